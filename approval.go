@@ -1,0 +1,60 @@
+package wield
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ApprovalStatus is where an approval stands.
+type ApprovalStatus string
+
+// The approval statuses.
+const (
+	ApprovalPending  ApprovalStatus = "pending"
+	ApprovalApproved ApprovalStatus = "approved"
+	ApprovalDenied   ApprovalStatus = "denied"
+	ApprovalExpired  ApprovalStatus = "expired"
+)
+
+// Approval is an approval request with its state.
+type Approval struct {
+	ApprovalRequest
+	Status    ApprovalStatus `json:"status"`
+	Decision  *Decision      `json:"decision,omitempty"`
+	DecidedAt time.Time      `json:"decided_at,omitzero"`
+	// ClaimedAt is when the approved call started to run; an approval runs
+	// its call once.
+	ClaimedAt time.Time `json:"claimed_at,omitzero"`
+}
+
+// Errors of approval stores.
+var (
+	// ErrAlreadyDecided is returned when a decision comes for an approval
+	// that is no longer pending: someone else decided it first, or it expired.
+	ErrAlreadyDecided = errors.New("wield: approval already decided")
+	// ErrDigestMismatch is returned when a decision names other arguments
+	// than the pending call's.
+	ErrDigestMismatch = errors.New("wield: approval is for other arguments")
+)
+
+// ApprovalStore keeps approvals durably. DecideApproval is an atomic claim:
+// of two decisions at once exactly one wins; a decision on an approval that
+// expired, was decided, or whose digest differs (when digest is not empty)
+// is refused with ErrAlreadyDecided or ErrDigestMismatch. An expired pending
+// approval is reported with status expired.
+type ApprovalStore interface {
+	CreateApproval(ctx context.Context, req *ApprovalRequest) error
+	DecideApproval(ctx context.Context, id, digest string, d Decision) (*Approval, error)
+	Approval(ctx context.Context, id string) (*Approval, error)
+	Approvals(ctx context.Context, status ApprovalStatus) ([]*Approval, error)
+}
+
+// ApprovalClaimer makes an approval single-use: ClaimApproval marks an
+// approved approval as used, atomically, so that of a waiting call and a
+// call resumed after a restart (or on another server) exactly one runs. It
+// fails with ErrAlreadyDecided when the approval is already claimed or is
+// not approved.
+type ApprovalClaimer interface {
+	ClaimApproval(ctx context.Context, id string) error
+}

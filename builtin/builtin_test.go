@@ -1,0 +1,115 @@
+package builtin_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/builtin"
+	"github.com/wieldhq/wield/engine"
+)
+
+func newEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	reg := wield.NewRegistry(nil)
+	reg.MustRegister(builtin.Defaults()...)
+	e := engine.New(reg, nil)
+	t.Cleanup(func() { _ = e.Close(context.Background()) })
+	return e
+}
+
+func call(t *testing.T, e *engine.Engine, tool, args string) *wield.Result {
+	t.Helper()
+	res, err := e.Call(context.Background(), wield.Call{Tool: tool, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestCalculator(t *testing.T) {
+	e := newEngine(t)
+	tests := []struct {
+		expr    string
+		want    float64
+		errType wield.ErrorType
+		errText string
+	}{
+		{"1+2", 3, "", ""},
+		{"2 * (3 + 4)", 14, "", ""},
+		{"2^10", 1024, "", ""},
+		{"2**0.5 * 2**0.5", 2.0000000000000004, "", ""},
+		{"sqrt(16) + pow(2, 3)", 12, "", ""},
+		{"max(1, 7, 3) - min(4, 2)", 5, "", ""},
+		{"abs(-3) + floor(2.7) + ceil(2.1) + round(2.5)", 11, "", ""},
+		{"7 % 3", 1, "", ""},
+		{"10 / 4", 2.5, "", ""},
+		{"hypot(3, 4) + log10(1000) + log2(8) + ln(e)", 12, "", ""},
+		{"sin(0) + cos(0) + atan2(0, 1)", 1, "", ""},
+		{"pi > 3", 0, wield.ErrValidation, "comparison"},
+		{"1/0", 0, wield.ErrExecution, "not a finite number"},
+		{"1 +", 0, wield.ErrValidation, "cannot evaluate"},
+		{`"a" + "b"`, 0, wield.ErrValidation, "not a number"},
+		{"len([1,2,3])", 0, wield.ErrValidation, "cannot evaluate"},
+		{"map(1..1000000, # * 2)", 0, wield.ErrExecution, "memory budget exceeded"},
+		{"sum(1..100000000)", 5000000050000000, "", ""},
+		{"env", 0, wield.ErrValidation, "cannot evaluate"},
+		{"sqrt('x')", 0, wield.ErrValidation, "cannot evaluate"},
+		{strings.Repeat("1+", 400) + "1", 0, wield.ErrValidation, "cannot evaluate"},
+	}
+	for _, tt := range tests {
+		args, _ := json.Marshal(map[string]string{"expression": tt.expr})
+		res := call(t, e, "calculator", string(args))
+		if tt.errType != "" {
+			if res.OK || res.ErrorType != tt.errType || !strings.Contains(res.Error, tt.errText) {
+				t.Errorf("%s: got ok=%v %s %q, want %s containing %q", tt.expr, res.OK, res.ErrorType, res.Error, tt.errType, tt.errText)
+			}
+			continue
+		}
+		var out builtin.CalculatorOutput
+		if !res.OK || json.Unmarshal(res.Output, &out) != nil || out.Result != tt.want {
+			t.Errorf("%s = %s (%s %s), want %v", tt.expr, res.Output, res.ErrorType, res.Error, tt.want)
+		}
+	}
+}
+
+func TestEcho(t *testing.T) {
+	e := newEngine(t)
+	res := call(t, e, "echo", `{"message":"héllo <&>"}`)
+	if !res.OK || string(res.Output) != `{"message":"héllo \u003c\u0026\u003e"}` {
+		t.Errorf("got %s %s", res.Output, res.Error)
+	}
+}
+
+func TestCurrentTime(t *testing.T) {
+	e := newEngine(t)
+	before := time.Now().UnixMilli()
+	for _, tt := range []struct{ args, zone string }{{`{}`, "UTC"}, {`{"timezone":"Asia/Tokyo"}`, "Asia/Tokyo"}} {
+		res := call(t, e, "current_time", tt.args)
+		var out builtin.CurrentTimeOutput
+		if !res.OK || json.Unmarshal(res.Output, &out) != nil {
+			t.Fatalf("%s: %s %s", tt.args, res.Output, res.Error)
+		}
+		iso, err := time.Parse(time.RFC3339Nano, out.ISO)
+		if out.Timezone != tt.zone || out.Timestamp < before || err != nil || iso.UnixMilli() != out.Timestamp {
+			t.Errorf("%s: %+v (%v)", tt.args, out, err)
+		}
+	}
+	for _, zone := range []string{"Mars/Base", "Local", "../../etc/passwd"} {
+		args, _ := json.Marshal(map[string]string{"timezone": zone})
+		if res := call(t, e, "current_time", string(args)); res.OK || res.ErrorType != wield.ErrValidation {
+			t.Errorf("%s: got %s %s", zone, res.Output, res.ErrorType)
+		}
+	}
+}
+
+func TestDefaultsDescribed(t *testing.T) {
+	for _, tl := range builtin.Defaults() {
+		if tl.Category == "" || tl.Description == "" || tl.Version == "" || !tl.Annotations.ReadOnly || tl.Timeout == 0 && tl.Name != "echo" {
+			t.Errorf("%s: category %q, annotations %+v, timeout %s", tl.Name, tl.Category, tl.Annotations, tl.Timeout)
+		}
+	}
+}

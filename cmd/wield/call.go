@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wieldhq/wield"
+)
+
+func (a *app) callCommand() *cobra.Command {
+	var rawArgs, conversation string
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "call NAME [key=value | key:=JSON ...]",
+		Short: "Call a tool and print its result as JSON",
+		Long: `Call a tool through the whole engine (validation, permissions, limits, timeout)
+and print the result as one JSON object.
+
+Arguments come from --args as a JSON object, or as key=value pairs (the value is
+a string; the engine coerces "5" to 5 where the schema wants a number) and
+key:=JSON pairs (the value is JSON: n:=5, tags:='["a","b"]').
+
+Exit code 0 when the call succeeded, 1 when it failed, 2 for usage errors.`,
+		Example: `  wield call echo message=hello
+  wield call calculator --args '{"expression":"2 * (3 + 4)"}'
+  wield call current_time timezone=Europe/Paris`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			args, err := buildArgs(rawArgs, cmd.Flags().Changed("args"), argv[1:])
+			if err != nil {
+				return err
+			}
+			if timeout < 0 {
+				return usagef("--timeout %s is negative", timeout)
+			}
+			return a.withStore(cmd.Context(), func(store wield.Storage) error {
+				_, eng, err := a.setup(store)
+				if err != nil {
+					return err
+				}
+				defer eng.Close(context.WithoutCancel(cmd.Context()))
+				c := wield.Call{
+					Tool:      argv[0],
+					Arguments: args,
+					Caller:    wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation},
+					Timeout:   timeout,
+				}
+				res, err := eng.Call(cmd.Context(), c)
+				if res != nil {
+					enc := json.NewEncoder(a.stdout)
+					enc.SetIndent("", "  ")
+					if eerr := enc.Encode(res); eerr != nil {
+						return eerr
+					}
+				}
+				if err != nil {
+					return err
+				}
+				if !res.OK {
+					return exitError{1}
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&rawArgs, "args", "", "the arguments as a JSON object")
+	cmd.Flags().StringVar(&conversation, "conversation", "", "conversation ID to record the call under")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "timeout of the call (default: the tool's, else 30s, 60s for network tools)")
+	return cmd
+}
+
+// buildArgs makes the arguments object from --args or key=value pairs.
+func buildArgs(raw string, rawSet bool, pairs []string) (json.RawMessage, error) {
+	if rawSet && len(pairs) > 0 {
+		return nil, usagef("give the arguments either as --args JSON or as key=value pairs, not both")
+	}
+	if rawSet {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(raw), &obj); err != nil || obj == nil {
+			return nil, usagef("--args must be a JSON object, like '{\"message\":\"hi\"}': %v", errOrNull(err))
+		}
+		return json.RawMessage(raw), nil
+	}
+	// Keep the order of the pairs, so the record shows them as typed.
+	var b strings.Builder
+	b.WriteByte('{')
+	seen := map[string]bool{}
+	for i, p := range pairs {
+		key, val, isJSON, err := splitPair(p)
+		if err != nil {
+			return nil, err
+		}
+		if seen[key] {
+			return nil, usagef("argument %q given twice", key)
+		}
+		seen[key] = true
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		b.Write(k)
+		b.WriteByte(':')
+		if isJSON {
+			if !json.Valid([]byte(val)) {
+				return nil, usagef("argument %s:= takes JSON, and %q is not JSON (for a string use %s=...)", key, val, key)
+			}
+			b.WriteString(val)
+		} else {
+			v, _ := json.Marshal(val)
+			b.Write(v)
+		}
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.String()), nil
+}
+
+func splitPair(p string) (key, val string, isJSON bool, err error) {
+	i := strings.IndexByte(p, '=')
+	if i <= 0 {
+		return "", "", false, usagef("argument %q is not key=value or key:=JSON", p)
+	}
+	key, val = p[:i], p[i+1:]
+	if strings.HasSuffix(key, ":") {
+		key, isJSON = key[:len(key)-1], true
+		if key == "" {
+			return "", "", false, usagef("argument %q has no key", p)
+		}
+	}
+	return key, val, isJSON, nil
+}
+
+func errOrNull(err error) error {
+	if err == nil {
+		return errors.New("got null")
+	}
+	return err
+}

@@ -1,0 +1,178 @@
+// Command wield is the tool engine's binary: list the tools, call one, and
+// (as later capabilities land) serve them.
+//
+//	wield list [--json] [--category C] [--tag T]
+//	wield call NAME [--args JSON | key=value | key:=JSON ...] [--conversation ID] [--timeout D]
+//	wield calls [--conversation ID] [--tool T] [--status ok|error] [--since 1h] [--limit N] [--json]
+//	wield stats [--conversation ID] [--json]
+//
+// Every command takes --db sqlite:PATH | postgres://... (default: $WIELD_DB,
+// else $XDG_STATE_HOME/wield/wield.db, else ~/.local/state/wield/wield.db).
+//
+// Exit codes: 0 when the call succeeded, 1 when it failed (the result says
+// why), 2 for usage errors.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	_ "time/tzdata" // current_time knows every zone even on machines without tzdata
+
+	"github.com/spf13/cobra"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/approval"
+	"github.com/wieldhq/wield/builtin"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/limit"
+	"github.com/wieldhq/wield/toolfile"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// exitError carries an exit code through cobra.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// usageError marks errors of the command line, which exit 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// Run runs the program as main does, for tests: it returns the exit code.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := app.command()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	var ee exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
+	default:
+		fmt.Fprintln(stderr, "wield:", err)
+		var ue usageError
+		if errors.As(err, &ue) || isCobraUsage(err) {
+			return 2
+		}
+		return 1
+	}
+}
+
+// isCobraUsage recognises cobra's own argument and flag errors, which are
+// plain errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires at most"} {
+		if len(msg) >= len(p) && containsFold(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	db             string   // --db
+	tools          []string // --tools
+	config         string   // --config
+	cfg            *toolfile.Config
+}
+
+func (a *app) command() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "wield",
+		Short:         "A tool engine for AI agents",
+		Long:          "wield defines, organises and safely runs the tools that AI agents call.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentFlags().StringVar(&a.db, "db", defaultDB(), "where records are kept: sqlite:PATH or postgres://... (env WIELD_DB)")
+	root.PersistentFlags().StringSliceVar(&a.tools, "tools", nil, "folders (or files) of tool files to load beside the built-in tools (repeatable)")
+	root.PersistentFlags().StringVar(&a.config, "config", "", "a wield.yaml (or seed 003's config.yml): tool folders, timeouts, concurrency, store, HTTP allowances")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if a.config == "" {
+			return nil
+		}
+		cfg, err := toolfile.LoadConfig(a.config)
+		if err != nil {
+			return fmt.Errorf("%w", err)
+		}
+		a.cfg = cfg
+		a.tools = append(cfg.ToolDirs, a.tools...)
+		if !cmd.Flags().Changed("db") && cfg.Store != "" {
+			a.db = cfg.Store
+		}
+		return nil
+	}
+	root.AddCommand(a.listCommand(), a.callCommand(), a.callsCommand(), a.statsCommand(), a.validateCommand())
+	return root
+}
+
+// setup builds the registry and engine every command works with; store,
+// when not nil, keeps the records and the approvals.
+func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error) {
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0), Logger: slog.New(slog.NewTextHandler(a.stderr, nil))})
+	defaults := builtin.Defaults()
+	if err := reg.Register(defaults...); err != nil {
+		return nil, nil, fmt.Errorf("register built-in tools: %w", err)
+	}
+	if len(a.tools) > 0 {
+		l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds()}
+		set, err := l.LoadDirs(context.Background(), a.tools...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("load tool files:\n%w", err)
+		}
+		for _, p := range set.Problems {
+			fmt.Fprintln(a.stderr, "warning:", p)
+		}
+		if err := set.Apply(reg); err != nil {
+			return nil, nil, fmt.Errorf("load tool files: %w", err)
+		}
+	}
+	opts := &engine.Options{}
+	if c := a.cfg; c != nil {
+		opts.DefaultTimeout, opts.NetworkTimeout, opts.SecretNames = c.DefaultTimeout, c.NetworkTimeout, c.SecretNames
+		lim, err := limit.New(c.Concurrency)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: concurrency: %w", a.config, err)
+		}
+		opts.Limiter = lim
+	}
+	if store != nil {
+		opts.Store = store
+		opts.Approver = approval.New(store, nil)
+	}
+	return reg, engine.New(reg, opts), nil
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/postgres"
+	"github.com/wieldhq/wield/sqlite"
+)
+
+// defaultDB is where records go without --db: $WIELD_DB, else
+// $XDG_STATE_HOME/wield/wield.db, else ~/.local/state/wield/wield.db.
+func defaultDB() string {
+	if db := os.Getenv("WIELD_DB"); db != "" {
+		return db
+	}
+	state := os.Getenv("XDG_STATE_HOME")
+	if state == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "sqlite:wield.db"
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return "sqlite:" + filepath.Join(state, "wield", "wield.db")
+}
+
+// openStore opens the store a --db value names: sqlite:PATH (or a path),
+// postgres://... or postgresql://...
+func openStore(ctx context.Context, dsn string) (wield.Storage, error) {
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		s, err := postgres.Open(ctx, dsn, nil)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	case strings.HasPrefix(dsn, "sqlite:"):
+		dsn = strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
+	case strings.Contains(dsn, "://"):
+		return nil, usagef("--db %q: use sqlite:PATH or postgres://...", dsn)
+	}
+	if dsn == "" {
+		return nil, usagef("--db sqlite: needs a path, like sqlite:./wield.db")
+	}
+	s, err := sqlite.Open(ctx, dsn, nil)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// withStore runs fn with the store of --db, closing it afterwards.
+func (a *app) withStore(ctx context.Context, fn func(wield.Storage) error) error {
+	s, err := openStore(ctx, a.db)
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	ferr := fn(s)
+	if cerr := s.Close(context.WithoutCancel(ctx)); cerr != nil && ferr == nil {
+		ferr = fmt.Errorf("close store: %w", cerr)
+	}
+	return ferr
+}

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// budget cuts an output larger than the tool's budget to its head and tail
+// with a notice between them, so the model sees both ends; the record keeps
+// the whole output.
+func (e *Engine) budget(k *call) {
+	if !k.res.OK {
+		return
+	}
+	max := e.opts.MaxOutput
+	if k.entry != nil && k.entry.Tool.MaxOutput != 0 {
+		max = k.entry.Tool.MaxOutput
+	}
+	out := k.res.Output
+	if max < 0 || len(out) <= max {
+		return
+	}
+	text := []byte(out)
+	var s string
+	if out[0] == '"' && json.Unmarshal(out, &s) == nil {
+		text = []byte(s)
+	}
+	k.res.Output = Truncate(text, max)
+	k.res.FullOutput = out
+	if k.res.Metadata == nil {
+		k.res.Metadata = map[string]any{}
+	}
+	k.res.Metadata["truncated"] = true
+	k.res.Metadata["original_bytes"] = len(out)
+}
+
+// Truncate returns text cut to at most max bytes of JSON string (when max
+// leaves room for the notice): the head and the tail, whole UTF-8 characters
+// each, with a notice of what was left out between them.
+func Truncate(text []byte, max int) json.RawMessage {
+	longest, _ := json.Marshal(notice(len(text), len(text), max))
+	keep := max - len(longest)
+	if keep < 0 {
+		keep = 0
+	}
+	if keep > len(text) {
+		keep = len(text)
+	}
+	out := cut(text, keep, max)
+	if len(out) > max && keep > 0 {
+		// Escapes (\n, \", \u003c, ...) make the text longer as JSON than
+		// it is: keep the most that fits.
+		lo, hi := 0, keep-1
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if len(cut(text, mid, max)) <= max {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		out = cut(text, lo, max)
+	}
+	return out
+}
+
+// cut keeps about keep bytes of text, two thirds from its head and the rest
+// from its tail; keep must not exceed len(text).
+func cut(text []byte, keep, max int) json.RawMessage {
+	head := keep * 2 / 3
+	tail := keep - head
+	for head > 0 && !utf8.RuneStart(text[head]) {
+		head--
+	}
+	t := len(text) - tail
+	for t < len(text) && !utf8.RuneStart(text[t]) {
+		t++
+	}
+	b, _ := json.Marshal(string(text[:head]) + notice(t-head, len(text), max) + string(text[t:]))
+	return b
+}
+
+func notice(cut, total, max int) string {
+	return fmt.Sprintf("\n\n[... %d bytes cut here: the output was %d bytes, over the %d-byte budget ...]\n\n", cut, total, max)
+}

@@ -1,0 +1,263 @@
+// Package engine runs tool calls through wield's pipeline:
+//
+//	lookup ─► decode+coerce+validate ─► replay ─► policy ─► approval ─► limiter ─► run ─► budget ─► record ─► Result
+//
+// Each step is a file of its own; this file is the only place that knows
+// their order. A tool's failure at any step is a [wield.Result] with OK false
+// and an error type; a Go error means the system itself failed (the store
+// could not keep the record, the engine is closed).
+//
+// # Calling a tool
+//
+//	reg := wield.NewRegistry(nil)
+//	reg.MustRegister(wield.Func("echo", "Echo a message", echo))
+//	e := engine.New(reg, nil)
+//	res, err := e.Call(ctx, wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)})
+//
+// # Time
+//
+// A call's timeout (the call's own, else the tool's, else 30 s, or 60 s for
+// network categories) covers running the tool, retries included; time spent
+// waiting for approval or for capacity is bounded separately. A handler that
+// ignores its context still yields a timeout result on time: it runs on one
+// of the engine's worker goroutines, and when the time is up it is left to
+// finish in the background, keeping its concurrency slot until it returns
+// ([Engine.Stray] counts such handlers). A tool marked [wield.Tool].Inline
+// runs on the caller's goroutine instead: cheaper, but its timeout is only
+// as good as its respect for ctx.
+//
+// # Idempotency
+//
+// A call with an idempotency key is answered from the first successful call
+// of the same tool with that key, without running again, when the store is a
+// [wield.Replayer]; the result's metadata says replayed and names the first
+// call. Duplicates that arrive while the first still runs wait for it. The
+// same key with other arguments is refused.
+//
+// # Records
+//
+// Every finished call is handed to the store, with the values of secret
+// parameters (the tool's Secrets and Options.SecretNames) replaced by
+// [Redacted] in the recorded arguments; the handler gets the real values.
+//
+// # Retries
+//
+// A failed attempt is retried only when the tool is annotated idempotent and
+// the error is marked with [wield.Transient], with exponential backoff inside
+// the call's timeout. Validation, permission, approval, capacity and
+// cancellation failures are never retried, and neither are panics or timeouts.
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/limit"
+)
+
+// Defaults of [Options].
+const (
+	DefaultTimeout         = 30 * time.Second
+	DefaultNetworkTimeout  = 60 * time.Second
+	DefaultMaxOutput       = 64 << 10
+	DefaultMaxArguments    = 8 << 20
+	DefaultApprovalTimeout = 15 * time.Minute
+)
+
+// Options configure an [Engine]; nil or zero fields mean the defaults.
+type Options struct {
+	// Limiter bounds concurrency; nil means limit.New(limit.Config{}) (10 at once, queue of 100).
+	Limiter limit.Limiter
+	// Store keeps a record of every finished call; nil keeps none.
+	Store wield.Store
+	// Approver decides calls of tools whose permission is confirm; with none,
+	// such calls fail with approval_denied.
+	Approver wield.Approver
+	// Bus receives the events; nil means the registry's bus (which may be nil).
+	Bus *wield.Bus
+	// Logger receives internal failures (panics, store errors); nil means slog.Default().
+	Logger *slog.Logger
+
+	DefaultTimeout  time.Duration // 30 s
+	NetworkTimeout  time.Duration // 60 s, for categories network, http and mcp
+	ApprovalTimeout time.Duration // 15 min: how long a pending approval lives
+	MaxOutput       int           // 64 KiB: the default output budget
+	MaxArguments    int           // 8 MiB: larger arguments are refused before parsing
+	Retry           RetryPolicy
+	// SecretNames are parameter names whose values records never keep
+	// (besides each tool's Secrets); nil means DefaultSecretNames, an empty
+	// non-nil slice none.
+	SecretNames []string
+}
+
+// RetryPolicy says how often and how patiently transient failures of
+// idempotent tools are retried.
+type RetryPolicy struct {
+	MaxAttempts int           // 3 (seed 004's max_retries); 1 disables retries
+	Backoff     time.Duration // 100 ms before the second attempt, doubling
+	MaxBackoff  time.Duration // 2 s
+}
+
+// Engine runs calls against a registry. It is safe for concurrent use.
+type Engine struct {
+	reg      *wield.Registry
+	lim      limit.Limiter
+	store    wield.Store
+	approver wield.Approver
+	bus      *wield.Bus
+	log      *slog.Logger
+	opts     Options
+	workers  *workers
+	redactor *redactor
+	stray    atomic.Int64 // handlers still running after their call timed out
+
+	flights  flights
+	closed   atomic.Bool
+	inflight sync.WaitGroup
+	mu       sync.Mutex // guards inflight.Add against Close
+}
+
+// New returns an engine for the tools of reg.
+func New(reg *wield.Registry, opts *Options) *Engine {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Limiter == nil {
+		c, err := limit.New(limit.Config{})
+		if err != nil {
+			panic(err) // the zero config is valid
+		}
+		o.Limiter = c
+	}
+	if o.Bus == nil {
+		o.Bus = reg.Bus()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.DefaultTimeout <= 0 {
+		o.DefaultTimeout = DefaultTimeout
+	}
+	if o.NetworkTimeout <= 0 {
+		o.NetworkTimeout = DefaultNetworkTimeout
+	}
+	if o.ApprovalTimeout <= 0 {
+		o.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if o.MaxOutput == 0 {
+		o.MaxOutput = DefaultMaxOutput
+	}
+	if o.MaxArguments <= 0 {
+		o.MaxArguments = DefaultMaxArguments
+	}
+	if o.SecretNames == nil {
+		o.SecretNames = DefaultSecretNames
+	}
+	if o.Retry.MaxAttempts <= 0 {
+		o.Retry.MaxAttempts = 3
+	}
+	if o.Retry.Backoff <= 0 {
+		o.Retry.Backoff = 100 * time.Millisecond
+	}
+	if o.Retry.MaxBackoff <= 0 {
+		o.Retry.MaxBackoff = 2 * time.Second
+	}
+	return &Engine{reg: reg, lim: o.Limiter, store: o.Store, approver: o.Approver, bus: o.Bus, log: o.Logger, opts: o, workers: newWorkers(), redactor: newRedactor(o.SecretNames)}
+}
+
+// Stray returns how many handlers are still running after their calls
+// timed out or were canceled. Each keeps its concurrency slot until it
+// returns; a number that only grows means a tool ignores its context.
+func (e *Engine) Stray() int64 { return e.stray.Load() }
+
+// Registry returns the engine's registry.
+func (e *Engine) Registry() *wield.Registry { return e.reg }
+
+// Limiter returns the engine's limiter, for its metrics.
+func (e *Engine) Limiter() limit.Limiter { return e.lim }
+
+// Bus returns the bus the engine publishes on (nil if none).
+func (e *Engine) Bus() *wield.Bus { return e.bus }
+
+// call is the state of one call as it goes through the steps.
+type call struct {
+	wield.Call
+	entry   *wield.Entry
+	args    []byte // normalised arguments
+	arrived time.Time
+	res     *wield.Result
+
+	flight *flight // held while a call with an idempotency key runs
+	parked bool    // its approval is pending or ran elsewhere: no record here
+
+	// Kept here so that one allocation serves the whole call.
+	result wield.Result
+	rec    wield.Record
+	rctx   runCtx
+}
+
+// Call runs one call through the pipeline and returns its result. The result
+// is never nil when err is nil. err is non-nil only when the system failed:
+// [wield.ErrClosed] after Close, or the store could not keep the record (the
+// result is returned too, since the tool did run).
+func (e *Engine) Call(ctx context.Context, c wield.Call) (*wield.Result, error) {
+	e.mu.Lock()
+	if e.closed.Load() {
+		e.mu.Unlock()
+		return nil, wield.ErrClosed
+	}
+	e.inflight.Add(1)
+	e.mu.Unlock()
+	defer e.inflight.Done()
+
+	k := &call{Call: c, arrived: time.Now()}
+	if k.ID == "" {
+		k.ID = wield.NewIDAt(k.arrived)
+	}
+	k.result = wield.Result{CallID: k.ID, Tool: k.Tool, StartedAt: k.arrived}
+	k.res = &k.result
+
+	if e.lookup(k) && e.decode(k) && !e.replay(ctx, k) && e.policy(k) && e.approve(ctx, k) {
+		if permit, ok := e.acquire(ctx, k); ok {
+			e.run(ctx, k, permit)
+		}
+	}
+	e.budget(k)
+	err := e.finish(ctx, k)
+	e.land(k)
+	return k.res, err
+}
+
+// fail ends the call with a failure of the given type.
+func (k *call) fail(t wield.ErrorType, msg string) bool {
+	k.res.OK = false
+	k.res.ErrorType = t
+	k.res.Error = msg
+	return false
+}
+
+// Close refuses new calls, lets the idle goroutines that run handlers go, and
+// waits for the calls in flight to finish, or for ctx to end.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	e.closed.Store(true)
+	e.mu.Unlock()
+	e.workers.stop()
+	done := make(chan struct{})
+	go func() {
+		e.inflight.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return errors.Join(errors.New("engine close: calls still in flight"), ctx.Err())
+	}
+}

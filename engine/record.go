@@ -1,0 +1,51 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/wieldhq/wield"
+)
+
+// finish stamps the result, counts it, records it and announces it.
+func (e *Engine) finish(ctx context.Context, k *call) error {
+	r := k.res
+	r.FinishedAt = time.Now()
+	r.Duration = r.FinishedAt.Sub(k.arrived)
+	if k.entry != nil {
+		k.entry.Observe(r.OK, r.Duration)
+	}
+	var err error
+	if e.store != nil && !k.parked {
+		k.rec = wield.Record{Call: &k.Call, Arguments: k.args, Result: r, QueuedAt: k.arrived}
+		if k.IdempotencyKey != "" && k.args != nil {
+			k.rec.Digest = Digest(k.args)
+		}
+		rec := &k.rec
+		var secrets []string
+		if k.entry != nil {
+			rec.ToolVersion = k.entry.Tool.Version
+			rec.Category = k.entry.Tool.Category
+			secrets = k.entry.Tool.Secrets
+		}
+		if k.entry == nil || e.redactor.needed(k.entry) {
+			e.redactor.redactRecord(rec, secrets)
+		}
+		// The record is kept even when the caller has gone away.
+		sctx := ctx
+		if ctx.Done() != nil {
+			sctx = context.WithoutCancel(ctx)
+		}
+		if serr := e.store.Save(sctx, rec); serr != nil {
+			e.log.Error("record call", "tool", k.Tool, "call_id", k.ID, "err", serr)
+			err = fmt.Errorf("record call %s: %w", k.ID, serr)
+		}
+	}
+	if r.OK {
+		e.publish(k, wield.EventExecutionCompleted, "")
+	} else {
+		e.publish(k, wield.EventExecutionFailed, "")
+	}
+	return err
+}

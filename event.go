@@ -1,0 +1,284 @@
+package wield
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// EventType names what happened. The names are those of seed 004 §6 plus the
+// ones wield adds (tool_shadowed, permission_requested, permission_decided).
+type EventType string
+
+// The event types.
+const (
+	EventToolLoaded          EventType = "tool_loaded"
+	EventToolAdded           EventType = "tool_added"
+	EventToolUpdated         EventType = "tool_updated"
+	EventToolRemoved         EventType = "tool_removed"
+	EventToolShadowed        EventType = "tool_shadowed"
+	EventReloadStarted       EventType = "reload_started"
+	EventReloadCompleted     EventType = "reload_completed"
+	EventLoadError           EventType = "load_error"
+	EventValidationError     EventType = "validation_error"
+	EventExecutionStarted    EventType = "execution_started"
+	EventExecutionCompleted  EventType = "execution_completed"
+	EventExecutionFailed     EventType = "execution_failed"
+	EventPermissionRequested EventType = "permission_requested"
+	EventPermissionDecided   EventType = "permission_decided"
+)
+
+// Event is one thing that happened, as published on a [Bus]. Only the fields
+// that apply are set.
+type Event struct {
+	// ID is assigned by the bus, increasing from 1; a subscriber resumes after it.
+	ID             uint64        `json:"id"`
+	Type           EventType     `json:"type"`
+	Time           time.Time     `json:"time"`
+	Tool           string        `json:"tool,omitempty"`
+	CallID         string        `json:"call_id,omitempty"`
+	CallerID       string        `json:"caller_id,omitempty"`
+	ConversationID string        `json:"conversation_id,omitempty"`
+	ErrorType      ErrorType     `json:"error_type,omitempty"`
+	Error          string        `json:"error,omitempty"`
+	Duration       time.Duration `json:"-"`
+	Attempts       int           `json:"attempts,omitempty"`
+	// Message is free text: a warning, a load error's location.
+	Message string `json:"message,omitempty"`
+	// Source is where a tool came from (a file), for load events.
+	Source string `json:"source,omitempty"`
+}
+
+// MarshalJSON writes the duration in milliseconds.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	return json.Marshal(struct {
+		plain
+		DurationMS float64 `json:"duration_ms,omitempty"`
+	}{plain(e), ms(e.Duration)})
+}
+
+// Bus carries events from the engine and the registry to whoever listens,
+// without ever slowing the publisher: events go into a ring, each subscriber
+// reads at its own pace, and one that falls more than the ring's size behind
+// loses the oldest events, which it counts. The zero value is not usable; use
+// [NewBus].
+type Bus struct {
+	mu   sync.Mutex
+	ring []Event
+	mask uint64
+	last uint64 // ID of the newest event; 0 before the first
+	subs []*Subscription
+	lost atomic.Int64
+	// linger is how long a subscriber that had to wait lets events gather.
+	linger time.Duration
+}
+
+// DefaultLinger is how long a subscriber that had to wait for an event lets
+// more gather before it reads: live views lag by at most this much, and a
+// bus carrying a hundred thousand events a second wakes each subscriber at
+// most a thousand times a second.
+const DefaultLinger = time.Millisecond
+
+// NewBus returns a bus that keeps the last size events (rounded up to a power
+// of two; 4096 when size <= 0) for slow subscribers and for resuming.
+func NewBus(size int) *Bus {
+	if size <= 0 {
+		size = 4096
+	}
+	n := 1
+	for n < size {
+		n <<= 1
+	}
+	return &Bus{ring: make([]Event, n), mask: uint64(n - 1), linger: DefaultLinger}
+}
+
+// SetLinger changes how long a waking subscriber lets events gather (see
+// [DefaultLinger]); 0 delivers each event at once, at a wake-up per event.
+func (b *Bus) SetLinger(d time.Duration) {
+	b.mu.Lock()
+	b.linger = d
+	b.mu.Unlock()
+}
+
+// Publish stamps the event with the next ID (and the time, if unset) and hands
+// it to the subscribers. It never blocks on a subscriber.
+func (b *Bus) Publish(e Event) uint64 {
+	if b == nil {
+		return 0
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	b.mu.Lock()
+	b.last++
+	e.ID = b.last
+	b.ring[e.ID&b.mask] = e
+	subs := b.subs
+	b.mu.Unlock()
+	for _, s := range subs {
+		select {
+		case s.notify <- struct{}{}:
+		default:
+		}
+	}
+	return e.ID
+}
+
+// Last returns the ID of the newest event, 0 if none.
+func (b *Bus) Last() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.last
+}
+
+// Lost returns how many events all subscribers together have lost by falling
+// behind.
+func (b *Bus) Lost() int64 { return b.lost.Load() }
+
+// Subscribe returns a subscription to the events published from now on that
+// pass filter (nil: all). Close it when done.
+func (b *Bus) Subscribe(filter func(*Event) bool) *Subscription {
+	return b.SubscribeAfter(b.Last(), filter)
+}
+
+// SubscribeAfter returns a subscription that starts after the event with ID
+// after, replaying those still in the ring (to resume a stream after a
+// reconnection). Events no longer in the ring are counted as lost.
+func (b *Bus) SubscribeAfter(after uint64, filter func(*Event) bool) *Subscription {
+	s := &Subscription{bus: b, next: after + 1, filter: filter,
+		notify: make(chan struct{}, 1), done: make(chan struct{})}
+	b.mu.Lock()
+	if s.next > b.last+1 {
+		s.next = b.last + 1
+	}
+	subs := make([]*Subscription, len(b.subs), len(b.subs)+1)
+	copy(subs, b.subs)
+	b.subs = append(subs, s)
+	b.mu.Unlock()
+	return s
+}
+
+// Listen calls fn for every event that passes filter, on a goroutine of its
+// own, until stop is called. A slow fn loses events rather than slowing the
+// bus down.
+func (b *Bus) Listen(filter func(*Event) bool, fn func(Event)) (stop func()) {
+	s := b.Subscribe(filter)
+	go func() {
+		for {
+			e, err := s.Next(context.Background())
+			if err != nil {
+				return
+			}
+			fn(e)
+		}
+	}()
+	return func() { s.Close() }
+}
+
+// Subscription reads events from a [Bus] in order.
+type Subscription struct {
+	bus       *Bus
+	next      uint64 // ID of the next event to read
+	filter    func(*Event) bool
+	notify    chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	lost      atomic.Int64
+
+	// Events are copied out of the ring a batch at a time, so that a busy
+	// subscriber takes the bus's lock once per batch, not once per event.
+	mu  sync.Mutex
+	buf []Event
+	pos int
+}
+
+// batch is how many events a subscriber copies out of the ring at once.
+const batch = 64
+
+// Next returns the next event, waiting for one. It returns ctx's error when
+// ctx ends and [ErrClosed] after Close.
+func (s *Subscription) Next(ctx context.Context) (Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.bus
+	for {
+		select {
+		case <-s.done: // pending events too end with Close, so Listen's stop stops fn
+			return Event{}, ErrClosed
+		default:
+		}
+		if s.pos < len(s.buf) {
+			e := s.buf[s.pos]
+			s.buf[s.pos] = Event{}
+			s.pos++
+			return e, nil
+		}
+		s.buf, s.pos = s.buf[:0], 0
+		b.mu.Lock()
+		for s.next <= b.last && len(s.buf) < batch {
+			size := uint64(len(b.ring))
+			if b.last >= size && s.next <= b.last-size {
+				oldest := b.last - size + 1
+				n := int64(oldest - s.next)
+				s.lost.Add(n)
+				b.lost.Add(n)
+				s.next = oldest
+			}
+			slot := &b.ring[s.next&b.mask]
+			s.next++
+			if s.filter == nil || s.filter(slot) {
+				s.buf = append(s.buf, *slot)
+			}
+		}
+		b.mu.Unlock()
+		if len(s.buf) > 0 {
+			continue
+		}
+		select {
+		case <-s.notify:
+			// Let events gather before reading them: a subscriber that
+			// wakes once per event costs the publisher a wake-up each
+			// time, while one that lingers costs it at most one per
+			// Linger, whatever the rate.
+			if b.linger > 0 {
+				t := time.NewTimer(b.linger)
+				select {
+				case <-t.C:
+				case <-s.done:
+					t.Stop()
+					return Event{}, ErrClosed
+				case <-ctx.Done():
+					t.Stop()
+					return Event{}, ctx.Err()
+				}
+			}
+		case <-s.done:
+			return Event{}, ErrClosed
+		case <-ctx.Done():
+			return Event{}, ctx.Err()
+		}
+	}
+}
+
+// Lost returns how many events this subscription lost by falling behind.
+func (s *Subscription) Lost() int64 { return s.lost.Load() }
+
+// Close ends the subscription; a waiting Next returns [ErrClosed].
+func (s *Subscription) Close() {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		b := s.bus
+		b.mu.Lock()
+		subs := make([]*Subscription, 0, len(b.subs))
+		for _, x := range b.subs {
+			if x != s {
+				subs = append(subs, x)
+			}
+		}
+		b.subs = subs
+		b.mu.Unlock()
+	})
+}

@@ -1,0 +1,459 @@
+package httptool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/wieldhq/wield"
+)
+
+// DefaultMaxResponse is the response body limit of a [Spec] that sets none.
+const DefaultMaxResponse = 1 << 20
+
+// DefaultTimeout bounds a request of a [Spec] that sets no Timeout.
+const DefaultTimeout = 60 * time.Second
+
+// Spec declares an HTTP tool: one request, its parts templated from the
+// call's parameters. A placeholder {name} stands for the parameter name;
+// only parameters that are properties of the tool's input schema may appear.
+type Spec struct {
+	// Method is the HTTP method; empty means GET.
+	Method string
+	// URL is the address template, such as
+	// https://api.example.com/v1/users/{id}?q={query}. Path values are
+	// path-escaped, query values query-escaped; a query pair whose parameter
+	// has no value is left out. A URL that is a single placeholder ({url})
+	// takes the parameter as the whole address.
+	URL string
+	// Query adds query parameters, name to value template; those whose
+	// parameter has no value are left out.
+	Query map[string]string
+	// Headers are header templates; besides {name} they may read ${ENV}.
+	Headers map[string]string
+	// Body is the body template. A JSON body replaces a string that is
+	// exactly "{name}" with the parameter's JSON value, and placeholders in
+	// longer strings with its text; any other body is text. Empty means: for
+	// POST, PUT and PATCH, send the parameters the URL, query and headers
+	// did not use as a JSON object.
+	Body string
+	// Auth adds credentials read from the environment at call time.
+	Auth *Auth
+	// Timeout bounds one request, redirects and body included; zero means
+	// [DefaultTimeout].
+	Timeout time.Duration
+	// MaxResponse is the response body limit in bytes; zero means
+	// [DefaultMaxResponse].
+	MaxResponse int64
+}
+
+// Auth says how a [Spec] authenticates. The secret is read from the
+// environment at each call, so it never sits in a tool file.
+type Auth struct {
+	// Type is "api_key", "bearer" or "basic".
+	Type string
+	// In is where an api_key goes: "header" (the default) or "query".
+	In string
+	// Name is the header or query parameter of an api_key; for a header it
+	// defaults to X-API-Key.
+	Name string
+	// Env names the environment variable that holds the key or token; for
+	// basic it is "USER_ENV:PASS_ENV".
+	Env string
+}
+
+var methods = []string{
+	http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
+	http.MethodPatch, http.MethodDelete, http.MethodOptions,
+}
+
+// New makes a tool from an HTTP spec. The tool is in category http, open
+// world, with annotations from the method: GET, HEAD and OPTIONS are
+// read-only and idempotent, PUT and DELETE idempotent, DELETE destructive.
+// Requests go through guard's client; a nil guard refuses every internal
+// address.
+//
+// The tool's output is {"status_code", "headers", "body"}: the body is JSON
+// when the response says it is JSON and is, text otherwise. A status that is
+// not 2xx is output, not an error: the model decides what it means. Errors:
+// permission_denied for a guarded address, validation_error for a missing
+// path parameter or bad URL, execution_error for a missing credential or an
+// oversized response, timeout when the request runs out of time; transport
+// failures are [wield.Transient].
+//
+// New returns an error if the spec is invalid: an unknown method, a
+// placeholder that is not an input property, an unknown auth type.
+func New(name, description string, input *jsonschema.Schema, spec Spec, guard *Guard) (*wield.Tool, error) {
+	h, err := newHandler(input, spec, guard)
+	if err != nil {
+		return nil, fmt.Errorf("http tool %q: %w", name, err)
+	}
+	t := wield.Raw(name, description, input, h)
+	t.Category = wield.CategoryHTTP
+	t.Source = "http"
+	t.Timeout = spec.Timeout
+	t.Annotations = annotations(h.method)
+	return t, nil
+}
+
+func annotations(method string) wield.Annotations {
+	a := wield.Annotations{OpenWorld: true}
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		a.ReadOnly, a.Idempotent = true, true
+	case http.MethodPut:
+		a.Idempotent = true
+	case http.MethodDelete:
+		a.Idempotent, a.Destructive = true, true
+	}
+	return a
+}
+
+type handler struct {
+	method  string
+	url     urlTemplate
+	query   map[string]string
+	headers map[string]string
+	body    *bodyTemplate
+	rest    bool     // send unused parameters as the JSON body
+	used    []string // parameters used by URL, query and headers
+	auth    *Auth
+	max     int64
+	client  *http.Client
+}
+
+func newHandler(input *jsonschema.Schema, spec Spec, guard *Guard) (*handler, error) {
+	var errs []error
+	h := &handler{
+		method:  strings.ToUpper(spec.Method),
+		query:   spec.Query,
+		headers: spec.Headers,
+		max:     spec.MaxResponse,
+	}
+	if h.method == "" {
+		h.method = http.MethodGet
+	}
+	if !slices.Contains(methods, h.method) {
+		errs = append(errs, fmt.Errorf("method %q is not one of %s", spec.Method, strings.Join(methods, ", ")))
+	}
+	if h.max == 0 {
+		h.max = DefaultMaxResponse
+	}
+	if h.max < 0 {
+		errs = append(errs, fmt.Errorf("max response %d is negative", spec.MaxResponse))
+	}
+	if spec.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("timeout %s is negative", spec.Timeout))
+	}
+	var props map[string]*jsonschema.Schema
+	if input != nil {
+		props = input.Properties
+	}
+	known := func(where string, ns []string) {
+		for _, n := range ns {
+			if _, ok := props[n]; !ok {
+				errs = append(errs, fmt.Errorf("%s refers to {%s}, which is not an input property", where, n))
+			}
+		}
+	}
+	if spec.URL == "" {
+		errs = append(errs, errors.New("no url"))
+	} else if u, err := parseURLTemplate(spec.URL); err != nil {
+		errs = append(errs, err)
+	} else {
+		h.url = u
+		known("url", u.names())
+		h.used = append(h.used, u.names()...)
+	}
+	for _, k := range sortedKeys(spec.Query) {
+		ns := names(spec.Query[k], false)
+		known("query "+k, ns)
+		h.used = append(h.used, ns...)
+	}
+	for _, k := range sortedKeys(spec.Headers) {
+		if k == "" || strings.ContainsAny(k, " \t\r\n:") {
+			errs = append(errs, fmt.Errorf("header name %q is not valid", k))
+		}
+		ns := names(spec.Headers[k], false)
+		known("header "+k, ns)
+		h.used = append(h.used, ns...)
+	}
+	if spec.Body != "" {
+		b := parseBodyTemplate(spec.Body)
+		known("body", b.names())
+		h.body = &b
+	} else {
+		switch h.method {
+		case http.MethodPost, http.MethodPut, http.MethodPatch:
+			h.rest = true
+		}
+	}
+	if spec.Auth != nil {
+		a := *spec.Auth
+		switch a.Type {
+		case "api_key":
+			if a.In == "" {
+				a.In = "header"
+			}
+			if a.In != "header" && a.In != "query" {
+				errs = append(errs, fmt.Errorf("auth: api_key in %q is not header or query", a.In))
+			}
+			if a.Name == "" {
+				if a.In == "query" {
+					errs = append(errs, errors.New("auth: api_key in query needs a name"))
+				}
+				a.Name = "X-API-Key"
+			}
+			if a.Env == "" {
+				errs = append(errs, errors.New("auth: api_key needs env, the variable that holds the key"))
+			}
+		case "bearer":
+			if a.Env == "" {
+				errs = append(errs, errors.New("auth: bearer needs env, the variable that holds the token"))
+			}
+		case "basic":
+			u, p, ok := strings.Cut(a.Env, ":")
+			if !ok || u == "" || p == "" {
+				errs = append(errs, fmt.Errorf("auth: basic env %q is not USER_ENV:PASS_ENV", a.Env))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("auth type %q is not api_key, bearer or basic", a.Type))
+		}
+		h.auth = &a
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	timeout := spec.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	h.client = guard.Client(timeout)
+	return h, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Output is what an HTTP tool returns.
+type Output struct {
+	StatusCode int               `json:"status_code"`
+	Headers    map[string]string `json:"headers"`
+	// Body is the response's JSON, or its text as a JSON string.
+	Body json.RawMessage `json:"body"`
+}
+
+// ReadsArgsOnly tells the engine that the handler keeps no reference to its
+// arguments.
+func (h *handler) ReadsArgsOnly() bool { return true }
+
+func (h *handler) Handle(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	p := params{}
+	if len(bytes.TrimSpace(args)) > 0 {
+		if err := json.Unmarshal(args, &p); err != nil {
+			return nil, &wield.Error{Type: wield.ErrValidation, Message: "arguments are not a JSON object", Err: err}
+		}
+	}
+	req, err := h.request(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return nil, h.transportError(ctx, req, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, h.max+1))
+	if err != nil {
+		return nil, h.transportError(ctx, req, err)
+	}
+	if int64(len(body)) > h.max {
+		return nil, wield.Errorf(wield.ErrExecution,
+			"response from %s %s was cut: the body exceeds the %d-byte limit (max_response)", h.method, redact(req), h.max)
+	}
+	out := Output{StatusCode: resp.StatusCode, Headers: make(map[string]string, len(resp.Header))}
+	for k, vs := range resp.Header {
+		out.Headers[k] = strings.Join(vs, ", ")
+	}
+	out.Body = responseBody(resp.Header.Get("Content-Type"), body)
+	return json.Marshal(out)
+}
+
+// responseBody is the body as JSON if the response says it is JSON and it
+// parses, and as a JSON string otherwise.
+func responseBody(contentType string, body []byte) json.RawMessage {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if (mt == "application/json" || strings.HasSuffix(mt, "+json")) && json.Valid(body) {
+		return json.RawMessage(bytes.TrimSpace(body))
+	}
+	if !utf8.Valid(body) {
+		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+	}
+	b, _ := json.Marshal(string(body))
+	return b
+}
+
+func (h *handler) request(ctx context.Context, p params) (*http.Request, error) {
+	u, err := h.url.build(p, h.query)
+	if err != nil {
+		return nil, &wield.Error{Type: wield.ErrValidation, Message: err.Error(), Err: err}
+	}
+	var body []byte
+	contentType := ""
+	switch {
+	case h.body != nil:
+		if body, err = h.body.build(p); err != nil {
+			return nil, fmt.Errorf("encode body: %w", err)
+		}
+		contentType = "text/plain; charset=utf-8"
+		if h.body.isJSON() {
+			contentType = "application/json"
+		}
+	case h.rest:
+		rest := make(map[string]json.RawMessage)
+		for k, v := range p {
+			if !slices.Contains(h.used, k) {
+				rest[k] = v
+			}
+		}
+		if body, err = json.Marshal(rest); err != nil {
+			return nil, fmt.Errorf("encode body: %w", err)
+		}
+		contentType = "application/json"
+	}
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, h.method, u.String(), r)
+	if err != nil {
+		return nil, &wield.Error{Type: wield.ErrValidation, Message: "url " + u.Redacted() + ": " + err.Error(), Err: err}
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("User-Agent", "wield-httptool")
+	for _, k := range sortedKeys(h.headers) {
+		v, missing, err := expand(h.headers[k], p, identity, true)
+		if err != nil {
+			return nil, wield.Errorf(wield.ErrExecution, "header %s: %v", k, err)
+		}
+		if missing != "" {
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	if err := h.authorize(req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+func (h *handler) authorize(req *http.Request) error {
+	a := h.auth
+	if a == nil {
+		return nil
+	}
+	env := func(name string) (string, error) {
+		v, ok := os.LookupEnv(name)
+		if !ok || v == "" {
+			return "", wield.Errorf(wield.ErrExecution, "auth: environment variable %s is not set (it holds the %s credential)", name, a.Type)
+		}
+		return v, nil
+	}
+	switch a.Type {
+	case "api_key":
+		key, err := env(a.Env)
+		if err != nil {
+			return err
+		}
+		if a.In == "query" {
+			q := req.URL.Query()
+			q.Set(a.Name, key)
+			req.URL.RawQuery = q.Encode()
+		} else {
+			req.Header.Set(a.Name, key)
+		}
+	case "bearer":
+		tok, err := env(a.Env)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+tok)
+	case "basic":
+		uEnv, pEnv, _ := strings.Cut(a.Env, ":")
+		user, err := env(uEnv)
+		if err != nil {
+			return err
+		}
+		pass, err := env(pEnv)
+		if err != nil {
+			return err
+		}
+		req.SetBasicAuth(user, pass)
+	}
+	return nil
+}
+
+// transportError turns a failed round trip into what the model sees. A
+// guard's refusal keeps its type; a timeout is a timeout; anything else is a
+// transient execution error. The URL is shown without credentials or query,
+// which may hold a key.
+func (h *handler) transportError(ctx context.Context, req *http.Request, err error) error {
+	var we *wield.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	// The *url.Error repeats the URL, whose query may hold a key: keep only
+	// its cause, even for the logs.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return wield.Transient(&wield.Error{Type: wield.ErrTimeout,
+			Message: fmt.Sprintf("%s %s timed out", h.method, redact(req)), Err: err})
+	}
+	return wield.Transient(&wield.Error{Type: wield.ErrExecution,
+		Message: fmt.Sprintf("%s %s failed: %s", h.method, redact(req), cause(err)), Err: err})
+}
+
+// redact is the request URL without query, fragment or user information.
+func redact(req *http.Request) string {
+	u := *req.URL
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+
+// cause is the error's text without the *url.Error prefix, which repeats the
+// URL (and its query, which may hold a key).
+func cause(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}

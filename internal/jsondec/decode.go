@@ -1,0 +1,698 @@
+// Package jsondec decodes JSON into Go values as encoding/json does, faster,
+// for the shapes tool arguments have: structs of strings, numbers, booleans,
+// slices, maps and nested structs. Types it does not handle itself (anything
+// with its own UnmarshalJSON or UnmarshalText, interfaces, []byte, embedded
+// structs, the ",string" option, non-string map keys) are handed to
+// encoding/json for their part of the input, so the result is the same.
+//
+// When the input is malformed, or a value does not fit its Go type, Unmarshal
+// decodes the whole input again with encoding/json, so errors read exactly as
+// encoding/json writes them.
+package jsondec
+
+import (
+	"encoding"
+	"encoding/json"
+	"errors"
+	"github.com/wieldhq/wield/internal/jsonscan"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Decode decodes data into *v as json.Unmarshal would decode it into a
+// zero T: *v is replaced, not merged into. On any failure encoding/json
+// decodes the input into *v, so errors (and what is left in *v) are exactly
+// encoding/json's.
+func Decode[T any](data []byte, v *T) error {
+	var tmp T
+	rv := reflect.ValueOf(&tmp).Elem()
+	d := decoders.Get().(*decoder)
+	d.data, d.i = data, 0
+	d.ws()
+	err := planFor(rv.Type()).decode(d, rv)
+	if err == nil {
+		d.ws()
+		if d.i != len(d.data) {
+			err = errSlow
+		}
+	}
+	d.data = nil
+	decoders.Put(d)
+	if err == nil {
+		*v = tmp
+		return nil
+	}
+	return json.Unmarshal(data, v)
+}
+
+// decoders saves an allocation per Decode: a decoder escapes through the
+// plans' interface.
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
+var errSlow = errors.New("jsondec: not for the fast path")
+
+type decoder struct {
+	data []byte
+	i    int
+}
+
+func (d *decoder) ws() {
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) peek() byte {
+	if d.i < len(d.data) {
+		return d.data[d.i]
+	}
+	return 0
+}
+
+// skip passes over one value, checking it as it goes, and returns its text.
+func (d *decoder) skip() ([]byte, error) {
+	start := d.i
+	if err := d.skipValue(0); err != nil {
+		return nil, err
+	}
+	return d.data[start:d.i], nil
+}
+
+func (d *decoder) skipValue(depth int) error {
+	if depth > 10000 {
+		return errSlow
+	}
+	switch c := d.peek(); {
+	case c == '"':
+		_, _, err := d.str()
+		return err
+	case c == '{':
+		d.i++
+		d.ws()
+		if d.peek() == '}' {
+			d.i++
+			return nil
+		}
+		for {
+			d.ws()
+			if _, _, err := d.str(); err != nil {
+				return err
+			}
+			d.ws()
+			if d.peek() != ':' {
+				return errSlow
+			}
+			d.i++
+			d.ws()
+			if err := d.skipValue(depth + 1); err != nil {
+				return err
+			}
+			d.ws()
+			switch d.peek() {
+			case ',':
+				d.i++
+			case '}':
+				d.i++
+				return nil
+			default:
+				return errSlow
+			}
+		}
+	case c == '[':
+		d.i++
+		d.ws()
+		if d.peek() == ']' {
+			d.i++
+			return nil
+		}
+		for {
+			d.ws()
+			if err := d.skipValue(depth + 1); err != nil {
+				return err
+			}
+			d.ws()
+			switch d.peek() {
+			case ',':
+				d.i++
+			case ']':
+				d.i++
+				return nil
+			default:
+				return errSlow
+			}
+		}
+	case c == 't':
+		return d.lit("true")
+	case c == 'f':
+		return d.lit("false")
+	case c == 'n':
+		return d.lit("null")
+	default:
+		_, err := d.number()
+		return err
+	}
+}
+
+func (d *decoder) lit(w string) error {
+	if len(d.data)-d.i < len(w) || string(d.data[d.i:d.i+len(w)]) != w {
+		return errSlow
+	}
+	d.i += len(w)
+	return nil
+}
+
+func (d *decoder) number() ([]byte, error) {
+	end, ok := jsonscan.Number(d.data, d.i)
+	if !ok {
+		return nil, errSlow
+	}
+	start := d.i
+	d.i = end
+	return d.data[start:end], nil
+}
+
+// str reads a string and returns its body and whether it has escapes.
+func (d *decoder) str() ([]byte, bool, error) {
+	b := d.data
+	if d.i >= len(b) || b[d.i] != '"' {
+		return nil, false, errSlow
+	}
+	start := d.i + 1
+	esc := false
+	for i := start; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			d.i = i + 1
+			return b[start:i], esc, nil
+		case c == '\\':
+			esc = true
+			i++
+			if i >= len(b) {
+				return nil, false, errSlow
+			}
+			if b[i] == 'u' {
+				if i+4 >= len(b) {
+					return nil, false, errSlow
+				}
+				for _, h := range b[i+1 : i+5] {
+					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+						return nil, false, errSlow
+					}
+				}
+				i += 4
+			} else if !strings.ContainsRune(`"\/bfnrt`, rune(b[i])) {
+				return nil, false, errSlow
+			}
+		case c < 0x20:
+			return nil, false, errSlow
+		case c >= 0x80:
+			esc = true // invalid UTF-8 must become U+FFFD, as encoding/json does
+		}
+	}
+	return nil, false, errSlow
+}
+
+func (d *decoder) stringValue() (string, error) {
+	body, esc, err := d.str()
+	if err != nil {
+		return "", err
+	}
+	if !esc {
+		return string(body), nil
+	}
+	return unquote(body), nil
+}
+
+// unquote decodes the escapes of a string body and replaces invalid UTF-8
+// and lone surrogates with U+FFFD, as encoding/json does.
+func unquote(s []byte) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x80 {
+			r, size := utf8.DecodeRune(s[i:])
+			out = utf8.AppendRune(out, r)
+			i += size
+			continue
+		}
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := jsonscan.Hex4(s[i+1 : i+5])
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+					r2 = jsonscan.Hex4(s[i+3 : i+7])
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					r = dec
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			out = append(out, s[i])
+		}
+		i++
+	}
+	return string(out)
+}
+
+// plan decodes one Go type.
+type plan interface {
+	decode(d *decoder, v reflect.Value) error
+}
+
+var (
+	plans   sync.Map   // reflect.Type → plan, complete ones only
+	buildMu sync.Mutex // one build at a time
+)
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+func planFor(t reflect.Type) plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(plan)
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	b := &builder{lazies: map[reflect.Type]*lazy{}, done: map[reflect.Type]plan{}}
+	p := b.plan(t)
+	// Publish only now, when every placeholder of a recursive type is filled.
+	for t, p := range b.done {
+		plans.Store(t, p)
+	}
+	return p
+}
+
+// builder makes the plans of one type and the types it contains.
+type builder struct {
+	lazies map[reflect.Type]*lazy // types being built: placeholders for recursion
+	done   map[reflect.Type]plan
+}
+
+func (b *builder) plan(t reflect.Type) plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(plan)
+	}
+	if p, ok := b.done[t]; ok {
+		return p
+	}
+	if l, ok := b.lazies[t]; ok {
+		return l
+	}
+	l := &lazy{}
+	b.lazies[t] = l
+	p := b.build(t)
+	l.p = p
+	b.done[t] = p
+	return p
+}
+
+// lazy stands for a plan still being built, inside a recursive type.
+type lazy struct{ p plan }
+
+func (l *lazy) decode(d *decoder, v reflect.Value) error { return l.p.decode(d, v) }
+
+func (b *builder) build(t reflect.Type) plan {
+	if t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler) ||
+		t.Implements(textUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return slowPlan{}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return stringPlan{}
+	case reflect.Bool:
+		return boolPlan{}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return intPlan{}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return uintPlan{}
+	case reflect.Float32, reflect.Float64:
+		return floatPlan{}
+	case reflect.Pointer:
+		return ptrPlan{elem: b.plan(t.Elem())}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return slowPlan{} // base64
+		}
+		return slicePlan{elem: b.plan(t.Elem())}
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String || t.Key().Implements(textUnmarshaler) || reflect.PointerTo(t.Key()).Implements(textUnmarshaler) {
+			return slowPlan{}
+		}
+		return mapPlan{elem: b.plan(t.Elem())}
+	case reflect.Struct:
+		return b.buildStruct(t)
+	}
+	return slowPlan{}
+}
+
+// slowPlan hands a value's text to encoding/json.
+type slowPlan struct{}
+
+func (slowPlan) decode(d *decoder, v reflect.Value) error {
+	text, err := d.skip()
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(text, v.Addr().Interface())
+}
+
+// null consumes a null; for it, pointers, slices, maps and interfaces become
+// nil and every other kind is left as it was.
+func (d *decoder) null(v reflect.Value) (bool, error) {
+	if d.peek() != 'n' {
+		return false, nil
+	}
+	if err := d.lit("null"); err != nil {
+		return true, err
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		v.SetZero()
+	}
+	return true, nil
+}
+
+type stringPlan struct{}
+
+func (stringPlan) decode(d *decoder, v reflect.Value) error {
+	if ok, err := d.null(v); ok {
+		return err
+	}
+	s, err := d.stringValue()
+	if err != nil {
+		return err
+	}
+	v.SetString(s)
+	return nil
+}
+
+type boolPlan struct{}
+
+func (boolPlan) decode(d *decoder, v reflect.Value) error {
+	if ok, err := d.null(v); ok {
+		return err
+	}
+	switch d.peek() {
+	case 't':
+		v.SetBool(true)
+		return d.lit("true")
+	case 'f':
+		v.SetBool(false)
+		return d.lit("false")
+	}
+	return errSlow
+}
+
+type intPlan struct{}
+
+func (intPlan) decode(d *decoder, v reflect.Value) error {
+	if ok, err := d.null(v); ok {
+		return err
+	}
+	num, err := d.number()
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseInt(string(num), 10, 64)
+	if err != nil || v.OverflowInt(n) {
+		return errSlow
+	}
+	v.SetInt(n)
+	return nil
+}
+
+type uintPlan struct{}
+
+func (uintPlan) decode(d *decoder, v reflect.Value) error {
+	if ok, err := d.null(v); ok {
+		return err
+	}
+	num, err := d.number()
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseUint(string(num), 10, 64)
+	if err != nil || v.OverflowUint(n) {
+		return errSlow
+	}
+	v.SetUint(n)
+	return nil
+}
+
+type floatPlan struct{}
+
+func (floatPlan) decode(d *decoder, v reflect.Value) error {
+	if ok, err := d.null(v); ok {
+		return err
+	}
+	num, err := d.number()
+	if err != nil {
+		return err
+	}
+	f, err := strconv.ParseFloat(string(num), v.Type().Bits())
+	if err != nil || math.IsInf(f, 0) || v.OverflowFloat(f) {
+		return errSlow
+	}
+	v.SetFloat(f)
+	return nil
+}
+
+type ptrPlan struct{ elem plan }
+
+func (p ptrPlan) decode(d *decoder, v reflect.Value) error {
+	if ok, err := d.null(v); ok {
+		return err
+	}
+	if v.IsNil() {
+		v.Set(reflect.New(v.Type().Elem()))
+	}
+	return p.elem.decode(d, v.Elem())
+}
+
+type slicePlan struct{ elem plan }
+
+func (p slicePlan) decode(d *decoder, v reflect.Value) error {
+	if ok, err := d.null(v); ok {
+		return err
+	}
+	if d.peek() != '[' {
+		return errSlow
+	}
+	d.i++
+	d.ws()
+	n := 0
+	if d.peek() == ']' {
+		d.i++
+	} else {
+		for {
+			d.ws()
+			if n >= v.Cap() {
+				v.Grow(1)
+			}
+			v.SetLen(n + 1)
+			if err := p.elem.decode(d, v.Index(n)); err != nil {
+				return err
+			}
+			n++
+			d.ws()
+			if d.peek() == ',' {
+				d.i++
+				continue
+			}
+			if d.peek() == ']' {
+				d.i++
+				break
+			}
+			return errSlow
+		}
+	}
+	if n == 0 && v.IsNil() {
+		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+	}
+	v.SetLen(n)
+	return nil
+}
+
+type mapPlan struct{ elem plan }
+
+func (p mapPlan) decode(d *decoder, v reflect.Value) error {
+	if ok, err := d.null(v); ok {
+		return err
+	}
+	if d.peek() != '{' {
+		return errSlow
+	}
+	if v.IsNil() {
+		v.Set(reflect.MakeMap(v.Type()))
+	}
+	d.i++
+	d.ws()
+	if d.peek() == '}' {
+		d.i++
+		return nil
+	}
+	et := v.Type().Elem()
+	for {
+		d.ws()
+		key, err := d.stringValue()
+		if err != nil {
+			return err
+		}
+		d.ws()
+		if d.peek() != ':' {
+			return errSlow
+		}
+		d.i++
+		d.ws()
+		ev := reflect.New(et).Elem()
+		if err := p.elem.decode(d, ev); err != nil {
+			return err
+		}
+		v.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), ev)
+		d.ws()
+		if d.peek() == ',' {
+			d.i++
+			continue
+		}
+		if d.peek() == '}' {
+			d.i++
+			return nil
+		}
+		return errSlow
+	}
+}
+
+type field struct {
+	name  string
+	index int
+	plan  plan
+}
+
+type structPlan struct {
+	fields []field
+}
+
+func (b *builder) buildStruct(t reflect.Type) plan {
+	sp := &structPlan{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, hasTag := f.Tag.Lookup("json")
+		if tag == "-" {
+			continue
+		}
+		if f.Anonymous || strings.Contains(tag, ",string") {
+			return slowPlan{} // promoted fields and quoted numbers: leave to encoding/json
+		}
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if !hasTag || name == "" {
+			name = f.Name
+		}
+		for _, g := range sp.fields {
+			if strings.EqualFold(g.name, name) {
+				return slowPlan{} // encoding/json's rules for clashing names
+			}
+		}
+		sp.fields = append(sp.fields, field{name: name, index: i, plan: b.plan(f.Type)})
+	}
+	return sp
+}
+
+func (p *structPlan) lookup(key []byte) *field {
+	for i := range p.fields {
+		if p.fields[i].name == string(key) {
+			return &p.fields[i]
+		}
+	}
+	// encoding/json falls back to a case-insensitive match.
+	for i := range p.fields {
+		if strings.EqualFold(p.fields[i].name, string(key)) {
+			return &p.fields[i]
+		}
+	}
+	return nil
+}
+
+func (p *structPlan) decode(d *decoder, v reflect.Value) error {
+	if ok, err := d.null(v); ok {
+		return err
+	}
+	if d.peek() != '{' {
+		return errSlow
+	}
+	d.i++
+	d.ws()
+	if d.peek() == '}' {
+		d.i++
+		return nil
+	}
+	for {
+		d.ws()
+		body, esc, err := d.str()
+		if err != nil {
+			return err
+		}
+		if esc {
+			body = []byte(unquote(body))
+		}
+		d.ws()
+		if d.peek() != ':' {
+			return errSlow
+		}
+		d.i++
+		d.ws()
+		if f := p.lookup(body); f != nil {
+			if err := f.plan.decode(d, v.Field(f.index)); err != nil {
+				return err
+			}
+		} else if _, err := d.skip(); err != nil {
+			return err
+		}
+		d.ws()
+		if d.peek() == ',' {
+			d.i++
+			continue
+		}
+		if d.peek() == '}' {
+			d.i++
+			return nil
+		}
+		return errSlow
+	}
+}

@@ -1,0 +1,106 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/wieldhq/wield"
+)
+
+const artifactColumns = `id, version, title, type, content, conversation_id, created_at`
+
+// CreateArtifact stores version 1 of a new artifact. An empty ID is given
+// one (wield.NewID) and a zero CreatedAt the present time; a.Version is set
+// to 1. An ID already used fails with an error wrapping [wield.ErrConflict].
+func (s *Store) CreateArtifact(ctx context.Context, a *wield.Artifact) error {
+	if a.ID == "" {
+		a.ID = wield.NewID()
+	}
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = time.Now()
+	}
+	created, err := nanos(a.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("postgres: create artifact %s: created_at: %w", a.ID, err)
+	}
+	a.Version = 1
+	_, err = s.pool.Exec(ctx, s.sql(`INSERT INTO @artifacts (`+artifactColumns+`) VALUES ($1, 1, $2, $3, $4, $5, $6)`),
+		a.ID, a.Title, a.Type, a.Content, a.ConversationID, created)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return fmt.Errorf("postgres: create artifact %s: the ID is taken: %w", a.ID, wield.ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: create artifact %s: %w", a.ID, err)
+	}
+	return nil
+}
+
+// Artifact returns a version of an artifact, the latest when version is 0,
+// or an error wrapping [wield.ErrNotFound].
+func (s *Store) Artifact(ctx context.Context, id string, version int) (*wield.Artifact, error) {
+	var row pgx.Row
+	if version == 0 {
+		row = s.pool.QueryRow(ctx, s.sql(`SELECT `+artifactColumns+` FROM @artifacts WHERE id = $1 ORDER BY version DESC LIMIT 1`), id)
+	} else {
+		row = s.pool.QueryRow(ctx, s.sql(`SELECT `+artifactColumns+` FROM @artifacts WHERE id = $1 AND version = $2`), id, version)
+	}
+	a, err := scanArtifact(row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("postgres: artifact %s version %d: %w", id, version, wield.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: artifact %s version %d: %w", id, version, err)
+	}
+	return a, nil
+}
+
+// PutArtifactVersion stores content as version base+1 of the artifact, with
+// its title, type and conversation. It fails with an error wrapping
+// [wield.ErrConflict] unless base is the latest version (of two writers
+// from the same base, one wins: (id, version) is the primary key), or
+// [wield.ErrNotFound] for an unknown artifact.
+func (s *Store) PutArtifactVersion(ctx context.Context, id string, base int, content string) (*wield.Artifact, error) {
+	row := s.pool.QueryRow(ctx, s.sql(`INSERT INTO @artifacts (`+artifactColumns+`)
+		SELECT id, version + 1, title, type, $3, conversation_id, $4 FROM @artifacts
+		WHERE id = $1 AND version = $2 AND NOT EXISTS (SELECT 1 FROM @artifacts WHERE id = $1 AND version > $2)
+		RETURNING `+artifactColumns), id, base, content, time.Now().UnixNano())
+	a, err := scanArtifact(row)
+	if err == nil {
+		return a, nil
+	}
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "23505":
+		return nil, fmt.Errorf("postgres: put artifact %s version %d: another writer made it first: %w", id, base+1, wield.ErrConflict)
+	case !errors.Is(err, pgx.ErrNoRows):
+		return nil, fmt.Errorf("postgres: put artifact %s version %d: %w", id, base+1, err)
+	}
+	var latest *int32
+	if err := s.pool.QueryRow(ctx, s.sql(`SELECT max(version) FROM @artifacts WHERE id = $1`), id).Scan(&latest); err != nil {
+		return nil, fmt.Errorf("postgres: put artifact %s version %d: %w", id, base+1, err)
+	}
+	if latest == nil {
+		return nil, fmt.Errorf("postgres: put artifact %s: %w", id, wield.ErrNotFound)
+	}
+	return nil, fmt.Errorf("postgres: put artifact %s on version %d: the latest is %d: %w", id, base, *latest, wield.ErrConflict)
+}
+
+func scanArtifact(row pgx.Row) (*wield.Artifact, error) {
+	var (
+		a       wield.Artifact
+		version int32
+		created int64
+	)
+	if err := row.Scan(&a.ID, &version, &a.Title, &a.Type, &a.Content, &a.ConversationID, &created); err != nil {
+		return nil, err
+	}
+	a.Version = int(version)
+	a.CreatedAt = time.Unix(0, created).UTC()
+	return &a, nil
+}

@@ -1,0 +1,316 @@
+package wield
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wieldhq/wield/schema"
+)
+
+// Entry is a registered tool with what the engine needs beside it: the
+// compiled input validator and the call counters. Entries are immutable but
+// for the counters.
+type Entry struct {
+	Tool  *Tool
+	Input *schema.Validator
+	stats *toolStats
+}
+
+type toolStats struct {
+	calls, failures, nanos atomic.Int64
+}
+
+// Observe counts one finished call of the tool, for [Registry.Stats].
+func (e *Entry) Observe(ok bool, d time.Duration) {
+	e.stats.calls.Add(1)
+	if !ok {
+		e.stats.failures.Add(1)
+	}
+	e.stats.nanos.Add(int64(d))
+}
+
+type snapshot struct {
+	byName map[string]*Entry
+	order  []*Entry
+}
+
+// Registry is the library of all tools, safe for concurrent use. Lookups are
+// lock-free; registrations copy the index, so register many tools in one call
+// to [Registry.Register] when loading a catalog.
+type Registry struct {
+	mu       sync.Mutex // serialises writers
+	snap     atomic.Pointer[snapshot]
+	shadowed map[string][]*Tool
+	toolsets map[string]*Toolset
+	toolkits map[string]*Toolkit
+	bus      *Bus
+	log      *slog.Logger
+}
+
+// RegistryOptions configure a [Registry]; nil means defaults.
+type RegistryOptions struct {
+	// Bus receives tool_added, tool_updated, tool_removed and tool_shadowed events.
+	Bus *Bus
+	// Logger receives the warnings (duplicates); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry(opts *RegistryOptions) *Registry {
+	r := &Registry{
+		shadowed: map[string][]*Tool{},
+		toolsets: map[string]*Toolset{},
+		toolkits: map[string]*Toolkit{},
+		log:      slog.Default(),
+	}
+	if opts != nil {
+		r.bus = opts.Bus
+		if opts.Logger != nil {
+			r.log = opts.Logger
+		}
+	}
+	r.snap.Store(&snapshot{byName: map[string]*Entry{}})
+	return r
+}
+
+// Bus returns the registry's event bus (nil if none).
+func (r *Registry) Bus() *Bus { return r.bus }
+
+func newEntry(t *Tool, stats *toolStats) (*Entry, error) {
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	v, err := schema.Compile(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
+	}
+	if stats == nil {
+		stats = &toolStats{}
+	}
+	return &Entry{Tool: t, Input: v, stats: stats}, nil
+}
+
+// Register adds tools to the library, in order. A tool whose definition is
+// invalid is not added. A tool whose name is taken is kept as shadowed: the
+// first registration wins, a warning is logged and a tool_shadowed event is
+// published, and the returned error wraps [ErrDuplicate]. Every other tool is
+// added even when some fail; the error joins all the problems.
+func (r *Registry) Register(tools ...*Tool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.snap.Load()
+	next := &snapshot{byName: make(map[string]*Entry, len(old.byName)+len(tools)), order: slices.Clip(old.order)}
+	for k, v := range old.byName {
+		next.byName[k] = v
+	}
+	var errs []error
+	var added []*Entry
+	for _, t := range tools {
+		if t == nil {
+			errs = append(errs, errors.New("register: nil tool"))
+			continue
+		}
+		if first, ok := next.byName[t.Name]; ok {
+			r.shadowed[t.Name] = append(r.shadowed[t.Name], t)
+			msg := fmt.Sprintf("duplicate tool %q from %s shadowed by the one from %s", t.Name, sourceOf(t), sourceOf(first.Tool))
+			r.log.Warn(msg, "tool", t.Name)
+			r.publish(Event{Type: EventToolShadowed, Tool: t.Name, Message: msg, Source: t.Source})
+			errs = append(errs, fmt.Errorf("register %q: %w (%s)", t.Name, ErrDuplicate, msg))
+			continue
+		}
+		e, err := newEntry(t, nil)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("register: %w", err))
+			continue
+		}
+		next.byName[t.Name] = e
+		next.order = append(next.order, e)
+		added = append(added, e)
+	}
+	r.snap.Store(next)
+	for _, e := range added {
+		r.publish(Event{Type: EventToolAdded, Tool: e.Tool.Name, Source: e.Tool.Source})
+	}
+	return errors.Join(errs...)
+}
+
+// MustRegister is Register for start-up code: it panics on any error.
+func (r *Registry) MustRegister(tools ...*Tool) {
+	if err := r.Register(tools...); err != nil {
+		panic(err)
+	}
+}
+
+func sourceOf(t *Tool) string {
+	if t.Source == "" {
+		return "(unknown source)"
+	}
+	return t.Source
+}
+
+func (r *Registry) publish(e Event) {
+	if r.bus != nil {
+		r.bus.Publish(e)
+	}
+}
+
+// Update replaces a registered tool of the same name, keeping its counters.
+// Calls already running finish with the version they started with. It returns
+// an error wrapping [ErrNotFound] for an unknown name.
+func (r *Registry) Update(t *Tool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.snap.Load()
+	prev, ok := old.byName[t.Name]
+	if !ok {
+		return fmt.Errorf("update %q: %w", t.Name, ErrNotFound)
+	}
+	e, err := newEntry(t, prev.stats)
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	next := &snapshot{byName: make(map[string]*Entry, len(old.byName)), order: make([]*Entry, len(old.order))}
+	for k, v := range old.byName {
+		next.byName[k] = v
+	}
+	next.byName[t.Name] = e
+	for i, x := range old.order {
+		if x == prev {
+			x = e
+		}
+		next.order[i] = x
+	}
+	r.snap.Store(next)
+	r.publish(Event{Type: EventToolUpdated, Tool: t.Name, Source: t.Source})
+	return nil
+}
+
+// Remove deletes a tool and reports whether it was there. A shadowed tool of
+// the same name does not take its place: register it again for that.
+func (r *Registry) Remove(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.snap.Load()
+	prev, ok := old.byName[name]
+	if !ok {
+		return false
+	}
+	next := &snapshot{byName: make(map[string]*Entry, len(old.byName)), order: make([]*Entry, 0, len(old.order))}
+	for k, v := range old.byName {
+		if k != name {
+			next.byName[k] = v
+		}
+	}
+	for _, x := range old.order {
+		if x != prev {
+			next.order = append(next.order, x)
+		}
+	}
+	r.snap.Store(next)
+	delete(r.shadowed, name)
+	r.publish(Event{Type: EventToolRemoved, Tool: name, Source: prev.Tool.Source})
+	return true
+}
+
+// Entry returns the registered entry of a tool, or nil.
+func (r *Registry) Entry(name string) *Entry { return r.snap.Load().byName[name] }
+
+// Tool returns a registered tool by name.
+func (r *Registry) Tool(name string) (*Tool, bool) {
+	e := r.Entry(name)
+	if e == nil {
+		return nil, false
+	}
+	return e.Tool, true
+}
+
+// Len returns the number of registered tools.
+func (r *Registry) Len() int { return len(r.snap.Load().order) }
+
+// Shadowed returns the tools that lost to an earlier one of the same name.
+func (r *Registry) Shadowed() map[string][]*Tool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string][]*Tool, len(r.shadowed))
+	for k, v := range r.shadowed {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+// Query selects tools. Empty fields do not filter; Tags match any of the tags
+// (their union, as in seed 001); all set fields must match.
+type Query struct {
+	Category Category
+	Tags     []string
+	Toolset  string
+}
+
+// List returns the tools matching q, in registration order. An unknown toolset
+// matches nothing.
+func (r *Registry) List(q Query) []*Tool {
+	var set map[string]bool
+	if q.Toolset != "" {
+		r.mu.Lock()
+		ts := r.toolsets[q.Toolset]
+		r.mu.Unlock()
+		if ts == nil {
+			return nil
+		}
+		set = make(map[string]bool, len(ts.Tools))
+		for _, n := range ts.Tools {
+			set[n] = true
+		}
+	}
+	var out []*Tool
+	for _, e := range r.snap.Load().order {
+		t := e.Tool
+		if q.Category != "" && t.Category != q.Category {
+			continue
+		}
+		if set != nil && !set[t.Name] {
+			continue
+		}
+		if len(q.Tags) > 0 && !slices.ContainsFunc(q.Tags, t.HasTag) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// ToolStats are one tool's call counters (seed 003's callStats).
+type ToolStats struct {
+	Count       int64         `json:"count"`
+	Failures    int64         `json:"failures"`
+	AvgDuration time.Duration `json:"avg_duration_ns"`
+}
+
+// Stats describe the registry (seed 003's ToolStats).
+type Stats struct {
+	Total      int                  `json:"total"`
+	ByCategory map[Category]int     `json:"by_category"`
+	Calls      map[string]ToolStats `json:"call_stats"`
+}
+
+// Stats counts the tools by category and reports each tool's calls since it
+// was registered.
+func (r *Registry) Stats() Stats {
+	s := r.snap.Load()
+	st := Stats{Total: len(s.order), ByCategory: map[Category]int{}, Calls: map[string]ToolStats{}}
+	for _, e := range s.order {
+		st.ByCategory[e.Tool.Category]++
+		n := e.stats.calls.Load()
+		ts := ToolStats{Count: n, Failures: e.stats.failures.Load()}
+		if n > 0 {
+			ts.AvgDuration = time.Duration(e.stats.nanos.Load() / n)
+		}
+		st.Calls[e.Tool.Name] = ts
+	}
+	return st
+}

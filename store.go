@@ -1,0 +1,99 @@
+package wield
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Record is one finished call as a store keeps it. Stores list records
+// newest first by call ID, which engine-made IDs ([NewID]) make time-ordered;
+// a caller that supplies its own IDs gets its records in ID order instead.
+// Metadata and caller variables come back as JSON decodes them (numbers as
+// float64).
+type Record struct {
+	Call        *Call    `json:"call"`
+	ToolVersion string   `json:"tool_version,omitempty"`
+	Category    Category `json:"category,omitempty"`
+	// Arguments are the arguments after coercion and defaults (secrets
+	// redacted, as in Call.Arguments).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Digest is the SHA-256 of the canonical arguments before redaction: an
+	// idempotent replay compares it with the new call's.
+	Digest   string    `json:"digest,omitempty"`
+	Result   *Result   `json:"result"`
+	QueuedAt time.Time `json:"queued_at"`
+}
+
+// Output is the full output of the call, even when the model got a cut version.
+func (r *Record) Output() json.RawMessage {
+	if r.Result.FullOutput != nil {
+		return r.Result.FullOutput
+	}
+	return r.Result.Output
+}
+
+// Store keeps the record of every finished call. Save must be safe for
+// concurrent use; an error means the record was not kept, and the engine
+// reports it as a system failure.
+type Store interface {
+	Save(ctx context.Context, r *Record) error
+}
+
+// ApprovalRequest asks a person whether a call may run. It is bound to the
+// call: a decision on it never runs other arguments.
+type ApprovalRequest struct {
+	ID        string          `json:"id"`
+	CallID    string          `json:"call_id"`
+	Tool      string          `json:"tool"`
+	Caller    Caller          `json:"caller"`
+	Arguments json.RawMessage `json:"arguments"`
+	// Digest is the SHA-256 of the canonical arguments (keys sorted).
+	Digest    string    `json:"digest"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Decision is a person's answer to an [ApprovalRequest].
+type Decision struct {
+	Approved bool   `json:"approved"`
+	By       string `json:"by,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Approver decides whether calls of tools with the confirm permission may
+// run. Approve blocks until a decision, the request's expiry or ctx's end; an
+// error means no decision was made (the call is then not run).
+type Approver interface {
+	Approve(ctx context.Context, req *ApprovalRequest) (Decision, error)
+}
+
+// ApproverFunc adapts a function to an [Approver].
+type ApproverFunc func(ctx context.Context, req *ApprovalRequest) (Decision, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, req *ApprovalRequest) (Decision, error) {
+	return f(ctx, req)
+}
+
+// Storage is everything wield keeps durably, as the SQLite and PostgreSQL
+// stores implement it: call records with their queries and statistics,
+// idempotent replays, approvals and artifacts. Close writes whatever is
+// buffered and releases the database.
+type Storage interface {
+	Store
+	CallReader
+	CallStats
+	Replayer
+	ApprovalStore
+	ApprovalClaimer
+	ArtifactStore
+	Flusher
+	Close(ctx context.Context) error
+}
+
+// Flusher is a store that buffers: Flush returns once everything saved so
+// far is written.
+type Flusher interface {
+	Flush(ctx context.Context) error
+}

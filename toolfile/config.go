@@ -1,0 +1,668 @@
+// # Configuration
+//
+// [LoadConfig] reads wield.yaml into a [Config]. Every key is optional:
+//
+//	tool_dirs: [tools/native, tools/builtin]  # relative to the config file
+//	timeout: 30s                              # "30s" or seconds
+//	network_timeout: 60s
+//	concurrency:
+//	  max: 10
+//	  queue_size: 100
+//	  queue_timeout: 30s
+//	  strategy: fifo                          # fifo, priority or reject
+//	  buckets: {http: {limit: 5, weight: 1}}
+//	allowed_paths: [./data]
+//	web_search: {provider: tavily, api_key: "${TAVILY_KEY}", max_results: 10}
+//	mcp_servers:
+//	  - {name: fs, command: [mcp-fs, /data], env: {ROOT: /data}}
+//	  - {name: db, url: "http://localhost:3001", headers: {Authorization: "Bearer ${DB_TOKEN}"}, enabled: false}
+//	store: sqlite:wield.db                    # or postgres://...
+//	server: {addr: ":8080", keys: ["${WIELD_KEY}"]}
+//	http_allow: [127.0.0.1/32, 10.0.0.0/8]
+//	http_allow_hosts: [api.internal]
+//	secret_names: [GITHUB_TOKEN]
+//
+// Seed 003's config.yml is accepted as written: a `tools:` mapping with
+// timeout (milliseconds), maxConcurrent, allowedPaths, webSearch
+// {provider, apiKey, maxResults} and mcpServers. It fills the same fields;
+// setting one thing in both forms is a problem.
+//
+// `${NAME}` and `${NAME:-default}` are replaced in every string value by the
+// environment variable (the default when it is unset or empty); `$${` stands
+// for a literal `${`. A variable that is unset and has no default is a
+// problem.
+package toolfile
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
+	"github.com/wieldhq/wield/httptool"
+	"github.com/wieldhq/wield/limit"
+)
+
+// Config is wield's configuration file, wield.yaml. A zero field means the
+// engine's default.
+type Config struct {
+	// ToolDirs are the folders scanned for tool files, in order; relative
+	// paths are resolved against the config file's folder.
+	ToolDirs []string
+	// DefaultTimeout bounds a tool call; NetworkTimeout bounds a call of a
+	// network tool (http, mcp, remote).
+	DefaultTimeout time.Duration
+	NetworkTimeout time.Duration
+	// Concurrency configures the limiter that runs tool calls.
+	Concurrency limit.Config
+	// AllowedPaths are the paths file tools may touch, as written.
+	AllowedPaths []string
+	// WebSearch configures the web search tool.
+	WebSearch WebSearch
+	// MCPServers are the MCP servers whose tools are offered, in file order.
+	MCPServers []MCPServer
+	// Store is the store DSN: "sqlite:PATH" or "postgres://...".
+	Store string
+	// Server configures `wield serve`.
+	Server Server
+	// HTTPAllow and HTTPAllowHosts are the internal ranges and hosts that
+	// HTTP tools may reach despite the SSRF guard; see [Config.Guard].
+	HTTPAllow      []netip.Prefix
+	HTTPAllowHosts []string
+	// SecretNames are the environment variables tools may use as secrets.
+	SecretNames []string
+}
+
+// WebSearch configures the web search tool (seed 003 webSearch).
+type WebSearch struct {
+	// Provider is one of tavily, brave, bing, google, bocha, duckduckgo.
+	Provider   string
+	APIKey     string
+	MaxResults int
+}
+
+// MCPServer is one MCP server: either a URL or a command to start, never
+// both.
+type MCPServer struct {
+	Name string
+	URL  string
+	// Command is the program and its arguments, run without a shell.
+	Command []string
+	// Transport is "stdio" for a command, "http" (streamable HTTP, the
+	// default for a URL) or "sse".
+	Transport string
+	Headers   map[string]string
+	Env       map[string]string
+	Tags      []string
+	// Enabled is true unless the file says enabled: false.
+	Enabled bool
+}
+
+// Server configures wield's own server.
+type Server struct {
+	// Addr is the listen address, such as ":8080".
+	Addr string
+	// Keys are the API keys clients must present.
+	Keys []string
+}
+
+// Guard returns the SSRF guard the configuration asks for: the default
+// refusals, less the ranges and hosts of http_allow and http_allow_hosts.
+func (c *Config) Guard() *httptool.Guard {
+	return &httptool.Guard{
+		Allow:      append([]netip.Prefix(nil), c.HTTPAllow...),
+		AllowHosts: append([]string(nil), c.HTTPAllowHosts...),
+	}
+}
+
+// webSearchProviders are the providers seed 003 and wield know.
+var webSearchProviders = []string{"tavily", "brave", "bing", "google", "bocha", "duckduckgo"}
+
+// LoadConfig reads a configuration file. Mistakes are returned together as
+// [Problems], each with its line and column, and no Config; a file that
+// cannot be read is an error wrapping the os error.
+func LoadConfig(path string) (*Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	c := &configDecoder{decoder: decoder{file: path}, expanded: map[ast.Node]bool{}, setBy: map[string]string{}, lookup: os.LookupEnv}
+	cfg := c.config(src, filepath.Dir(path))
+	if len(c.problems) > 0 {
+		sortProblems(c.problems)
+		return nil, Problems(c.problems)
+	}
+	return cfg, nil
+}
+
+// configDecoder adds to decoder what configuration needs: environment
+// expansion and the check that the two forms do not set one thing twice.
+type configDecoder struct {
+	decoder
+	// expanded holds the string nodes that came from ${...}, which numbers
+	// and booleans accept too: `max: ${MAX:-10}`.
+	expanded map[ast.Node]bool
+	// setBy maps a setting to the key that set it, with its position.
+	setBy  map[string]string
+	lookup func(string) (string, bool)
+}
+
+func (c *configDecoder) config(src []byte, dir string) *Config {
+	docs := c.parse(src)
+	cfg := &Config{}
+	if len(docs) == 0 {
+		return cfg
+	}
+	if len(docs) > 1 {
+		c.errorf(docs[1], "a config file holds one document")
+	}
+	c.expand(docs[0], "")
+	fs, ok := c.mapping(docs[0], "config")
+	if !ok {
+		return cfg
+	}
+	for _, f := range fs {
+		switch f.name {
+		case "tool_dirs":
+			for _, d := range c.strings(f) {
+				if !filepath.IsAbs(d) {
+					d = filepath.Join(dir, d)
+				}
+				cfg.ToolDirs = append(cfg.ToolDirs, d)
+			}
+		case "timeout":
+			if c.set(f, "timeout", "default timeout") {
+				cfg.DefaultTimeout = c.dur(f, time.Second)
+			}
+		case "network_timeout":
+			cfg.NetworkTimeout = c.dur(f, time.Second)
+		case "concurrency":
+			c.concurrency(f, &cfg.Concurrency)
+		case "allowed_paths":
+			if c.set(f, "allowed_paths", "allowed paths") {
+				cfg.AllowedPaths = c.strings(f)
+			}
+		case "web_search":
+			if c.set(f, "web_search", "web search") {
+				cfg.WebSearch = c.webSearch(f, "web_search", "api_key", "max_results")
+			}
+		case "mcp_servers":
+			if c.set(f, "mcp_servers", "MCP servers") {
+				cfg.MCPServers = c.mcpServers(f, "mcp_servers")
+			}
+		case "store":
+			cfg.Store = c.str(f)
+			if s := cfg.Store; s != "" && !strings.HasPrefix(s, "sqlite:") && !strings.HasPrefix(s, "postgres://") && !strings.HasPrefix(s, "postgresql://") {
+				c.errorf(f.val, "store: %q is neither sqlite:PATH nor postgres://...", s)
+			}
+		case "server":
+			cfg.Server = c.server(f)
+		case "http_allow":
+			cfg.HTTPAllow = c.prefixes(f)
+		case "http_allow_hosts":
+			cfg.HTTPAllowHosts = c.strings(f)
+		case "secret_names":
+			cfg.SecretNames = c.strings(f)
+		case "tools":
+			c.seedTools(f, cfg)
+		default:
+			c.unknown(f, "config")
+		}
+	}
+	return cfg
+}
+
+// seedTools decodes seed 003's `tools:` mapping.
+func (c *configDecoder) seedTools(tf field, cfg *Config) {
+	fs, ok := c.mapping(tf.val, "tools")
+	if !ok {
+		return
+	}
+	for _, f := range fs {
+		switch f.name {
+		case "timeout":
+			if c.set(f, "tools.timeout", "default timeout") {
+				cfg.DefaultTimeout = c.dur(f, time.Millisecond)
+			}
+		case "maxConcurrent":
+			if c.set(f, "tools.maxConcurrent", "concurrency max") {
+				cfg.Concurrency.MaxConcurrent = c.integer(f)
+			}
+		case "allowedPaths":
+			if c.set(f, "tools.allowedPaths", "allowed paths") {
+				cfg.AllowedPaths = c.strings(f)
+			}
+		case "webSearch":
+			if c.set(f, "tools.webSearch", "web search") {
+				cfg.WebSearch = c.webSearch(f, "tools.webSearch", "apiKey", "maxResults")
+			}
+		case "mcpServers":
+			if c.set(f, "tools.mcpServers", "MCP servers") {
+				cfg.MCPServers = c.mcpServers(f, "tools.mcpServers")
+			}
+		default:
+			c.unknown(f, "tools")
+		}
+	}
+}
+
+// set records that key sets what, and reports false with a problem when
+// another key set it already.
+func (c *configDecoder) set(f field, key, what string) bool {
+	line, col := pos(f.key)
+	if prev, ok := c.setBy[what]; ok {
+		c.errorf(f.key, "%s: %s already set by %s", key, what, prev)
+		return false
+	}
+	c.setBy[what] = fmt.Sprintf("%s at %d:%d", key, line, col)
+	return true
+}
+
+func (c *configDecoder) concurrency(cf field, lc *limit.Config) {
+	fs, ok := c.mapping(cf.val, "concurrency")
+	if !ok {
+		return
+	}
+	for _, f := range fs {
+		switch f.name {
+		case "max":
+			if c.set(f, "concurrency.max", "concurrency max") {
+				lc.MaxConcurrent = c.integer(f)
+			}
+		case "queue_size":
+			lc.QueueSize = c.integer(f)
+		case "queue_timeout":
+			lc.QueueTimeout = c.dur(f, time.Second)
+		case "strategy":
+			s := limit.Strategy(c.str(f))
+			switch s {
+			case "", limit.FIFO, limit.Priority, limit.Reject:
+				lc.Strategy = s
+			default:
+				c.errorf(f.val, "strategy: %q is not fifo, priority or reject", s)
+			}
+		case "buckets":
+			bs, ok := c.mapping(f.val, "buckets")
+			if !ok {
+				continue
+			}
+			lc.Buckets = make(map[string]limit.Bucket, len(bs))
+			for _, bf := range bs {
+				lc.Buckets[bf.name] = c.bucket(bf)
+			}
+		default:
+			c.unknown(f, "concurrency")
+		}
+	}
+}
+
+func (c *configDecoder) bucket(bf field) limit.Bucket {
+	var b limit.Bucket
+	fs, ok := c.mapping(bf.val, "bucket "+bf.name)
+	if !ok {
+		return b
+	}
+	for _, f := range fs {
+		switch f.name {
+		case "limit":
+			b.Limit = c.integer(f)
+		case "weight":
+			b.Weight = c.integer(f)
+		default:
+			c.unknown(f, "bucket "+bf.name)
+		}
+	}
+	if b.Limit != 0 && b.Limit < max(b.Weight, 1) {
+		c.errorf(bf.key, "bucket %s: limit %d is less than its weight %d", bf.name, b.Limit, b.Weight)
+	}
+	return b
+}
+
+func (c *configDecoder) webSearch(wf field, what, apiKey, maxResults string) WebSearch {
+	var w WebSearch
+	fs, ok := c.mapping(wf.val, what)
+	if !ok {
+		return w
+	}
+	for _, f := range fs {
+		switch f.name {
+		case "provider":
+			w.Provider = c.str(f)
+			if w.Provider != "" && !contains(webSearchProviders, w.Provider) {
+				c.errorf(f.val, "provider: %q is not one of %s", w.Provider, strings.Join(webSearchProviders, ", "))
+			}
+		case apiKey:
+			w.APIKey = c.str(f)
+		case maxResults:
+			w.MaxResults = c.integer(f)
+		default:
+			c.unknown(f, what)
+		}
+	}
+	if w.Provider == "" {
+		c.errorf(wf.key, "%s: provider is required", what)
+	}
+	return w
+}
+
+func (c *configDecoder) mcpServers(sf field, what string) []MCPServer {
+	seq, ok := unwrap(sf.val).(*ast.SequenceNode)
+	if !ok {
+		c.errorf(sf.val, "%s: expected a list of servers, got %s", what, kindName(sf.val))
+		return nil
+	}
+	var out []MCPServer
+	names := map[string]bool{}
+	for _, n := range seq.Values {
+		s, ok := c.mcpServer(n, what)
+		if !ok {
+			continue
+		}
+		if names[s.Name] {
+			c.errorf(n, "%s: duplicate server name %q", what, s.Name)
+			continue
+		}
+		names[s.Name] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+func (c *configDecoder) mcpServer(n ast.Node, what string) (MCPServer, bool) {
+	s := MCPServer{Enabled: true}
+	fs, ok := c.mapping(n, what)
+	if !ok {
+		return s, false
+	}
+	mark := len(c.problems)
+	if len(fs) > 0 {
+		n = fs[0].key // a block mapping's own position is its first colon
+	}
+	for _, f := range fs {
+		switch f.name {
+		case "name":
+			s.Name = c.str(f)
+		case "url":
+			s.URL = c.str(f)
+		case "command":
+			s.Command = c.strings(f)
+		case "transport":
+			s.Transport = c.str(f)
+		case "headers":
+			s.Headers = c.stringMap(f)
+		case "env":
+			s.Env = c.stringMap(f)
+		case "tags":
+			s.Tags = c.strings(f)
+		case "enabled":
+			s.Enabled = c.flag(f)
+		default:
+			c.unknown(f, "mcp server")
+		}
+	}
+	if s.Name == "" {
+		c.errorf(n, "mcp server: name is required")
+	}
+	switch {
+	case s.URL == "" && len(s.Command) == 0:
+		c.errorf(n, "mcp server %s: needs a url or a command", s.Name)
+	case s.URL != "" && len(s.Command) > 0:
+		c.errorf(n, "mcp server %s: has both a url and a command", s.Name)
+	case s.Transport == "" && s.URL != "":
+		s.Transport = "http"
+	case s.Transport == "":
+		s.Transport = "stdio"
+	case s.Transport == "stdio" && s.URL != "", s.Transport != "stdio" && s.URL == "":
+		c.errorf(n, "mcp server %s: transport %s does not fit a %s", s.Name, s.Transport, map[bool]string{true: "url", false: "command"}[s.URL != ""])
+	case s.Transport != "stdio" && s.Transport != "http" && s.Transport != "sse":
+		c.errorf(n, "mcp server %s: transport %q is not stdio, http or sse", s.Name, s.Transport)
+	}
+	return s, !c.failed(mark)
+}
+
+func (c *configDecoder) server(sf field) Server {
+	var s Server
+	fs, ok := c.mapping(sf.val, "server")
+	if !ok {
+		return s
+	}
+	for _, f := range fs {
+		switch f.name {
+		case "addr":
+			s.Addr = c.str(f)
+		case "keys":
+			s.Keys = c.strings(f)
+		default:
+			c.unknown(f, "server")
+		}
+	}
+	return s
+}
+
+// prefixes reads CIDR ranges; a bare address is its own /32 or /128.
+func (c *configDecoder) prefixes(f field) []netip.Prefix {
+	seq, ok := unwrap(f.val).(*ast.SequenceNode)
+	if !ok {
+		c.errorf(f.val, "%s: expected a list of CIDR ranges, got %s", f.name, kindName(f.val))
+		return nil
+	}
+	var out []netip.Prefix
+	for _, n := range seq.Values {
+		s := c.str(field{name: f.name, val: n})
+		if s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				c.errorf(n, "%s: %q is not a CIDR range like \"10.0.0.0/8\"", f.name, s)
+				continue
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out
+}
+
+func (c *configDecoder) stringMap(f field) map[string]string {
+	fs, ok := c.mapping(f.val, f.name)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]string, len(fs))
+	for _, e := range fs {
+		out[e.name] = c.str(e)
+	}
+	return out
+}
+
+// integer reads a non-negative integer, written as one or expanded from
+// the environment.
+func (c *configDecoder) integer(f field) int {
+	var v int64
+	var err error
+	switch x := unwrap(f.val).(type) {
+	case *ast.IntegerNode:
+		v, err = strconv.ParseInt(x.GetToken().Value, 0, 64)
+	case *ast.StringNode:
+		if !c.expanded[x] {
+			err = errors.New("not a number")
+			break
+		}
+		v, err = strconv.ParseInt(strings.TrimSpace(x.Value), 10, 64)
+	default:
+		err = errors.New("not a number")
+	}
+	switch {
+	case err != nil || v > 1<<31-1:
+		c.errorf(f.val, "%s: expected a non-negative integer, got %s", f.name, kindName(f.val))
+		return 0
+	case v < 0:
+		c.errorf(f.val, "%s: must not be negative", f.name)
+		return 0
+	}
+	return int(v)
+}
+
+// dur reads a duration like "30s", or a number of units.
+func (c *configDecoder) dur(f field, unit time.Duration) time.Duration {
+	var num string
+	switch x := unwrap(f.val).(type) {
+	case *ast.IntegerNode, *ast.FloatNode:
+		num = x.GetToken().Value
+	case *ast.StringNode:
+		if _, err := strconv.ParseFloat(x.Value, 64); err == nil && c.expanded[x] {
+			num = x.Value
+			break
+		}
+		v, err := time.ParseDuration(x.Value)
+		switch {
+		case err != nil:
+			c.errorf(f.val, "%s: %q is not a duration like \"30s\"", f.name, x.Value)
+		case v < 0:
+			c.errorf(f.val, "%s: must not be negative", f.name)
+		}
+		return max(v, 0)
+	default:
+		c.errorf(f.val, "%s: expected a duration like \"30s\" or a number, got %s", f.name, kindName(f.val))
+		return 0
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	switch {
+	case err != nil:
+		c.errorf(f.val, "%s: expected a duration like \"30s\" or a number, got %s", f.name, kindName(f.val))
+	case v < 0:
+		c.errorf(f.val, "%s: must not be negative", f.name)
+	case v*float64(unit) > float64(1<<63-1):
+		c.errorf(f.val, "%s: too long", f.name)
+	default:
+		return time.Duration(v * float64(unit))
+	}
+	return 0
+}
+
+// flag reads a boolean, written as one or expanded from the environment.
+func (c *configDecoder) flag(f field) bool {
+	if x, ok := unwrap(f.val).(*ast.StringNode); ok && c.expanded[x] {
+		if b, err := strconv.ParseBool(x.Value); err == nil {
+			return b
+		}
+	}
+	return c.boolean(f)
+}
+
+// expand replaces ${NAME} and ${NAME:-default} in the string values under
+// n, in place, before anything is decoded. Keys are left alone.
+func (c *configDecoder) expand(n ast.Node, path string) {
+	switch x := n.(type) {
+	case *ast.TagNode:
+		c.expand(x.Value, path)
+	case *ast.AnchorNode:
+		c.expand(x.Value, path)
+	case *ast.MappingNode:
+		for _, mv := range x.Values {
+			c.expand(mv, path)
+		}
+	case *ast.MappingValueNode:
+		var key string
+		if t := x.Key.GetToken(); t != nil {
+			key = t.Value
+		}
+		if path != "" {
+			key = path + "." + key
+		}
+		c.expand(x.Value, key)
+	case *ast.SequenceNode:
+		for i, v := range x.Values {
+			c.expand(v, fmt.Sprintf("%s[%d]", path, i))
+		}
+	case *ast.LiteralNode:
+		if x.Value != nil {
+			x.Value.Value = c.expandString(x.Value, x.Value.Value, path)
+		}
+	case *ast.StringNode:
+		x.Value = c.expandString(x, x.Value, path)
+	}
+}
+
+func (c *configDecoder) expandString(n ast.Node, s, path string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], "$${") {
+			b.WriteString("${")
+			i += 3
+			continue
+		}
+		if !strings.HasPrefix(s[i:], "${") {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			c.exprErrorf(n, s, i, "%s: unterminated ${", path)
+			return s
+		}
+		expr := s[i+2 : i+end]
+		name, def, hasDef := strings.Cut(expr, ":-")
+		switch v, ok := c.lookup(name); {
+		case !validEnvName(name):
+			c.exprErrorf(n, s, i, "%s: %q is not an environment variable name", path, name)
+		case ok && (v != "" || !hasDef):
+			b.WriteString(v)
+		case hasDef:
+			b.WriteString(def)
+		default:
+			c.exprErrorf(n, s, i, "%s: environment variable %s is not set", path, name)
+		}
+		i += end + 1
+	}
+	c.expanded[n] = true
+	return b.String()
+}
+
+// exprErrorf reports a problem at offset i of a string value: exact for a
+// one-line plain or quoted value, the value's start otherwise.
+func (c *configDecoder) exprErrorf(n ast.Node, s string, i int, format string, args ...any) {
+	c.errorf(n, format, args...)
+	p := &c.problems[len(c.problems)-1]
+	t := n.GetToken()
+	if t == nil || strings.Contains(s[:i], "\n") || t.Value != s {
+		return
+	}
+	switch t.Type {
+	case token.StringType:
+	case token.DoubleQuoteType, token.SingleQuoteType:
+		if strings.ContainsAny(s[:i], `\'`) {
+			return
+		}
+		p.Col++
+	default:
+		return
+	}
+	p.Col += utf8.RuneCountInString(s[:i])
+}
+
+func validEnvName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for _, r := range s {
+		if r != '_' && (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') && (r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}

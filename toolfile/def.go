@@ -1,0 +1,488 @@
+package toolfile
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/wieldhq/wield"
+)
+
+// Def is one tool as written in a tool file (seed 004 §2), before its entry
+// is turned into a handler.
+type Def struct {
+	Name        string
+	Version     string
+	Description string
+	Category    string
+	Tags        []string
+	Parameters  []*Param
+	Entry       Entry
+	Output      *Output
+	// wield's additions.
+	Permission  wield.Permission
+	Timeout     time.Duration
+	Annotations wield.Annotations
+	Secrets     []string
+
+	// File, Line and Col locate the definition, for Tool.Source and messages.
+	File      string
+	Line, Col int
+
+	broken bool // a problem (not a warning) in its lines: left out
+}
+
+// Source is "file:line", as Tool.Source and duplicate warnings show it.
+func (d *Def) Source() string { return fmt.Sprintf("%s:%d", d.File, d.Line) }
+
+// Param is one parameter. Required is true when the file says so, and when
+// the file is silent and there is no default (seed 000's ToolParameter
+// defaults required to true; a default only makes sense for an optional
+// parameter).
+type Param struct {
+	Name        string
+	Type        string
+	Required    bool
+	Default     any
+	HasDefault  bool
+	Description string
+	Validation  Validation
+
+	defNode   ast.Node
+	enumNodes []ast.Node // beside Validation.Enum
+}
+
+// Validation holds the rules of seed 004 §2.2.
+type Validation struct {
+	Pattern              string
+	Enum                 []any
+	Min, Max             *float64
+	MinLength, MaxLength *int
+	Items                *Param
+	MinItems, MaxItems   *int
+	Properties           []*Param // in file order
+	Required             []string
+}
+
+// Entry says how the tool runs. Type picks a kind: builtin (Handler names a
+// Go handler), command (Command), or a kind of [Loader.Kinds], which finds
+// its other keys in Values.
+type Entry struct {
+	Type    string
+	Handler string
+	Command *Command
+	Values  map[string]any
+
+	// Line and Col locate the entry, for a kind's messages.
+	Line, Col int
+}
+
+// Output is the optional output description: a type and, for objects,
+// properties written `name: type`.
+type Output struct {
+	Type       string
+	Properties []OutputProp
+}
+
+// OutputProp is one `name: type` line of an output.
+type OutputProp struct{ Name, Type string }
+
+var paramTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "array": true, "object": true}
+
+func (d *decoder) tool(n ast.Node, fs []field) *Def {
+	line, col := pos(n)
+	if len(fs) > 0 {
+		line, col = pos(fs[0].key)
+	}
+	def := &Def{File: d.file, Line: line, Col: col}
+	var entry *field
+	for _, f := range fs {
+		switch f.name {
+		case "kind":
+		case "name":
+			def.Name = d.str(f)
+		case "version":
+			def.Version = d.text(f)
+		case "description":
+			def.Description = d.str(f)
+		case "category":
+			def.Category = d.str(f)
+		case "tags":
+			def.Tags = d.strings(f)
+		case "parameters":
+			seq, ok := unwrap(f.val).(*ast.SequenceNode)
+			if !ok {
+				if kindName(f.val) != "null" {
+					d.errorf(f.val, "parameters: expected a list, got %s", kindName(f.val))
+				}
+				continue
+			}
+			seen := map[string]bool{}
+			for _, v := range seq.Values {
+				p := d.param(v, "", true)
+				if p == nil {
+					continue
+				}
+				if seen[p.Name] {
+					d.errorf(v, "parameter %q: defined twice", p.Name)
+					continue
+				}
+				seen[p.Name] = true
+				def.Parameters = append(def.Parameters, p)
+			}
+		case "entry":
+			entry = &fs[indexOf(fs, f.name)]
+		case "output":
+			def.Output = d.output(f)
+		case "permission":
+			p := wield.Permission(d.str(f))
+			switch p {
+			case wield.PermissionAuto, wield.PermissionConfirm, wield.PermissionDeny:
+				def.Permission = p
+			default:
+				d.errorf(f.val, "permission: %q is not auto, confirm or deny", p)
+			}
+		case "timeout":
+			def.Timeout = d.duration(f)
+		case "annotations":
+			def.Annotations = d.annotations(f)
+		case "secrets":
+			def.Secrets = d.strings(f)
+		default:
+			d.unknown(f, "tool")
+		}
+	}
+	if def.Name == "" {
+		d.errorf(start(n, fs), "tool: missing name")
+	}
+	d.checkDefaults(def.Parameters, "")
+	// The entry is decoded last: a command template refers to parameters.
+	if entry != nil {
+		def.Entry = d.entry(*entry, def)
+	} else {
+		d.errorf(start(n, fs), "tool %q: missing entry", def.Name)
+	}
+	for _, s := range def.Secrets {
+		if !hasParam(def.Parameters, s) {
+			d.errorf(start(n, fs), "secrets: %q is not a parameter", s)
+		}
+	}
+	return def
+}
+
+// start is the node where a mapping's text begins (its first key), for
+// problems of the mapping as a whole.
+func start(n ast.Node, fs []field) ast.Node {
+	if len(fs) > 0 {
+		return fs[0].key
+	}
+	return n
+}
+
+func hasParam(ps []*Param, name string) bool {
+	for _, p := range ps {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// duration accepts "30s" or a number of seconds.
+func (d *decoder) duration(f field) time.Duration {
+	switch x := unwrap(f.val).(type) {
+	case *ast.StringNode:
+		v, err := time.ParseDuration(x.Value)
+		if err != nil || v < 0 {
+			d.errorf(f.val, "%s: %q is not a duration like \"30s\"", f.name, x.Value)
+			return 0
+		}
+		return v
+	case *ast.IntegerNode, *ast.FloatNode:
+		if v := d.number(f); v != nil && *v >= 0 {
+			return time.Duration(*v * float64(time.Second))
+		}
+	}
+	d.errorf(f.val, "%s: expected a duration like \"30s\" or a number of seconds, got %s", f.name, kindName(f.val))
+	return 0
+}
+
+func (d *decoder) annotations(f field) wield.Annotations {
+	var a wield.Annotations
+	fs, _ := d.mapping(f.val, "annotations")
+	for _, f := range fs {
+		switch f.name {
+		case "read_only":
+			a.ReadOnly = d.boolean(f)
+		case "destructive":
+			a.Destructive = d.boolean(f)
+		case "idempotent":
+			a.Idempotent = d.boolean(f)
+		case "open_world":
+			a.OpenWorld = d.boolean(f)
+		default:
+			d.unknown(f, "annotations")
+		}
+	}
+	return a
+}
+
+// param decodes a parameter spec. A top-level parameter (a list entry) has
+// a name key and follows the "no required and no default means required"
+// rule; a nested one (a property, whose name is given, or an items spec) is
+// required only when it says so or its object lists it.
+func (d *decoder) param(n ast.Node, name string, topLevel bool) *Param {
+	what := "parameter"
+	if name != "" {
+		what = fmt.Sprintf("property %q", name)
+	}
+	fs, ok := d.mapping(n, what)
+	if !ok {
+		return nil
+	}
+	p := &Param{Name: name}
+	var requiredSet bool
+	var validation *field
+	for _, f := range fs {
+		switch f.name {
+		case "name":
+			if name != "" || !topLevel {
+				d.unknown(f, what)
+				continue
+			}
+			p.Name = d.str(f)
+			what = fmt.Sprintf("parameter %q", p.Name)
+		case "type":
+			p.Type = d.str(f)
+			if p.Type != "" && !paramTypes[p.Type] {
+				d.errorf(f.val, "%s: type %q is not string, number, integer, boolean, array or object", what, p.Type)
+				p.Type = ""
+			}
+		case "required":
+			p.Required = d.boolean(f)
+			requiredSet = true
+		case "default":
+			if v, ok := d.value(f.val); ok {
+				p.Default, p.HasDefault, p.defNode = v, true, f.val
+			}
+		case "description":
+			p.Description = d.str(f)
+		case "validation":
+			validation = &fs[indexOf(fs, f.name)]
+		default:
+			d.unknown(f, what)
+		}
+	}
+	if topLevel && p.Name == "" {
+		d.errorf(start(n, fs), "parameter: missing name")
+		return nil
+	}
+	if validation != nil {
+		d.validation(*validation, p, what)
+	}
+	if topLevel && !requiredSet {
+		p.Required = !p.HasDefault
+	}
+	if p.Required && p.HasDefault {
+		d.warnf(p.defNode, "%s: required parameter has a default, which is never used", what)
+	}
+	return p
+}
+
+func indexOf(fs []field, name string) int {
+	for i, f := range fs {
+		if f.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (d *decoder) validation(vf field, p *Param, what string) {
+	fs, ok := d.mapping(vf.val, what+" validation")
+	if !ok {
+		return
+	}
+	v := &p.Validation
+	only := func(f field, types ...string) {
+		if p.Type == "" {
+			return
+		}
+		for _, t := range types {
+			if t == p.Type {
+				return
+			}
+		}
+		d.errorf(f.key, "%s: %s applies to %s parameters, not %s", what, f.name, strings.Join(types, " and "), p.Type)
+	}
+	for _, f := range fs {
+		// Name the parameter in messages of the value helpers.
+		named := field{name: what + ": " + f.name, key: f.key, val: f.val}
+		switch f.name {
+		case "pattern":
+			only(f, "string")
+			v.Pattern = d.str(named)
+			if v.Pattern != "" {
+				if _, err := compileRE(v.Pattern); err != nil {
+					d.errorf(f.val, "%s: pattern: %v", what, err)
+					v.Pattern = ""
+				}
+			}
+		case "enum":
+			seq, ok := unwrap(f.val).(*ast.SequenceNode)
+			if !ok {
+				d.errorf(f.val, "%s: enum: expected a list, got %s", what, kindName(f.val))
+				continue
+			}
+			for _, e := range seq.Values {
+				if x, ok := d.value(e); ok {
+					v.Enum = append(v.Enum, x)
+					p.enumNodes = append(p.enumNodes, e)
+				}
+			}
+		case "min":
+			only(f, "number", "integer")
+			v.Min = d.number(named)
+		case "max":
+			only(f, "number", "integer")
+			v.Max = d.number(named)
+		case "min_length":
+			only(f, "string")
+			v.MinLength = d.count(named)
+		case "max_length":
+			only(f, "string")
+			v.MaxLength = d.count(named)
+		case "min_items":
+			only(f, "array")
+			v.MinItems = d.count(named)
+		case "max_items":
+			only(f, "array")
+			v.MaxItems = d.count(named)
+		case "items":
+			only(f, "array")
+			if s, ok := unwrap(f.val).(*ast.StringNode); ok {
+				if !paramTypes[s.Value] {
+					d.errorf(f.val, "%s: items: type %q is not string, number, integer, boolean, array or object", what, s.Value)
+					continue
+				}
+				v.Items = &Param{Type: s.Value}
+				continue
+			}
+			v.Items = d.param(f.val, "", false)
+		case "properties":
+			only(f, "object")
+			props, _ := d.mapping(f.val, what+" properties")
+			for _, pf := range props {
+				if q := d.param(pf.val, pf.name, false); q != nil {
+					q.Name = pf.name
+					v.Properties = append(v.Properties, q)
+				}
+			}
+		case "required":
+			only(f, "object")
+			v.Required = d.strings(named)
+		default:
+			d.unknown(f, what+" validation")
+		}
+	}
+	for _, r := range v.Required {
+		if len(v.Properties) > 0 && !hasParam(v.Properties, r) {
+			d.errorf(start(vf.val, fs), "%s: required property %q is not among the properties", what, r)
+		}
+	}
+	if v.Min != nil && v.Max != nil && *v.Min > *v.Max {
+		d.errorf(start(vf.val, fs), "%s: min %v is greater than max %v", what, *v.Min, *v.Max)
+	}
+}
+
+// plannedKinds are entry types of the design that this package cannot run
+// yet; their tools load without a handler.
+var plannedKinds = map[string]bool{"http": true, "mcp": true, "remote": true, "external": true, "custom": true}
+
+func (d *decoder) entry(f field, def *Def) Entry {
+	line, col := pos(f.val)
+	e := Entry{Line: line, Col: col}
+	fs, ok := d.mapping(f.val, "entry")
+	if !ok {
+		return e
+	}
+	e.Line, e.Col = pos(start(f.val, fs))
+	var typ *field
+	for i := range fs {
+		if fs[i].name == "type" {
+			typ = &fs[i]
+			e.Type = d.str(fs[i])
+		}
+	}
+	if typ == nil {
+		d.errorf(start(f.val, fs), "entry: missing type")
+		return e
+	}
+	rest := slices.DeleteFunc(slices.Clone(fs), func(f field) bool { return f.name == "type" })
+	switch {
+	case e.Type == "builtin":
+		for _, f := range rest {
+			if f.name != "handler" {
+				d.unknown(f, "builtin entry")
+				continue
+			}
+			e.Handler = d.str(f)
+			if e.Handler != "" && d.builtins != nil && d.builtins[e.Handler] == nil {
+				d.warnf(f.val, "entry: builtin handler %q is not provided", e.Handler)
+			}
+		}
+		if e.Handler == "" {
+			d.errorf(start(f.val, fs), "entry: builtin entry without handler")
+		}
+	case e.Type == "command":
+		e.Command = d.command(rest, def, start(f.val, fs))
+	case d.kinds[e.Type] != nil:
+		e.Values = map[string]any{}
+		for _, f := range rest {
+			if f.name == "handler" {
+				e.Handler = d.str(f)
+				continue
+			}
+			if v, ok := d.value(f.val); ok {
+				e.Values[f.name] = v
+			}
+		}
+	case plannedKinds[e.Type]:
+		d.warnf(typ.val, "entry type %s is not available yet", e.Type)
+	case e.Type != "":
+		d.errorf(typ.val, "unknown entry type %q", e.Type)
+	}
+	return e
+}
+
+var outputTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "array": true, "object": true, "any": true, "null": true}
+
+func (d *decoder) output(f field) *Output {
+	o := &Output{}
+	fs, _ := d.mapping(f.val, "output")
+	for _, f := range fs {
+		switch f.name {
+		case "type":
+			o.Type = d.str(f)
+			if o.Type != "" && !outputTypes[o.Type] {
+				d.errorf(f.val, "output: type %q is not a JSON type or any", o.Type)
+				o.Type = ""
+			}
+		case "properties":
+			props, _ := d.mapping(f.val, "output properties")
+			for _, pf := range props {
+				t := d.str(pf)
+				if t != "" && !outputTypes[t] {
+					d.errorf(pf.val, "output: property %q: type %q is not a JSON type or any", pf.name, t)
+					continue
+				}
+				o.Properties = append(o.Properties, OutputProp{pf.name, t})
+			}
+		default:
+			d.unknown(f, "output")
+		}
+	}
+	return o
+}

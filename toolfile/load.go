@@ -1,0 +1,438 @@
+package toolfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/schema"
+)
+
+// Toolset is a toolset file (seed 002 configs/tool_sets/*.yaml) with where
+// it was defined.
+type Toolset struct {
+	wield.Toolset
+	File      string
+	Line, Col int
+	refs      []ref
+}
+
+// OutputStrategy is an agent's choice between native function calling and
+// structured output (seed 002 §4.3.1).
+type OutputStrategy struct {
+	FunctionCalling            bool `json:"function_calling"`
+	FallbackToStructuredOutput bool `json:"fallback_to_structured_output"`
+}
+
+// Agent is an agent file: the tools and toolsets merged into its toolkit.
+type Agent struct {
+	Name           string
+	Description    string
+	Tools          []string
+	ToolSets       []string
+	OutputStrategy OutputStrategy
+	File           string
+	Line, Col      int
+	refs           []ref
+}
+
+// ref is a name used somewhere, to report it where it is written.
+type ref struct {
+	name      string
+	toolset   bool
+	line, col int
+}
+
+// Set is what a load found: definitions in load order (the first of a name
+// wins when applied), toolsets, agents, and every problem met, warnings
+// included.
+type Set struct {
+	Tools    []*wield.Tool
+	Defs     []*Def
+	Toolsets []*Toolset
+	Agents   []*Agent
+	Problems []Problem
+}
+
+// LoadDirs loads the tool files under dirs with a zero [Loader].
+func LoadDirs(dirs ...string) (*Set, error) {
+	var l Loader
+	return l.LoadDirs(context.Background(), dirs...)
+}
+
+// LoadDirs scans dirs (or files) recursively for *.yaml, *.yml and *.json,
+// in the order given and in sorted order within each, and loads them all.
+// Hidden files and folders are skipped. The set is returned even with an
+// error; the error is [Problems], the mistakes that left documents out.
+// Warnings are only in [Set.Problems].
+func (l *Loader) LoadDirs(ctx context.Context, dirs ...string) (*Set, error) {
+	set := &Set{}
+	var paths []string
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				set.Problems = append(set.Problems, Problem{File: path, Line: 1, Col: 1, Message: err.Error()})
+				return nil
+			}
+			if path != dir && strings.HasPrefix(e.Name(), ".") {
+				if e.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if e.IsDir() || !isToolFile(path) && path != dir {
+				return nil
+			}
+			paths = append(paths, path)
+			return nil
+		})
+		if err != nil {
+			return set, fmt.Errorf("load tool files: %w", err)
+		}
+	}
+	// Files are parsed in parallel (the YAML parser is most of the time)
+	// and merged in order, so the first of a name still wins.
+	parts := make([]*Set, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		wg.Go(func() {
+			for i := range next {
+				part := &Set{}
+				src, err := os.ReadFile(paths[i])
+				if err != nil {
+					part.Problems = append(part.Problems, Problem{File: paths[i], Line: 1, Col: 1, Message: err.Error()})
+				} else {
+					l.load(ctx, part, paths[i], src)
+				}
+				parts[i] = part
+			}
+		})
+	}
+	for i := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return set, fmt.Errorf("load tool files: %w", err)
+	}
+	for _, part := range parts {
+		set.Tools = append(set.Tools, part.Tools...)
+		set.Defs = append(set.Defs, part.Defs...)
+		set.Toolsets = append(set.Toolsets, part.Toolsets...)
+		set.Agents = append(set.Agents, part.Agents...)
+		set.Problems = append(set.Problems, part.Problems...)
+	}
+	set.check()
+	return set, set.err()
+}
+
+func isToolFile(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// Load loads one file's contents; name is used in messages and Tool.Source.
+func (l *Loader) Load(ctx context.Context, name string, src []byte) (*Set, error) {
+	set := &Set{}
+	l.load(ctx, set, name, src)
+	set.check()
+	return set, set.err()
+}
+
+func (s *Set) err() error {
+	var errs Problems
+	for _, p := range s.Problems {
+		if !p.Warning {
+			errs = append(errs, p)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
+}
+
+func (l *Loader) load(ctx context.Context, set *Set, name string, src []byte) {
+	d := &decoder{file: name, builtins: l.Builtins, kinds: l.Kinds}
+	for _, doc := range d.parse(src) {
+		d.document(doc, set)
+	}
+	for _, def := range set.Defs[len(set.Tools):] {
+		h, err := l.handler(ctx, def)
+		if err != nil {
+			d.problems = append(d.problems, Problem{File: def.File, Line: def.Entry.Line, Col: def.Entry.Col, Message: err.Error()})
+		}
+		t := def.Tool(h)
+		if err := t.Check(); err != nil {
+			d.problems = append(d.problems, Problem{File: def.File, Line: def.Line, Col: def.Col, Message: err.Error()})
+		} else if _, err := schema.Compile(t.InputSchema); err != nil {
+			d.problems = append(d.problems, Problem{File: def.File, Line: def.Line, Col: def.Col, Message: "input schema: " + err.Error()})
+		}
+		set.Tools = append(set.Tools, t)
+	}
+	// A tool with a problem in its own lines is left out; warnings keep it.
+	keepDefs, keepTools := set.Defs[:0], set.Tools[:0]
+	for i, def := range set.Defs {
+		if !def.broken {
+			keepDefs, keepTools = append(keepDefs, def), append(keepTools, set.Tools[i])
+		}
+	}
+	set.Defs, set.Tools = keepDefs, keepTools
+	set.Problems = append(set.Problems, d.problems...)
+}
+
+// document decodes one YAML document: read what kind it is, then decode it
+// strictly as that kind.
+func (d *decoder) document(n ast.Node, set *Set) {
+	if seq, ok := unwrap(n).(*ast.SequenceNode); ok {
+		d.toolList(seq.Values, set)
+		return
+	}
+	fs, ok := d.mapping(n, "document")
+	if !ok {
+		return
+	}
+	kind := ""
+	has := map[string]field{}
+	for _, f := range fs {
+		has[f.name] = f
+		if f.name == "kind" {
+			kind = d.str(f)
+		}
+	}
+	if kind == "" {
+		_, params := has["parameters"]
+		_, entry := has["entry"]
+		_, sets := has["tool_sets"]
+		_, strategy := has["output_strategy"]
+		tools, listed := has["tools"]
+		switch {
+		case params || entry:
+			kind = "tool"
+		case sets || strategy:
+			kind = "agent"
+		case listed && firstIsMapping(tools.val):
+			kind = "tools"
+		case listed:
+			kind = "toolset"
+		default:
+			kind = "tool"
+		}
+	}
+	switch kind {
+	case "tool":
+		mark := len(d.problems)
+		def := d.tool(n, fs)
+		def.broken = d.failed(mark)
+		set.Defs = append(set.Defs, def)
+	case "tools":
+		for _, f := range fs {
+			switch f.name {
+			case "kind":
+			case "tools":
+				seq, ok := unwrap(f.val).(*ast.SequenceNode)
+				if !ok {
+					d.errorf(f.val, "tools: expected a list, got %s", kindName(f.val))
+					continue
+				}
+				d.toolList(seq.Values, set)
+			default:
+				d.unknown(f, "tool list")
+			}
+		}
+	case "toolset":
+		set.Toolsets = append(set.Toolsets, d.toolset(n, fs))
+	case "agent":
+		set.Agents = append(set.Agents, d.agent(n, fs))
+	default:
+		d.errorf(has["kind"].val, "kind %q is not tool, tools, toolset or agent", kind)
+	}
+}
+
+func firstIsMapping(n ast.Node) bool {
+	seq, ok := unwrap(n).(*ast.SequenceNode)
+	if !ok || len(seq.Values) == 0 {
+		return false
+	}
+	return kindName(seq.Values[0]) == "mapping"
+}
+
+func (d *decoder) toolList(nodes []ast.Node, set *Set) {
+	for _, v := range nodes {
+		fs, ok := d.mapping(v, "tool")
+		if !ok {
+			continue
+		}
+		mark := len(d.problems)
+		def := d.tool(v, fs)
+		def.broken = d.failed(mark)
+		set.Defs = append(set.Defs, def)
+	}
+}
+
+func (d *decoder) refs(f field, toolset bool) ([]string, []ref) {
+	names := d.strings(f)
+	var refs []ref
+	if seq, ok := unwrap(f.val).(*ast.SequenceNode); ok {
+		for _, v := range seq.Values {
+			if s, ok := unwrap(v).(*ast.StringNode); ok {
+				line, col := pos(v)
+				refs = append(refs, ref{name: s.Value, toolset: toolset, line: line, col: col})
+			}
+		}
+	}
+	return names, refs
+}
+
+func (d *decoder) toolset(n ast.Node, fs []field) *Toolset {
+	line, col := pos(fs[0].key)
+	ts := &Toolset{File: d.file, Line: line, Col: col}
+	for _, f := range fs {
+		switch f.name {
+		case "kind":
+		case "name":
+			ts.Name = d.str(f)
+		case "description":
+			ts.Description = d.str(f)
+		case "tools":
+			ts.Tools, ts.refs = d.refs(f, false)
+		default:
+			d.unknown(f, "toolset")
+		}
+	}
+	if ts.Name == "" {
+		d.errorf(start(n, fs), "toolset: missing name")
+	}
+	return ts
+}
+
+func (d *decoder) agent(n ast.Node, fs []field) *Agent {
+	line, col := pos(fs[0].key)
+	a := &Agent{File: d.file, Line: line, Col: col}
+	for _, f := range fs {
+		switch f.name {
+		case "kind":
+		case "name":
+			a.Name = d.str(f)
+		case "description":
+			a.Description = d.str(f)
+		case "tools":
+			var refs []ref
+			a.Tools, refs = d.refs(f, false)
+			a.refs = append(a.refs, refs...)
+		case "tool_sets":
+			var refs []ref
+			a.ToolSets, refs = d.refs(f, true)
+			a.refs = append(a.refs, refs...)
+		case "output_strategy":
+			sfs, _ := d.mapping(f.val, "output_strategy")
+			for _, sf := range sfs {
+				switch sf.name {
+				case "function_calling":
+					a.OutputStrategy.FunctionCalling = d.boolean(sf)
+				case "fallback_to_structured_output":
+					a.OutputStrategy.FallbackToStructuredOutput = d.boolean(sf)
+				default:
+					d.unknown(sf, "output_strategy")
+				}
+			}
+		default:
+			d.unknown(f, "agent")
+		}
+	}
+	if a.Name == "" {
+		d.errorf(start(n, fs), "agent: missing name")
+	}
+	return a
+}
+
+// check reports, as warnings, duplicate names (at both places) and
+// references to tools and toolsets that the set does not define. They are
+// warnings because the registry the set is applied to may hold the missing
+// tools already; [Set.Apply] is the judge.
+func (s *Set) check() {
+	tools := map[string]*Def{}
+	for _, def := range s.Defs {
+		if first, ok := tools[def.Name]; ok {
+			s.warn(first.File, first.Line, first.Col, "tool %q is defined again at %s", def.Name, def.Source())
+			s.warn(def.File, def.Line, def.Col, "duplicate tool %q is shadowed by the one at %s", def.Name, first.Source())
+			continue
+		}
+		tools[def.Name] = def
+	}
+	sets := map[string]*Toolset{}
+	for _, ts := range s.Toolsets {
+		if first, ok := sets[ts.Name]; ok {
+			s.warn(ts.File, ts.Line, ts.Col, "duplicate toolset %q is shadowed by the one at %s:%d", ts.Name, first.File, first.Line)
+			continue
+		}
+		sets[ts.Name] = ts
+		for _, r := range ts.refs {
+			if tools[r.name] == nil {
+				s.warn(ts.File, r.line, r.col, "toolset %q: tool %q is not defined", ts.Name, r.name)
+			}
+		}
+	}
+	for _, a := range s.Agents {
+		for _, r := range a.refs {
+			switch {
+			case r.toolset && sets[r.name] == nil:
+				s.warn(a.File, r.line, r.col, "agent %q: toolset %q is not defined", a.Name, r.name)
+			case !r.toolset && tools[r.name] == nil:
+				s.warn(a.File, r.line, r.col, "agent %q: tool %q is not defined", a.Name, r.name)
+			}
+		}
+	}
+	sortProblems(s.Problems)
+}
+
+func (s *Set) warn(file string, line, col int, format string, args ...any) {
+	s.Problems = append(s.Problems, Problem{File: file, Line: line, Col: col, Message: fmt.Sprintf(format, args...), Warning: true})
+}
+
+// Apply registers the set's tools, defines its toolsets and creates each
+// agent's toolkit, in that order. Duplicates are shadowed by the registry
+// (first wins); the returned error joins every failure, and those wrapping
+// [wield.ErrDuplicate] are only warnings, already logged by the registry.
+func (s *Set) Apply(reg *wield.Registry) error {
+	var errs []error
+	if err := reg.Register(s.Tools...); err != nil {
+		errs = append(errs, err)
+	}
+	defined := map[string]bool{}
+	for _, ts := range s.Toolsets {
+		if defined[ts.Name] {
+			continue
+		}
+		defined[ts.Name] = true
+		if err := reg.DefineToolset(ts.Toolset); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: %w", ts.File, ts.Line, err))
+		}
+	}
+	for _, a := range s.Agents {
+		names := append([]string(nil), a.Tools...)
+		for _, ts := range a.ToolSets {
+			names = append(names, "toolset:"+ts)
+		}
+		if _, err := reg.CreateToolkit(a.Name, names...); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: %w", a.File, a.Line, err))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,336 @@
+package toolfile
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/wieldhq/wield"
+)
+
+// DefaultDebounce is how long a [Watcher] waits after the last change before
+// it reloads: an editor's save is often several writes, and a checkout many.
+const DefaultDebounce = 200 * time.Millisecond
+
+// WatchOptions configure [Loader.Watch]; nil means defaults.
+type WatchOptions struct {
+	// Debounce is how long to wait after the last change before reloading;
+	// zero means [DefaultDebounce].
+	Debounce time.Duration
+	// Interval, when positive, also reloads at this interval (seed 004's
+	// reload_interval), for file systems where change notifications are
+	// unreliable (network mounts, some containers). Zero relies on fsnotify
+	// alone.
+	Interval time.Duration
+	// Logger receives reload failures; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// owned is a tool the watcher registered, with the definition it came from
+// so that a reload can tell whether it changed.
+type owned struct {
+	tool *wield.Tool
+	def  *Def
+}
+
+// Watcher reloads tool files when they change. It only adds, updates and
+// removes the tools it loaded itself, never the Go tools the program
+// registered, and a file that stops loading keeps its tools at their last
+// good version, so a reload never leaves the registry without a working tool
+// because of a broken file.
+type Watcher struct {
+	loader *Loader
+	reg    *wield.Registry
+	dirs   []string
+	log    *slog.Logger
+
+	mu    sync.Mutex // serialises reloads
+	tools map[string]owned
+
+	fsw       *fsnotify.Watcher
+	cancel    context.CancelFunc
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// Watch loads the tool files under dirs into reg once (as [Loader.LoadDirs]
+// and [Set.Apply] would), then watches dirs recursively, subfolders created
+// later included, and reloads on every change until ctx ends or
+// [Watcher.Close] is called. Problems in the files are logged and published
+// as load_error events, not returned: the error is only for a watch that
+// could not start (an fsnotify error, or ctx's error).
+func (l *Loader) Watch(ctx context.Context, reg *wield.Registry, dirs []string, opts *WatchOptions) (*Watcher, error) {
+	var o WatchOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Debounce <= 0 {
+		o.Debounce = DefaultDebounce
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	w := &Watcher{loader: l, reg: reg, dirs: append([]string(nil), dirs...), log: o.Logger,
+		tools: map[string]owned{}, done: make(chan struct{})}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watch tool files: %w", err)
+	}
+	w.fsw = fsw
+	// Watch before loading, so a change made during the first load is not
+	// missed.
+	for _, dir := range w.dirs {
+		w.add(dir)
+	}
+	if err := w.load(ctx, true); err != nil {
+		var ps Problems
+		if !errors.As(err, &ps) {
+			fsw.Close()
+			return nil, err
+		}
+		w.log.Warn("tool files have problems", "error", err)
+	}
+	ctx, w.cancel = context.WithCancel(ctx)
+	go w.run(ctx, o)
+	return w, nil
+}
+
+// add watches dir and every folder under it, skipping hidden ones as
+// LoadDirs does.
+func (w *Watcher) add(dir string) {
+	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return nil
+		}
+		if path != dir && strings.HasPrefix(e.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if err := w.fsw.Add(path); err != nil {
+			w.log.Warn("watch tool folder", "dir", path, "error", err)
+		}
+		return nil
+	})
+}
+
+func (w *Watcher) run(ctx context.Context, o WatchOptions) {
+	defer close(w.done)
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	defer debounce.Stop()
+	var tick <-chan time.Time
+	if o.Interval > 0 {
+		t := time.NewTicker(o.Interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	reload := func() {
+		if err := w.Reload(ctx); err != nil && ctx.Err() == nil {
+			w.log.Warn("reload tool files", "error", err)
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return
+			}
+			if ev.Has(fsnotify.Create) {
+				w.add(ev.Name) // a new folder: watch it and what is already in it
+			}
+			debounce.Reset(o.Debounce)
+		case err, ok := <-w.fsw.Errors:
+			if !ok {
+				return
+			}
+			w.log.Warn("watch tool files", "error", err)
+			debounce.Reset(o.Debounce) // events may be lost: look again
+		case <-debounce.C:
+			reload()
+		case <-tick:
+			reload()
+		}
+	}
+}
+
+// Close stops watching. The tools stay registered.
+func (w *Watcher) Close() error {
+	var err error
+	w.closeOnce.Do(func() {
+		if w.cancel != nil {
+			w.cancel()
+			<-w.done
+		}
+		err = w.fsw.Close()
+	})
+	return err
+}
+
+// Reload loads the files again now and applies the difference to the
+// registry: new tools are registered, changed ones updated, and those whose
+// file was deleted or that were removed from a file that loads are removed.
+// A file with problems keeps its tools at their last good version. It
+// publishes reload_started, a load_error per broken file and
+// reload_completed on the registry's bus. The error is [Problems] when some
+// files have problems (the reload was applied all the same), or ctx's error.
+func (w *Watcher) Reload(ctx context.Context) error {
+	return w.load(ctx, false)
+}
+
+func (w *Watcher) publish(e wield.Event) {
+	if bus := w.reg.Bus(); bus != nil {
+		bus.Publish(e)
+	}
+}
+
+func (w *Watcher) load(ctx context.Context, first bool) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.publish(wield.Event{Type: wield.EventReloadStarted})
+	set, err := w.loader.LoadDirs(ctx, w.dirs...)
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("reload tool files: %w", cerr)
+	}
+	var ps Problems
+	if err != nil && !errors.As(err, &ps) {
+		return fmt.Errorf("reload tool files: %w", err)
+	}
+
+	// Files with problems, in order, with their messages.
+	broken := map[string][]string{}
+	var brokenOrder []string
+	for _, p := range ps {
+		if _, ok := broken[p.File]; !ok {
+			brokenOrder = append(brokenOrder, p.File)
+		}
+		broken[p.File] = append(broken[p.File], p.String())
+	}
+	for _, f := range brokenOrder {
+		w.publish(wield.Event{Type: wield.EventLoadError, Source: f, Message: strings.Join(broken[f], "\n")})
+	}
+
+	// What the registry should hold of ours: the first of each name loaded,
+	// then the last good version of tools whose file is broken.
+	want := map[string]owned{}
+	var order []string
+	for i, t := range set.Tools {
+		if _, ok := want[t.Name]; ok {
+			continue
+		}
+		want[t.Name] = owned{tool: t, def: set.Defs[i]}
+		order = append(order, t.Name)
+	}
+	for name, o := range w.tools {
+		if _, ok := want[name]; ok {
+			continue
+		}
+		if _, ok := broken[o.def.File]; ok {
+			want[name] = o
+		}
+	}
+
+	var added, updated, removed int
+	var toAdd []*wield.Tool
+	for _, name := range order {
+		n := want[name]
+		old, ok := w.tools[name]
+		switch {
+		case !ok:
+			if w.reg.Entry(name) != nil {
+				// A tool of the program's (or of another loader's) has
+				// the name: leave it alone, the file's tool is shadowed.
+				delete(want, name)
+				continue
+			}
+			toAdd = append(toAdd, n.tool)
+		case old.def.File == n.def.File && broken[n.def.File] != nil:
+			// Part of a file with problems may still load, maybe without
+			// its handler: keep what was known to work.
+			want[name] = old
+		case !same(old, n):
+			if err := w.reg.Update(n.tool); err != nil {
+				w.log.Warn("reload tool", "tool", name, "error", err)
+				want[name] = old
+				continue
+			}
+			updated++
+		}
+	}
+	if len(toAdd) > 0 {
+		if err := w.reg.Register(toAdd...); err != nil {
+			w.log.Debug("register reloaded tools", "error", err)
+		}
+		for _, t := range toAdd {
+			if e := w.reg.Entry(t.Name); e != nil && e.Tool == t {
+				added++
+			} else {
+				delete(want, t.Name)
+			}
+		}
+	}
+	for name := range w.tools {
+		if _, ok := want[name]; ok {
+			continue
+		}
+		if w.reg.Remove(name) {
+			removed++
+		}
+	}
+	w.tools = want
+
+	// Toolsets are redefined on every load; agents' toolkits are made once,
+	// as the program may have changed them since.
+	defined := map[string]bool{}
+	for _, ts := range set.Toolsets {
+		if defined[ts.Name] {
+			continue
+		}
+		defined[ts.Name] = true
+		if err := w.reg.DefineToolset(ts.Toolset); err != nil {
+			w.log.Warn("define toolset", "file", ts.File, "line", ts.Line, "error", err)
+		}
+	}
+	if first {
+		for _, a := range set.Agents {
+			names := append([]string(nil), a.Tools...)
+			for _, ts := range a.ToolSets {
+				names = append(names, "toolset:"+ts)
+			}
+			if _, err := w.reg.CreateToolkit(a.Name, names...); err != nil {
+				w.log.Warn("create toolkit", "file", a.File, "line", a.Line, "error", err)
+			}
+		}
+	}
+
+	w.publish(wield.Event{Type: wield.EventReloadCompleted,
+		Message: fmt.Sprintf("%d added, %d updated, %d removed", added, updated, removed)})
+	if len(ps) > 0 {
+		return ps
+	}
+	return nil
+}
+
+// same reports whether a reloaded tool is the one registered: the same
+// definition and the same compiled tool (schemas included).
+func same(a, b owned) bool {
+	if a.tool == b.tool {
+		return true
+	}
+	if !reflect.DeepEqual(a.def, b.def) {
+		return false
+	}
+	ja, err1 := json.Marshal(a.tool)
+	jb, err2 := json.Marshal(b.tool)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
