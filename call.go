@@ -28,6 +28,11 @@ type Caller struct {
 	WorkflowID     string         `json:"workflow_id,omitempty"`
 	UserID         string         `json:"user_id,omitempty"`
 	Variables      map[string]any `json:"variables,omitempty"`
+	// AllowedPaths narrows what the file tools may touch for this caller
+	// (seed 003 ToolContext.allowedPaths). Each must lie inside the paths
+	// the tools were configured with: a caller can narrow, never widen.
+	// Empty means the configured paths.
+	AllowedPaths []string `json:"allowed_paths,omitempty"`
 }
 
 // ForConversation is the caller of an agent in a conversation.

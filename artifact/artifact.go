@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -190,14 +191,72 @@ func (m *Manager) closest(text, fragment string, skipFrom, skipTo int) match {
 			end -= len(d.Text)
 			diffs = diffs[:len(diffs)-1]
 		}
-		passage := text[s:end]
-		dist := dmp.DiffLevenshtein(diffs)
-		score := 1 - float64(dist)/float64(max(utf8.RuneCountInString(fragment), utf8.RuneCountInString(passage)))
+		score := similarity(dmp.DiffLevenshtein(diffs), fragment, text[s:end])
+		// A passage that stops inside a word the fragment ends with
+		// ("degre|es" for "degres") scores as well as the whole word: prefer
+		// the whole word, at either edge, when it scores no worse.
+		if ws, we := wordStart(text, s), wordEnd(text, end); (ws != s && wordRune(fragment, 0)) || (we != end && wordRune(fragment, len(fragment)-1)) {
+			if !wordRune(fragment, 0) {
+				ws = s
+			}
+			if !wordRune(fragment, len(fragment)-1) {
+				we = end
+			}
+			if !strings.Contains(text[ws:we], "\x00") {
+				d := dmp.DiffLevenshtein(dmp.DiffMain(fragment, text[ws:we], false))
+				if sc := similarity(d, fragment, text[ws:we]); sc >= score {
+					s, end, score = ws, we, sc
+				}
+			}
+		}
 		if score > best.score || best.start < 0 {
 			best = match{start: s, end: end, score: score}
 		}
 	}
 	return best
+}
+
+func similarity(dist int, fragment, passage string) float64 {
+	return 1 - float64(dist)/float64(max(utf8.RuneCountInString(fragment), utf8.RuneCountInString(passage)))
+}
+
+// wordRune reports whether the character of s at byte i (or ending there,
+// for the last one) is a letter or digit.
+func wordRune(s string, i int) bool {
+	if s == "" {
+		return false
+	}
+	var r rune
+	if i >= len(s)-1 {
+		r, _ = utf8.DecodeLastRuneInString(s)
+	} else {
+		r, _ = utf8.DecodeRuneInString(s[i:])
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// wordStart moves i back over the letters and digits just before it.
+func wordStart(text string, i int) int {
+	for i > 0 {
+		r, n := utf8.DecodeLastRuneInString(text[:i])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		i -= n
+	}
+	return i
+}
+
+// wordEnd moves i forward over the letters and digits from it.
+func wordEnd(text string, i int) int {
+	for i < len(text) {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		i += n
+	}
+	return i
 }
 
 func prefix(s string, n int) string {

@@ -12,10 +12,15 @@ import (
 	"github.com/wieldhq/wield/engine"
 )
 
-func newEngine(t *testing.T) *engine.Engine {
+// newEngine returns an engine over tools, or over builtin.Defaults() when
+// none are given.
+func newEngine(t *testing.T, tools ...*wield.Tool) *engine.Engine {
 	t.Helper()
+	if len(tools) == 0 {
+		tools = builtin.Defaults()
+	}
 	reg := wield.NewRegistry(nil)
-	reg.MustRegister(builtin.Defaults()...)
+	reg.MustRegister(tools...)
 	e := engine.New(reg, nil)
 	t.Cleanup(func() { _ = e.Close(context.Background()) })
 	return e
