@@ -1,0 +1,359 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/builtin"
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/toolsearch"
+)
+
+// Agent is one agent the loop can run: its model, its instructions and its
+// tools.
+type Agent struct {
+	// Name identifies the agent, as call_subagent names it.
+	Name string
+	// Instructions open the conversation as its system message.
+	Instructions string
+	// Model answers the agent's turns.
+	Model llm.Model
+	// Toolkit is the agent's tools; a nil Toolkit means none.
+	Toolkit *wield.Toolkit
+	// Strategy says how tools reach the model; the zero value means native
+	// function calling with the prompt fallback allowed.
+	Strategy llm.OutputStrategy
+}
+
+// LoopOptions configure a [Loop]. The zero value is usable.
+type LoopOptions struct {
+	// MaxSteps bounds the model turns of one Run (of each agent, when
+	// call_subagent hands work on); 10 when zero.
+	MaxSteps int
+	// SearchThreshold is the toolkit size above which the model is offered
+	// search_tools instead of every definition (toolsearch.DefaultThreshold
+	// when zero; negative never).
+	SearchThreshold int
+	// Agents are the agents call_subagent may hand work to, by name.
+	Agents map[string]*Agent
+	// MaxDepth bounds how deep agents may hand work on; 3 when zero.
+	MaxDepth int
+	// OnMessage, when set, sees every message as it joins the conversation.
+	OnMessage func(agent string, m llm.Message)
+}
+
+// Loop runs agents: messages go to the model, the calls it asks for (native
+// or written in its text) run through the invoker, their results go back,
+// until the model answers without calls or the step limit is reached.
+//
+// Several calls in one turn run in parallel. A failed call goes back to the
+// model as its result, so it can correct itself. A successful call_subagent
+// hands its instruction to the named agent, which runs its own loop; that
+// agent's answer is the call's result.
+type Loop struct {
+	inv  wield.Invoker
+	opts LoopOptions
+}
+
+// NewLoop returns a loop that runs calls through inv, usually an
+// *engine.Engine.
+func NewLoop(inv wield.Invoker, opts *LoopOptions) *Loop {
+	l := &Loop{inv: inv}
+	if opts != nil {
+		l.opts = *opts
+	}
+	if l.opts.MaxSteps <= 0 {
+		l.opts.MaxSteps = 10
+	}
+	if l.opts.MaxDepth <= 0 {
+		l.opts.MaxDepth = 3
+	}
+	return l
+}
+
+// Outcome is what a [Loop.Run] produced.
+type Outcome struct {
+	// Answer is the model's last text.
+	Answer string
+	// Messages is the whole conversation, the given messages first.
+	Messages []llm.Message
+	// Steps counts the model turns.
+	Steps int
+	// Strategy is how tools were offered.
+	Strategy llm.Strategy
+	// Summary covers every call the agent made (not its sub-agents').
+	Summary ExecutionSummary
+}
+
+// ErrMaxSteps is returned, with the outcome so far, when the model still
+// asked for calls after the last step.
+var ErrMaxSteps = errors.New("agent: step limit reached before an answer")
+
+// Run runs agent a on the conversation so far (usually one user message)
+// in conversation conv. The error is non-nil when the model could not be
+// asked ([llm.ErrNoStrategy], a provider error), when the system failed, or
+// with [ErrMaxSteps]; the outcome so far comes with it.
+func (l *Loop) Run(ctx context.Context, a *Agent, conv string, messages []llm.Message) (*Outcome, error) {
+	return l.run(ctx, a, conv, messages, 0)
+}
+
+func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Message, depth int) (*Outcome, error) {
+	cfg := a.Strategy
+	if cfg == (llm.OutputStrategy{}) {
+		cfg = llm.OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true}
+	}
+	strategy, err := llm.DetectStrategy(a.Model, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", a.Name, err)
+	}
+	sub := NewSubAgent(l.inv, SubAgentOptions{ID: a.Name, ConversationID: conv, Toolkit: a.Toolkit})
+	t := &turns{l: l, a: a, sub: sub, strategy: strategy, depth: depth, conv: conv}
+	t.prepareTools()
+	out := &Outcome{Strategy: strategy}
+	msgs := slices.Clone(messages)
+	if a.Instructions != "" || (strategy == llm.StrategyPrompt && len(t.offered) > 0) {
+		sys := llm.Message{Role: llm.RoleSystem, Content: t.system()}
+		if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
+			msgs[0] = sys
+		} else {
+			msgs = append([]llm.Message{sys}, msgs...)
+		}
+	}
+	for _, m := range msgs {
+		l.notify(a, m)
+	}
+	defer func() { out.Summary = sub.Summary() }()
+	for out.Steps < l.opts.MaxSteps {
+		if strategy == llm.StrategyPrompt && out.Steps > 0 && t.catalogChanged {
+			msgs[0] = llm.Message{Role: llm.RoleSystem, Content: t.system()}
+			t.catalogChanged = false
+		}
+		req := &llm.ModelRequest{Messages: msgs}
+		if strategy == llm.StrategyNative {
+			req.Tools = t.offered
+		}
+		resp, err := a.Model.Generate(ctx, req)
+		out.Steps++
+		if err != nil {
+			out.Messages = msgs
+			return out, fmt.Errorf("agent %s, step %d: %w", a.Name, out.Steps, err)
+		}
+		reply := resp.Message
+		reply.Role = llm.RoleAssistant
+		calls := reply.ToolCalls
+		var parseNote string
+		if strategy == llm.StrategyPrompt {
+			calls, parseNote = t.parse(reply.Content)
+			reply.ToolCalls = nil
+		}
+		msgs = append(msgs, reply)
+		l.notify(a, reply)
+		if len(calls) == 0 && parseNote == "" {
+			out.Answer, out.Messages = reply.Content, msgs
+			return out, nil
+		}
+		results, err := t.execute(ctx, calls)
+		if err != nil {
+			out.Messages = msgs
+			return out, fmt.Errorf("agent %s, step %d: %w", a.Name, out.Steps, err)
+		}
+		if strategy == llm.StrategyNative {
+			for i, c := range calls {
+				m := llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Result: results[i]}
+				msgs = append(msgs, m)
+				l.notify(a, m)
+			}
+			continue
+		}
+		// In the prompt strategy results go back as text, in seed 000's
+		// <tool_result> form, in one user message.
+		var b strings.Builder
+		for _, r := range results {
+			b.WriteString(llm.XMLResult(r))
+			b.WriteString("\n")
+		}
+		if parseNote != "" {
+			b.WriteString(parseNote)
+		}
+		m := llm.Message{Role: llm.RoleUser, Content: strings.TrimSpace(b.String())}
+		msgs = append(msgs, m)
+		l.notify(a, m)
+	}
+	out.Messages = msgs
+	return out, fmt.Errorf("agent %s: %w (%d steps)", a.Name, ErrMaxSteps, l.opts.MaxSteps)
+}
+
+func (l *Loop) notify(a *Agent, m llm.Message) {
+	if l.opts.OnMessage != nil {
+		l.opts.OnMessage(a.Name, m)
+	}
+}
+
+// turns is the state of one agent's run.
+type turns struct {
+	l        *Loop
+	a        *Agent
+	sub      *SubAgent
+	strategy llm.Strategy
+	depth    int
+	conv     string
+
+	all     []*wield.Tool          // the toolkit
+	byName  map[string]*wield.Tool // the toolkit, by name
+	offered []*wield.Tool          // what the model sees now
+	search  *wield.Tool            // search_tools, when the toolkit is large
+	// catalogChanged says search_tools loaded definitions that the prompt
+	// strategy's system message does not list yet.
+	catalogChanged bool
+}
+
+func (t *turns) prepareTools() {
+	if t.a.Toolkit != nil {
+		t.all = t.a.Toolkit.Tools()
+	}
+	t.byName = make(map[string]*wield.Tool, len(t.all))
+	for _, tl := range t.all {
+		t.byName[tl.Name] = tl
+	}
+	t.offered = t.all
+	th := t.l.opts.SearchThreshold
+	if th == 0 {
+		th = toolsearch.DefaultThreshold
+	}
+	if th > 0 && len(t.all) > th {
+		ix := toolsearch.New(t.all)
+		t.search = toolsearch.Tool(func() *toolsearch.Index { return ix }, nil)
+		t.offered = toolsearch.Catalog(t.all, th, t.search)
+	}
+}
+
+// system is the system message: the agent's instructions and, in the
+// prompt strategy, the tools in seed 000's XML form.
+func (t *turns) system() string {
+	s := t.a.Instructions
+	if t.strategy == llm.StrategyPrompt && len(t.offered) > 0 {
+		if s != "" {
+			s += "\n\n"
+		}
+		s += llm.XMLInstructions(t.offered)
+	}
+	return s
+}
+
+// parse reads the calls written in a reply. A call cut off mid-way is
+// answered with a note, so the model writes it again whole.
+func (t *turns) parse(text string) ([]llm.ToolCall, string) {
+	parsed, err := llm.Parse(text, &llm.ParseOptions{Format: llm.FormatAuto, Schema: func(name string) *jsonschema.Schema {
+		if tl := t.byName[name]; tl != nil {
+			return tl.InputSchema
+		}
+		return nil
+	}})
+	calls := make([]llm.ToolCall, len(parsed))
+	for i, p := range parsed {
+		calls[i] = llm.ToolCall{ID: fmt.Sprintf("call_%d", i+1), Name: p.Name, Arguments: p.Arguments}
+	}
+	var inc *llm.IncompleteError
+	if errors.As(err, &inc) {
+		return calls, "Your last tool call was cut off (" + inc.Error() + "); write it again, complete."
+	}
+	return calls, ""
+}
+
+// execute runs the calls of one turn, in parallel, and returns their
+// results in order. search_tools and call_subagent are handled here.
+func (t *turns) execute(ctx context.Context, calls []llm.ToolCall) ([]*wield.Result, error) {
+	results := make([]*wield.Result, len(calls))
+	var batch []BatchCall
+	var at []int
+	for i, c := range calls {
+		args := c.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage(`{}`)
+		}
+		if t.search != nil && c.Name == t.search.Name {
+			results[i] = t.runSearch(ctx, c.ID, args)
+			continue
+		}
+		batch = append(batch, BatchCall{Tool: c.Name, Args: args})
+		at = append(at, i)
+	}
+	if len(batch) > 0 {
+		rs, err := t.sub.ExecuteBatch(ctx, batch)
+		if err != nil {
+			return nil, err
+		}
+		for j, r := range rs {
+			results[at[j]] = r
+		}
+	}
+	for i, c := range calls {
+		if r := results[i]; r != nil && r.OK && c.Name == "call_subagent" {
+			if err := t.route(ctx, r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return results, nil
+}
+
+// runSearch runs search_tools (pure, in memory) and offers the tools it
+// found from the next turn on.
+func (t *turns) runSearch(ctx context.Context, id string, args json.RawMessage) *wield.Result {
+	r := &wield.Result{CallID: id, Tool: t.search.Name, Attempts: 1}
+	out, err := t.search.Handler.Handle(ctx, args)
+	if err != nil {
+		r.ErrorType, r.Error = wield.ErrValidation, err.Error()
+		var we *wield.Error
+		if errors.As(err, &we) {
+			r.ErrorType = we.Type
+		}
+		return r
+	}
+	r.OK, r.Output = true, out
+	var found toolsearch.SearchOutput
+	if json.Unmarshal(out, &found) == nil {
+		for _, f := range found.Tools {
+			if tl := t.byName[f.Name]; tl != nil && !slices.Contains(t.offered, tl) {
+				t.offered = append(t.offered, tl)
+				t.catalogChanged = true
+			}
+		}
+	}
+	return r
+}
+
+// route hands a call_subagent's instruction to the named agent and puts
+// that agent's answer in the call's result.
+func (t *turns) route(ctx context.Context, r *wield.Result) error {
+	var d builtin.SubagentRoute
+	if json.Unmarshal(r.Output, &d) != nil || !d.Route {
+		return nil
+	}
+	target := t.l.opts.Agents[d.AgentName]
+	switch {
+	case target == nil:
+		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrValidation, fmt.Sprintf("agent %q cannot be run from here", d.AgentName)
+		return nil
+	case t.depth+1 >= t.l.opts.MaxDepth:
+		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrPermissionDenied, fmt.Sprintf("agents may hand work on at most %d levels deep; do this task yourself", t.l.opts.MaxDepth)
+		return nil
+	}
+	out, err := t.l.run(ctx, target, t.conv, []llm.Message{{Role: llm.RoleUser, Content: d.Instruction}}, t.depth+1)
+	switch {
+	case errors.Is(err, ErrMaxSteps):
+		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrExecution, fmt.Sprintf("agent %s did not finish within %d steps", d.AgentName, t.l.opts.MaxSteps)
+		return nil
+	case err != nil:
+		return err
+	}
+	b, _ := json.Marshal(map[string]any{"agent_name": d.AgentName, "answer": out.Answer})
+	r.Output = b
+	return nil
+}
