@@ -1,0 +1,112 @@
+package toolsearch
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAnalyze(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"", nil},
+		{"the of and", nil},
+		{"github_create_issue", []string{"github", "creat", "issu"}},
+		{"createIssue", []string{"creat", "issu", "createissu"}},
+		{"HTTPServer", []string{"http", "server", "httpserver"}},
+		{"GitHub repos", []string{"git", "hub", "github", "repository"}},
+		{"k8s-get-pods", []string{"kubernetes", "get", "pod"}},
+		{"s3_put_object ec2", []string{"s3", "put", "object", "ec2"}},
+		{"Creating issues, created an issue", []string{"creat", "issu", "creat", "issu"}},
+		{"open a PR", []string{"open", "pull", "request"}},
+		{"15% off", []string{"15", "percent"}},
+		{"Größe ändern", []string{"größe", "ändern"}},
+		{"x y 7", []string{"7"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, terms(tt.text)); diff != "" {
+			t.Errorf("terms(%q) (-want +got):\n%s", tt.text, diff)
+		}
+	}
+}
+
+func TestStem(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"issues", "issu"},
+		{"issue", "issu"},
+		{"repositories", "repository"},
+		{"repository", "repository"},
+		{"copied", "copy"},
+		{"running", "run"},
+		{"settings", "set"},
+		{"installing", "install"},
+		{"translation", "translat"},
+		{"translate", "translat"},
+		{"organization", "organiz"},
+		{"organize", "organiz"},
+		{"status", "status"},
+		{"access", "access"},
+		{"analysis", "analysis"},
+		{"news", "news"},
+		{"kubernetes", "kubernetes"},
+		{"speed", "speed"},
+		{"string", "string"},
+		{"aws", "aws"},
+		{"café", "café"},
+	}
+	for _, tt := range tests {
+		if got := stem(tt.in); got != tt.want {
+			t.Errorf("stem(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestQueryTerms(t *testing.T) {
+	vocab := map[string]int32{"oncall": 0, "databas": 1, "whois": 2, "iam": 3}
+	tests := []struct {
+		query string
+		want  []string // the first term of each group
+	}{
+		{"who is on call", []string{"call", "oncall"}},
+		{"who is", nil}, // two stop words make no compound, even "whois"
+		{"I am", nil},
+		{"data base data", []string{"data", "bas", "databas"}},
+		{"mail bob@example.com", []string{"email", "mail"}},
+		{"ping 10.0.0.1", []string{"ip", "ping"}},
+		{"fetch https://example.com/a", []string{"url", "fetch"}},
+		{"text +1 555 123 4567 now", []string{"phon", "text", "now"}},
+		{"into Spanish", []string{"spanish", "languag"}},
+		{"give my money back", []string{"giv", "money", "back", "refund"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, q := range queryTerms(tt.query, vocab) {
+			got = append(got, q.group[0])
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("queryTerms(%q) (-want +got):\n%s", tt.query, diff)
+		}
+	}
+}
+
+func TestQueryTermsSynonyms(t *testing.T) {
+	q := queryTerms("remove", nil)
+	if len(q) != 1 {
+		t.Fatalf("queryTerms(remove) = %v, want one group", q)
+	}
+	for _, want := range []string{"remov", "delet", "eras"} {
+		if !contains(q[0].group, want) {
+			t.Errorf("group of remove %v lacks %q", q[0].group, want)
+		}
+	}
+	if q[0].group[0] != "remov" {
+		t.Errorf("group of remove starts with %q, want the word itself", q[0].group[0])
+	}
+	// A repeated word counts twice, in one group.
+	q = queryTerms("logs logs", nil)
+	if len(q) != 1 || q[0].weight != 2 {
+		t.Errorf("queryTerms(logs logs) = %+v, want one group of weight 2", q)
+	}
+}

@@ -1,0 +1,462 @@
+// Package toolsearch finds tools in a large catalog, so that a model can be
+// offered one search_tools tool instead of hundreds of definitions that
+// would flood its context.
+//
+// # Searching
+//
+// [New] indexes tools once; [Index.Search] ranks them for a query in plain
+// words ("open a bug about the login page crashing") with BM25F over four
+// fields: the tool's name (split on _, -, . and camelCase), its tags and
+// category, its description, and its parameters' names, descriptions and
+// enum values. Words are lower-cased, stemmed lightly and matched against
+// a small table of general-purpose synonyms (create/add/new/make,
+// delete/remove, issue/bug/ticket, ...). A query also searches for the kind
+// of the values it quotes (an email address, a phone number, "Spanish",
+// "miles"), for one-word forms of phrasal verbs ("look up", "shut down")
+// and for compounds the catalog uses ("on call" for "oncall").
+//
+// # Loading tools on demand
+//
+// [Tool] returns the search_tools tool. Its result carries each match's
+// name, description and input schema, so an agent loop can add the chosen
+// definitions to the model's tool list for the next turn. [Catalog] decides
+// whether a toolkit is large enough to be hidden behind search_tools.
+package toolsearch
+
+import (
+	"cmp"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/wieldhq/wield"
+)
+
+// The fields of a tool, by index into the weights.
+const (
+	fieldName = iota
+	fieldTags
+	fieldDesc
+	fieldParams
+	numFields
+)
+
+// BM25F parameters. The name says most about a tool in the fewest words,
+// so it weighs most; parameters describe inputs rather than the purpose
+// and weigh least. b is the length normalization of each field.
+var (
+	fieldWeight = [numFields]float64{fieldName: 3.0, fieldTags: 1.5, fieldDesc: 1.0, fieldParams: 0.4}
+	fieldB      = [numFields]float64{fieldName: 0.3, fieldTags: 0.3, fieldDesc: 0.75, fieldParams: 0.75}
+)
+
+const (
+	k1 = 1.2
+	// synonymWeight discounts a match on a synonym against one on the word
+	// the user wrote.
+	synonymWeight = 0.5
+)
+
+// posting is one tool's weighted, length-normalized frequency of a term,
+// summed over the fields.
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+// Index ranks a fixed set of tools against queries. It is immutable once
+// built and safe for concurrent use; build a new one when the tools change
+// (see [Cache]).
+type Index struct {
+	tools    []*wield.Tool
+	terms    map[string]int32
+	postings [][]posting
+	byName   map[string]int32
+	scratch  sync.Pool
+}
+
+// Hit is one tool found by a search, with its score (higher is better; the
+// scale depends on the query and the catalog, so compare scores only within
+// one result).
+type Hit struct {
+	Tool  *wield.Tool
+	Score float64
+}
+
+// New indexes tools. Nil tools and tools that cannot be called (disabled
+// or held) are left out: a model could not use them. Building takes time
+// linear in the total number of words of the definitions. The index keeps
+// the tools; they must not be modified afterwards, as registered tools are
+// not.
+func New(tools []*wield.Tool) *Index {
+	ix := &Index{terms: map[string]int32{}, byName: map[string]int32{}}
+	for _, t := range tools {
+		if t == nil || !t.Callable() {
+			continue
+		}
+		if _, dup := ix.byName[t.Name]; dup {
+			continue
+		}
+		ix.byName[t.Name] = int32(len(ix.tools))
+		ix.tools = append(ix.tools, t)
+	}
+
+	// First pass: raw frequencies per field, and field lengths.
+	type raw struct {
+		doc int32
+		tf  [numFields]uint16
+	}
+	var rawPost [][]raw
+	lengths := make([][numFields]int32, len(ix.tools))
+	var total [numFields]float64
+	for d, t := range ix.tools {
+		doc := int32(d)
+		add := func(f int) func(string) {
+			return func(term string) {
+				id, ok := ix.terms[term]
+				if !ok {
+					id = int32(len(rawPost))
+					ix.terms[term] = id
+					rawPost = append(rawPost, nil)
+				}
+				p := rawPost[id]
+				if n := len(p); n == 0 || p[n-1].doc != doc {
+					p = append(p, raw{doc: doc})
+				}
+				if p[len(p)-1].tf[f] < math.MaxUint16 {
+					p[len(p)-1].tf[f]++
+				}
+				rawPost[id] = p
+				lengths[d][f]++
+			}
+		}
+		// A name's words count once: "weather_current_weather" repeats its
+		// prefix, not its subject.
+		name := add(fieldName)
+		var seen []string
+		analyze(t.Name, func(term string) {
+			if !contains(seen, term) {
+				seen = append(seen, term)
+				name(term)
+			}
+		})
+		tags := add(fieldTags)
+		for _, tag := range t.Tags {
+			analyze(tag, tags)
+		}
+		analyze(string(t.Category), tags)
+		analyze(t.Description, add(fieldDesc))
+		params(t.InputSchema, add(fieldParams), 0)
+		for f := range numFields {
+			total[f] += float64(lengths[d][f])
+		}
+	}
+
+	// Second pass: fold the fields into one BM25F frequency per posting.
+	var avg [numFields]float64
+	for f := range numFields {
+		avg[f] = 1
+		if len(ix.tools) > 0 && total[f] > 0 {
+			avg[f] = total[f] / float64(len(ix.tools))
+		}
+	}
+	ix.postings = make([][]posting, len(rawPost))
+	for id, rp := range rawPost {
+		ps := make([]posting, len(rp))
+		for i, r := range rp {
+			var tf float64
+			for f := range numFields {
+				if r.tf[f] == 0 {
+					continue
+				}
+				norm := 1 - fieldB[f] + fieldB[f]*float64(lengths[r.doc][f])/avg[f]
+				tf += fieldWeight[f] * float64(r.tf[f]) / norm
+			}
+			ps[i] = posting{doc: r.doc, tf: float32(tf)}
+		}
+		ix.postings[id] = ps
+	}
+	ix.scratch.New = func() any {
+		return &scratch{score: make([]float64, len(ix.tools)), tf: make([]float32, len(ix.tools))}
+	}
+	return ix
+}
+
+// maxParamDepth bounds the walk of nested parameter schemas: deep levels
+// describe data, not what the tool is for.
+const maxParamDepth = 3
+
+// params emits the terms of a schema's property names, titles,
+// descriptions and enum values, nested objects and arrays included.
+func params(s *jsonschema.Schema, emit func(string), depth int) {
+	if s == nil || depth > maxParamDepth {
+		return
+	}
+	if depth > 0 {
+		analyze(s.Title, emit)
+		analyze(s.Description, emit)
+		for _, v := range s.Enum {
+			if str, ok := v.(string); ok {
+				analyze(str, emit)
+			}
+		}
+	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names) // the order of terms does not matter, but determinism helps debugging
+	for _, name := range names {
+		analyze(name, emit)
+		params(s.Properties[name], emit, depth+1)
+	}
+	params(s.Items, emit, depth+1)
+}
+
+// Len returns the number of tools in the index.
+func (ix *Index) Len() int { return len(ix.tools) }
+
+// Tools returns the indexed tools, in the order they were given.
+func (ix *Index) Tools() []*wield.Tool { return slices.Clone(ix.tools) }
+
+// scratch is the per-search working memory, pooled: one score and one
+// frequency slot per tool, and the lists of slots in use so that clearing
+// costs what the search touched rather than the catalog's size.
+type scratch struct {
+	score   []float64
+	tf      []float32
+	touched []int32 // docs with a score
+	pending []int32 // docs with a frequency for the current query term
+}
+
+// Search returns the tools that best match query, best first, at most
+// limit of them (all matches when limit <= 0). Ties are broken by name, so
+// the order is deterministic. A query that names a tool exactly ranks that
+// tool first. A query without a single meaningful word ("the", "please")
+// finds nothing.
+func (ix *Index) Search(query string, limit int) []Hit {
+	hits, _ := ix.search(query, limit)
+	return hits
+}
+
+// Count returns how many tools match query at all.
+func (ix *Index) Count(query string) int {
+	_, n := ix.search(query, 1)
+	return n
+}
+
+// search returns the best limit hits and the number of tools that matched.
+func (ix *Index) search(query string, limit int) ([]Hit, int) {
+	return ix.searchExcept(query, limit, "")
+}
+
+// exactName returns the tool a query names exactly, if any.
+func (ix *Index) exactName(query string) (int32, bool) {
+	d, ok := ix.byName[strings.TrimSpace(query)]
+	return d, ok
+}
+
+// searchable reports whether a query can find anything: it has a
+// meaningful word or names a tool.
+func (ix *Index) searchable(query string) bool {
+	_, ok := ix.exactName(query)
+	return ok || len(queryTerms(query, nil)) > 0
+}
+
+// searchExcept is search with the tool named except left out.
+func (ix *Index) searchExcept(query string, limit int, except string) ([]Hit, int) {
+	if len(ix.tools) == 0 {
+		return nil, 0
+	}
+	qterms := queryTerms(query, ix.terms)
+	exact, hasExact := ix.exactName(query)
+	if len(qterms) == 0 && !hasExact {
+		return nil, 0
+	}
+
+	sc := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(sc)
+	n := float64(len(ix.tools))
+	for _, q := range qterms {
+		// One pseudo-term per query word: the word and its synonyms pooled,
+		// with the document frequency of the group's commonest member (as
+		// Lucene's SynonymQuery does), so that a synonym never makes a
+		// match look rarer than it is.
+		df := 0
+		for i, t := range q.group {
+			id, ok := ix.terms[t]
+			if !ok {
+				continue
+			}
+			w := float32(1)
+			if i > 0 {
+				w = synonymWeight
+			}
+			ps := ix.postings[id]
+			df = max(df, len(ps))
+			for _, p := range ps {
+				if sc.tf[p.doc] == 0 {
+					sc.pending = append(sc.pending, p.doc)
+				}
+				sc.tf[p.doc] += w * p.tf
+			}
+		}
+		if df == 0 {
+			continue
+		}
+		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		for _, d := range sc.pending {
+			tf := float64(sc.tf[d])
+			sc.tf[d] = 0
+			if sc.score[d] == 0 {
+				sc.touched = append(sc.touched, d)
+			}
+			sc.score[d] += q.weight * idf * tf / (k1 + tf)
+		}
+		sc.pending = sc.pending[:0]
+	}
+	if hasExact {
+		best := 0.0
+		for _, d := range sc.touched {
+			best = max(best, sc.score[d])
+		}
+		if sc.score[exact] == 0 {
+			sc.touched = append(sc.touched, exact)
+		}
+		sc.score[exact] = best + 1
+	}
+
+	matched := len(sc.touched)
+	if d, ok := ix.byName[except]; ok && except != "" && sc.score[d] != 0 {
+		sc.score[d] = -1 // top skips it; the reset below still clears it
+		matched--
+	}
+	hits := ix.top(sc, limit)
+	for _, d := range sc.touched {
+		sc.score[d] = 0
+	}
+	sc.touched = sc.touched[:0]
+	return hits, matched
+}
+
+// better orders hits best first: higher score, then name.
+func better(a, b Hit) int {
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Tool.Name, b.Tool.Name)
+}
+
+// top selects the best limit scored tools. For a small limit it keeps a
+// sorted window of the best so far, which costs one comparison per match
+// for most matches; otherwise it sorts all matches.
+func (ix *Index) top(sc *scratch, limit int) []Hit {
+	if limit <= 0 || limit > len(sc.touched) {
+		limit = len(sc.touched)
+	}
+	if limit == 0 {
+		return nil
+	}
+	if limit > 32 {
+		hits := make([]Hit, 0, len(sc.touched))
+		for _, d := range sc.touched {
+			if sc.score[d] >= 0 {
+				hits = append(hits, Hit{Tool: ix.tools[d], Score: sc.score[d]})
+			}
+		}
+		slices.SortFunc(hits, better)
+		return hits[:min(limit, len(hits))]
+	}
+	hits := make([]Hit, 0, limit)
+	for _, d := range sc.touched {
+		if sc.score[d] < 0 {
+			continue
+		}
+		h := Hit{Tool: ix.tools[d], Score: sc.score[d]}
+		if len(hits) == limit {
+			if better(h, hits[limit-1]) >= 0 {
+				continue
+			}
+			hits = hits[:limit-1]
+		}
+		i, _ := slices.BinarySearchFunc(hits, h, better)
+		hits = slices.Insert(hits, i, h)
+	}
+	return hits
+}
+
+// qterm is one distinct word of a query: its term first, then its
+// synonyms, and how often the query says it.
+type qterm struct {
+	group  []string
+	weight float64
+}
+
+// Values a user pastes into a request say what kind of tool it needs.
+var entities = []struct {
+	re   *regexp.Regexp
+	term string
+}{
+	{regexp.MustCompile(`[\w.+-]+@[\w-]+\.[\w.-]+`), "email"},
+	{regexp.MustCompile(`\bhttps?://\S+`), "url"},
+	{regexp.MustCompile(`(?:^|\s)\+\d[\d ()-]{6,}\d\b`), "phone"},
+	{regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`), "ip"},
+}
+
+// queryTerms analyzes a query into its distinct terms with their synonyms:
+// its words, the kinds of the values it quotes (an email address, a URL, a
+// phone number, an IP address) and, when vocab is not nil, the compounds of
+// two adjacent words that vocab knows ("on call" finds "oncall", "data
+// base" finds "database").
+func queryTerms(query string, vocab map[string]int32) []qterm {
+	var out []qterm
+	index := map[string]int{}
+	add := func(t string) {
+		if i, ok := index[t]; ok {
+			out[i].weight++
+			return
+		}
+		index[t] = len(out)
+		group := make([]string, 0, 1+len(synonyms[t]))
+		group = append(group, t)
+		group = append(group, synonyms[t]...)
+		out = append(out, qterm{group: group, weight: 1})
+	}
+	for _, e := range entities {
+		// The value itself ("bob@example.com") is noise to the search.
+		if e.re.MatchString(query) {
+			analyze(e.term, add)
+			query = e.re.ReplaceAllString(query, " ")
+		}
+	}
+	analyze(query, func(t string) {
+		add(t)
+		if class, ok := valueClasses[t]; ok {
+			add(class)
+		}
+	})
+	var prev string
+	words(query, func(w string) {
+		w = strings.ToLower(w)
+		if prev != "" {
+			if long, ok := phrases[prev+" "+w]; ok {
+				analyze(long, add)
+			}
+			// Two stop words ("who is", "I am") make no compound.
+			if !stopWords[prev] || !stopWords[w] {
+				if c := stem(prev + w); vocabHas(vocab, c) {
+					add(c)
+				}
+			}
+		}
+		prev = w
+	})
+	return out
+}
+
+func vocabHas(vocab map[string]int32, t string) bool {
+	_, ok := vocab[t]
+	return ok
+}

@@ -1,0 +1,159 @@
+package toolsearch
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/wieldhq/wield"
+)
+
+// DefaultThreshold is the toolkit size above which [Catalog] hides the
+// tools behind search_tools. Models choose well among a few dozen tools;
+// beyond that the definitions cost more context than the search's extra
+// turn.
+const DefaultThreshold = 40
+
+// Catalog returns what to offer a model: the tools themselves when there
+// are at most threshold of them (DefaultThreshold when threshold <= 0),
+// else search alone. The agent loop then adds the definitions that
+// search_tools returns.
+func Catalog(tools []*wield.Tool, threshold int, search *wield.Tool) []*wield.Tool {
+	if threshold <= 0 {
+		threshold = DefaultThreshold
+	}
+	if len(tools) <= threshold {
+		return tools
+	}
+	return []*wield.Tool{search}
+}
+
+// ToolOptions configure the search_tools tool. The zero value is usable.
+type ToolOptions struct {
+	// Name is the tool's name; "search_tools" when empty.
+	Name string
+	// DefaultLimit is the number of tools returned when the call gives no
+	// limit; 5 when zero.
+	DefaultLimit int
+	// MaxLimit caps the limit a call may ask for; 20 when zero.
+	MaxLimit int
+}
+
+// SearchInput is the input of search_tools.
+type SearchInput struct {
+	Query string `json:"query" description:"What you want to do, in plain words, e.g. 'open a bug about the login page' or 'list files in a folder'. A tool's exact name also works." minLength:"1" maxLength:"1000"`
+	Limit int    `json:"limit,omitempty" description:"How many tools to return, best first" minimum:"1" maximum:"100" default:"5"`
+}
+
+// FoundTool is one match of search_tools: everything a model needs to call
+// the tool next.
+type FoundTool struct {
+	Name        string             `json:"name"`
+	Description string             `json:"description"`
+	InputSchema *jsonschema.Schema `json:"input_schema"`
+	Score       float64            `json:"score"`
+}
+
+// SearchOutput is the output of search_tools. Total counts every tool that
+// matched the query, of which Tools are the best; Hint tells the model what
+// to do when nothing matched.
+type SearchOutput struct {
+	Tools []FoundTool `json:"tools"`
+	Total int         `json:"total"`
+	Hint  string      `json:"hint,omitempty"`
+}
+
+// Tool returns the search_tools tool over the index that ix returns. ix is
+// called on every call, so a registry that was reloaded is searched as it
+// is now; it should be cheap, as [Cache] is. The tool never lists itself
+// (a tool of the same name in the index).
+//
+// The tool only computes, so it runs inline. It answers validation_error
+// for a query without a meaningful word or a limit above the maximum, and
+// execution_error when ix returns nil.
+func Tool(ix func() *Index, opts *ToolOptions) *wield.Tool {
+	var o ToolOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Name == "" {
+		o.Name = "search_tools"
+	}
+	if o.MaxLimit <= 0 {
+		o.MaxLimit = 20
+	}
+	if o.DefaultLimit <= 0 {
+		o.DefaultLimit = min(5, o.MaxLimit)
+	}
+	o.DefaultLimit = min(o.DefaultLimit, o.MaxLimit)
+	name := o.Name
+
+	t := wield.Func(name, "Find tools for a task. The catalog is too large to list, so describe what you want to do and this returns the best matching tools with their input schemas; then call the one that fits.",
+		func(_ context.Context, in SearchInput) (SearchOutput, error) {
+			index := ix()
+			if index == nil {
+				return SearchOutput{}, wield.Errorf(wield.ErrExecution, "the tool catalog is not available right now")
+			}
+			limit := in.Limit
+			if limit == 0 {
+				limit = o.DefaultLimit
+			}
+			if limit < 1 || limit > o.MaxLimit {
+				return SearchOutput{}, wield.Errorf(wield.ErrValidation, "limit %d is out of range: use 1 to %d", in.Limit, o.MaxLimit)
+			}
+			if !index.searchable(in.Query) {
+				return SearchOutput{}, wield.Errorf(wield.ErrValidation, "query %q has no searchable word: describe the task, e.g. 'send an email'", in.Query)
+			}
+			hits, total := index.searchExcept(in.Query, limit, name)
+			out := SearchOutput{Tools: make([]FoundTool, 0, len(hits))}
+			for _, h := range hits {
+				out.Tools = append(out.Tools, FoundTool{
+					Name:        h.Tool.Name,
+					Description: h.Tool.Description,
+					InputSchema: h.Tool.InputSchema,
+					Score:       math.Round(h.Score*1000) / 1000,
+				})
+			}
+			out.Total = total
+			if total == 0 {
+				out.Hint = "no tool matched: try other words for the task, or fewer of them"
+			}
+			return out, nil
+		})
+	if p := t.InputSchema.Properties["limit"]; p != nil {
+		p.Maximum = new(float64(o.MaxLimit))
+		p.Default, _ = json.Marshal(o.DefaultLimit)
+	}
+	t.Category = wield.CategorySystem
+	t.Annotations = wield.Annotations{ReadOnly: true, Idempotent: true}
+	t.Inline = true // ranks an index in memory: no I/O, no waiting
+	t.Tags = []string{"tools", "search", "builtin"}
+	t.Version = "1.0.0"
+	t.Source = "builtin"
+	return t
+}
+
+// Cache returns a function for [Tool] that indexes the tools list returns
+// and builds a new index only when they changed. list is called on every
+// call (for a registry, reg.List(wield.Query{}) or a toolkit's Tools), and
+// the tools are compared by identity: a registry replaces a tool's value
+// when it is updated, so an update is seen.
+func Cache(list func() []*wield.Tool) func() *Index {
+	var (
+		mu    sync.Mutex
+		last  []*wield.Tool
+		index *Index
+	)
+	return func() *Index {
+		tools := list()
+		mu.Lock()
+		defer mu.Unlock()
+		if index == nil || !slices.Equal(tools, last) {
+			index, last = New(tools), tools
+		}
+		return index
+	}
+}
