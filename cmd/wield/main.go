@@ -136,7 +136,7 @@ func (a *app) command() *cobra.Command {
 		}
 		return nil
 	}
-	root.AddCommand(a.listCommand(), a.callCommand(), a.callsCommand(), a.statsCommand(), a.validateCommand())
+	root.AddCommand(a.listCommand(), a.callCommand(), a.callsCommand(), a.statsCommand(), a.validateCommand(), a.parseCommand(), a.chatCommand())
 	return root
 }
 

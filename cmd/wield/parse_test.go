@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// runIn runs the program with stdin.
+func runIn(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Setenv("WIELD_DB", "sqlite:"+filepath.Join(t.TempDir(), "wield.db"))
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestParse(t *testing.T) {
+	dir := t.TempDir()
+	tool := "name: lookup\ndescription: Find a customer by code.\nparameters:\n  - {name: code, type: string, required: true}\n  - {name: limit, type: integer}\nentry: {type: builtin, handler: echo}\n"
+	if err := os.WriteFile(filepath.Join(dir, "lookup.yaml"), []byte(tool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xml := "<tool_call>\n<name>lookup</name>\n<params>\n<code><![CDATA[007]]></code>\n<limit><![CDATA[5]]></limit>\n</params>\n</tool_call>"
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		code  int
+		want  string
+		err   string
+	}{
+		{"no schema: seed 000 conversion", xml, nil, 0, `[{"name":"lookup","arguments":{"code":7,"limit":5}}]`, ""},
+		{"schema from --tools keeps the string", xml, []string{"--tools", dir}, 0, `[{"name":"lookup","arguments":{"code":"007","limit":5}}]`, ""},
+		{"hermes", `<tool_call>{"name": "echo", "arguments": {"message": "007"}}</tool_call>`, nil, 0, `[{"name":"echo","arguments":{"message":"007"}}]`, ""},
+		{"prose", "No tools needed; the answer is 4.", nil, 0, `[]`, ""},
+		{"json that is not a call", `{"answer": 4}`, nil, 0, `[]`, ""},
+		{"format restricts", `<tool_call>{"name": "echo", "arguments": {}}</tool_call>`, []string{"--format", "invoke"}, 0, `[]`, ""},
+		{"cut off", "<tool_call>{\"name\": \"echo\", \"arguments\": {}}</tool_call>\n<tool_call>{\"name\": \"calculator\", \"argu", nil, 1, `[{"name":"echo","arguments":{}}]`, "incomplete:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runIn(t, tt.stdin, append([]string{"parse"}, tt.args...)...)
+			if code != tt.code || !strings.Contains(errs, tt.err) {
+				t.Fatalf("exit %d (want %d), stderr %q", code, tt.code, errs)
+			}
+			var got, want any
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			json.Unmarshal([]byte(tt.want), &want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if code, _, errs := runIn(t, "", "parse", "--format", "yaml"); code != 2 || !strings.Contains(errs, "unknown --format") {
+		t.Errorf("bad format: exit %d %s", code, errs)
+	}
+}
+
+func TestChat(t *testing.T) {
+	var turn atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path != "/v1/chat/completions" || !strings.Contains(string(body), `"model":"tiny-model"`) {
+			http.Error(w, `{"error":{"message":"unexpected request"}}`, 400)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		msg := `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"calculator","arguments":"{\"expression\":\"6*7\"}"}}]}`
+		finish := "tool_calls"
+		if turn.Add(1) == 2 {
+			if !strings.Contains(string(body), `\"result\":42`) {
+				t.Errorf("second turn lacks the result: %s", body)
+			}
+			msg, finish = `{"role":"assistant","content":"It is 42."}`, "stop"
+		}
+		io.WriteString(w, `{"id":"x","object":"chat.completion","created":1,"model":"tiny-model","choices":[{"index":0,"message":`+msg+`,"finish_reason":"`+finish+`"}]}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	agentFile := filepath.Join(dir, "math.yaml")
+	os.WriteFile(agentFile, []byte("kind: agent\nname: math\ntools: [calculator]\noutput_strategy: {function_calling: true, fallback_to_structured_output: true}\n"), 0o644)
+	code, out, errs := runIn(t, "What is 6*7?\n", "chat", "--model", srv.URL+"/v1/tiny-model", "--agent", agentFile)
+	if code != 0 || strings.TrimSpace(out) != "It is 42." || !strings.Contains(errs, "→ calculator") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := runIn(t, "", "chat", "--model", "tiny-model"); code != 2 || !strings.Contains(errs, "want URL/NAME") {
+		t.Errorf("bad --model: exit %d %s", code, errs)
+	}
+}
