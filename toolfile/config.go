@@ -11,7 +11,8 @@
 //	  queue_timeout: 30s
 //	  strategy: fifo                          # fifo, priority or reject
 //	  buckets: {http: {limit: 5, weight: 1}}
-//	allowed_paths: [./data]
+//	allowed_paths: [./data]                   # what file tools may touch; relative to the config file
+//	env_allow: [APP_MODE, "PUBLIC_*"]         # what get_env/set_env may see (none by default)
 //	web_search: {provider: tavily, api_key: "${TAVILY_KEY}", max_results: 10}
 //	mcp_servers:
 //	  - {name: fs, command: [mcp-fs, /data], env: {ROOT: /data}}
@@ -62,8 +63,12 @@ type Config struct {
 	NetworkTimeout time.Duration
 	// Concurrency configures the limiter that runs tool calls.
 	Concurrency limit.Config
-	// AllowedPaths are the paths file tools may touch, as written.
+	// AllowedPaths are the folders file tools may touch; relative paths are
+	// resolved against the config file's folder.
 	AllowedPaths []string
+	// EnvAllow lists the environment variables get_env and set_env may
+	// touch (a trailing * allows a prefix); none when empty.
+	EnvAllow []string
 	// WebSearch configures the web search tool.
 	WebSearch WebSearch
 	// MCPServers are the MCP servers whose tools are offered, in file order.
@@ -187,8 +192,10 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			c.concurrency(f, &cfg.Concurrency)
 		case "allowed_paths":
 			if c.set(f, "allowed_paths", "allowed paths") {
-				cfg.AllowedPaths = c.strings(f)
+				cfg.AllowedPaths = resolve(dir, c.strings(f))
 			}
+		case "env_allow":
+			cfg.EnvAllow = c.strings(f)
 		case "web_search":
 			if c.set(f, "web_search", "web search") {
 				cfg.WebSearch = c.webSearch(f, "web_search", "api_key", "max_results")
@@ -211,7 +218,7 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 		case "secret_names":
 			cfg.SecretNames = c.strings(f)
 		case "tools":
-			c.seedTools(f, cfg)
+			c.seedTools(f, cfg, dir)
 		default:
 			c.unknown(f, "config")
 		}
@@ -219,8 +226,18 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 	return cfg
 }
 
+// resolve makes relative paths relative to dir, the config file's folder.
+func resolve(dir string, paths []string) []string {
+	for i, p := range paths {
+		if p != "" && !filepath.IsAbs(p) {
+			paths[i] = filepath.Join(dir, p)
+		}
+	}
+	return paths
+}
+
 // seedTools decodes seed 003's `tools:` mapping.
-func (c *configDecoder) seedTools(tf field, cfg *Config) {
+func (c *configDecoder) seedTools(tf field, cfg *Config, dir string) {
 	fs, ok := c.mapping(tf.val, "tools")
 	if !ok {
 		return
@@ -237,7 +254,7 @@ func (c *configDecoder) seedTools(tf field, cfg *Config) {
 			}
 		case "allowedPaths":
 			if c.set(f, "tools.allowedPaths", "allowed paths") {
-				cfg.AllowedPaths = c.strings(f)
+				cfg.AllowedPaths = resolve(dir, c.strings(f))
 			}
 		case "webSearch":
 			if c.set(f, "tools.webSearch", "web search") {

@@ -25,7 +25,7 @@ func TestLoadConfigSeed003(t *testing.T) {
 	want := &Config{
 		DefaultTimeout: 30 * time.Second,
 		Concurrency:    limit.Config{MaxConcurrent: 3},
-		AllowedPaths:   []string{"./data", "./docs", "./src"},
+		AllowedPaths:   []string{"testdata/config/data", "testdata/config/docs", "testdata/config/src"},
 		WebSearch:      WebSearch{Provider: "tavily", APIKey: "tvly-secret", MaxResults: 10},
 		MCPServers: []MCPServer{
 			{Name: "filesystem", URL: "http://localhost:3000", Transport: "http", Enabled: true},
@@ -59,7 +59,8 @@ func TestLoadConfigWield(t *testing.T) {
 				"ai":   {Limit: 4, Weight: 2},
 			},
 		},
-		AllowedPaths: []string{"./data", "/srv/shared"},
+		AllowedPaths: []string{"testdata/config/data", "/srv/shared"},
+		EnvAllow:     []string{"APP_MODE", "PUBLIC_*"},
 		WebSearch:    WebSearch{Provider: "brave", APIKey: "none", MaxResults: 5},
 		MCPServers: []MCPServer{
 			{Name: "fs", Command: []string{"mcp-fs", "/data"}, Transport: "stdio", Env: map[string]string{"ROOT": "/data"}, Tags: []string{"files"}, Enabled: true},
