@@ -14,6 +14,8 @@ func (e *Engine) decode(k *call) bool {
 	var errs []wield.ValidationError
 	if len(k.Arguments) > e.opts.MaxArguments {
 		errs = []wield.ValidationError{{Message: fmt.Sprintf("arguments of %d bytes exceed the limit of %d bytes", len(k.Arguments), e.opts.MaxArguments)}}
+	} else if e.opts.StrictValidation {
+		args, errs = k.entry.Input.NormalizeStrict(k.Arguments)
 	} else {
 		args, errs = k.entry.Input.Normalize(k.Arguments)
 	}

@@ -88,7 +88,10 @@ type Options struct {
 	ApprovalTimeout time.Duration // 15 min: how long a pending approval lives
 	MaxOutput       int           // 64 KiB: the default output budget
 	MaxArguments    int           // 8 MiB: larger arguments are refused before parsing
-	Retry           RetryPolicy
+	// StrictValidation refuses arguments that need a coercion ("5" for an
+	// integer, "true" for a boolean): seed 004's strict_validation.
+	StrictValidation bool
+	Retry            RetryPolicy
 	// SecretNames are parameter names whose values records never keep
 	// (besides each tool's Secrets); nil means DefaultSecretNames, an empty
 	// non-nil slice none.

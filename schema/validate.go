@@ -43,6 +43,8 @@ type state struct {
 	path  []seg
 	quiet int // > 0 while trying branches of anyOf/oneOf/not
 	more  bool
+	// strict refuses every coercion (seed 004's strict_validation).
+	strict bool
 }
 
 var states = sync.Pool{New: func() any { return new(state) }}
@@ -68,17 +70,29 @@ func putState(st *state) { states.Put(st) }
 // match when the case differs. On failure the output is nil and the errors
 // say what was wrong, at most [MaxErrors] of them.
 func (v *Validator) Normalize(args []byte) ([]byte, []FieldError) {
+	return v.normalizeWith(args, false)
+}
+
+// NormalizeStrict is [Validator.Normalize] without coercions: every value
+// must have the type the schema says ("5" for an integer is refused), as
+// seed 004's strict_validation asks. Defaults are still filled in.
+func (v *Validator) NormalizeStrict(args []byte) ([]byte, []FieldError) {
+	return v.normalizeWith(args, true)
+}
+
+func (v *Validator) normalizeWith(args []byte, strict bool) ([]byte, []FieldError) {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
 	st := getState()
+	st.strict = strict
 	out, errs := v.normalize(st, args)
 	st.d.reset()
 	st.out = st.out[:0]
 	st.errs = nil
 	st.path = st.path[:0]
-	st.quiet, st.more = 0, false
+	st.quiet, st.more, st.strict = 0, false, false
 	if cap(st.out) <= 64<<10 && cap(st.d.nodes) <= 1<<14 {
 		putState(st)
 	}
@@ -92,7 +106,7 @@ func (v *Validator) normalize(st *state, args []byte) ([]byte, []FieldError) {
 	}
 	if r := v.root; r != nil && r.types == 0 && r.ref == nil && (len(r.props) > 0 || r.addSaid) {
 		// A schema with properties but no type still describes an object.
-		if k := st.d.nodes[root].kind; k != kObject && k != kString {
+		if k := st.d.nodes[root].kind; k != kObject && (k != kString || st.strict) {
 			return nil, []FieldError{{Message: "arguments must be a JSON object, got " + k.String()}}
 		}
 	}
@@ -226,7 +240,11 @@ func (st *state) check(ni int32, s *compiled, write bool) bool {
 	vt := valueType(n)
 	if s.types != 0 {
 		if s.types&vt == 0 {
-			ci, ok := st.coerce(ni, s.types)
+			var ci int32
+			ok := false
+			if !st.strict {
+				ci, ok = st.coerce(ni, s.types)
+			}
 			if !ok {
 				return st.fail("expected %s, got %s", typeNames(s.types), preview(n))
 			}

@@ -22,6 +22,14 @@
 //	http_allow: [127.0.0.1/32, 10.0.0.0/8]
 //	http_allow_hosts: [api.internal]
 //	secret_names: [GITHUB_TOKEN]
+//	reload: {watch: true, interval: 5s}       # reload tool files on change, and/or every interval
+//	strict_validation: false                  # true: no coercion ("5" for an integer is refused)
+//
+// Seed 004's ToolEngineConfig keys are accepted as written too:
+// tools_directory (a folder), auto_reload with reload_interval (seconds:
+// reload every interval), watch_for_changes (reload on change) and
+// strict_validation; and in concurrency, max_concurrent, default_timeout
+// (seconds) and bucket_limits {category: limit}.
 //
 // Seed 003's config.yml is accepted as written: a `tools:` mapping with
 // timeout (milliseconds), maxConcurrent, allowedPaths, webSearch
@@ -83,6 +91,18 @@ type Config struct {
 	HTTPAllowHosts []string
 	// SecretNames are the environment variables tools may use as secrets.
 	SecretNames []string
+	// Reload says when the tool folders are loaded again.
+	Reload Reload
+	// StrictValidation refuses arguments that need a coercion.
+	StrictValidation bool
+}
+
+// Reload says when tool files are loaded again while wield runs: on change
+// notifications (Watch), every Interval (for file systems without
+// reliable notifications), or both. The zero value loads them once.
+type Reload struct {
+	Watch    bool
+	Interval time.Duration
 }
 
 // WebSearch configures the web search tool (seed 003 webSearch).
@@ -173,9 +193,36 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 	if !ok {
 		return cfg
 	}
+	autoOff := false
+	defer func() {
+		if autoOff {
+			cfg.Reload.Interval = 0
+		}
+	}()
 	for _, f := range fs {
 		switch f.name {
+		case "tools_directory": // seed 004
+			if c.set(f, "tools_directory", "tool folders") {
+				cfg.ToolDirs = resolve(dir, []string{c.str(f)})
+			}
+		case "auto_reload": // seed 004: off means no interval reloads
+			autoOff = !c.boolean(f)
+		case "reload_interval": // seed 004, seconds
+			if c.set(f, "reload_interval", "reload interval") {
+				cfg.Reload.Interval = c.dur(f, time.Second)
+			}
+		case "watch_for_changes": // seed 004
+			if c.set(f, "watch_for_changes", "reload on change") {
+				cfg.Reload.Watch = c.boolean(f)
+			}
+		case "reload":
+			c.reload(f, &cfg.Reload)
+		case "strict_validation":
+			cfg.StrictValidation = c.boolean(f)
 		case "tool_dirs":
+			if !c.set(f, "tool_dirs", "tool folders") {
+				continue
+			}
 			for _, d := range c.strings(f) {
 				if !filepath.IsAbs(d) {
 					d = filepath.Join(dir, d)
@@ -189,7 +236,7 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 		case "network_timeout":
 			cfg.NetworkTimeout = c.dur(f, time.Second)
 		case "concurrency":
-			c.concurrency(f, &cfg.Concurrency)
+			c.concurrency(f, cfg)
 		case "allowed_paths":
 			if c.set(f, "allowed_paths", "allowed paths") {
 				cfg.AllowedPaths = resolve(dir, c.strings(f))
@@ -282,16 +329,32 @@ func (c *configDecoder) set(f field, key, what string) bool {
 	return true
 }
 
-func (c *configDecoder) concurrency(cf field, lc *limit.Config) {
+func (c *configDecoder) concurrency(cf field, cfg *Config) {
+	lc := &cfg.Concurrency
 	fs, ok := c.mapping(cf.val, "concurrency")
 	if !ok {
 		return
 	}
 	for _, f := range fs {
 		switch f.name {
-		case "max":
-			if c.set(f, "concurrency.max", "concurrency max") {
+		case "max", "max_concurrent":
+			if c.set(f, "concurrency."+f.name, "concurrency max") {
 				lc.MaxConcurrent = c.integer(f)
+			}
+		case "default_timeout": // seed 004's ConcurrencyConfig, seconds
+			if c.set(f, "concurrency.default_timeout", "default timeout") {
+				cfg.DefaultTimeout = c.dur(f, time.Second)
+			}
+		case "bucket_limits": // seed 004: {category: limit}
+			bs, ok := c.mapping(f.val, "bucket_limits")
+			if !ok || !c.set(f, "concurrency.bucket_limits", "buckets") {
+				continue
+			}
+			if lc.Buckets == nil {
+				lc.Buckets = make(map[string]limit.Bucket, len(bs))
+			}
+			for _, bf := range bs {
+				lc.Buckets[bf.name] = limit.Bucket{Limit: c.integer(bf), Weight: 1}
 			}
 		case "queue_size":
 			lc.QueueSize = c.integer(f)
@@ -307,7 +370,7 @@ func (c *configDecoder) concurrency(cf field, lc *limit.Config) {
 			}
 		case "buckets":
 			bs, ok := c.mapping(f.val, "buckets")
-			if !ok {
+			if !ok || !c.set(f, "concurrency.buckets", "buckets") {
 				continue
 			}
 			lc.Buckets = make(map[string]limit.Bucket, len(bs))
@@ -316,6 +379,28 @@ func (c *configDecoder) concurrency(cf field, lc *limit.Config) {
 			}
 		default:
 			c.unknown(f, "concurrency")
+		}
+	}
+}
+
+// reload decodes `reload: {watch, interval}`.
+func (c *configDecoder) reload(rf field, r *Reload) {
+	fs, ok := c.mapping(rf.val, "reload")
+	if !ok {
+		return
+	}
+	for _, f := range fs {
+		switch f.name {
+		case "watch":
+			if c.set(f, "reload.watch", "reload on change") {
+				r.Watch = c.boolean(f)
+			}
+		case "interval":
+			if c.set(f, "reload.interval", "reload interval") {
+				r.Interval = c.dur(f, time.Second)
+			}
+		default:
+			c.unknown(f, "reload")
 		}
 	}
 }

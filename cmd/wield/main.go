@@ -164,6 +164,7 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	opts := &engine.Options{}
 	if c := a.cfg; c != nil {
 		opts.DefaultTimeout, opts.NetworkTimeout, opts.SecretNames = c.DefaultTimeout, c.NetworkTimeout, c.SecretNames
+		opts.StrictValidation = c.StrictValidation
 		lim, err := limit.New(c.Concurrency)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: concurrency: %w", a.config, err)
