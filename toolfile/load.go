@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/wieldhq/wield"
@@ -74,6 +75,23 @@ func LoadDirs(dirs ...string) (*Set, error) {
 // error; the error is [Problems], the mistakes that left documents out.
 // Warnings are only in [Set.Problems].
 func (l *Loader) LoadDirs(ctx context.Context, dirs ...string) (*Set, error) {
+	return l.loadDirs(ctx, dirs, nil)
+}
+
+// fileCache remembers what each file loaded as, by path, with the size and
+// modification time it had: a [Watcher] parses again only the files that
+// changed. Parts in the cache are never modified.
+type fileCache map[string]cachedFile
+
+type cachedFile struct {
+	size int64
+	mod  time.Time
+	part *Set
+}
+
+// loadDirs is LoadDirs with a cache of unchanged files (nil for none); it
+// leaves in cache exactly the files it found.
+func (l *Loader) loadDirs(ctx context.Context, dirs []string, cache fileCache) (*Set, error) {
 	set := &Set{}
 	var paths []string
 	for _, dir := range dirs {
@@ -101,11 +119,22 @@ func (l *Loader) LoadDirs(ctx context.Context, dirs ...string) (*Set, error) {
 	// Files are parsed in parallel (the YAML parser is most of the time)
 	// and merged in order, so the first of a name still wins.
 	parts := make([]*Set, len(paths))
+	stamps := make([]cachedFile, len(paths)) // of files parsed now, for the cache
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(paths)) {
 		wg.Go(func() {
 			for i := range next {
+				var info fs.FileInfo
+				if cache != nil {
+					var err error
+					if info, err = os.Stat(paths[i]); err == nil {
+						if c, ok := cache[paths[i]]; ok && c.size == info.Size() && c.mod.Equal(info.ModTime()) {
+							parts[i] = c.part
+							continue
+						}
+					}
+				}
 				part := &Set{}
 				src, err := os.ReadFile(paths[i])
 				if err != nil {
@@ -114,6 +143,9 @@ func (l *Loader) LoadDirs(ctx context.Context, dirs ...string) (*Set, error) {
 					l.load(ctx, part, paths[i], src)
 				}
 				parts[i] = part
+				if info != nil {
+					stamps[i] = cachedFile{size: info.Size(), mod: info.ModTime(), part: part}
+				}
 			}
 		})
 	}
@@ -127,6 +159,28 @@ func (l *Loader) LoadDirs(ctx context.Context, dirs ...string) (*Set, error) {
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return set, fmt.Errorf("load tool files: %w", err)
+	}
+	if cache != nil {
+		// A file whose modification time is this very moment may be
+		// written again within the clock's granularity: cache it only
+		// once it is older than that.
+		recent := time.Now().Add(-2 * time.Second)
+		found := make(map[string]bool, len(paths))
+		for i, p := range paths {
+			found[p] = true
+			if st := stamps[i]; st.part != nil {
+				if st.mod.Before(recent) {
+					cache[p] = st
+				} else {
+					delete(cache, p)
+				}
+			}
+		}
+		for p := range cache {
+			if !found[p] {
+				delete(cache, p)
+			}
+		}
 	}
 	for _, part := range parts {
 		set.Tools = append(set.Tools, part.Tools...)

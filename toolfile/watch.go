@@ -56,6 +56,7 @@ type Watcher struct {
 
 	mu    sync.Mutex // serialises reloads
 	tools map[string]owned
+	cache fileCache // what unchanged files loaded as
 
 	fsw       *fsnotify.Watcher
 	cancel    context.CancelFunc
@@ -81,7 +82,7 @@ func (l *Loader) Watch(ctx context.Context, reg *wield.Registry, dirs []string, 
 		o.Logger = slog.Default()
 	}
 	w := &Watcher{loader: l, reg: reg, dirs: append([]string(nil), dirs...), log: o.Logger,
-		tools: map[string]owned{}, done: make(chan struct{})}
+		tools: map[string]owned{}, cache: fileCache{}, done: make(chan struct{})}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("watch tool files: %w", err)
@@ -198,7 +199,7 @@ func (w *Watcher) load(ctx context.Context, first bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.publish(wield.Event{Type: wield.EventReloadStarted})
-	set, err := w.loader.LoadDirs(ctx, w.dirs...)
+	set, err := w.loader.loadDirs(ctx, w.dirs, w.cache)
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("reload tool files: %w", cerr)
 	}

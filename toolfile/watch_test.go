@@ -3,6 +3,7 @@ package toolfile_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"errors"
 	"io"
 	"log/slog"
@@ -317,5 +318,45 @@ func TestWatcherInterval(t *testing.T) {
 	write(t, filepath.Join(dir, "greet.yaml"), greet("v1"))
 	if !eventually(func() bool { _, ok := reg.Tool("greet"); return ok }) {
 		t.Fatal("greet did not appear with a reload interval")
+	}
+}
+
+// TestWatcherCache checks that files a reload takes from its cache (old,
+// unchanged) stay, and that a changed, a new and a deleted file are seen.
+func TestWatcherCache(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for i, name := range []string{"a", "b", "c"} {
+		p := filepath.Join(dir, name+".yaml")
+		write(t, p, strings.Replace(greet(fmt.Sprint("v", i)), "greet", "greet_"+name, 1))
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg := wield.NewRegistry(&wield.RegistryOptions{Logger: quiet()})
+	w := watch(t, reg, dir)
+	if err := w.Reload(t.Context()); err != nil { // from the cache now
+		t.Fatal(err)
+	}
+	before, _ := reg.Tool("greet_a")
+	write(t, filepath.Join(dir, "b.yaml"), strings.Replace(greet("changed"), "greet", "greet_b", 1))
+	write(t, filepath.Join(dir, "d.yaml"), strings.Replace(greet("new"), "greet", "greet_d", 1))
+	if err := os.Remove(filepath.Join(dir, "c.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := reg.Tool("greet_a"); after != before {
+		t.Error("an unchanged file's tool was replaced")
+	}
+	if b, _ := reg.Tool("greet_b"); b == nil || b.Description != "changed" {
+		t.Errorf("changed file: %+v", b)
+	}
+	if _, ok := reg.Tool("greet_d"); !ok {
+		t.Error("new file not loaded")
+	}
+	if _, ok := reg.Tool("greet_c"); ok {
+		t.Error("deleted file's tool kept")
 	}
 }
