@@ -3,6 +3,7 @@ package builtin_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/google/go-cmp/cmp"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/memstore"
 )
 
 // newEngine returns an engine over tools, or over builtin.Defaults() when
@@ -115,6 +117,70 @@ func TestDefaultsDescribed(t *testing.T) {
 	for _, tl := range builtin.Defaults() {
 		if tl.Category == "" || tl.Description == "" || tl.Version == "" || !tl.Annotations.ReadOnly || tl.Timeout == 0 && tl.Name != "echo" {
 			t.Errorf("%s: category %q, annotations %+v, timeout %s", tl.Name, tl.Category, tl.Annotations, tl.Timeout)
+		}
+	}
+}
+
+func TestAll(t *testing.T) {
+	names := func(tools []*wield.Tool) []string {
+		var out []string
+		for _, tl := range tools {
+			out = append(out, tl.Name)
+		}
+		return out
+	}
+	base := []string{"echo", "calculator", "current_time", "sleep", "get_env", "set_env", "json_parse", "json_stringify",
+		"base64_encode", "base64_decode", "http_get", "http_post", "http_request", "web_fetch"}
+	tools, err := builtin.All(builtin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(base, names(tools)); diff != "" {
+		t.Errorf("zero options (-want +got):\n%s", diff)
+	}
+	full, err := builtin.All(builtin.Options{
+		Files:     builtin.FileOptions{AllowedPaths: []string{t.TempDir()}},
+		Search:    builtin.SearchOptions{Provider: "duckduckgo"},
+		Artifacts: memstore.NewArtifacts(),
+		Agents:    func() []string { return []string{"a"} },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]string{}, base...), "read_file", "write_file", "list_files", "delete_file", "move_file", "get_file_info",
+		"web_search", "create_artifact", "read_artifact", "update_artifact", "rewrite_artifact", "call_subagent")
+	if diff := cmp.Diff(want, names(full)); diff != "" {
+		t.Errorf("full options (-want +got):\n%s", diff)
+	}
+	// Every built-in is documented and described as DESIGN.md asks.
+	reg := wield.NewRegistry(nil)
+	if err := reg.Register(full...); err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range full {
+		if tl.Category == "" || tl.Description == "" || tl.Version == "" || tl.Source != "builtin" || (tl.Timeout == 0 && !tl.Inline) {
+			t.Errorf("%s: category %q, version %q, source %q, timeout %s", tl.Name, tl.Category, tl.Version, tl.Source, tl.Timeout)
+		}
+		if tl.Annotations.ReadOnly && tl.Annotations.Destructive {
+			t.Errorf("%s is both read-only and destructive", tl.Name)
+		}
+	}
+	perm := map[string]wield.Permission{}
+	for _, tl := range full {
+		perm[tl.Name] = tl.EffectivePermission()
+	}
+	for _, n := range []string{"set_env", "delete_file", "move_file"} {
+		if perm[n] != wield.PermissionConfirm {
+			t.Errorf("%s: permission %s, want confirm", n, perm[n])
+		}
+	}
+	for _, bad := range []builtin.Options{
+		{Files: builtin.FileOptions{AllowedPaths: []string{"/does/not/exist"}}},
+		{Search: builtin.SearchOptions{Provider: "altavista"}},
+		{Search: builtin.SearchOptions{Provider: "brave"}},
+	} {
+		if _, err := builtin.All(bad); err == nil {
+			t.Errorf("%+v: no error", bad)
 		}
 	}
 }
