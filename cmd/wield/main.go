@@ -30,7 +30,9 @@ import (
 	"github.com/wieldhq/wield/approval"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
+	"github.com/wieldhq/wield/memstore"
 	"github.com/wieldhq/wield/toolfile"
 )
 
@@ -140,11 +142,34 @@ func (a *app) command() *cobra.Command {
 	return root
 }
 
+// builtinOptions configures the built-in tools from the configuration:
+// file tools only with allowed_paths, web_search only with a provider,
+// env tools only for env_allow's variables, network tools behind the guard.
+// Artifacts live in store, or in memory for commands without one.
+func (a *app) builtinOptions(store wield.Storage) builtin.Options {
+	opts := builtin.Options{Net: builtin.NetOptions{Guard: &httptool.Guard{}}}
+	if store != nil {
+		opts.Artifacts = store
+	} else {
+		opts.Artifacts = memstore.NewArtifacts()
+	}
+	if c := a.cfg; c != nil {
+		opts.Files.AllowedPaths = c.AllowedPaths
+		opts.Env.Allow = c.EnvAllow
+		opts.Net = builtin.NetOptions{Guard: c.Guard(), Timeout: c.NetworkTimeout}
+		opts.Search = builtin.SearchOptions{Provider: c.WebSearch.Provider, APIKey: c.WebSearch.APIKey, MaxResults: c.WebSearch.MaxResults, Guard: c.Guard()}
+	}
+	return opts
+}
+
 // setup builds the registry and engine every command works with; store,
 // when not nil, keeps the records and the approvals.
 func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error) {
 	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0), Logger: slog.New(slog.NewTextHandler(a.stderr, nil))})
-	defaults := builtin.Defaults()
+	defaults, err := builtin.All(a.builtinOptions(store))
+	if err != nil {
+		return nil, nil, fmt.Errorf("built-in tools: %w", err)
+	}
 	if err := reg.Register(defaults...); err != nil {
 		return nil, nil, fmt.Errorf("register built-in tools: %w", err)
 	}
@@ -159,6 +184,16 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 		}
 		if err := set.Apply(reg); err != nil {
 			return nil, nil, fmt.Errorf("load tool files: %w", err)
+		}
+		// call_subagent exists when there are agents to route to.
+		var agents []string
+		for _, ag := range set.Agents {
+			agents = append(agents, ag.Name)
+		}
+		if len(agents) > 0 {
+			if err := reg.Register(builtin.CallSubagent(func() []string { return agents })); err != nil {
+				return nil, nil, fmt.Errorf("register call_subagent: %w", err)
+			}
 		}
 	}
 	opts := &engine.Options{}

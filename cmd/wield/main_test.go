@@ -40,9 +40,11 @@ func TestListJSONFilters(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"list", "--json"}, []string{"echo", "calculator", "current_time"}},
-		{[]string{"list", "--json", "--category", "system"}, []string{"current_time"}},
-		{[]string{"list", "--json", "--tag", "math", "--tag", "time"}, []string{"calculator", "current_time"}},
+		{[]string{"list", "--json"}, []string{"echo", "calculator", "current_time", "sleep", "get_env", "set_env",
+			"json_parse", "json_stringify", "base64_encode", "base64_decode", "http_get", "http_post", "http_request", "web_fetch",
+			"create_artifact", "read_artifact", "update_artifact", "rewrite_artifact"}},
+		{[]string{"list", "--json", "--category", "system"}, []string{"current_time", "sleep", "get_env", "set_env"}},
+		{[]string{"list", "--json", "--tag", "math", "--tag", "time"}, []string{"calculator", "current_time", "sleep"}},
 		{[]string{"list", "--json", "--tag", "nope"}, nil},
 	}
 	for _, tt := range tests {

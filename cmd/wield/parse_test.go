@@ -100,3 +100,32 @@ func TestChat(t *testing.T) {
 		t.Errorf("bad --model: exit %d %s", code, errs)
 	}
 }
+
+func TestConfigBuiltins(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	os.Mkdir(data, 0o755)
+	os.WriteFile(filepath.Join(data, "note.txt"), []byte("hello from a file"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("TOPSECRET"), 0o644)
+	cfg := filepath.Join(dir, "wield.yaml")
+	os.WriteFile(cfg, []byte("allowed_paths: [./data]\nenv_allow: [WIELD_CFG_TEST]\nweb_search: {provider: duckduckgo}\n"), 0o644)
+	t.Setenv("WIELD_CFG_TEST", "visible")
+	code, out, errs := runIn(t, "", "--config", cfg, "call", "read_file", "path=note.txt")
+	if code != 0 || !strings.Contains(out, "hello from a file") {
+		t.Fatalf("read_file: exit %d %s %s", code, out, errs)
+	}
+	code, out, _ = runIn(t, "", "--config", cfg, "call", "read_file", "path=../secret.txt")
+	if code != 1 || !strings.Contains(out, "permission_denied") || strings.Contains(out, "TOPSECRET") {
+		t.Errorf("escape: exit %d %s", code, out)
+	}
+	code, out, _ = runIn(t, "", "--config", cfg, "call", "get_env", "key=WIELD_CFG_TEST")
+	if code != 0 || !strings.Contains(out, "visible") {
+		t.Errorf("get_env: exit %d %s", code, out)
+	}
+	code, out, _ = runIn(t, "", "--config", cfg, "list")
+	for _, want := range []string{"read_file", "web_search", "move_file"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %s:\n%s", want, out)
+		}
+	}
+}
