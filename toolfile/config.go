@@ -11,6 +11,7 @@
 //	  queue_timeout: 30s
 //	  strategy: fifo                          # fifo, priority or reject
 //	  buckets: {http: {limit: 5, weight: 1}}
+//	  backend: local                          # or redis: one limit for every server (see redis:)
 //	allowed_paths: [./data]                   # what file tools may touch; relative to the config file
 //	env_allow: [APP_MODE, "PUBLIC_*"]         # what get_env/set_env may see (none by default)
 //	web_search: {provider: tavily, api_key: "${TAVILY_KEY}", max_results: 10}
@@ -22,6 +23,8 @@
 //	http_allow: [127.0.0.1/32, 10.0.0.0/8]
 //	http_allow_hosts: [api.internal]
 //	secret_names: [GITHUB_TOKEN]
+//	redis: {url: "redis://127.0.0.1:6379/0", prefix: wield}
+//	                                          # with concurrency.backend: redis, the limits are shared
 //	reload: {watch: true, interval: 5s}       # reload tool files on change, and/or every interval
 //	strict_validation: false                  # true: no coercion ("5" for an integer is refused)
 //
@@ -71,6 +74,11 @@ type Config struct {
 	NetworkTimeout time.Duration
 	// Concurrency configures the limiter that runs tool calls.
 	Concurrency limit.Config
+	// LimiterBackend is "local" (the default: this process's limits) or
+	// "redis" (limits shared by every server using the same Redis).
+	LimiterBackend string
+	// Redis is the Redis that servers share.
+	Redis Redis
 	// AllowedPaths are the folders file tools may touch; relative paths are
 	// resolved against the config file's folder.
 	AllowedPaths []string
@@ -95,6 +103,14 @@ type Config struct {
 	Reload Reload
 	// StrictValidation refuses arguments that need a coercion.
 	StrictValidation bool
+}
+
+// Redis locates the Redis that wield servers share.
+type Redis struct {
+	// URL is redis://[user:password@]host:port/db (or rediss:// for TLS).
+	URL string
+	// Prefix names wield's keys ("wield" when empty).
+	Prefix string
 }
 
 // Reload says when tool files are loaded again while wield runs: on change
@@ -198,6 +214,9 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 		if autoOff {
 			cfg.Reload.Interval = 0
 		}
+		if cfg.LimiterBackend == "redis" && cfg.Redis.URL == "" {
+			c.errorf(docs[0], "concurrency.backend is redis, but redis.url is not set")
+		}
 	}()
 	for _, f := range fs {
 		switch f.name {
@@ -217,6 +236,24 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			}
 		case "reload":
 			c.reload(f, &cfg.Reload)
+		case "redis":
+			fs, ok := c.mapping(f.val, "redis")
+			if !ok {
+				continue
+			}
+			for _, rf := range fs {
+				switch rf.name {
+				case "url":
+					cfg.Redis.URL = c.str(rf)
+					if u := cfg.Redis.URL; !strings.HasPrefix(u, "redis://") && !strings.HasPrefix(u, "rediss://") {
+						c.errorf(rf.val, "redis.url: %q is not a redis:// or rediss:// URL", u)
+					}
+				case "prefix":
+					cfg.Redis.Prefix = c.str(rf)
+				default:
+					c.unknown(rf, "redis")
+				}
+			}
 		case "strict_validation":
 			cfg.StrictValidation = c.boolean(f)
 		case "tool_dirs":
@@ -367,6 +404,13 @@ func (c *configDecoder) concurrency(cf field, cfg *Config) {
 				lc.Strategy = s
 			default:
 				c.errorf(f.val, "strategy: %q is not fifo, priority or reject", s)
+			}
+		case "backend":
+			switch b := c.str(f); b {
+			case "local", "redis":
+				cfg.LimiterBackend = b
+			default:
+				c.errorf(f.val, "backend: %q is not local or redis", b)
 			}
 		case "buckets":
 			bs, ok := c.mapping(f.val, "buckets")

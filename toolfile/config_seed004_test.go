@@ -64,3 +64,32 @@ func TestLoadConfigReload(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadConfigRedis(t *testing.T) {
+	tests := []struct {
+		yaml    string
+		backend string
+		redis   Redis
+		err     string
+	}{
+		{"concurrency: {backend: redis, max: 4}\nredis: {url: \"redis://127.0.0.1:6379/0\", prefix: team}\n", "redis", Redis{URL: "redis://127.0.0.1:6379/0", Prefix: "team"}, ""},
+		{"concurrency: {backend: local}\n", "local", Redis{}, ""},
+		{"concurrency: {backend: redis}\n", "", Redis{}, "redis.url is not set"},
+		{"concurrency: {backend: etcd}\n", "", Redis{}, `"etcd" is not local or redis`},
+		{"redis: {url: \"127.0.0.1:6379\"}\n", "", Redis{}, "is not a redis://"},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "wield.yaml")
+		os.WriteFile(path, []byte(tt.yaml), 0o644)
+		got, err := LoadConfig(path)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: got %v, want an error with %q", tt.yaml, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got.LimiterBackend != tt.backend || got.Redis != tt.redis {
+			t.Errorf("%q: got %q %+v %v", tt.yaml, got.LimiterBackend, got.Redis, err)
+		}
+	}
+}

@@ -25,6 +25,7 @@ import (
 
 	_ "time/tzdata" // current_time knows every zone even on machines without tzdata
 
+	goredis "github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/approval"
@@ -33,6 +34,7 @@ import (
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
 	"github.com/wieldhq/wield/memstore"
+	wredis "github.com/wieldhq/wield/redis"
 	"github.com/wieldhq/wield/toolfile"
 )
 
@@ -138,7 +140,7 @@ func (a *app) command() *cobra.Command {
 		}
 		return nil
 	}
-	root.AddCommand(a.listCommand(), a.callCommand(), a.callsCommand(), a.statsCommand(), a.validateCommand(), a.parseCommand(), a.chatCommand())
+	root.AddCommand(a.listCommand(), a.callCommand(), a.callsCommand(), a.statsCommand(), a.validateCommand(), a.parseCommand(), a.chatCommand(), a.serveCommand(), a.keysCommand(), a.approvalsCommand())
 	return root
 }
 
@@ -160,6 +162,31 @@ func (a *app) builtinOptions(store wield.Storage) builtin.Options {
 		opts.Search = builtin.SearchOptions{Provider: c.WebSearch.Provider, APIKey: c.WebSearch.APIKey, MaxResults: c.WebSearch.MaxResults, Guard: c.Guard()}
 	}
 	return opts
+}
+
+// limiter is the configured limiter: this process's, or the one shared
+// through Redis.
+func (a *app) limiter(c *toolfile.Config) (limit.Limiter, error) {
+	if c.LimiterBackend != "redis" {
+		lim, err := limit.New(c.Concurrency)
+		if err != nil {
+			return nil, fmt.Errorf("%s: concurrency: %w", a.config, err)
+		}
+		return lim, nil
+	}
+	ro, err := goredis.ParseURL(c.Redis.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: redis.url: %w", a.config, err)
+	}
+	prefix := c.Redis.Prefix
+	if prefix == "" {
+		prefix = "wield"
+	}
+	lim, err := wredis.New(goredis.NewClient(ro), &wredis.Options{Config: c.Concurrency, Prefix: prefix + ":limit"})
+	if err != nil {
+		return nil, fmt.Errorf("%s: concurrency: %w", a.config, err)
+	}
+	return lim, nil
 }
 
 // setup builds the registry and engine every command works with; store,
@@ -200,9 +227,9 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	if c := a.cfg; c != nil {
 		opts.DefaultTimeout, opts.NetworkTimeout, opts.SecretNames = c.DefaultTimeout, c.NetworkTimeout, c.SecretNames
 		opts.StrictValidation = c.StrictValidation
-		lim, err := limit.New(c.Concurrency)
+		lim, err := a.limiter(c)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: concurrency: %w", a.config, err)
+			return nil, nil, err
 		}
 		opts.Limiter = lim
 	}

@@ -129,3 +129,12 @@ func TestConfigBuiltins(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigRedisLimiter(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "wield.yaml")
+	os.WriteFile(cfg, []byte("concurrency: {backend: redis, max: 2}\nredis: {url: \"redis://127.0.0.1:6379/0\", prefix: \"wield-test-"+t.Name()+"\"}\n"), 0o644)
+	code, out, errs := runIn(t, "", "--config", cfg, "call", "echo", "message=through redis")
+	if code != 0 || !strings.Contains(out, "through redis") {
+		t.Fatalf("exit %d %s %s", code, out, errs)
+	}
+}
