@@ -1,25 +1,3 @@
-// Package llm is how wield talks to models: tools exported to each
-// provider's dialect, prompts for models without function calling, results
-// written back, and the parser of tool calls written in text.
-//
-// # Parsing tool calls
-//
-// A model without native function calling writes its calls in its reply.
-// [Parse] finds them, whatever the model's habit: the XML prompt format with
-// CDATA (<tool_call><name>…</name><params>…</params></tool_call>), Hermes and
-// Qwen2.5 JSON in <tool_call>, Qwen3-Coder's <function=…>, Claude-style
-// <function_calls><invoke>, Llama's <|python_tag|>, Mistral's [TOOL_CALLS],
-// JSON in a fence or bare, and whole OpenAI, Anthropic or Gemini response
-// bodies:
-//
-//	calls, err := llm.Parse(reply, &llm.ParseOptions{Schema: schemaOf})
-//	var incomplete *llm.IncompleteError
-//	if errors.As(err, &incomplete) {
-//		// calls holds what was recovered; incomplete.Lost says what was not.
-//	}
-//
-// Each [ParsedCall] has a JSON object for arguments, ready for the engine,
-// which validates them.
 package llm
 
 import (

@@ -1,0 +1,54 @@
+// Package anthropic presents wield tools to Anthropic's Claude models: the
+// "tools" of the Messages API. It builds plain values with the field names
+// of Anthropic's API reference; no SDK is needed to marshal them.
+package anthropic
+
+import (
+	"regexp"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/llm"
+)
+
+// Tool is one entry of the "tools" of a Messages request. The input schema
+// is JSON Schema, sent as it is.
+type Tool struct {
+	Name        string             `json:"name"`
+	Description string             `json:"description,omitempty"`
+	InputSchema *jsonschema.Schema `json:"input_schema"`
+}
+
+// Dialect is the Anthropic dialect. Its values are [Tool]s.
+var Dialect llm.Dialect = dialect{}
+
+type dialect struct{}
+
+func (dialect) Name() string { return "anthropic" }
+
+// nameRule is the Messages API's rule for tool names.
+var nameRule = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func (d dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
+	var ps []llm.Problem
+	if p := llm.CheckName(d, t, nameRule, "1-64 letters, digits, _ or -"); p != nil {
+		ps = append(ps, *p)
+	}
+	if !llm.HasType(t.InputSchema, "object") {
+		ps = append(ps, llm.Problem{Tool: t.Name, Dialect: d.Name(), Message: `input_schema must be a JSON Schema of type "object"`})
+	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	return Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}, nil
+}
+
+// Tools exports tools for the Messages API, typed; see [llm.Export].
+func Tools(tools []*wield.Tool) ([]Tool, []llm.Problem) {
+	vs, ps := llm.Export(Dialect, tools)
+	out := make([]Tool, len(vs))
+	for i, v := range vs {
+		out[i] = v.(Tool)
+	}
+	return out, ps
+}

@@ -1,0 +1,41 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/llm/anthropic"
+)
+
+type weatherIn struct {
+	City string `json:"city" description:"City name"`
+}
+
+func weather(name string) *wield.Tool {
+	return wield.Func(name, "Current weather", func(context.Context, weatherIn) (string, error) { return "", nil })
+}
+
+func TestTools(t *testing.T) {
+	notObject := wield.Raw("echo", "Echo", &jsonschema.Schema{Type: "string"}, nil)
+	tools, ps := anthropic.Tools([]*wield.Tool{weather("get_weather"), weather("weather.v2"), weather(strings.Repeat("w", 65)), notObject})
+	got, _ := json.Marshal(tools)
+	want := `[{"name":"get_weather","description":"Current weather","input_schema":{"type":"object","properties":{"city":{"type":"string","description":"City name"}},"required":["city"],"additionalProperties":false}}]`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	var left []string
+	for _, p := range ps {
+		left = append(left, p.Tool)
+		if p.Dialect != "anthropic" || p.Message == "" {
+			t.Errorf("problem %+v", p)
+		}
+	}
+	if diff := cmp.Diff([]string{"weather.v2", strings.Repeat("w", 65), "echo"}, left); diff != "" {
+		t.Errorf("left out (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,493 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/wieldhq/wield"
+)
+
+// XMLInstructions tells a model without native function calling which tools
+// it has and how to call them with XML (seed 000): a "## Available Tools"
+// section with one block per tool, in the exact layout of seed 000's prompt
+// generator, then how to write a <tool_call> and the rules for it. Each
+// block reads:
+//
+//	### web_search
+//	Description: Search the web for information
+//	Parameters:
+//	  - query: string (required) - Search query using keywords.
+//	  - count: integer (optional) - Number of results to return (1-50)
+//	    Default: 10
+//	Example:
+//	<tool_call>
+//	  <name>web_search</name>
+//	  <params>
+//	    <query><![CDATA[your_query_here]]></query>
+//	    <count><![CDATA[10]]></count>
+//	  </params>
+//	</tool_call>
+//
+// The parameters are the top-level properties of the input schema, in
+// order. The note "Default: x" that wield's schema inference appends to a
+// description is shown on its own line instead, as seed 000 does. Beyond
+// what seed 000's parameters can carry, a parameter with an enum gets an
+// "Allowed values:" line and an object or array parameter a "Schema:" line
+// with its JSON Schema (and the definitions it refers to). The example call
+// gives the required parameters and the optional ones that have a default
+// or an example; a value is the parameter's default, else its first
+// example, else its first allowed value, else "your_<name>_here" for a
+// string and a placeholder of its type otherwise. Values that are not
+// strings are written as JSON (true, not Python's True), which is what the
+// parser reads back.
+func XMLInstructions(tools []*wield.Tool) string {
+	var b strings.Builder
+	b.WriteString("## Available Tools\n\n")
+	n := 0
+	for _, t := range tools {
+		if t == nil || t.InputSchema == nil {
+			continue
+		}
+		if n > 0 {
+			b.WriteString("\n")
+		}
+		n++
+		promptXMLTool(&b, t)
+	}
+	if n == 0 {
+		b.WriteString("(no tools are available)\n")
+	}
+	b.WriteString(promptXMLRules)
+	return b.String()
+}
+
+const promptXMLRules = `
+## How to Call Tools
+
+To call a tool, write a <tool_call> block with the tool's name and its parameters, each value wrapped in CDATA:
+
+<tool_call>
+  <name>tool_name</name>
+  <params>
+    <param_name><![CDATA[value]]></param_name>
+  </params>
+</tool_call>
+
+Notes:
+- Use only the tools listed above, with their exact tool and parameter names.
+- Wrap every value in <![CDATA[...]]>, so that <, > and & need no escaping and values may span several lines.
+- Give required parameters; leave out optional ones you do not need.
+- Write numbers and true/false as they are; write arrays and objects as JSON.
+- You may write several <tool_call> blocks in one reply. Each result comes back in a <tool_result> block; wait for it before relying on it.
+`
+
+// promptXMLTool writes one tool's block.
+func promptXMLTool(b *strings.Builder, t *wield.Tool) {
+	root := t.InputSchema
+	params := promptParams(root)
+	b.WriteString("### ")
+	b.WriteString(t.Name)
+	b.WriteString("\nDescription: ")
+	b.WriteString(t.Description)
+	b.WriteString("\nParameters:\n")
+	if len(params) == 0 {
+		b.WriteString("  (none)\n")
+	}
+	for _, p := range params {
+		b.WriteString("  - ")
+		b.WriteString(p.name)
+		b.WriteString(": ")
+		b.WriteString(p.typ)
+		if p.required {
+			b.WriteString(" (required)")
+		} else {
+			b.WriteString(" (optional)")
+		}
+		if p.desc != "" {
+			b.WriteString(" - ")
+			b.WriteString(p.desc)
+		}
+		b.WriteString("\n")
+		if p.s.Default != nil {
+			b.WriteString("    Default: ")
+			b.WriteString(Value(p.s.Default))
+			b.WriteString("\n")
+		}
+		if len(p.s.Enum) > 0 {
+			vs := make([]string, len(p.s.Enum))
+			for i, v := range p.s.Enum {
+				vs[i] = Value(v)
+			}
+			b.WriteString("    Allowed values: ")
+			b.WriteString(strings.Join(vs, ", "))
+			b.WriteString("\n")
+		}
+		if p.typ == "object" || p.typ == "array" {
+			if raw, err := promptMarshal(promptWithDefs(root, p.s), ""); err == nil {
+				b.WriteString("    Schema: ")
+				b.Write(raw)
+				b.WriteString("\n")
+			}
+		}
+	}
+	b.WriteString("Example:\n<tool_call>\n  <name>")
+	b.WriteString(t.Name)
+	b.WriteString("</name>\n  <params>\n")
+	for _, p := range params {
+		if !p.inExample() {
+			continue
+		}
+		b.WriteString("    <")
+		b.WriteString(p.name)
+		b.WriteString(">")
+		b.WriteString(CDATA(Value(promptSample(root, p.s, p.name, 0))))
+		b.WriteString("</")
+		b.WriteString(p.name)
+		b.WriteString(">\n")
+	}
+	b.WriteString("  </params>\n</tool_call>\n")
+}
+
+// promptParam is one top-level parameter, with references resolved.
+type promptParam struct {
+	name     string
+	typ      string
+	desc     string
+	required bool
+	s        *jsonschema.Schema
+}
+
+// inExample reports whether the parameter appears in example calls: the
+// required ones, and the optional ones with a default or an example, as in
+// seed 000's example where both optional parameters have defaults.
+func (p promptParam) inExample() bool {
+	return p.required || p.s.Default != nil || len(p.s.Examples) > 0
+}
+
+// promptSample is an example value of s as JSON: its default, its first
+// example, its first allowed value or its const, else a placeholder of its
+// type: "your_<name>_here" for a string (as seed 000 writes), a sample of
+// its format for dates, e-mail addresses and URLs, the minimum or 1 for a
+// number, true, one sample item for an array, and the required properties
+// for an object.
+func promptSample(root, s *jsonschema.Schema, name string, depth int) json.RawMessage {
+	budget := 200
+	return promptSampleAt(root, s, name, depth, &budget)
+}
+
+// promptSampleAt is promptSample with a budget of values, so that a schema
+// whose references fan out cannot make an example of any size.
+func promptSampleAt(root, s *jsonschema.Schema, name string, depth int, budget *int) json.RawMessage {
+	if *budget--; *budget < 0 {
+		depth = 99
+	}
+	s = promptDeref(root, s)
+	var v any
+	switch {
+	case s.Default != nil:
+		if json.Unmarshal(s.Default, &v) == nil {
+			return promptMust(v)
+		}
+	case len(s.Examples) > 0:
+		return promptMust(s.Examples[0])
+	case len(s.Enum) > 0:
+		return promptMust(s.Enum[0])
+	case s.Const != nil:
+		return promptMust(*s.Const)
+	}
+	typ, _, _ := strings.Cut(promptType(root, s), " | ")
+	switch typ {
+	case "integer", "number":
+		switch {
+		case s.Minimum != nil:
+			return promptMust(*s.Minimum)
+		case typ == "integer":
+			return json.RawMessage("1")
+		}
+		return json.RawMessage("1.5")
+	case "boolean":
+		return json.RawMessage("true")
+	case "array":
+		if s.Items == nil || depth > 4 {
+			return json.RawMessage("[]")
+		}
+		return json.RawMessage("[" + string(promptSampleAt(root, s.Items, name, depth+1, budget)) + "]")
+	case "object":
+		var b strings.Builder
+		b.WriteString("{")
+		if depth <= 4 {
+			for _, n := range PropertyNames(s) {
+				if !promptContains(s.Required, n) {
+					continue
+				}
+				if b.Len() > 1 {
+					b.WriteString(",")
+				}
+				b.Write(promptMust(n))
+				b.WriteString(":")
+				b.Write(promptSampleAt(root, s.Properties[n], n, depth+1, budget))
+			}
+		}
+		b.WriteString("}")
+		return json.RawMessage(b.String())
+	}
+	switch s.Format {
+	case "date-time":
+		return promptMust("2025-01-02T15:04:05Z")
+	case "date":
+		return promptMust("2025-01-02")
+	case "email":
+		return promptMust("name@example.com")
+	case "uri", "url":
+		return promptMust("https://example.com")
+	}
+	return promptMust("your_" + name + "_here")
+}
+
+func promptMust(v any) json.RawMessage {
+	raw, err := promptMarshal(v, "")
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
+// promptParams lists the top-level properties of an input schema.
+func promptParams(root *jsonschema.Schema) []promptParam {
+	s := promptDeref(root, root)
+	names := PropertyNames(s)
+	out := make([]promptParam, 0, len(names))
+	for _, name := range names {
+		ps := promptDeref(root, s.Properties[name])
+		p := promptParam{name: name, typ: promptType(root, ps), s: ps, required: promptContains(s.Required, name)}
+		p.desc = ps.Description
+		if ps.Default != nil {
+			note := "Default: " + Value(ps.Default)
+			p.desc = strings.TrimSuffix(strings.TrimSuffix(p.desc, note), ";")
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// promptDeref follows references (a bounded number of times) and keeps the
+// referring schema's description when it has one.
+func promptDeref(root, s *jsonschema.Schema) *jsonschema.Schema {
+	if s == nil {
+		return &jsonschema.Schema{}
+	}
+	for range 32 {
+		if s.Ref == "" {
+			return s
+		}
+		t, ok := ResolveRef(root, s.Ref)
+		if !ok {
+			return s
+		}
+		if s.Description != "" || s.Default != nil {
+			c := *t
+			if s.Description != "" {
+				c.Description = s.Description
+			}
+			if s.Default != nil {
+				c.Default = s.Default
+			}
+			t = &c
+		}
+		s = t
+	}
+	return s
+}
+
+// promptType names a parameter's type as seed 000 does: "string",
+// "integer", ...; several as "string | null"; none as "any".
+func promptType(root, s *jsonschema.Schema) string {
+	return promptTypeDepth(root, s, 0)
+}
+
+func promptTypeDepth(root, s *jsonschema.Schema, depth int) string {
+	types := Types(s)
+	if len(types) == 0 {
+		var alts []string
+		for _, b := range append(append([]*jsonschema.Schema(nil), s.AnyOf...), s.OneOf...) {
+			if depth > 8 {
+				break
+			}
+			t := promptTypeDepth(root, promptDeref(root, b), depth+1)
+			if t != "null" && !promptContains(alts, t) {
+				alts = append(alts, t)
+			}
+		}
+		switch {
+		case len(alts) > 0:
+			return strings.Join(alts, " | ")
+		case s.Properties != nil:
+			return "object"
+		case s.Const != nil:
+			return promptValueType(*s.Const)
+		case len(s.Enum) > 0:
+			return promptValueType(s.Enum[0])
+		}
+		return "any"
+	}
+	var nonNull []string
+	for _, t := range types {
+		if t != "null" {
+			nonNull = append(nonNull, t)
+		}
+	}
+	if len(nonNull) == 1 {
+		return nonNull[0]
+	}
+	return strings.Join(types, " | ")
+}
+
+// promptValueType is the JSON type of a value.
+func promptValueType(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case float64:
+		if x == float64(int64(x)) {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	case nil:
+		return "null"
+	}
+	return "any"
+}
+
+func promptContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// promptMarshal writes v as JSON without escaping <, > and &, which a
+// model reads better as they are; indent "" means compact.
+func promptMarshal(v any, indent string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// promptWithDefs returns s with the root's definitions attached when s
+// refers to them, so that a parameter's schema can be read on its own.
+func promptWithDefs(root, s *jsonschema.Schema) *jsonschema.Schema {
+	if len(root.Defs) == 0 && len(root.Definitions) == 0 {
+		return s
+	}
+	raw, err := json.Marshal(s)
+	if err != nil || !strings.Contains(string(raw), `"$ref"`) {
+		return s
+	}
+	c := *s
+	c.Defs, c.Definitions = root.Defs, root.Definitions
+	return &c
+}
+
+// CDATA wraps s in a CDATA section, splitting any "]]>" in it across two
+// sections so that the text comes back unchanged.
+func CDATA(s string) string {
+	return "<![CDATA[" + strings.ReplaceAll(s, "]]>", "]]]]><![CDATA[>") + "]]>"
+}
+
+// JSONInstructions tells a model without native function calling which tools
+// it has and how to call them with JSON: the structured-output fallback of
+// seed 002 (§4.3.2), whose call is {"name": ..., "parameters": {...}}. Each
+// tool is listed with its description, its input schema and an example
+// call; the parameter values of the example are chosen as in
+// [XMLInstructions].
+func JSONInstructions(tools []*wield.Tool) string {
+	var b strings.Builder
+	b.WriteString("## Available Tools\n\n")
+	n := 0
+	for _, t := range tools {
+		if t == nil || t.InputSchema == nil {
+			continue
+		}
+		if n > 0 {
+			b.WriteString("\n")
+		}
+		n++
+		b.WriteString("### ")
+		b.WriteString(t.Name)
+		b.WriteString("\nDescription: ")
+		b.WriteString(t.Description)
+		b.WriteString("\nParameters (JSON Schema):\n")
+		raw, err := promptMarshal(t.InputSchema, "  ")
+		if err != nil {
+			raw = []byte(`{"type": "object"}`)
+		}
+		b.Write(raw)
+		b.WriteString("\nExample:\n")
+		b.WriteString(promptJSONExample(t))
+		b.WriteString("\n")
+	}
+	if n == 0 {
+		b.WriteString("(no tools are available)\n")
+	}
+	b.WriteString(promptJSONRules)
+	return b.String()
+}
+
+const promptJSONRules = `
+## How to Call Tools
+
+To call a tool, reply with a JSON object in this format:
+{
+  "name": "tool_name",
+  "parameters": {
+    "param1": "value1",
+    "param2": "value2"
+  }
+}
+
+Notes:
+- Use only the tools listed above, with their exact tool and parameter names.
+- The parameters must match the tool's JSON Schema: give required parameters, leave out optional ones you do not need, and use JSON types (numbers, true/false, arrays, objects) as the schema says.
+- Write the JSON object alone, with no text around it; to call several tools, write a JSON array of such objects.
+- Each result comes back in a later message; wait for it before relying on it.
+`
+
+// promptJSONExample is an example call of t, indented as the seed's template.
+func promptJSONExample(t *wield.Tool) string {
+	var b strings.Builder
+	b.WriteString("{\n  \"name\": ")
+	name, _ := json.Marshal(t.Name)
+	b.Write(name)
+	b.WriteString(",\n  \"parameters\": {")
+	n := 0
+	for _, p := range promptParams(t.InputSchema) {
+		if !p.inExample() {
+			continue
+		}
+		if n++; n > 1 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n    ")
+		k, _ := json.Marshal(p.name)
+		b.Write(k)
+		b.WriteString(": ")
+		b.Write(promptSample(t.InputSchema, p.s, p.name, 0))
+	}
+	b.WriteString("\n  }\n}")
+	return b.String()
+}
