@@ -138,3 +138,28 @@ func TestConfigRedisLimiter(t *testing.T) {
 		t.Fatalf("exit %d %s %s", code, out, errs)
 	}
 }
+
+func TestValidateDialects(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "t.yaml"), []byte("# a tool\nname: files.read\ndescription: Read a file\nparameters:\n  - {name: path, type: string, required: true}\n  - {name: meta, type: object}\nentry: {type: builtin, handler: echo}\n"), 0o644)
+	code, out, _ := runIn(t, "", "validate", dir)
+	want := []string{
+		`t.yaml:2:1: warning: openai: tool "files.read": name "files.read" is not accepted`,
+		`t.yaml:2:1: warning: anthropic: tool "files.read": name`,
+		`t.yaml:2:1: warning: gemini: tool "files.read" at /properties/meta: a free-form object`,
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if code != 1 || strings.Contains(out, "mcp:") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if code, out, _ := runIn(t, "", "validate", "--dialect", "mcp", dir); code != 0 || strings.TrimSpace(out) != "ok" {
+		t.Errorf("mcp only: exit %d %s", code, out)
+	}
+	if code, _, errs := runIn(t, "", "validate", "--dialect", "cohere", dir); code != 2 || !strings.Contains(errs, `unknown --dialect "cohere"`) {
+		t.Errorf("unknown dialect: exit %d %s", code, errs)
+	}
+}
