@@ -58,3 +58,16 @@ type ApprovalStore interface {
 type ApprovalClaimer interface {
 	ClaimApproval(ctx context.Context, id string) error
 }
+
+// DecisionNotifier carries news of decisions between processes, so that a
+// call waiting for approval on one server resumes as soon as a person
+// decides on another (the postgres store does it with LISTEN/NOTIFY, package
+// redis with pub/sub). Without one, waiters look in the store periodically.
+type DecisionNotifier interface {
+	// NotifyDecision tells every listener that approval id was decided.
+	NotifyDecision(ctx context.Context, id string) error
+	// Decisions delivers the ids of approvals decided anywhere, until ctx
+	// ends; the channel is then closed. Delivery is best effort: a waiter
+	// still looks in the store now and then.
+	Decisions(ctx context.Context) (<-chan string, error)
+}

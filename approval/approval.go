@@ -37,6 +37,10 @@ type Options struct {
 	Poll time.Duration
 	// Logger receives failures of resumed calls (slog.Default()).
 	Logger *slog.Logger
+	// Notifier carries decisions between processes; nil means the store's
+	// own when it is a wield.DecisionNotifier (as the postgres store is),
+	// else none (waiters then rely on Poll).
+	Notifier wield.DecisionNotifier
 }
 
 // Inbox is a durable [wield.Approver].
@@ -47,6 +51,10 @@ type Inbox struct {
 
 	mu      sync.Mutex
 	waiters map[string]chan struct{} // approvals waited on in this process
+
+	notifier wield.DecisionNotifier
+	stop     context.CancelFunc
+	stopped  chan struct{}
 }
 
 // New returns an inbox over store.
@@ -59,8 +67,73 @@ func New(store wield.ApprovalStore, opts *Options) *Inbox {
 		if opts.Logger != nil {
 			in.log = opts.Logger
 		}
+		in.notifier = opts.Notifier
+	}
+	if in.notifier == nil {
+		in.notifier, _ = store.(wield.DecisionNotifier)
+	}
+	if in.notifier != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		in.stop, in.stopped = cancel, make(chan struct{})
+		go in.listen(ctx)
 	}
 	return in
+}
+
+// Close stops listening for decisions made elsewhere. Waiting calls then
+// rely on polling.
+func (in *Inbox) Close() error {
+	if in.stop != nil {
+		in.stop()
+		<-in.stopped
+	}
+	return nil
+}
+
+// listen wakes the local waiters of approvals decided anywhere, and
+// listens again, after a pause, when the notifier fails.
+func (in *Inbox) listen(ctx context.Context) {
+	defer close(in.stopped)
+	for ctx.Err() == nil {
+		ch, err := in.notifier.Decisions(ctx)
+		if err != nil {
+			in.log.Warn("approval: listen for decisions; polling meanwhile", "error", err)
+		} else {
+			// A decision made before the subscription took hold was
+			// not heard: every waiter looks again.
+			in.wakeAll()
+			for id := range ch {
+				in.wake(id)
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(in.poll):
+		}
+	}
+}
+
+func (in *Inbox) wakeAll() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, wake := range in.waiters {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (in *Inbox) wake(id string) {
+	in.mu.Lock()
+	wake := in.waiters[id]
+	in.mu.Unlock()
+	if wake != nil {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Approve records the request as pending and waits for its decision, its
@@ -119,13 +192,10 @@ func (in *Inbox) Decide(ctx context.Context, id, digest string, d wield.Decision
 	if err != nil {
 		return nil, fmt.Errorf("approval: decide %s: %w", id, err)
 	}
-	in.mu.Lock()
-	wake := in.waiters[id]
-	in.mu.Unlock()
-	if wake != nil {
-		select {
-		case wake <- struct{}{}:
-		default:
+	in.wake(id)
+	if in.notifier != nil {
+		if err := in.notifier.NotifyDecision(ctx, id); err != nil {
+			in.log.Warn("approval: tell other servers of a decision; they will see it by polling", "id", id, "error", err)
 		}
 	}
 	return a, nil
