@@ -235,7 +235,17 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	}
 	if store != nil {
 		opts.Store = store
-		opts.Approver = approval.New(store, nil)
+		ao := &approval.Options{}
+		if _, ok := store.(wield.DecisionNotifier); !ok && a.cfg != nil && a.cfg.Redis.URL != "" {
+			// Servers sharing a store without LISTEN/NOTIFY hear of each
+			// other's decisions through Redis.
+			ro, err := goredis.ParseURL(a.cfg.Redis.URL)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: redis.url: %w", a.config, err)
+			}
+			ao.Notifier = wredis.NewNotifier(goredis.NewClient(ro), a.cfg.Redis.Prefix)
+		}
+		opts.Approver = approval.New(store, ao)
 	}
 	return reg, engine.New(reg, opts), nil
 }
