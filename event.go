@@ -49,6 +49,9 @@ type Event struct {
 	Message string `json:"message,omitempty"`
 	// Source is where a tool came from (a file), for load events.
 	Source string `json:"source,omitempty"`
+	// Server names the server an event came from when a relay brought it
+	// from another (package redis); empty for this process's own events.
+	Server string `json:"server,omitempty"`
 }
 
 // MarshalJSON writes the duration in milliseconds.
@@ -58,6 +61,21 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		plain
 		DurationMS float64 `json:"duration_ms,omitempty"`
 	}{plain(e), ms(e.Duration)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, duration_ms included.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	type plain Event
+	var v struct {
+		plain
+		DurationMS float64 `json:"duration_ms"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*e = Event(v.plain)
+	e.Duration = time.Duration(v.DurationMS * float64(time.Millisecond))
+	return nil
 }
 
 // Bus carries events from the engine and the registry to whoever listens,

@@ -1,0 +1,81 @@
+package redis
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/wieldhq/wield"
+)
+
+// Relay shares events between servers: this server's events go to Redis,
+// and the other servers' events come into this server's bus, marked with
+// their Server, so that each server's live stream (SSE, the console) shows
+// the calls of all. Delivery is best effort, like the bus itself.
+type Relay struct {
+	rdb     goredis.UniversalClient
+	channel string
+	bus     *wield.Bus
+	server  string
+	log     *slog.Logger
+}
+
+// NewRelay returns a relay between bus and the channel PREFIX:events
+// ("wield" when prefix is empty); server names this server in the events
+// the others receive, and must differ between servers.
+func NewRelay(rdb goredis.UniversalClient, prefix string, bus *wield.Bus, server string, log *slog.Logger) *Relay {
+	if prefix == "" {
+		prefix = "wield"
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Relay{rdb: rdb, channel: prefix + ":events", bus: bus, server: server, log: log}
+}
+
+// Run relays until ctx ends; it returns ctx's error, or the error of a
+// subscription that could not start.
+func (r *Relay) Run(ctx context.Context) error {
+	sub := r.rdb.Subscribe(ctx, r.channel)
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		return fmt.Errorf("redis relay: subscribe: %w", err)
+	}
+	local := r.bus.Subscribe(func(e *wield.Event) bool { return e.Server == "" })
+	defer local.Close()
+	go func() {
+		for {
+			e, err := local.Next(ctx)
+			if err != nil {
+				return
+			}
+			e.Server = r.server
+			b, err := json.Marshal(e)
+			if err != nil {
+				continue
+			}
+			if err := r.rdb.Publish(ctx, r.channel, b).Err(); err != nil && ctx.Err() == nil {
+				r.log.Warn("redis relay: publish event", "error", err)
+			}
+		}
+	}()
+	ch := sub.Channel()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case m, ok := <-ch:
+			if !ok {
+				return ctx.Err()
+			}
+			var e wield.Event
+			if err := json.Unmarshal([]byte(m.Payload), &e); err != nil || e.Server == "" || e.Server == r.server {
+				continue
+			}
+			e.ID = 0 // this bus numbers its own
+			r.bus.Publish(e)
+		}
+	}
+}
