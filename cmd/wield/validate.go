@@ -132,7 +132,7 @@ func (a *app) fileKinds() map[string]toolfile.Kind {
 	if a.cfg != nil {
 		guard = a.cfg.Guard()
 	}
-	return map[string]toolfile.Kind{"http": toolfile.HTTPKind(guard)}
+	return map[string]toolfile.Kind{"http": toolfile.HTTPKind(guard), "remote": toolfile.RemoteKind()}
 }
 
 // isConfigFile tells configuration from tool files by name.

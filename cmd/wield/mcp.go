@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/approval"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/limit"
+	"github.com/wieldhq/wield/mcpbridge"
+)
+
+// mcpFlags are the flags of `wield mcp`.
+type mcpFlags struct {
+	http           string
+	toolset        string
+	stateless      bool
+	public         bool
+	allowedHosts   []string
+	allowedOrigins []string
+	grace          time.Duration
+}
+
+func (a *app) mcpCommand() *cobra.Command {
+	var f mcpFlags
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the tools to MCP clients, over stdio or streamable HTTP",
+		Long: `Serve the tools as an MCP server. Every call goes through the engine:
+validation, permissions, limits and records, as for any other caller.
+
+By default the server speaks MCP over stdin and stdout, as desktop clients
+start local servers; logs go to stderr only. With --http it serves streamable
+HTTP instead: the tools at /mcp and each toolset at /mcp/{toolset}. It listens
+on loopback addresses only unless --public is given, and refuses requests whose
+Host or Origin header names another site.
+
+A tool that needs confirmation asks the MCP client's user (by elicitation)
+when the client can; otherwise the call waits in the approval inbox
+('wield approvals').
+
+Call records are readable as the resources wield://calls/{id} and
+wield://calls/{id}/output.`,
+		Example: `  wield mcp
+  wield mcp --toolset research
+  wield mcp --http 127.0.0.1:7421
+
+  # In a desktop client's configuration:
+  {"mcpServers": {"wield": {"command": "wield", "args": ["mcp"]}}}`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.mcp(cmd.Context(), f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
+	fl.StringVar(&f.toolset, "toolset", "", "serve only this toolset")
+	fl.BoolVar(&f.stateless, "stateless", false, "with --http: no sessions; the server cannot ask clients anything, so confirmations wait in the inbox")
+	fl.BoolVar(&f.public, "public", false, "with --http: allow an address that is not loopback")
+	fl.StringSliceVar(&f.allowedHosts, "allowed-host", nil, "with --http: a Host header to accept besides loopback names (repeatable)")
+	fl.StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "with --http: an Origin to accept besides loopback ones, like https://app.example (repeatable)")
+	fl.DurationVar(&f.grace, "grace", 10*time.Second, "with --http: on shutdown, how long requests in flight may take to finish")
+	return cmd
+}
+
+// mcp runs the server until ctx ends or, over stdio, the client leaves.
+func (a *app) mcp(ctx context.Context, f mcpFlags) error {
+	if f.http == "" && (f.stateless || f.public || len(f.allowedHosts) > 0 || len(f.allowedOrigins) > 0) {
+		return usagef("--stateless, --public, --allowed-host and --allowed-origin go with --http")
+	}
+	if f.http != "" && !f.public {
+		if err := mcpLoopback(f.http); err != nil {
+			return err
+		}
+	}
+	log := slog.New(slog.NewTextHandler(a.stderr, nil))
+	return a.withStore(ctx, func(store wield.Storage) error {
+		reg, eng, err := a.mcpSetup(store, log)
+		if err != nil {
+			return err
+		}
+		defer eng.Close(context.WithoutCancel(ctx))
+		if f.toolset != "" {
+			if _, ok := reg.Toolset(f.toolset); !ok {
+				return usagef("--toolset %q: no such toolset", f.toolset)
+			}
+		}
+		srv := mcpbridge.NewServer(eng, reg, &mcpbridge.ServerOptions{
+			Name:           "wield",
+			Toolset:        f.toolset,
+			Stateless:      f.stateless,
+			Calls:          store,
+			AllowedHosts:   f.allowedHosts,
+			AllowedOrigins: f.allowedOrigins,
+			Logger:         log,
+		})
+		defer srv.Close()
+		if f.http == "" {
+			return srv.ServeStdio(ctx, a.stdin, a.stdout)
+		}
+		return a.mcpHTTP(ctx, srv, f, log)
+	})
+}
+
+// mcpSetup is setup with the engine's approver asking MCP clients first.
+func (a *app) mcpSetup(store wield.Storage, log *slog.Logger) (*wield.Registry, *engine.Engine, error) {
+	reg, plain, err := a.setup(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := plain.Close(context.Background()); err != nil {
+		return nil, nil, err
+	}
+	opts := &engine.Options{
+		Store:    store,
+		Approver: mcpbridge.NewApprover(approval.New(store, &approval.Options{Logger: log})),
+		Logger:   log,
+	}
+	if c := a.cfg; c != nil {
+		opts.DefaultTimeout, opts.NetworkTimeout, opts.SecretNames = c.DefaultTimeout, c.NetworkTimeout, c.SecretNames
+		opts.StrictValidation = c.StrictValidation
+		lim, err := limit.New(c.Concurrency)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: concurrency: %w", a.config, err)
+		}
+		opts.Limiter = lim
+	}
+	return reg, engine.New(reg, opts), nil
+}
+
+// mcpLoopback refuses an address that is not on a loopback interface.
+func mcpLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--http %q: %v", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return usagef("--http %q is not a loopback address: MCP servers are usually local; add --public to listen there", addr)
+}
+
+// mcpHTTP serves streamable HTTP until ctx ends. The first line on stderr
+// is "listening on http://HOST:PORT/mcp".
+func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, f mcpFlags, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", f.http)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	// A client's standing event stream (GET) lasts as long as its session:
+	// shutting down ends those streams, and lets calls in flight finish.
+	streams, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
+	h := srv.Handler()
+	hs := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				rctx, cancel := context.WithCancel(r.Context())
+				defer cancel()
+				defer context.AfterFunc(streams, cancel)()
+				r = r.WithContext(rctx)
+			}
+			h.ServeHTTP(w, r)
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	hs.RegisterOnShutdown(endStreams)
+	fmt.Fprintf(a.stderr, "listening on http://%s/mcp\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.grace)
+	defer cancel()
+	err = hs.Shutdown(sctx)
+	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	if err != nil {
+		return fmt.Errorf("shut down: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpWait bounds every wait of these tests.
+const mcpWait = 20 * time.Second
+
+// mcpBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type mcpBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *mcpBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *mcpBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// mcpRun runs `wield mcp args...` in-process on pipes, as a desktop client
+// runs it, and returns the command's stdin and stdout from the client's
+// side, its stderr, and a wait for its end.
+func mcpRun(t *testing.T, ctx context.Context, args ...string) (in io.WriteCloser, out io.ReadCloser, stderr *mcpBuffer, wait func() error) {
+	t.Helper()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	stderr = &mcpBuffer{}
+	a := &app{stdin: sr, stdout: sw, stderr: stderr, db: "sqlite:" + filepath.Join(t.TempDir(), "wield.db")}
+	cmd := a.mcpCommand()
+	cmd.SetArgs(args)
+	cmd.SetIn(sr)
+	cmd.SetOut(stderr) // cobra's own messages never go to the protocol
+	cmd.SetErr(stderr)
+	cmd.SilenceUsage = true
+	done := make(chan error, 1)
+	go func() {
+		err := cmd.ExecuteContext(ctx)
+		sw.Close()
+		done <- err
+	}()
+	var once sync.Once
+	var err error
+	wait = func() error {
+		once.Do(func() {
+			select {
+			case err = <-done:
+			case <-time.After(mcpWait):
+				err = errors.New("wield mcp did not return")
+			}
+		})
+		return err
+	}
+	return cw, cr, stderr, wait
+}
+
+func TestMCPStdio(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), mcpWait)
+	defer cancel()
+	in, out, stderr, wait := mcpRun(t, ctx)
+	c := mcp.NewClient(&mcp.Implementation{Name: "desktop", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: out, Writer: in}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, stderr)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"echo", "calculator", "current_time"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools/list lacks %s: %v", want, names)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "calculator", Arguments: map[string]any{"expression": "2 * (3 + 4)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text []string
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			text = append(text, tc.Text)
+		}
+	}
+	if res.IsError || len(text) != 1 || !regexp.MustCompile(`\b14\b`).MatchString(text[0]) {
+		t.Errorf("calculator: isError=%v text=%q, want 14", res.IsError, text)
+	}
+	// The call is recorded and readable as a resource.
+	id, _ := res.Meta["wield/call_id"].(string)
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "wield://calls/" + id})
+	if err != nil {
+		t.Fatalf("read the call's record: %v", err)
+	}
+	if len(rr.Contents) != 1 || !bytes.Contains([]byte(rr.Contents[0].Text), []byte(`"tool":"calculator"`)) {
+		t.Errorf("record of the call: %+v", rr.Contents)
+	}
+	// The client leaving ends the command without an error.
+	cs.Close()
+	in.Close()
+	if err := wait(); err != nil {
+		t.Errorf("wield mcp: %v (stderr: %s)", err, stderr)
+	}
+}
+
+func TestMCPHTTP(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in, _, stderr, wait := mcpRun(t, ctx, "--http", "127.0.0.1:0")
+	defer in.Close()
+	listening := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`)
+	var url string
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(mcpWait)
+	for url == "" {
+		if m := listening.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("no listening line on stderr: %s", stderr)
+		}
+	}
+	cctx, ccancel := context.WithTimeout(context.Background(), mcpWait)
+	defer ccancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "web", Version: "1"}, nil)
+	cs, err := c.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "over http"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		t.Errorf("echo over HTTP failed: %+v", res.Content)
+	}
+	// Shutting down ends the session's standing stream and returns.
+	cancel()
+	if err := wait(); err != nil {
+		t.Errorf("wield mcp --http: %v (stderr: %s)", err, stderr)
+	}
+	cs.Close()
+}
+
+func TestMCPUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--http", "0.0.0.0:7421"}, `--http "0.0.0.0:7421" is not a loopback address: MCP servers are usually local; add --public to listen there`},
+		{[]string{"--http", "nonsense"}, `--http "nonsense": address nonsense: missing port in address`},
+		{[]string{"--stateless"}, "--stateless, --public, --allowed-host and --allowed-origin go with --http"},
+		{[]string{"--toolset", "nope"}, `--toolset "nope": no such toolset`},
+	}
+	for _, tt := range tests {
+		ctx, cancel := context.WithTimeout(context.Background(), mcpWait)
+		in, _, stderr, wait := mcpRun(t, ctx, tt.args...)
+		err := wait()
+		in.Close()
+		cancel()
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%v: err = %v, want a usage error (stderr: %s)", tt.args, err, stderr)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+			t.Errorf("%v: error (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/approval"
+	"github.com/wieldhq/wield/httpapi"
+	"github.com/wieldhq/wield/sqlite"
+	"github.com/wieldhq/wield/toolfile"
+)
+
+// defaultAddr is where `wield serve` listens without --addr or server.addr.
+const defaultAddr = "127.0.0.1:7420"
+
+// serveFlags are the flags of `wield serve`.
+type serveFlags struct {
+	addr      string
+	addrFile  string
+	keys      string
+	logFormat string
+	logLevel  string
+	records   string
+	grace     time.Duration
+	heartbeat time.Duration
+}
+
+func (a *app) serveCommand() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the tools over HTTP: REST API, events, metrics",
+		Long: `Serve the tools over HTTP: the REST API under /v1 (described at /openapi.json),
+Server-Sent Events at /v1/events, Prometheus metrics at /metrics, and the probes
+/healthz and /readyz.
+
+Without API keys (server.keys in the configuration, or keys made with
+'wield keys create') the server listens on the loopback interface only.
+The first line on stderr is "listening on http://HOST:PORT".`,
+		Example: `  wield serve
+  wield serve --addr :8080 --config wield.yaml
+  wield serve --addr 127.0.0.1:0 --addr-file /tmp/wield.addr`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.serve(cmd.Context(), f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.addr, "addr", "", "listen address (default: server.addr of the configuration, else "+defaultAddr+")")
+	fl.StringVar(&f.addrFile, "addr-file", "", "write the bound address (host:port) to this file once listening")
+	fl.StringVar(&f.keys, "keys", defaultKeysFile(), "the keys file that 'wield keys' manages (env WIELD_KEYS)")
+	fl.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fl.StringVar(&f.records, "records", "sync", "with SQLite: sync (a call returns once its record is written) or async (records are written in batches; see the sqlite package)")
+	fl.DurationVar(&f.grace, "grace", 30*time.Second, "on shutdown, how long calls in flight may take to finish")
+	fl.DurationVar(&f.heartbeat, "heartbeat", 15*time.Second, "how often an idle event stream gets a comment")
+	return cmd
+}
+
+// newLogger builds the server's logger.
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usagef("--log-level %q: use debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	default:
+		return nil, usagef("--log-format %q: use text or json", format)
+	}
+}
+
+// openServeStore opens the store of --db, SQLite in async mode when asked.
+func (a *app) openServeStore(ctx context.Context, records string) (wield.Storage, error) {
+	switch records {
+	case "sync":
+		return openStore(ctx, a.db)
+	case "async":
+	default:
+		return nil, usagef("--records %q: use sync or async", records)
+	}
+	if strings.Contains(a.db, "://") {
+		return nil, usagef("--records async needs a SQLite store, not %s", a.db)
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(a.db, "sqlite:"), "//")
+	if path == "" {
+		return nil, usagef("--db sqlite: needs a path, like sqlite:./wield.db")
+	}
+	return sqlite.Open(ctx, path, &sqlite.Options{Async: true})
+}
+
+// loopbackOnly returns addr with its host replaced by 127.0.0.1 unless
+// the host is already a loopback address or localhost.
+func loopbackOnly(addr string) (string, bool, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", false, usagef("--addr %q: %v", addr, err)
+	}
+	if host == "localhost" {
+		return addr, false, nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return addr, false, nil
+	}
+	return net.JoinHostPort("127.0.0.1", port), true, nil
+}
+
+// agentNames lists the agents the tool files define, for GET /v1/agents
+// (the registry finds a toolkit by name but does not list them).
+func (a *app) agentNames(ctx context.Context) []string {
+	if len(a.tools) == 0 {
+		return nil
+	}
+	var l toolfile.Loader
+	set, _ := l.LoadDirs(ctx, a.tools...)
+	if set == nil {
+		return nil
+	}
+	var names []string
+	for _, ag := range set.Agents {
+		names = append(names, ag.Name)
+	}
+	return names
+}
+
+// serve runs the server until ctx ends, then shuts down gracefully: event
+// streams end, calls in flight finish (within --grace), and the store
+// writes what it buffers before it closes.
+func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
+	log, err := newLogger(a.stderr, f.logFormat, f.logLevel)
+	if err != nil {
+		return err
+	}
+	addr := f.addr
+	if addr == "" && a.cfg != nil {
+		addr = a.cfg.Server.Addr
+	}
+	if addr == "" {
+		addr = defaultAddr
+	}
+	var configKeys []httpapi.Key
+	if a.cfg != nil {
+		for i, k := range a.cfg.Server.Keys {
+			configKeys = append(configKeys, httpapi.ConfigKey(i, k))
+		}
+	}
+	keys, err := httpapi.NewKeyring(f.keys, configKeys...)
+	if err != nil {
+		return err
+	}
+	if keys.Empty() {
+		next, changed, err := loopbackOnly(addr)
+		if err != nil {
+			return err
+		}
+		if changed {
+			log.Warn("no API keys are configured: listening on loopback only", "asked", addr, "addr", next)
+		} else {
+			log.Info("no API keys are configured: the API is open to local clients")
+		}
+		addr = next
+	}
+
+	store, err := a.openServeStore(ctx, f.records)
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.grace)
+		defer cancel()
+		ferr := store.Flush(cctx)
+		cerr := store.Close(cctx)
+		if e := errors.Join(ferr, cerr); e != nil && err == nil {
+			err = fmt.Errorf("close store: %w", e)
+		}
+	}()
+	metrics := httpapi.NewMetrics()
+	observed := metrics.Observe(store, log)
+	_, eng, err := a.setup(observed)
+	if err != nil {
+		return err
+	}
+
+	// base is the context of every request: it outlives ctx so that calls in
+	// flight finish, and ends when the grace period is over.
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	inbox := approval.New(observed, &approval.Options{Logger: log})
+	if n, err := inbox.Resume(base, eng); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("watching approvals pending from before the start", "count", n)
+	}
+	srv, err := httpapi.New(httpapi.Options{Engine: eng, Store: store, Approvals: inbox, Keys: keys,
+		Metrics: metrics, Logger: log, Agents: a.agentNames(ctx), Heartbeat: f.heartbeat})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	bound := ln.Addr().String()
+	fmt.Fprintf(a.stderr, "listening on http://%s\n", bound)
+	if f.addrFile != "" {
+		if err := os.WriteFile(f.addrFile, []byte(bound+"\n"), 0o644); err != nil {
+			ln.Close()
+			return fmt.Errorf("write --addr-file: %w", err)
+		}
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	log.Info("serving", "addr", bound, "keys", !keys.Empty())
+
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		srv.Close()
+		return fmt.Errorf("serve: %w", err)
+	}
+	log.Info("shutting down: finishing calls in flight", "grace", f.grace)
+	srv.Close() // event streams end, so Shutdown does not wait for them
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.grace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("shutdown: calls still in flight after the grace period; canceling them", "err", err)
+		cancelBase()
+		hs.Close()
+	}
+	<-served
+	cancelBase()
+	if err := eng.Close(sctx); err != nil {
+		log.Warn("shutdown: engine", "err", err)
+	}
+	log.Info("stopped")
+	return nil
+}

@@ -1,0 +1,97 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/wieldhq/wield"
+)
+
+// ApprovalList is the answer of GET /v1/approvals.
+type ApprovalList struct {
+	Approvals []*wield.Approval `json:"approvals"`
+}
+
+// DecisionRequest is the body of POST /v1/approvals/{id}/approve and
+// .../deny. Digest is required: it is the digest of the arguments the person
+// saw, and a decision on other arguments than the pending call's is refused.
+type DecisionRequest struct {
+	Digest string `json:"digest"`
+	By     string `json:"by,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// listApprovals answers GET /v1/approvals?status= (pending by default;
+// approved, denied, expired, or all).
+func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) error {
+	var list []*wield.Approval
+	var err error
+	switch st := r.URL.Query().Get("status"); st {
+	case "", string(wield.ApprovalPending):
+		list, err = s.decider.Pending(r.Context())
+	case string(wield.ApprovalApproved), string(wield.ApprovalDenied), string(wield.ApprovalExpired):
+		list, err = s.store.Approvals(r.Context(), wield.ApprovalStatus(st))
+	case "all":
+		list, err = s.store.Approvals(r.Context(), "")
+	default:
+		return apiError(http.StatusBadRequest, CodeBadRequest, "status is not pending, approved, denied, expired or all")
+	}
+	if err != nil {
+		return err
+	}
+	scope := s.scope(r)
+	list = slices.DeleteFunc(list, func(a *wield.Approval) bool { return !inScope(scope, a.Tool) })
+	if list == nil {
+		list = []*wield.Approval{}
+	}
+	writeJSON(w, http.StatusOK, ApprovalList{Approvals: list})
+	return nil
+}
+
+func (s *Server) approval(r *http.Request) (*wield.Approval, error) {
+	a, err := s.store.Approval(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	if !inScope(s.scope(r), a.Tool) {
+		return nil, outOfScope(a.Tool)
+	}
+	return a, nil
+}
+
+func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.approval(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+func (s *Server) approve(w http.ResponseWriter, r *http.Request) error { return s.decide(w, r, true) }
+func (s *Server) deny(w http.ResponseWriter, r *http.Request) error    { return s.decide(w, r, false) }
+
+// decide records a decision bound to the digest of the arguments decided
+// on; the waiting call is woken.
+func (s *Server) decide(w http.ResponseWriter, r *http.Request, approved bool) error {
+	var req DecisionRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Digest == "" {
+		return apiError(http.StatusBadRequest, CodeBadRequest, "digest is required: the digest of the arguments decided on, as GET /v1/approvals shows it")
+	}
+	if _, err := s.approval(r); err != nil {
+		return err
+	}
+	by := req.By
+	if k := KeyFrom(r.Context()); k != nil && by == "" {
+		by = "key:" + k.ID
+	}
+	a, err := s.decider.Decide(r.Context(), r.PathValue("id"), req.Digest, wield.Decision{Approved: approved, By: by, Reason: req.Reason})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}

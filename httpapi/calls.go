@@ -1,0 +1,158 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/wieldhq/wield"
+)
+
+// CallRecord is a recorded call as the API serves it: the record, and the
+// whole output when the model got a cut version.
+type CallRecord struct {
+	*wield.Record
+	FullOutput json.RawMessage `json:"full_output,omitempty"`
+}
+
+func callRecord(r *wield.Record) CallRecord {
+	out := CallRecord{Record: r}
+	if r.Result != nil {
+		out.FullOutput = r.Result.FullOutput
+	}
+	return out
+}
+
+// CallList is the answer of GET /v1/calls: a page of records, newest first,
+// and the cursor of the next page.
+type CallList struct {
+	Calls []CallRecord `json:"calls"`
+	Next  string       `json:"next,omitempty"`
+}
+
+// parseTime reads a time parameter: RFC 3339, or a duration back from now
+// ("1h").
+func parseTime(name, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return time.Now().Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, apiError(http.StatusBadRequest, CodeBadRequest, name+" is neither an RFC 3339 time nor a duration back from now (1h)")
+}
+
+// listCalls answers GET /v1/calls. A key scoped to toolsets sees only the
+// calls of its tools; its pages may then hold fewer records than the limit,
+// and the cursor still leads to the rest.
+func (s *Server) listCalls(w http.ResponseWriter, r *http.Request) error {
+	p := r.URL.Query()
+	q := wield.CallQuery{ConversationID: p.Get("conversation"), Tool: p.Get("tool"), CallerID: p.Get("caller"),
+		WorkflowID: p.Get("workflow"), UserID: p.Get("user"), Status: p.Get("status"), Cursor: p.Get("cursor")}
+	switch q.Status {
+	case "", "ok", "error":
+	default:
+		return apiError(http.StatusBadRequest, CodeBadRequest, "status is not ok or error")
+	}
+	var err error
+	if q.Since, err = parseTime("since", p.Get("since")); err != nil {
+		return err
+	}
+	if q.Until, err = parseTime("until", p.Get("until")); err != nil {
+		return err
+	}
+	if v := p.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return apiError(http.StatusBadRequest, CodeBadRequest, "limit is not a number from 1 to 1000")
+		}
+		q.Limit = n
+	}
+	scope := s.scope(r)
+	if q.Tool != "" && !inScope(scope, q.Tool) {
+		return outOfScope(q.Tool)
+	}
+	page, err := s.store.Calls(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	out := CallList{Calls: make([]CallRecord, 0, len(page.Records)), Next: page.Next}
+	for _, rec := range page.Records {
+		if rec.Call != nil && inScope(scope, rec.Call.Tool) {
+			out.Calls = append(out.Calls, callRecord(rec))
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) getCall(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	rec, err := s.store.Call(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if rec.Call != nil && !inScope(s.scope(r), rec.Call.Tool) {
+		return outOfScope(rec.Call.Tool)
+	}
+	writeJSON(w, http.StatusOK, callRecord(rec))
+	return nil
+}
+
+// summary answers GET /v1/conversations/{id}/summary: seed 004's summary
+// of one conversation's calls. A scoped key sees the usage of its tools only.
+func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
+	sum, err := s.store.Summary(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if scope := s.scope(r); scope != nil {
+		for t := range sum.ToolUsage {
+			if !scope[t] {
+				delete(sum.ToolUsage, t)
+			}
+		}
+	}
+	if sum.ToolUsage == nil {
+		sum.ToolUsage = map[string]int{}
+	}
+	writeJSON(w, http.StatusOK, sum)
+	return nil
+}
+
+// statistics answers GET /v1/statistics?conversation=&since=&until=. A
+// scoped key sees the per-tool figures of its tools only.
+func (s *Server) statistics(w http.ResponseWriter, r *http.Request) error {
+	p := r.URL.Query()
+	q := wield.StatsQuery{ConversationID: p.Get("conversation")}
+	var err error
+	if q.Since, err = parseTime("since", p.Get("since")); err != nil {
+		return err
+	}
+	if q.Until, err = parseTime("until", p.Get("until")); err != nil {
+		return err
+	}
+	st, err := s.store.Statistics(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	if scope := s.scope(r); scope != nil {
+		for t := range st.Tools {
+			if !scope[t] {
+				delete(st.Tools, t)
+			}
+		}
+	}
+	if st.Tools == nil {
+		st.Tools = map[string]wield.LatencyStats{}
+	}
+	if st.Categories == nil {
+		st.Categories = map[wield.Category]wield.LatencyStats{}
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}

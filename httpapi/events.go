@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/wieldhq/wield"
+)
+
+// eventTypes are the types a stream may be filtered by.
+var eventTypes = map[wield.EventType]bool{
+	wield.EventToolLoaded: true, wield.EventToolAdded: true, wield.EventToolUpdated: true,
+	wield.EventToolRemoved: true, wield.EventToolShadowed: true, wield.EventReloadStarted: true,
+	wield.EventReloadCompleted: true, wield.EventLoadError: true, wield.EventValidationError: true,
+	wield.EventExecutionStarted: true, wield.EventExecutionCompleted: true, wield.EventExecutionFailed: true,
+	wield.EventPermissionRequested: true, wield.EventPermissionDecided: true,
+}
+
+// events answers GET /v1/events with a Server-Sent Events stream:
+//
+//	id: 42
+//	event: execution_completed
+//	data: {"id":42,"type":"execution_completed","tool":"echo",...}
+//
+// Filters: type (repeatable or comma-separated), conversation, tool. A
+// client that reconnects with Last-Event-ID (or ?last_event_id=) gets the
+// events it missed that the bus still holds; ": lost N" says how many it
+// cannot get. An idle stream gets a ": ping" comment every heartbeat.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
+	bus := s.eng.Bus()
+	if bus == nil {
+		return apiError(http.StatusNotFound, CodeNotFound, "this server publishes no events")
+	}
+	q := r.URL.Query()
+	types := map[wield.EventType]bool{}
+	for _, v := range q["type"] {
+		for t := range strings.SplitSeq(v, ",") {
+			t = strings.TrimSpace(t)
+			if t == "" {
+				continue
+			}
+			if !eventTypes[wield.EventType(t)] {
+				return apiError(http.StatusBadRequest, CodeBadRequest, "unknown event type '"+t+"'")
+			}
+			types[wield.EventType(t)] = true
+		}
+	}
+	conv, tool := q.Get("conversation"), q.Get("tool")
+	scope := s.scope(r)
+	if tool != "" && !inScope(scope, tool) {
+		return outOfScope(tool)
+	}
+	last := r.Header.Get("Last-Event-ID")
+	if last == "" {
+		last = q.Get("last_event_id")
+	}
+	filter := func(e *wield.Event) bool {
+		return (len(types) == 0 || types[e.Type]) &&
+			(conv == "" || e.ConversationID == conv) &&
+			(tool == "" || e.Tool == tool) &&
+			(e.Tool == "" || inScope(scope, e.Tool))
+	}
+	var sub *wield.Subscription
+	if last != "" {
+		after, err := strconv.ParseUint(last, 10, 64)
+		if err != nil {
+			return apiError(http.StatusBadRequest, CodeBadRequest, "Last-Event-ID is not an event ID")
+		}
+		sub = bus.SubscribeAfter(after, filter)
+	} else {
+		sub = bus.Subscribe(filter)
+	}
+	defer sub.Close()
+
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	// The retry hint and a first comment let the client see the stream is
+	// open before any event.
+	if _, err := w.Write([]byte("retry: 2000\n: connected\n\n")); err != nil {
+		return nil
+	}
+	if err := rc.Flush(); err != nil {
+		return nil
+	}
+
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	var lost int64
+	buf := make([]byte, 0, 512)
+	for {
+		hctx, hcancel := context.WithTimeout(ctx, s.heartbeat)
+		e, err := sub.Next(hctx)
+		hcancel()
+		buf = buf[:0]
+		switch {
+		case err == nil:
+			if n := sub.Lost(); n > lost {
+				buf = append(buf, ": lost "...)
+				buf = strconv.AppendInt(buf, n-lost, 10)
+				buf = append(buf, "\n\n"...)
+				lost = n
+			}
+			data, merr := json.Marshal(e)
+			if merr != nil {
+				return nil // an event always marshals
+			}
+			buf = append(buf, "id: "...)
+			buf = strconv.AppendUint(buf, e.ID, 10)
+			buf = append(buf, "\nevent: "...)
+			buf = append(buf, e.Type...)
+			buf = append(buf, "\ndata: "...)
+			buf = append(buf, data...)
+			buf = append(buf, "\n\n"...)
+		case ctx.Err() != nil, errors.Is(err, wield.ErrClosed):
+			return nil
+		default: // the heartbeat's time is up
+			buf = append(buf, ": ping\n\n"...)
+		}
+		if _, err := w.Write(buf); err != nil {
+			return nil
+		}
+		if err := rc.Flush(); err != nil {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/limit"
+)
+
+// Metrics are the Prometheus metrics of a server and of the calls its
+// engine records: calls by tool and outcome, call latency and queue wait,
+// the limiter's gauges, approvals pending, and HTTP requests by route.
+type Metrics struct {
+	reg       *prometheus.Registry
+	calls     *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	queueWait *prometheus.HistogramVec
+	events    *prometheus.CounterVec
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+}
+
+// NewMetrics returns metrics in a registry of their own, with the Go
+// runtime's and the process's collectors.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "wield_calls_total",
+			Help: "Finished tool calls by tool and outcome (ok, or the error type)."}, []string{"tool", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "wield_call_duration_seconds",
+			Help:    "Time from a call's arrival to its result, queueing included.",
+			Buckets: []float64{.0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5, 10, 30, 60}}, []string{"tool"}),
+		queueWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "wield_call_queue_wait_seconds",
+			Help:    "Time calls waited for capacity in the limiter.",
+			Buckets: []float64{.0001, .001, .01, .1, .5, 1, 5, 30}}, []string{"tool"}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "wield_events_total",
+			Help: "Events seen on the bus, by type (approvals requested and decided among them)."}, []string{"type"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "wield_http_requests_total",
+			Help: "HTTP requests by route and status code."}, []string{"route", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "wield_http_request_duration_seconds",
+			Help: "Time to answer HTTP requests, by route (event streams excluded).", Buckets: prometheus.DefBuckets}, []string{"route"}),
+	}
+	m.reg.MustRegister(m.calls, m.duration, m.queueWait, m.events, m.requests, m.latency,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry returns the Prometheus registry, to add metrics of one's own.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// request counts one HTTP request.
+func (m *Metrics) request(route string, status int, d time.Duration) {
+	if status == 0 {
+		status = http.StatusOK
+	}
+	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	if route != "GET /v1/events" {
+		m.latency.WithLabelValues(route).Observe(d.Seconds())
+	}
+}
+
+// observe counts one finished call.
+func (m *Metrics) observe(res *wield.Result) {
+	outcome := "ok"
+	if !res.OK {
+		outcome = string(res.ErrorType)
+	}
+	m.calls.WithLabelValues(res.Tool, outcome).Inc()
+	m.duration.WithLabelValues(res.Tool).Observe(res.Duration.Seconds())
+	m.queueWait.WithLabelValues(res.Tool).Observe(res.QueueWait.Seconds())
+}
+
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
+	promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	return nil
+}
+
+// watch registers the gauges of s's limiter, store and bus, and counts the
+// bus's events by type. It returns the function that stops the counting.
+func (m *Metrics) watch(s *Server) (stop func()) {
+	lim := s.eng.Limiter()
+	gauge := func(name, help string, f func() float64) {
+		_ = m.reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+	}
+	counter := func(name, help string, f func() float64) {
+		_ = m.reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f))
+	}
+	gauge("wield_limiter_in_flight", "Units of capacity in use.", func() float64 { return float64(lim.Metrics().Current) })
+	gauge("wield_limiter_queue_length", "Calls waiting for capacity.", func() float64 { return float64(lim.Metrics().QueueLength) })
+	gauge("wield_limiter_limit", "The global capacity.", func() float64 { return float64(lim.Metrics().Limit) })
+	counter("wield_limiter_acquired_total", "Permits granted.", func() float64 { return float64(lim.Metrics().Acquired) })
+	counter("wield_limiter_rejected_total", "Calls refused for lack of capacity.", func() float64 { return float64(lim.Metrics().Rejected) })
+	counter("wield_limiter_timeout_total", "Calls that waited too long for capacity.", func() float64 { return float64(lim.Metrics().TimedOut) })
+	_ = m.reg.Register(bucketCollector{lim: lim.Metrics})
+
+	_ = m.reg.Register(pendingCollector{s})
+	bus := s.eng.Bus()
+	if bus == nil {
+		return func() {}
+	}
+	counter("wield_events_lost_total", "Events subscribers lost by falling behind.", func() float64 { return float64(bus.Lost()) })
+	return bus.Listen(nil, func(e wield.Event) { m.events.WithLabelValues(string(e.Type)).Inc() })
+}
+
+// pendingCollector counts the pending approvals in the store at scrape
+// time: a count kept from the bus's events would miss approvals made or
+// decided by other processes sharing the store, and the request event comes
+// before the approval is stored.
+type pendingCollector struct{ s *Server }
+
+var pendingDesc = prometheus.NewDesc("wield_approvals_pending", "Approvals waiting for a decision.", nil, nil)
+
+// Describe implements prometheus.Collector.
+func (c pendingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- pendingDesc }
+
+// Collect implements prometheus.Collector.
+func (c pendingCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	list, err := c.s.decider.Pending(ctx)
+	if err != nil {
+		c.s.log.Warn("metrics: count pending approvals", "err", err)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(len(list)))
+}
+
+// bucketCollector reports the limiter's buckets, whose names are known
+// only at scrape time.
+type bucketCollector struct {
+	lim func() limitMetrics
+}
+
+var (
+	bucketInFlight = prometheus.NewDesc("wield_limiter_bucket_in_flight", "Units a bucket holds.", []string{"bucket"}, nil)
+	bucketQueue    = prometheus.NewDesc("wield_limiter_bucket_queue_length", "Calls of a bucket waiting.", []string{"bucket"}, nil)
+	bucketLimit    = prometheus.NewDesc("wield_limiter_bucket_limit", "A bucket's limit (0: the global one only).", []string{"bucket"}, nil)
+)
+
+// Describe implements prometheus.Collector.
+func (c bucketCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- bucketInFlight
+	ch <- bucketQueue
+	ch <- bucketLimit
+}
+
+// Collect implements prometheus.Collector.
+func (c bucketCollector) Collect(ch chan<- prometheus.Metric) {
+	for name, b := range c.lim().Buckets {
+		ch <- prometheus.MustNewConstMetric(bucketInFlight, prometheus.GaugeValue, float64(b.Current), name)
+		ch <- prometheus.MustNewConstMetric(bucketQueue, prometheus.GaugeValue, float64(b.Queue), name)
+		ch <- prometheus.MustNewConstMetric(bucketLimit, prometheus.GaugeValue, float64(b.Limit), name)
+	}
+}
+
+// Observe returns store with every saved record also counted in the
+// metrics and logged at INFO on log (nil: not logged) with its tool, its
+// arguments as recorded (secrets redacted by the engine, cut to 512
+// bytes), outcome and duration. Give the engine the returned store: every
+// call it finishes passes through, whatever its entry (API, MCP, CLI).
+func (m *Metrics) Observe(store wield.Storage, log *slog.Logger) wield.Storage {
+	return &observed{Storage: store, m: m, log: log}
+}
+
+type observed struct {
+	wield.Storage
+	m   *Metrics
+	log *slog.Logger
+}
+
+// maxLoggedArgs bounds the arguments a log line carries.
+const maxLoggedArgs = 512
+
+// Save saves the record, then counts and logs it.
+func (o *observed) Save(ctx context.Context, r *wield.Record) error {
+	err := o.Storage.Save(ctx, r)
+	if r.Result == nil {
+		return err
+	}
+	o.m.observe(r.Result)
+	if o.log != nil && o.log.Enabled(ctx, slog.LevelInfo) {
+		args := ""
+		if r.Call != nil {
+			args = string(r.Call.Arguments)
+		}
+		if len(args) > maxLoggedArgs {
+			args = args[:maxLoggedArgs] + "…"
+		}
+		outcome := "ok"
+		if !r.Result.OK {
+			outcome = string(r.Result.ErrorType)
+		}
+		attrs := []slog.Attr{slog.String("tool", r.Result.Tool), slog.String("call_id", r.Result.CallID),
+			slog.String("args", args), slog.String("outcome", outcome),
+			slog.Float64("duration_ms", float64(r.Result.Duration.Microseconds())/1000)}
+		if r.Call != nil && r.Call.Caller.ConversationID != "" {
+			attrs = append(attrs, slog.String("conversation_id", r.Call.Caller.ConversationID))
+		}
+		if err != nil {
+			attrs = append(attrs, slog.String("record_err", err.Error()))
+		}
+		o.log.LogAttrs(ctx, slog.LevelInfo, "call", attrs...)
+	}
+	return err
+}
+
+type limitMetrics = limit.Metrics

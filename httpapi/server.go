@@ -1,0 +1,368 @@
+// Package httpapi serves a wield engine over HTTP: a REST API under /v1
+// described by an OpenAPI 3.1 document at /openapi.json, a stream of events
+// as Server-Sent Events, API keys scoped to toolsets, health and readiness
+// probes and Prometheus metrics; and [Client], a Go client of the same API.
+//
+// # Serving
+//
+//	srv, err := httpapi.New(httpapi.Options{Engine: e, Store: store})
+//	if err != nil {
+//		return err
+//	}
+//	defer srv.Close()
+//	http.ListenAndServe("127.0.0.1:7420", srv.Handler())
+//
+// # Errors
+//
+// Every API error is {"error":{"code":"...","message":"..."}} with a stable
+// code (see [CodeBadRequest] and the others). A tool's failure is not an API
+// error: POST /v1/tools/{name}/call answers 200 with the result, whose ok is
+// false and whose error_type says why, because the model must see it. A
+// failure of the server itself is a 5xx whose message is "internal error";
+// the real error goes to the log only.
+//
+// # Keys
+//
+// A server given a non-empty [Keyring] refuses every request but /healthz
+// and /readyz without a valid key (401), presented as "Authorization:
+// Bearer KEY" or "X-API-Key: KEY". A key has a [Right] (read, or call
+// which includes read) and may be scoped to toolsets: the tools of other
+// toolsets are left out of listings, events, calls and approvals, and
+// naming one is refused (403). A scoped key cannot use the MCP endpoint,
+// which serves the whole registry.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/approval"
+	"github.com/wieldhq/wield/artifact"
+	"github.com/wieldhq/wield/engine"
+)
+
+// Decider decides approvals and lists those pending; *approval.Inbox is one.
+type Decider interface {
+	Decide(ctx context.Context, id, digest string, d wield.Decision) (*wield.Approval, error)
+	Pending(ctx context.Context) ([]*wield.Approval, error)
+}
+
+// Options configure a [Server]. Engine and Store are required.
+type Options struct {
+	// Engine runs the calls; its registry and bus are the ones served.
+	Engine *engine.Engine
+	// Store answers the queries of calls, approvals and artifacts.
+	Store wield.Storage
+	// Approvals decides approvals; nil means approval.New(Store, nil). Pass
+	// the engine's own inbox so that a decision wakes its call at once
+	// rather than at the inbox's next poll.
+	Approvals Decider
+	// Keys are the API keys; nil or empty means none are asked for.
+	Keys *Keyring
+	// Metrics receives the server's metrics; nil means NewMetrics().
+	Metrics *Metrics
+	// Logger receives request failures; nil means slog.Default().
+	Logger *slog.Logger
+	// MCP, when set, is served at /mcp and /mcp/ (to keys with the call
+	// right on every tool).
+	MCP http.Handler
+	// Agents names the agents whose toolkits GET /v1/agents lists (the
+	// registry finds a toolkit by name but does not list them).
+	Agents []string
+	// Heartbeat is how often an idle event stream gets a comment (15 s).
+	Heartbeat time.Duration
+	// MaxBody bounds a request body (8 MiB).
+	MaxBody int64
+}
+
+// Server is the HTTP face of an engine. It is safe for concurrent use.
+type Server struct {
+	eng       *engine.Engine
+	reg       *wield.Registry
+	store     wield.Storage
+	decider   Decider
+	artifacts *artifact.Manager
+	keys      *Keyring
+	metrics   *Metrics
+	log       *slog.Logger
+	agents    []string
+	heartbeat time.Duration
+	maxBody   int64
+	mux       *http.ServeMux
+	handler   http.Handler
+
+	done      chan struct{} // closed by Close: event streams end
+	closeOnce sync.Once
+	stopBus   func()
+}
+
+// route is one endpoint of the API. right is what a key needs; empty means
+// no key is asked for.
+type route struct {
+	method, path string
+	right        Right
+	h            func(w http.ResponseWriter, r *http.Request) error
+}
+
+// routes is the API, as the mux serves it and as openapi.json describes it.
+func (s *Server) routes() []route {
+	return []route{
+		{"GET", "/healthz", "", s.healthz},
+		{"GET", "/readyz", "", s.readyz},
+		{"GET", "/metrics", RightRead, s.serveMetrics},
+		{"GET", "/openapi.json", RightRead, s.openAPI},
+		{"GET", "/v1/tools", RightRead, s.listTools},
+		{"GET", "/v1/tools/{name}", RightRead, s.describeTool},
+		{"POST", "/v1/tools/{name}/call", RightCall, s.callTool},
+		{"POST", "/v1/batch", RightCall, s.batch},
+		{"GET", "/v1/calls", RightRead, s.listCalls},
+		{"GET", "/v1/calls/{id}", RightRead, s.getCall},
+		{"GET", "/v1/conversations/{id}/summary", RightRead, s.summary},
+		{"GET", "/v1/statistics", RightRead, s.statistics},
+		{"GET", "/v1/toolsets", RightRead, s.listToolsets},
+		{"GET", "/v1/toolsets/{name}", RightRead, s.getToolset},
+		{"GET", "/v1/agents", RightRead, s.listAgents},
+		{"GET", "/v1/agents/{name}", RightRead, s.getAgent},
+		{"GET", "/v1/limiter", RightRead, s.limiter},
+		{"GET", "/v1/approvals", RightRead, s.listApprovals},
+		{"GET", "/v1/approvals/{id}", RightRead, s.getApproval},
+		{"POST", "/v1/approvals/{id}/approve", RightCall, s.approve},
+		{"POST", "/v1/approvals/{id}/deny", RightCall, s.deny},
+		{"POST", "/v1/artifacts", RightCall, s.createArtifact},
+		{"GET", "/v1/artifacts/{id}", RightRead, s.getArtifact},
+		{"PATCH", "/v1/artifacts/{id}", RightCall, s.updateArtifact},
+		{"PUT", "/v1/artifacts/{id}", RightCall, s.rewriteArtifact},
+		{"POST", "/v1/parse", RightRead, s.parse},
+		{"GET", "/v1/events", RightRead, s.events},
+	}
+}
+
+// New returns a server for the engine and store of opts.
+func New(opts Options) (*Server, error) {
+	if opts.Engine == nil || opts.Store == nil {
+		return nil, errors.New("httpapi: new server: Engine and Store are required")
+	}
+	s := &Server{
+		eng: opts.Engine, reg: opts.Engine.Registry(), store: opts.Store, decider: opts.Approvals,
+		artifacts: artifact.New(opts.Store), keys: opts.Keys, metrics: opts.Metrics, log: opts.Logger,
+		agents: opts.Agents, heartbeat: opts.Heartbeat, maxBody: opts.MaxBody,
+		mux: http.NewServeMux(), done: make(chan struct{}),
+	}
+	if s.decider == nil {
+		s.decider = approval.New(opts.Store, nil)
+	}
+	if s.metrics == nil {
+		s.metrics = NewMetrics()
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.heartbeat <= 0 {
+		s.heartbeat = 15 * time.Second
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = 8 << 20
+	}
+	if s.keys != nil && s.keys.Empty() {
+		s.keys = nil
+	}
+	for _, rt := range s.routes() {
+		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
+	}
+	if opts.MCP != nil {
+		mcp := route{"", "/mcp", RightCall, func(w http.ResponseWriter, r *http.Request) error {
+			if k := KeyFrom(r.Context()); k != nil && k.Scoped() {
+				return apiError(http.StatusForbidden, CodeForbidden, "the MCP endpoint serves every tool: use a key that is not scoped to toolsets")
+			}
+			opts.MCP.ServeHTTP(w, r)
+			return nil
+		}}
+		s.mux.Handle("/mcp", s.wrap(mcp))
+		s.mux.Handle("/mcp/", s.wrap(mcp))
+	}
+	s.mux.Handle("/", s.wrap(route{"", "/", RightRead, s.notFound}))
+	s.handler = s.mux
+	s.stopBus = s.metrics.watch(s)
+	return s, nil
+}
+
+// Handler returns the handler of every endpoint.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Close ends the event streams (so that http.Server.Shutdown does not wait
+// for them) and stops the metrics' watch of the bus. Calls in flight go on.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.stopBus()
+	})
+	return nil
+}
+
+// wrap adds what every endpoint shares: the key check, the body limit,
+// the error shape and the request metrics.
+func (s *Server) wrap(rt route) http.Handler {
+	label := rt.path
+	if rt.method != "" {
+		label = rt.method + " " + rt.path
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() { s.metrics.request(label, sw.status, time.Since(start)) }()
+		if rt.right != "" && s.keys != nil {
+			k, ok := s.keys.Authenticate(secretOf(r))
+			if !ok {
+				sw.Header().Set("WWW-Authenticate", `Bearer realm="wield"`)
+				s.writeError(sw, r, apiError(http.StatusUnauthorized, CodeUnauthorized, "a valid API key is required: send Authorization: Bearer KEY or X-API-Key: KEY"))
+				return
+			}
+			if !k.Right.allows(rt.right) {
+				s.writeError(sw, r, apiError(http.StatusForbidden, CodeForbidden, "this key may only read"))
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), keyCtx{}, k))
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(sw, r.Body, s.maxBody)
+		}
+		if err := rt.h(sw, r); err != nil {
+			s.writeError(sw, r, err)
+		}
+	})
+}
+
+// notFound answers paths no route matches, and methods a path does not
+// take, in the API's error shape.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
+	var allow []string
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		if m == r.Method {
+			continue
+		}
+		r2 := r.Clone(r.Context())
+		r2.Method = m
+		if _, p := s.mux.Handler(r2); p != "/" && p != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		return apiError(http.StatusMethodNotAllowed, CodeMethodNotAllowed, r.Method+" is not allowed here; use "+strings.Join(allow, " or "))
+	}
+	return apiError(http.StatusNotFound, CodeNotFound, "no such endpoint: "+r.URL.Path)
+}
+
+// statusWriter remembers the status of a response for the metrics.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+// WriteHeader remembers the first status.
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write counts an implicit 200.
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach Flush.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// decode reads a JSON body strictly: unknown fields and trailing data are
+// refused, and a body over the limit is a 413.
+func decode(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("unexpected data after the JSON value")
+	}
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = errors.New("unexpected data after the JSON value")
+		}
+	}
+	var mbe *http.MaxBytesError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &mbe):
+		return apiError(http.StatusRequestEntityTooLarge, CodeTooLarge, "the request body is over the limit")
+	case errors.Is(err, io.EOF):
+		return apiError(http.StatusBadRequest, CodeBadRequest, "the request body is empty: send a JSON object")
+	default:
+		return apiError(http.StatusBadRequest, CodeBadRequest, "the request body is not valid: "+err.Error())
+	}
+}
+
+// scope is the set of tools a request's key may reach; nil means all.
+func (s *Server) scope(r *http.Request) map[string]bool {
+	k := KeyFrom(r.Context())
+	if k == nil || !k.Scoped() {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, name := range k.Toolsets {
+		if ts, ok := s.reg.Toolset(name); ok {
+			for _, t := range ts.Tools {
+				set[t] = true
+			}
+		}
+	}
+	return set
+}
+
+// inScope reports whether a tool is in scope (a nil scope holds every tool).
+func inScope(scope map[string]bool, tool string) bool { return scope == nil || scope[tool] }
+
+// outOfScope is the refusal of a tool the key does not reach.
+func outOfScope(tool string) error {
+	return apiError(http.StatusForbidden, CodeForbidden, "this key does not reach tool '"+tool+"'")
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+// readyz answers 200 when the store answers a query, 503 otherwise (and
+// once the server is closing).
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	select {
+	case <-s.done:
+		return apiError(http.StatusServiceUnavailable, CodeUnavailable, "the server is shutting down")
+	default:
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	var err error
+	if p, ok := s.store.(interface{ Ping(context.Context) error }); ok {
+		err = p.Ping(ctx)
+	} else {
+		_, err = s.store.Calls(ctx, wield.CallQuery{Limit: 1})
+	}
+	if err != nil {
+		s.log.Error("readyz: store unreachable", "err", err)
+		return apiError(http.StatusServiceUnavailable, CodeUnavailable, "the store is unreachable")
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	return nil
+}

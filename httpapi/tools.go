@@ -1,0 +1,469 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/anthropic"
+	"github.com/wieldhq/wield/llm/gemini"
+	"github.com/wieldhq/wield/llm/openai"
+)
+
+// ToolInfo is a tool as the API describes it: its definition with the
+// permission the engine applies and the timeout in milliseconds.
+type ToolInfo struct {
+	Name         string             `json:"name"`
+	Version      string             `json:"version,omitempty"`
+	Description  string             `json:"description"`
+	Category     wield.Category     `json:"category,omitempty"`
+	Tags         []string           `json:"tags,omitempty"`
+	InputSchema  *jsonschema.Schema `json:"input_schema"`
+	OutputSchema *jsonschema.Schema `json:"output_schema,omitempty"`
+	Annotations  wield.Annotations  `json:"annotations"`
+	Permission   wield.Permission   `json:"permission"`
+	TimeoutMS    int64              `json:"timeout_ms,omitempty"`
+	Status       wield.Status       `json:"status"`
+	Source       string             `json:"source,omitempty"`
+}
+
+func toolInfo(t *wield.Tool) ToolInfo {
+	st := t.Status
+	if st == "" {
+		st = wield.StatusActive
+	}
+	return ToolInfo{Name: t.Name, Version: t.Version, Description: t.Description, Category: t.Category,
+		Tags: t.Tags, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations,
+		Permission: t.EffectivePermission(), TimeoutMS: t.Timeout.Milliseconds(), Status: st, Source: t.Source}
+}
+
+// ToolList is the answer of GET /v1/tools without a format.
+type ToolList struct {
+	Tools []ToolInfo `json:"tools"`
+}
+
+// Export is the answer of GET /v1/tools with a format: the tools in a
+// provider's or MCP's form (Tools, ready for the "tools" of the provider's
+// request; for Gemini one tool of functionDeclarations) with the problems
+// of those left out, or
+// for xml and json the prompt that teaches a model without function calling
+// to call them (Instructions).
+type Export struct {
+	Format       string        `json:"format"`
+	Tools        []any         `json:"tools,omitempty"`
+	Problems     []llm.Problem `json:"problems,omitempty"`
+	Instructions string        `json:"instructions,omitempty"`
+}
+
+// dialects are the export formats that are tool lists.
+var dialects = map[string]llm.Dialect{
+	"openai":           openai.Chat,
+	"openai-strict":    openai.ChatStrict,
+	"openai-responses": openai.Responses,
+	"anthropic":        anthropic.Dialect,
+	"gemini":           gemini.Dialect,
+	"mcp":              llm.MCP,
+}
+
+// listTools answers GET /v1/tools?category=&tag=&toolset=&agent=&format=.
+func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	query := wield.Query{Category: wield.Category(q.Get("category")), Toolset: q.Get("toolset")}
+	for _, t := range q["tag"] {
+		for x := range strings.SplitSeq(t, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				query.Tags = append(query.Tags, x)
+			}
+		}
+	}
+	if query.Toolset != "" {
+		if _, ok := s.reg.Toolset(query.Toolset); !ok {
+			return apiError(http.StatusNotFound, CodeNotFound, "no toolset '"+query.Toolset+"'")
+		}
+	}
+	tools := s.reg.List(query)
+	if agent := q.Get("agent"); agent != "" {
+		k, ok := s.reg.Toolkit(agent)
+		if !ok {
+			return apiError(http.StatusNotFound, CodeNotFound, "no agent '"+agent+"'")
+		}
+		tools = slices.DeleteFunc(tools, func(t *wield.Tool) bool { return !k.Has(t.Name) })
+	}
+	scope := s.scope(r)
+	tools = slices.DeleteFunc(tools, func(t *wield.Tool) bool { return !inScope(scope, t.Name) })
+
+	switch f := q.Get("format"); f {
+	case "":
+		out := ToolList{Tools: make([]ToolInfo, len(tools))}
+		for i, t := range tools {
+			out.Tools[i] = toolInfo(t)
+		}
+		writeJSON(w, http.StatusOK, out)
+	case "xml":
+		writeJSON(w, http.StatusOK, Export{Format: f, Instructions: llm.XMLInstructions(tools)})
+	case "json":
+		writeJSON(w, http.StatusOK, Export{Format: f, Instructions: llm.JSONInstructions(tools)})
+	default:
+		d, ok := dialects[f]
+		if !ok {
+			return apiError(http.StatusBadRequest, CodeBadRequest, "format '"+f+"' is not openai, openai-strict, openai-responses, anthropic, gemini, mcp, xml or json")
+		}
+		vs, ps := llm.Export(d, tools)
+		if f == "gemini" {
+			// Gemini's request takes its functions in one tool.
+			decls := make([]gemini.FunctionDeclaration, len(vs))
+			for i, v := range vs {
+				decls[i] = v.(gemini.FunctionDeclaration)
+			}
+			vs = []any{gemini.Tool{FunctionDeclarations: decls}}
+		}
+		writeJSON(w, http.StatusOK, Export{Format: f, Tools: vs, Problems: ps})
+	}
+	return nil
+}
+
+// tool finds a tool the request's key reaches.
+func (s *Server) tool(r *http.Request, name string) (*wield.Tool, error) {
+	if !inScope(s.scope(r), name) {
+		return nil, outOfScope(name)
+	}
+	t, ok := s.reg.Tool(name)
+	if !ok {
+		return nil, apiError(http.StatusNotFound, CodeNotFound, "no tool '"+name+"'")
+	}
+	return t, nil
+}
+
+func (s *Server) describeTool(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.tool(r, r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toolInfo(t))
+	return nil
+}
+
+// CallRequest is the body of POST /v1/tools/{name}/call, and one call of a
+// batch (with Tool set).
+type CallRequest struct {
+	// Tool names the tool in a batch; the call endpoint takes it from the path.
+	Tool      string          `json:"tool,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Caller says who calls, for permissions, limits and records.
+	Caller         wield.Caller `json:"caller,omitzero"`
+	TimeoutMS      int64        `json:"timeout_ms,omitempty"`
+	Priority       int          `json:"priority,omitempty"`
+	IdempotencyKey string       `json:"idempotency_key,omitempty"`
+	// Agent restricts the call to the tools of the agent's toolkit.
+	Agent string `json:"agent,omitempty"`
+}
+
+// call turns a request into an engine call, checking what the engine does
+// not: the key's scope and the agent.
+func (s *Server) call(r *http.Request, scope map[string]bool, req CallRequest) (wield.Call, error) {
+	if req.Tool == "" {
+		return wield.Call{}, apiError(http.StatusBadRequest, CodeBadRequest, "a call needs a tool")
+	}
+	if !inScope(scope, req.Tool) {
+		return wield.Call{}, outOfScope(req.Tool)
+	}
+	if req.TimeoutMS < 0 {
+		return wield.Call{}, apiError(http.StatusBadRequest, CodeBadRequest, "timeout_ms is negative")
+	}
+	switch req.Caller.Type {
+	case "", wield.CallerConversationAgent, wield.CallerWorkflowNode, wield.CallerDirect:
+	default:
+		return wield.Call{}, apiError(http.StatusBadRequest, CodeBadRequest, "caller.type is not conversation_agent, workflow_node or direct")
+	}
+	c := wield.Call{ID: req.ID, Tool: req.Tool, Arguments: req.Arguments, Caller: req.Caller,
+		Timeout: time.Duration(req.TimeoutMS) * time.Millisecond, Priority: req.Priority, IdempotencyKey: req.IdempotencyKey}
+	if req.Agent != "" {
+		k, ok := s.reg.Toolkit(req.Agent)
+		if !ok {
+			return wield.Call{}, apiError(http.StatusNotFound, CodeNotFound, "no agent '"+req.Agent+"'")
+		}
+		c.Toolkit = k
+	}
+	return c, nil
+}
+
+// callTool answers POST /v1/tools/{name}/call with the call's result: 200
+// whether the tool succeeded or failed.
+func (s *Server) callTool(w http.ResponseWriter, r *http.Request) error {
+	var req CallRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Tool != "" && req.Tool != r.PathValue("name") {
+		return apiError(http.StatusBadRequest, CodeBadRequest, "the body names another tool than the path")
+	}
+	req.Tool = r.PathValue("name")
+	c, err := s.call(r, s.scope(r), req)
+	if err != nil {
+		return err
+	}
+	res, err := s.eng.Call(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	// The result's own MarshalJSON, called directly, spares encoding/json
+	// a second pass over its output.
+	b, err := res.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	writeBody(w, http.StatusOK, b)
+	return nil
+}
+
+// BatchRequest is the body of POST /v1/batch.
+type BatchRequest struct {
+	Calls []CallRequest `json:"calls"`
+	// Mode is "parallel" (the default) or "sequential".
+	Mode string `json:"mode,omitempty"`
+	// StopOnError, in sequential mode, stops at the first failed call:
+	// the results end with it.
+	StopOnError bool `json:"stop_on_error,omitempty"`
+}
+
+// BatchResponse is the answer of POST /v1/batch: one result per call run,
+// in the order of the calls.
+type BatchResponse struct {
+	Results []*wield.Result `json:"results"`
+}
+
+// maxBatch bounds the calls of one batch.
+const maxBatch = 256
+
+func (s *Server) batch(w http.ResponseWriter, r *http.Request) error {
+	var req BatchRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if len(req.Calls) == 0 || len(req.Calls) > maxBatch {
+		return apiError(http.StatusBadRequest, CodeBadRequest, "a batch holds 1 to 256 calls")
+	}
+	scope := s.scope(r)
+	calls := make([]wield.Call, len(req.Calls))
+	for i, cr := range req.Calls {
+		c, err := s.call(r, scope, cr)
+		if err != nil {
+			return err
+		}
+		calls[i] = c
+	}
+	var out BatchResponse
+	switch req.Mode {
+	case "", "parallel":
+		res, err := s.eng.CallAll(r.Context(), calls)
+		if err != nil {
+			return err
+		}
+		out.Results = res
+	case "sequential":
+		for _, c := range calls {
+			res, err := s.eng.Call(r.Context(), c)
+			if err != nil {
+				return err
+			}
+			out.Results = append(out.Results, res)
+			if !res.OK && req.StopOnError {
+				break
+			}
+		}
+	default:
+		return apiError(http.StatusBadRequest, CodeBadRequest, "mode is not parallel or sequential")
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// ToolsetList is the answer of GET /v1/toolsets.
+type ToolsetList struct {
+	Toolsets []wield.Toolset `json:"toolsets"`
+}
+
+// visibleToolset narrows a toolset to the tools in scope; a scoped key
+// sees only its own toolsets.
+func (s *Server) visibleToolset(r *http.Request, ts wield.Toolset) (wield.Toolset, bool) {
+	k := KeyFrom(r.Context())
+	if k != nil && k.Scoped() && !slices.Contains(k.Toolsets, ts.Name) {
+		return ts, false
+	}
+	return ts, true
+}
+
+func (s *Server) listToolsets(w http.ResponseWriter, r *http.Request) error {
+	out := ToolsetList{Toolsets: []wield.Toolset{}}
+	for _, ts := range s.reg.Toolsets() {
+		if ts, ok := s.visibleToolset(r, ts); ok {
+			out.Toolsets = append(out.Toolsets, ts)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) getToolset(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	ts, ok := s.reg.Toolset(name)
+	if !ok {
+		return apiError(http.StatusNotFound, CodeNotFound, "no toolset '"+name+"'")
+	}
+	if ts, ok = s.visibleToolset(r, ts); !ok {
+		return apiError(http.StatusForbidden, CodeForbidden, "this key does not reach toolset '"+name+"'")
+	}
+	writeJSON(w, http.StatusOK, ts)
+	return nil
+}
+
+// Agent is an agent's toolkit as the API describes it; the tools are those
+// in the key's scope.
+type Agent struct {
+	Name  string   `json:"name"`
+	Tools []string `json:"tools"`
+}
+
+// AgentList is the answer of GET /v1/agents.
+type AgentList struct {
+	Agents []Agent `json:"agents"`
+}
+
+func (s *Server) agent(r *http.Request, name string) (Agent, bool) {
+	k, ok := s.reg.Toolkit(name)
+	if !ok {
+		return Agent{}, false
+	}
+	scope := s.scope(r)
+	a := Agent{Name: name, Tools: []string{}}
+	for _, t := range k.Names() {
+		if inScope(scope, t) {
+			a.Tools = append(a.Tools, t)
+		}
+	}
+	return a, true
+}
+
+func (s *Server) agentNames() []string {
+	names := slices.Clone(s.agents)
+	// A registry that can list its toolkits is asked too.
+	if l, ok := any(s.reg).(interface{ Toolkits() []*wield.Toolkit }); ok {
+		for _, k := range l.Toolkits() {
+			names = append(names, k.Agent())
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) error {
+	out := AgentList{Agents: []Agent{}}
+	for _, n := range s.agentNames() {
+		if a, ok := s.agent(r, n); ok {
+			out.Agents = append(out.Agents, a)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) error {
+	a, ok := s.agent(r, r.PathValue("name"))
+	if !ok {
+		return apiError(http.StatusNotFound, CodeNotFound, "no agent '"+r.PathValue("name")+"'")
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+// LimiterMetrics is the answer of GET /v1/limiter: the limiter's counters
+// with the mean execution time in milliseconds.
+type LimiterMetrics struct {
+	Current        int                       `json:"current_concurrent"`
+	QueueLength    int                       `json:"queue_length"`
+	Acquired       int64                     `json:"total_acquired"`
+	Rejected       int64                     `json:"total_rejected"`
+	TimedOut       int64                     `json:"total_timeout"`
+	Bypassed       int64                     `json:"total_bypassed"`
+	AvgExecutionMS float64                   `json:"avg_execution_ms"`
+	Limit          int                       `json:"limit"`
+	Buckets        map[string]BucketSnapshot `json:"buckets"`
+}
+
+// BucketSnapshot is one bucket of [LimiterMetrics].
+type BucketSnapshot struct {
+	Current  int   `json:"current"`
+	Limit    int   `json:"limit"`
+	Weight   int   `json:"weight"`
+	Queue    int   `json:"queue"`
+	Acquired int64 `json:"acquired"`
+	Rejected int64 `json:"rejected"`
+	TimedOut int64 `json:"timed_out"`
+}
+
+func (s *Server) limiter(w http.ResponseWriter, r *http.Request) error {
+	m := s.eng.Limiter().Metrics()
+	out := LimiterMetrics{Current: m.Current, QueueLength: m.QueueLength, Acquired: m.Acquired, Rejected: m.Rejected,
+		TimedOut: m.TimedOut, Bypassed: m.Bypassed, AvgExecutionMS: float64(m.AvgExecution) / float64(time.Millisecond),
+		Limit: m.Limit, Buckets: map[string]BucketSnapshot{}}
+	for name, b := range m.Buckets {
+		out.Buckets[name] = BucketSnapshot(b)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// ParseRequest is the body of POST /v1/parse.
+type ParseRequest struct {
+	Text string `json:"text"`
+	// Format is one of llm.Formats; empty means auto.
+	Format string `json:"format,omitempty"`
+}
+
+// ParseResponse is the answer of POST /v1/parse: the calls found, and what
+// was lost when a call was cut off or unreadable.
+type ParseResponse struct {
+	Calls      []llm.ParsedCall `json:"calls"`
+	Incomplete string           `json:"incomplete,omitempty"`
+}
+
+func (s *Server) parse(w http.ResponseWriter, r *http.Request) error {
+	var req ParseRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Format != "" && !slices.Contains(llm.Formats, llm.Format(req.Format)) {
+		return apiError(http.StatusBadRequest, CodeBadRequest, "unknown format '"+req.Format+"'")
+	}
+	scope := s.scope(r)
+	calls, err := llm.Parse(req.Text, &llm.ParseOptions{Format: llm.Format(req.Format), Schema: func(name string) *jsonschema.Schema {
+		if !inScope(scope, name) {
+			return nil
+		}
+		if t, ok := s.reg.Tool(name); ok {
+			return t.InputSchema
+		}
+		return nil
+	}})
+	out := ParseResponse{Calls: calls}
+	var inc *llm.IncompleteError
+	switch {
+	case errors.As(err, &inc):
+		out.Incomplete = inc.Lost
+	case err != nil:
+		// A provider format whose text is not JSON: the text is the client's.
+		return apiError(http.StatusBadRequest, CodeBadRequest, err.Error())
+	}
+	if out.Calls == nil {
+		out.Calls = []llm.ParsedCall{}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}

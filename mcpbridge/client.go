@@ -1,0 +1,248 @@
+package mcpbridge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The transports of a [ServerConfig].
+const (
+	TransportStdio = "stdio" // a command, spoken to over its stdin and stdout
+	TransportHTTP  = "http"  // streamable HTTP, the default for a URL
+	TransportSSE   = "sse"   // the legacy HTTP+SSE transport of protocol 2024-11-05
+)
+
+// ServerConfig is one MCP server to import tools from. It has the fields of
+// toolfile.MCPServer, in the same order and of the same types, so a loaded
+// configuration converts with mcpbridge.ServerConfig(s): the config loader
+// has already replaced ${NAME} in header values and env (API keys and bearer
+// tokens from the environment), and nothing here expands them again. It is
+// its own type so that package toolfile may one day import this package
+// (for tool entries of kind mcp) without a cycle.
+type ServerConfig struct {
+	// Name identifies the server; it prefixes the names of its tools.
+	Name string
+	// URL is the endpoint of a streamable HTTP server (or, with Transport
+	// "sse", of a legacy SSE server).
+	URL string
+	// Command is the program and its arguments, run without a shell, for a
+	// stdio server.
+	Command []string
+	// Transport is "stdio" for a command, "http" (the default for a URL) or
+	// "sse".
+	Transport string
+	// Headers are sent with every HTTP request, such as
+	// Authorization: Bearer <token> or seed 002's API key header.
+	Headers map[string]string
+	// Env is added to the environment of a stdio server's process.
+	Env map[string]string
+	// Tags are given to every tool of the server, after the tool's own.
+	Tags []string
+	// Enabled must be true for the server to be used; a disabled server is
+	// listed by [Importer.Servers] and never connected.
+	Enabled bool
+}
+
+var impServerName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}$`)
+
+// transport returns the effective transport name.
+func (c *ServerConfig) transport() string {
+	switch {
+	case c.Transport != "":
+		return c.Transport
+	case len(c.Command) > 0:
+		return TransportStdio
+	}
+	return TransportHTTP
+}
+
+// Check reports what is wrong with the configuration: a name that cannot
+// prefix tool names, both or neither of url and command, a transport that
+// does not fit them, a URL that is not http(s).
+func (c *ServerConfig) Check() error {
+	var errs []error
+	if !impServerName.MatchString(c.Name) {
+		errs = append(errs, fmt.Errorf("name %q must be 1-64 characters of letters, digits, _ . -", c.Name))
+	}
+	switch {
+	case c.URL != "" && len(c.Command) > 0:
+		errs = append(errs, errors.New("has both url and command; give one"))
+	case c.URL == "" && len(c.Command) == 0:
+		errs = append(errs, errors.New("has neither url nor command"))
+	}
+	switch t := c.transport(); t {
+	case TransportStdio:
+		if len(c.Command) == 0 || c.Command[0] == "" {
+			errs = append(errs, errors.New("transport stdio needs a command"))
+		}
+	case TransportHTTP, TransportSSE:
+		if c.URL == "" {
+			errs = append(errs, fmt.Errorf("transport %s needs a url", t))
+		} else if u, err := url.Parse(c.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("url %q is not an http or https URL", c.URL))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("transport %q is not stdio, http or sse", t))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("mcp server %q: %w", c.Name, err)
+	}
+	return nil
+}
+
+func (c ServerConfig) clone() ServerConfig {
+	c.Command = slices.Clone(c.Command)
+	c.Tags = slices.Clone(c.Tags)
+	if c.Headers != nil {
+		h := make(map[string]string, len(c.Headers))
+		for k, v := range c.Headers {
+			h[k] = v
+		}
+		c.Headers = h
+	}
+	if c.Env != nil {
+		e := make(map[string]string, len(c.Env))
+		for k, v := range c.Env {
+			e[k] = v
+		}
+		c.Env = e
+	}
+	return c
+}
+
+// impHeaderTransport adds the configured headers to every request.
+type impHeaderTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (t *impHeaderTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.headers {
+		r.Header.Set(k, v)
+	}
+	return t.base.RoundTrip(r)
+}
+
+// impTransport builds the SDK transport for one connection attempt. A stdio
+// server gets a fresh process each time.
+func (s *impServer) impTransport() mcp.Transport {
+	cfg := &s.cfg
+	hc := s.im.opts.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	if len(cfg.Headers) > 0 {
+		c := *hc
+		base := c.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		c.Transport = &impHeaderTransport{base: base, headers: cfg.Headers}
+		hc = &c
+	}
+	switch cfg.transport() {
+	case TransportStdio:
+		cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+		cmd.Env = os.Environ()
+		for k, v := range cfg.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Stderr = &impLogWriter{log: s.im.log, server: cfg.Name}
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: s.im.opts.KillGrace}
+	case TransportSSE:
+		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: hc}
+	}
+	// The importer reconnects by itself, with its own backoff; the SDK's
+	// retries of the standalone stream would only delay noticing an outage.
+	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: 1}
+}
+
+// impDial opens a session. The transport's context lives as long as the
+// session (the SSE transport reads its stream under it), so the handshake is
+// bounded by a timer and by ctx instead of by a context with a deadline.
+func (s *impServer) impDial(ctx context.Context) (*impSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "wield", Version: "1"}, &mcp.ClientOptions{
+		Logger: s.im.log,
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case s.refresh <- struct{}{}:
+			default:
+			}
+		},
+	})
+	life, cancel := context.WithCancel(s.ctx)
+	stopTimer := time.AfterFunc(s.im.opts.ConnectTimeout, cancel)
+	stopCtx := context.AfterFunc(ctx, cancel)
+	cs, err := client.Connect(life, s.impTransport(), nil)
+	timerStopped, ctxStopped := stopTimer.Stop(), stopCtx()
+	switch {
+	case err == nil && (!timerStopped || !ctxStopped):
+		_ = cs.Close()
+		err = errors.New("handshake interrupted")
+	case err == nil:
+		return &impSession{cs: cs, cancel: cancel}, nil
+	}
+	cancel()
+	switch {
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%w (%w)", ctx.Err(), err)
+	case !timerStopped:
+		err = fmt.Errorf("no answer within %s (%w)", s.im.opts.ConnectTimeout, err)
+	}
+	return nil, fmt.Errorf("connect to mcp server %q: %w", s.cfg.Name, err)
+}
+
+// impSession is one live connection to a server.
+type impSession struct {
+	cs     *mcp.ClientSession
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+func (x *impSession) close() {
+	x.once.Do(func() {
+		_ = x.cs.Close()
+		x.cancel()
+	})
+}
+
+// impLogWriter logs a stdio server's stderr, line by line, at debug level.
+type impLogWriter struct {
+	log    *slog.Logger
+	server string
+	mu     sync.Mutex
+	buf    []byte
+}
+
+func (w *impLogWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.log.Debug("mcp server stderr", "server", w.server, "line", string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+	}
+	if len(w.buf) > 4096 { // a server that never ends its line
+		w.log.Debug("mcp server stderr", "server", w.server, "line", string(w.buf))
+		w.buf = w.buf[:0]
+	}
+	return len(p), nil
+}

@@ -1,0 +1,69 @@
+// Package mcpbridge connects wield to the Model Context Protocol both ways,
+// on the official Go SDK: it imports the tools of MCP servers into a
+// [wield.Registry], and serves a registry to MCP clients.
+//
+// # Importing servers
+//
+// An [Importer] keeps the tools of the servers added to it in a registry:
+//
+//	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus})
+//	im := mcpbridge.NewImporter(reg, &mcpbridge.ImportOptions{Pins: pins})
+//	defer im.Close()
+//	err := im.Add(ctx, mcpbridge.ServerConfig{
+//		Name:    "fs",
+//		Command: []string{"node", "server-filesystem/dist/index.js", "/srv/data"},
+//		Enabled: true,
+//	})
+//
+// A [ServerConfig] names either a command (spoken to over stdio) or a URL
+// (streamable HTTP, or the legacy SSE transport with Transport "sse"), with
+// headers for HTTP (an API key, a bearer token), environment variables for
+// the command and tags for every tool. It has the fields of
+// toolfile.MCPServer, so a loaded configuration converts with
+// mcpbridge.ServerConfig(s); the loader has already replaced ${NAME} in
+// header values by the environment.
+//
+// Each remote tool becomes a [wield.Tool] of category mcp named
+// "server__tool" ([ImportOptions.Naming] changes that), with the server's
+// input and output schemas, its annotations read with MCP's defaults
+// ([ImportAnnotations]: an unannotated tool is destructive and so needs
+// confirmation, unless [ImportOptions.Permission] says otherwise), and its
+// _meta tags followed by the configured ones. Calls go through the engine
+// like any other: arguments are validated against the server's schema and
+// always sent as an object, and the result is converted as seed 001 §7.2
+// says ([ImportResult]): isError becomes a tool failure whose text the model
+// reads, structuredContent is the output as is, a text is parsed as JSON
+// when it is JSON, other content is its JSON form.
+//
+// # Outages and changes
+//
+// When a server goes away (a stdio process dies, an HTTP server stops
+// answering) its tools stay registered: a call fails at once with a
+// transient execution_error naming the server, while the importer
+// reconnects with a doubling, jittered backoff ([ImportOptions.MinBackoff],
+// MaxBackoff); the next call after the reconnection works. A server that
+// cannot be reached when added is retried the same way, and [Importer.Add]
+// says so with an error wrapping [ErrUnavailable]. When a server sends
+// notifications/tools/list_changed, its tools are listed again: new ones are
+// registered, vanished ones removed, changed ones updated. [Importer.Servers]
+// reports each server's state for a status page. [Importer.Close] stops the
+// stdio servers (a server that does not exit when its input closes gets
+// SIGTERM after [ImportOptions.KillGrace], and SIGKILL after as long again)
+// and removes the tools.
+//
+// # Pinning
+//
+// The first time a tool is imported its name, description and schemas are
+// fingerprinted ([PinTool]: SHA-256 of canonical JSON) and kept in a
+// [PinStore] ([FilePins] across runs, [MemPins] in memory). When a server
+// later presents a different definition, whether while running or at the
+// next start, the change is published on the registry's bus (a load_error
+// event saying which parts changed) and the tool is registered with status
+// held, which the engine refuses to call, until [Importer.Accept] pins the
+// new definition. With [ImportOptions.FollowChanges] the change is accepted
+// at once and reported as a tool_loaded event.
+//
+// # Serving a registry
+//
+// Serve a registry with [NewServer] over streamable HTTP or stdio.
+package mcpbridge

@@ -1,0 +1,536 @@
+package mcpbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wieldhq/wield"
+)
+
+// ImportOptions configure an [Importer]; nil means the defaults.
+type ImportOptions struct {
+	// Naming gives the registry name of a server's tool; nil means
+	// server + "__" + tool, which keeps two servers' tools of the same name
+	// apart. A name the registry refuses leaves that tool out.
+	Naming func(server, tool string) string
+	// Pins keeps the fingerprints of imported tools; nil means a fresh
+	// [MemPins], which pins on every start.
+	Pins PinStore
+	// FollowChanges accepts a changed remote tool at once (re-pinning it)
+	// instead of holding it until [Importer.Accept].
+	FollowChanges bool
+	// Permission, when set, is given to every imported tool, overriding the
+	// default derived from its annotations (MCP's defaults make a tool
+	// without annotations destructive, so it needs confirmation).
+	Permission wield.Permission
+	// MinBackoff and MaxBackoff bound the wait between reconnection
+	// attempts, which doubles from the one to the other; 500 ms and 30 s
+	// when zero.
+	MinBackoff, MaxBackoff time.Duration
+	// ConnectTimeout bounds one connection's handshake; 30 s when zero.
+	ConnectTimeout time.Duration
+	// KillGrace is how long a stdio server gets to exit after its stdin is
+	// closed, and again after SIGTERM, before it is killed; 5 s when zero.
+	KillGrace time.Duration
+	// HTTPClient makes the HTTP requests; nil means http.DefaultClient.
+	HTTPClient *http.Client
+	// Logger receives connection problems and the stderr of stdio servers
+	// (at debug level); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Importer keeps the tools of MCP servers in a registry: it connects to
+// each server added with [Importer.Add], registers its tools (category mcp,
+// source "mcp:<server>"), refreshes them when the server says its list
+// changed, reconnects with backoff when the server goes away, and holds
+// tools whose definitions changed since they were pinned. Safe for
+// concurrent use.
+type Importer struct {
+	reg  *wield.Registry
+	opts ImportOptions
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	servers map[string]*impServer
+	order   []*impServer
+	closed  bool
+}
+
+// ErrUnavailable is wrapped by the error of [Importer.Add] when the server
+// could not be reached at first: it stays added and is retried in the
+// background.
+var ErrUnavailable = errors.New("mcp server unavailable")
+
+// NewImporter returns an importer that registers tools in reg.
+func NewImporter(reg *wield.Registry, opts *ImportOptions) *Importer {
+	if reg == nil {
+		panic("mcpbridge.NewImporter: nil registry")
+	}
+	var o ImportOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Naming == nil {
+		o.Naming = func(server, tool string) string { return server + "__" + tool }
+	}
+	if o.Pins == nil {
+		o.Pins = &MemPins{}
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = 500 * time.Millisecond
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = max(30*time.Second, o.MinBackoff)
+	}
+	o.MaxBackoff = max(o.MaxBackoff, o.MinBackoff)
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 30 * time.Second
+	}
+	if o.KillGrace <= 0 {
+		o.KillGrace = 5 * time.Second
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Importer{reg: reg, opts: o, log: log, servers: map[string]*impServer{}}
+}
+
+// Add connects to a server and registers its tools. A configuration that
+// fails [ServerConfig.Check], or a name already added, is an error and the
+// server is not added. A disabled server is recorded and not connected.
+// When the first connection fails the server stays added, is retried in
+// the background with backoff, and Add returns an error wrapping
+// [ErrUnavailable]: log it, or treat it as fatal and call Close. ctx bounds
+// the first connection only.
+func (im *Importer) Add(ctx context.Context, cfg ServerConfig) error {
+	if err := cfg.Check(); err != nil {
+		return fmt.Errorf("add: %w", err)
+	}
+	s := &impServer{im: im, cfg: cfg.clone(), tools: map[string]*impTool{},
+		refresh: make(chan struct{}, 1), broken: make(chan *impSession, 1), done: make(chan struct{})}
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	im.mu.Lock()
+	switch {
+	case im.closed:
+		im.mu.Unlock()
+		s.stop()
+		return fmt.Errorf("add mcp server %q: %w", cfg.Name, wield.ErrClosed)
+	case im.servers[cfg.Name] != nil:
+		im.mu.Unlock()
+		s.stop()
+		return fmt.Errorf("add mcp server %q: a server of that name was already added", cfg.Name)
+	}
+	im.servers[cfg.Name] = s
+	im.order = append(im.order, s)
+	im.mu.Unlock()
+	if !cfg.Enabled {
+		s.stop()
+		close(s.done)
+		return nil
+	}
+	sess, err := s.impDial(ctx)
+	if err != nil {
+		s.setErr(err)
+		go s.run(nil)
+		return fmt.Errorf("add: %w: %w", ErrUnavailable, err)
+	}
+	s.attach(sess)
+	s.sync(sess)
+	go s.run(sess)
+	return nil
+}
+
+// Close disconnects from every server (stdio servers are stopped, and killed
+// when they do not exit within KillGrace after SIGTERM) and removes their
+// tools from the registry. It waits for the background work to end.
+func (im *Importer) Close() error {
+	im.mu.Lock()
+	if im.closed {
+		im.mu.Unlock()
+		return nil
+	}
+	im.closed = true
+	servers := slices.Clone(im.order)
+	im.mu.Unlock()
+	for _, s := range servers {
+		s.stop() // all at once: each stdio server may take its grace period
+	}
+	for _, s := range servers {
+		s.shutdown()
+	}
+	return nil
+}
+
+// Remove disconnects from one server (as Close does) and removes its tools
+// from the registry, for a configuration reload; its pins are kept. It
+// returns an error wrapping [wield.ErrNotFound] for a server never added.
+func (im *Importer) Remove(server string) error {
+	im.mu.Lock()
+	s := im.servers[server]
+	if s != nil {
+		delete(im.servers, server)
+		im.order = slices.DeleteFunc(im.order, func(x *impServer) bool { return x == s })
+	}
+	im.mu.Unlock()
+	if s == nil {
+		return fmt.Errorf("remove mcp server %q: %w", server, wield.ErrNotFound)
+	}
+	s.shutdown()
+	return nil
+}
+
+// shutdown stops the server's connection and removes its tools.
+func (s *impServer) shutdown() {
+	s.stop()
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.tools {
+		if t.owned {
+			s.im.reg.Remove(t.name)
+		}
+	}
+	s.tools = map[string]*impTool{}
+}
+
+// ServerStatus describes one server, for a status page.
+type ServerStatus struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Enabled   bool   `json:"enabled"`
+	Connected bool   `json:"connected"`
+	// Tools counts the server's tools in the registry, held ones included.
+	Tools int `json:"tools"`
+	// Held names the held tools (registry names), sorted.
+	Held []string `json:"held,omitempty"`
+	// LastError is the latest connection or listing problem; it is cleared
+	// by a successful connection.
+	LastError string `json:"last_error,omitempty"`
+	// Since is when the server was last connected or disconnected.
+	Since time.Time `json:"since,omitzero"`
+}
+
+// Servers returns the status of every added server, in the order added.
+func (im *Importer) Servers() []ServerStatus {
+	im.mu.Lock()
+	servers := slices.Clone(im.order)
+	im.mu.Unlock()
+	out := make([]ServerStatus, 0, len(servers))
+	for _, s := range servers {
+		s.mu.Lock()
+		st := ServerStatus{Name: s.cfg.Name, Transport: s.cfg.transport(), Enabled: s.cfg.Enabled,
+			Connected: s.sess != nil, LastError: s.lastErr, Since: s.since}
+		for _, t := range s.tools {
+			if t.owned {
+				st.Tools++
+				if t.held {
+					st.Held = append(st.Held, t.name)
+				}
+			}
+		}
+		s.mu.Unlock()
+		slices.Sort(st.Held)
+		out = append(out, st)
+	}
+	return out
+}
+
+// Accept accepts the current definition of a held tool (named as the
+// server names it): it is pinned and becomes callable. It returns an error
+// wrapping [wield.ErrNotFound] for an unknown server or tool, and one saying
+// so for a tool that is not held.
+func (im *Importer) Accept(server, tool string) error {
+	im.mu.Lock()
+	s := im.servers[server]
+	im.mu.Unlock()
+	if s == nil {
+		return fmt.Errorf("accept %s/%s: server: %w", server, tool, wield.ErrNotFound)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tools[tool]
+	switch {
+	case t == nil || !t.owned:
+		return fmt.Errorf("accept %s/%s: tool: %w", server, tool, wield.ErrNotFound)
+	case !t.held:
+		return fmt.Errorf("accept %s/%s: the tool is not held", server, tool)
+	}
+	if err := im.opts.Pins.SetPin(server, tool, t.pin); err != nil {
+		return fmt.Errorf("accept %s/%s: %w", server, tool, err)
+	}
+	next := *t.tool
+	next.Status = ""
+	if err := im.reg.Update(&next); err != nil {
+		return fmt.Errorf("accept %s/%s: %w", server, tool, err)
+	}
+	t.tool, t.held = &next, false
+	return nil
+}
+
+// impServer is one added server and the state of its connection.
+type impServer struct {
+	im      *Importer
+	cfg     ServerConfig
+	ctx     context.Context
+	stop    context.CancelFunc
+	refresh chan struct{}    // the server's tool list changed
+	broken  chan *impSession // a call found the session dead
+	done    chan struct{}    // run has returned
+
+	mu      sync.Mutex
+	sess    *impSession // nil while disconnected
+	lastErr string
+	since   time.Time
+	tools   map[string]*impTool // by remote name
+}
+
+// impTool is one remote tool as imported.
+type impTool struct {
+	name  string      // registry name
+	tool  *wield.Tool // as registered
+	pin   Pin         // of the current remote definition
+	held  bool
+	owned bool // registered by this importer (not shadowed)
+}
+
+func (s *impServer) setErr(err error) {
+	s.mu.Lock()
+	s.lastErr = err.Error()
+	s.mu.Unlock()
+	s.im.log.Warn("mcp server problem", "server", s.cfg.Name, "error", err)
+}
+
+func (s *impServer) attach(sess *impSession) {
+	s.mu.Lock()
+	s.sess, s.lastErr, s.since = sess, "", time.Now()
+	s.mu.Unlock()
+}
+
+func (s *impServer) session() *impSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sess
+}
+
+// markBroken reports that a call found sess dead, so run reconnects now
+// rather than when the transport notices.
+func (s *impServer) markBroken(sess *impSession) {
+	select {
+	case s.broken <- sess:
+	default:
+	}
+}
+
+// run keeps the server connected until the importer closes: it waits for
+// the session to end, then dials again with growing pauses.
+func (s *impServer) run(sess *impSession) {
+	defer close(s.done)
+	delay := s.im.opts.MinBackoff
+	if sess == nil && !s.pause(delay) { // Add's attempt has just failed
+		return
+	}
+	for {
+		if sess == nil {
+			var err error
+			sess, err = s.impDial(s.ctx)
+			if err != nil {
+				if s.ctx.Err() != nil {
+					return
+				}
+				s.setErr(err)
+				if !s.pause(delay) {
+					return
+				}
+				delay = min(2*delay, s.im.opts.MaxBackoff)
+				continue
+			}
+			s.attach(sess)
+			s.sync(sess)
+		}
+		ended := make(chan error, 1)
+		go func(cs *mcp.ClientSession) { ended <- cs.Wait() }(sess.cs)
+		began := time.Now()
+		reason := s.watch(sess, ended)
+		sess.close()
+		s.mu.Lock()
+		if s.sess == sess {
+			s.sess, s.since = nil, time.Now()
+		}
+		s.mu.Unlock()
+		if reason == nil {
+			return
+		}
+		s.setErr(reason)
+		sess = nil
+		// A server that keeps dying soon after it starts is restarted ever
+		// more slowly; one that ran a while gets a quick second chance.
+		if time.Since(began) < s.im.opts.MaxBackoff {
+			delay = min(2*delay, s.im.opts.MaxBackoff)
+		} else {
+			delay = s.im.opts.MinBackoff
+		}
+		if !s.pause(delay) {
+			return
+		}
+	}
+}
+
+// watch serves one session's refreshes until it ends; it returns why, or
+// nil when the importer closed.
+func (s *impServer) watch(sess *impSession, ended <-chan error) error {
+	for {
+		select {
+		case <-s.ctx.Done():
+			return nil
+		case err := <-ended:
+			if err == nil {
+				err = errors.New("the server closed the connection")
+			}
+			return fmt.Errorf("mcp server %q disconnected: %w", s.cfg.Name, err)
+		case b := <-s.broken:
+			if b == sess {
+				return fmt.Errorf("mcp server %q stopped answering", s.cfg.Name)
+			}
+		case <-s.refresh:
+			s.sync(sess)
+		}
+	}
+}
+
+// pause waits d, with a little jitter so that servers dropped together do
+// not all come back at the same instant; false when the importer closed.
+func (s *impServer) pause(d time.Duration) bool {
+	d += time.Duration(rand.Int64N(int64(d)/5 + 1))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
+}
+
+// sync lists the server's tools and brings the registry in line: new tools
+// are pinned and registered, changed ones are held (or followed), vanished
+// ones removed.
+func (s *impServer) sync(sess *impSession) {
+	var remote []*mcp.Tool
+	for t, err := range sess.cs.Tools(s.ctx, nil) {
+		if err != nil {
+			if s.ctx.Err() == nil {
+				s.setErr(fmt.Errorf("list tools of mcp server %q: %w", s.cfg.Name, err))
+				s.markBroken(sess)
+			}
+			return
+		}
+		remote = append(remote, t)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := make(map[string]bool, len(remote))
+	for _, r := range remote {
+		if seen[r.Name] {
+			continue
+		}
+		seen[r.Name] = true
+		s.syncTool(r)
+	}
+	for name, t := range s.tools {
+		if !seen[name] {
+			if t.owned {
+				s.im.reg.Remove(t.name)
+			}
+			delete(s.tools, name)
+		}
+	}
+}
+
+// syncTool brings one remote tool into the registry; s.mu is held.
+func (s *impServer) syncTool(r *mcp.Tool) {
+	im := s.im
+	server := s.cfg.Name
+	pin, err := PinTool(r)
+	if err == nil {
+		var wt *wield.Tool
+		wt, err = s.impConvertTool(r)
+		if err == nil {
+			err = s.place(r.Name, wt, pin)
+		}
+	}
+	if err != nil {
+		im.log.Warn("mcp tool not imported", "server", server, "tool", r.Name, "error", err)
+		s.publish(wield.EventLoadError, im.opts.Naming(server, r.Name),
+			fmt.Sprintf("mcp server %q: tool %q not imported: %v", server, r.Name, err))
+	}
+}
+
+// place decides the tool's status from its pin and registers or updates it.
+func (s *impServer) place(remote string, wt *wield.Tool, pin Pin) error {
+	im := s.im
+	server := s.cfg.Name
+	prev := s.tools[remote]
+	old, pinned, err := im.opts.Pins.Pin(server, remote)
+	if err != nil {
+		return err
+	}
+	held := false
+	switch {
+	case !pinned:
+		pin.Time = time.Now()
+		if err := im.opts.Pins.SetPin(server, remote, pin); err != nil {
+			return err
+		}
+	case old.Hash == pin.Hash:
+		pin = old
+	case im.opts.FollowChanges:
+		pin.Time = time.Now()
+		if err := im.opts.Pins.SetPin(server, remote, pin); err != nil {
+			return err
+		}
+		if prev == nil || prev.pin.Hash != pin.Hash {
+			s.publish(wield.EventToolLoaded, wt.Name, fmt.Sprintf("mcp server %q changed the %s of tool %q; following the change (FollowChanges)",
+				server, pinChangeList(old.Changed(pin)), remote))
+		}
+	default:
+		held = true
+		pin.Time = time.Now()
+		if prev == nil || !prev.held || prev.pin.Hash != pin.Hash {
+			s.publish(wield.EventLoadError, wt.Name, fmt.Sprintf("mcp server %q changed the %s of tool %q since it was pinned; the tool is held until accepted",
+				server, pinChangeList(old.Changed(pin)), remote))
+		}
+	}
+	if held {
+		wt.Status = wield.StatusHeld
+	}
+	switch {
+	case prev != nil && prev.owned && prev.pin.Hash == pin.Hash && prev.held == held && impSameTool(prev.tool, wt):
+		return nil // nothing changed: no update, no event
+	case prev != nil && !prev.owned && prev.pin.Hash == pin.Hash:
+		return nil // still shadowed by another tool of the name; reported once
+	case prev != nil && prev.owned:
+		if err := im.reg.Update(wt); err != nil {
+			return err
+		}
+	default:
+		if err := im.reg.Register(wt); err != nil {
+			s.tools[remote] = &impTool{name: wt.Name, tool: wt, pin: pin, held: held}
+			return err
+		}
+	}
+	s.tools[remote] = &impTool{name: wt.Name, tool: wt, pin: pin, held: held, owned: true}
+	return nil
+}
+
+func (s *impServer) publish(typ wield.EventType, tool, msg string) {
+	s.im.reg.Bus().Publish(wield.Event{Type: typ, Tool: tool, Message: msg, Source: "mcp:" + s.cfg.Name})
+}

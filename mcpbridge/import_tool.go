@@ -1,0 +1,263 @@
+package mcpbridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wieldhq/wield"
+)
+
+// impConvertTool makes the wield tool of a remote tool: category mcp, the
+// schemas as sent, the annotations with MCP's defaults, the tool's _meta
+// tags followed by the server's configured ones.
+func (s *impServer) impConvertTool(r *mcp.Tool) (*wield.Tool, error) {
+	in, err := impSchema(r.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	if in == nil {
+		return nil, errors.New("input schema: missing")
+	}
+	out, err := impSchema(r.OutputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("output schema: %w", err)
+	}
+	desc := r.Description
+	if desc == "" {
+		desc = r.Title
+	}
+	if desc == "" && r.Annotations != nil {
+		desc = r.Annotations.Title
+	}
+	return &wield.Tool{
+		Name:         s.im.opts.Naming(s.cfg.Name, r.Name),
+		Description:  desc,
+		Category:     wield.CategoryMCP,
+		Tags:         impTags(r.Meta, s.cfg.Tags),
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations:  ImportAnnotations(r.Annotations),
+		Permission:   s.im.opts.Permission,
+		Source:       "mcp:" + s.cfg.Name,
+		Handler:      &impHandler{s: s, remote: r.Name},
+	}, nil
+}
+
+// ImportAnnotations converts MCP tool annotations to wield's, applying MCP's
+// defaults for hints that are absent: a tool is not read-only, is
+// destructive (unless read-only: the hint only means something for tools
+// that write), is not idempotent and reaches an open world. Absent
+// annotations are all defaults, so an unannotated tool needs confirmation.
+func ImportAnnotations(a *mcp.ToolAnnotations) wield.Annotations {
+	if a == nil {
+		return wield.Annotations{Destructive: true, OpenWorld: true}
+	}
+	return wield.Annotations{
+		ReadOnly:    a.ReadOnlyHint,
+		Destructive: !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint),
+		Idempotent:  a.IdempotentHint,
+		OpenWorld:   a.OpenWorldHint == nil || *a.OpenWorldHint,
+	}
+}
+
+// impTags returns the tool's own tags (FastMCP's _meta._fastmcp.tags, as seed
+// 001 §7.1 reads them, or a plain _meta.tags) and then the configured ones,
+// without repeats.
+func impTags(meta mcp.Meta, extra []string) []string {
+	var out []string
+	add := func(v any) {
+		list, _ := v.([]any)
+		for _, x := range list {
+			if tag, ok := x.(string); ok && tag != "" && !slices.Contains(out, tag) {
+				out = append(out, tag)
+			}
+		}
+	}
+	if fm, ok := meta["_fastmcp"].(map[string]any); ok {
+		add(fm["tags"])
+	}
+	add(meta["tags"])
+	for _, tag := range extra {
+		if tag != "" && !slices.Contains(out, tag) {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+// impSchema reads a schema as the SDK decoded it (a map), or nil for none.
+func impSchema(v any) (*jsonschema.Schema, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == "null" {
+		return nil, nil
+	}
+	var sc jsonschema.Schema
+	if err := json.Unmarshal(b, &sc); err != nil {
+		return nil, err
+	}
+	return &sc, nil
+}
+
+// impSameTool reports whether two conversions of a tool would look the same
+// to the registry's readers, given that their pins (names, description,
+// schemas) are equal.
+func impSameTool(a, b *wield.Tool) bool {
+	return a.Description == b.Description && a.Annotations == b.Annotations &&
+		slices.Equal(a.Tags, b.Tags) && a.Permission == b.Permission && a.Status == b.Status
+}
+
+// impHandler calls one remote tool over the server's current session.
+type impHandler struct {
+	s      *impServer
+	remote string
+}
+
+// ValidJSONOutput tells the engine the output needs no second check: it is
+// made by json.Marshal or checked with json.Valid.
+func (h *impHandler) ValidJSONOutput() bool { return true }
+
+// ReadsArgsOnly tells the engine the handler neither keeps nor changes its
+// arguments: they are only written to the wire.
+func (h *impHandler) ReadsArgsOnly() bool { return true }
+
+// Handle calls the remote tool and converts its result as seed 001 §7.2
+// says. While the server is unreachable it fails at once with a transient
+// execution_error that names the server and nothing else.
+func (h *impHandler) Handle(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	s := h.s
+	sess := s.session()
+	if sess == nil {
+		return nil, s.unavailable(nil)
+	}
+	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
+		args = json.RawMessage("{}") // MCP arguments are an object, never null
+	}
+	res, err := sess.cs.CallTool(ctx, &mcp.CallToolParams{Name: h.remote, Arguments: args})
+	if err != nil {
+		return nil, s.callFailed(ctx, sess, h.remote, err)
+	}
+	return ImportResult(res)
+}
+
+// callFailed turns a failed tools/call into the error the model sees, and
+// when the connection is at fault has it re-established.
+func (s *impServer) callFailed(ctx context.Context, sess *impSession, tool string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err() // the engine reports timeout or canceled
+	}
+	// The SDK reports some local transport failures as JSON-RPC errors too
+	// (code -32005, "rejected by transport", wrapping the network error), so
+	// the network comes first.
+	var rpc *jsonrpc.Error
+	if !impConnectionError(err) && errors.As(err, &rpc) && rpc.Code != impCodeRejected && rpc.Code != impCodeClientClosing {
+		return &wield.Error{Type: wield.ErrExecution, Err: err,
+			Message: fmt.Sprintf("MCP server %q refused the call of %q: %s", s.cfg.Name, tool, rpc.Message)}
+	}
+	if !impConnectionError(err) {
+		// Not a protocol answer and not plainly the network: the session
+		// decides. A server that still answers a ping has failed this call
+		// only.
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		perr := sess.cs.Ping(pctx, nil)
+		cancel()
+		if perr == nil {
+			return &wield.Error{Type: wield.ErrExecution, Err: err,
+				Message: fmt.Sprintf("The call of %q on MCP server %q failed", tool, s.cfg.Name)}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	s.im.log.Warn("mcp call lost its connection", "server", s.cfg.Name, "tool", tool, "error", err)
+	s.markBroken(sess)
+	return s.unavailable(err)
+}
+
+func (s *impServer) unavailable(cause error) error {
+	if cause == nil {
+		cause = ErrUnavailable
+	}
+	return wield.Transient(&wield.Error{Type: wield.ErrExecution, Err: cause,
+		Message: fmt.Sprintf("MCP server %q is not reachable right now; try again shortly", s.cfg.Name)})
+}
+
+// JSON-RPC codes the SDK uses for failures on this side of the wire.
+const (
+	impCodeClientClosing = -32003
+	impCodeRejected      = -32005
+)
+
+func impConnectionError(err error) bool {
+	var ue *url.Error
+	var ne net.Error
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.As(err, &ue) || errors.As(err, &ne)
+}
+
+// ImportResult converts the result of a tools/call as seed 001 §7.2 says:
+//
+//   - isError: a tool failure (execution_error) whose message, the text of
+//     the result, the model sees; the result then reads {"error": text}
+//   - structuredContent, when present: as is
+//   - else the first content block: a text that is JSON as that JSON, other
+//     text as a JSON string, an image, audio, resource link or embedded
+//     resource as its JSON form ({"type":"image","data":…,"mimeType":…})
+//   - no content at all: null
+func ImportResult(res *mcp.CallToolResult) (json.RawMessage, error) {
+	if res.IsError {
+		var texts []string
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok && t.Text != "" {
+				texts = append(texts, t.Text)
+			}
+		}
+		msg := strings.Join(texts, "\n")
+		if msg == "" {
+			msg = "the tool reported an error without a message"
+		}
+		return nil, &wield.Error{Type: wield.ErrExecution, Message: msg}
+	}
+	if res.StructuredContent != nil {
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return nil, fmt.Errorf("encode structured content: %w", err)
+		}
+		return b, nil
+	}
+	if len(res.Content) == 0 || res.Content[0] == nil {
+		return json.RawMessage("null"), nil
+	}
+	if t, ok := res.Content[0].(*mcp.TextContent); ok {
+		if json.Valid([]byte(t.Text)) {
+			var buf bytes.Buffer
+			if json.Compact(&buf, []byte(t.Text)) == nil {
+				return buf.Bytes(), nil
+			}
+		}
+		return json.Marshal(t.Text)
+	}
+	b, err := json.Marshal(res.Content[0])
+	if err != nil {
+		return nil, fmt.Errorf("encode content: %w", err)
+	}
+	return b, nil
+}

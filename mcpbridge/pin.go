@@ -1,0 +1,268 @@
+package mcpbridge
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Pin is the fingerprint of a remote tool's definition as it was accepted:
+// the SHA-256 of its canonical JSON as a whole and of each part, so that a
+// change can be reported as "description and input schema changed" rather
+// than only "changed".
+type Pin struct {
+	// Hash covers the name, description, input schema and output schema.
+	Hash string `json:"hash"`
+	// Parts hashes each of "name", "description", "input_schema" and
+	// "output_schema" alone.
+	Parts map[string]string `json:"parts,omitempty"`
+	// Time is when the definition was pinned.
+	Time time.Time `json:"time"`
+}
+
+// PinStore keeps the pins of imported tools between runs, keyed by server
+// name and remote tool name. Implementations are safe for concurrent use.
+// [MemPins] keeps them in memory, [FilePins] in a JSON file.
+type PinStore interface {
+	// Pin returns the pin of a tool; ok is false when there is none.
+	Pin(server, tool string) (p Pin, ok bool, err error)
+	// SetPin records the pin of a tool, replacing any earlier one.
+	SetPin(server, tool string, p Pin) error
+}
+
+// PinTool fingerprints a remote tool's definition: its name, description,
+// input schema and output schema, each written as canonical JSON (object keys
+// sorted, no insignificant space, numbers as the SDK decoded them, so 10 and
+// 10.0 are the same) and hashed with SHA-256. Annotations, titles, icons and _meta are left out: they describe
+// the tool to people and policies, while the pinned parts are what a model
+// reads and sends.
+func PinTool(t *mcp.Tool) (Pin, error) {
+	parts := map[string]any{
+		"name":          t.Name,
+		"description":   t.Description,
+		"input_schema":  t.InputSchema,
+		"output_schema": t.OutputSchema,
+	}
+	p := Pin{Parts: make(map[string]string, len(parts))}
+	whole := make(map[string]json.RawMessage, len(parts))
+	for k, v := range parts {
+		b, err := pinCanonical(v)
+		if err != nil {
+			return Pin{}, fmt.Errorf("pin tool %q: %s: %w", t.Name, k, err)
+		}
+		whole[k] = b
+		p.Parts[k] = pinHash(b)
+	}
+	b, err := pinCanonical(whole)
+	if err != nil {
+		return Pin{}, fmt.Errorf("pin tool %q: %w", t.Name, err)
+	}
+	p.Hash = pinHash(b)
+	return p, nil
+}
+
+// Changed lists the parts whose hashes differ between p and q, sorted; all
+// parts when either pin has no part hashes.
+func (p Pin) Changed(q Pin) []string {
+	var out []string
+	for _, k := range []string{"description", "input_schema", "name", "output_schema"} {
+		a, okA := p.Parts[k]
+		b, okB := q.Parts[k]
+		if !okA || !okB || a != b {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func pinHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// pinCanonical writes v as canonical JSON: it goes through a generic value
+// (maps marshal with sorted keys), decoded with UseNumber so that a number
+// is not rounded on the way.
+func pinCanonical(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var g any
+	if err := dec.Decode(&g); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(g); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func pinKey(server, tool string) string { return server + "\x00" + tool }
+
+// MemPins is a [PinStore] in memory, for tests and for processes that
+// re-pin on every start. The zero value is ready to use.
+type MemPins struct {
+	mu   sync.Mutex
+	pins map[string]Pin
+}
+
+// Pin returns the pin of a tool.
+func (m *MemPins) Pin(server, tool string) (Pin, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.pins[pinKey(server, tool)]
+	return p, ok, nil
+}
+
+// SetPin records the pin of a tool.
+func (m *MemPins) SetPin(server, tool string, p Pin) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pins == nil {
+		m.pins = map[string]Pin{}
+	}
+	m.pins[pinKey(server, tool)] = p
+	return nil
+}
+
+// FilePins is a [PinStore] kept in one JSON file ({"server": {"tool": pin}}),
+// rewritten atomically (a temporary file in the same folder, synced, then
+// renamed over the old one) on every change, so a crash leaves either the old
+// pins or the new ones, never a torn file.
+type FilePins struct {
+	path string
+	mu   sync.Mutex
+	pins map[string]map[string]Pin
+}
+
+// OpenFilePins reads the pins kept at path; a missing file is an empty
+// store, created on the first change. It returns an error when the file
+// cannot be read or is not a pin file.
+func OpenFilePins(path string) (*FilePins, error) {
+	f := &FilePins{path: path, pins: map[string]map[string]Pin{}}
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return f, nil
+	case err != nil:
+		return nil, fmt.Errorf("open pins: %w", err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return f, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f.pins); err != nil {
+		return nil, fmt.Errorf("open pins %s: %w", path, err)
+	}
+	if f.pins == nil {
+		f.pins = map[string]map[string]Pin{}
+	}
+	return f, nil
+}
+
+// Path returns the file the pins are kept in.
+func (f *FilePins) Path() string { return f.path }
+
+// Pin returns the pin of a tool.
+func (f *FilePins) Pin(server, tool string) (Pin, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.pins[server][tool]
+	return p, ok, nil
+}
+
+// SetPin records the pin of a tool and rewrites the file. On a write error
+// the store keeps its previous content.
+func (f *FilePins) SetPin(server, tool string, p Pin) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	next := make(map[string]map[string]Pin, len(f.pins)+1)
+	for k, v := range f.pins {
+		next[k] = v
+	}
+	tools := make(map[string]Pin, len(next[server])+1)
+	for k, v := range next[server] {
+		tools[k] = v
+	}
+	tools[tool] = p
+	next[server] = tools
+	if err := pinWriteFile(f.path, next); err != nil {
+		return fmt.Errorf("set pin %s/%s: %w", server, tool, err)
+	}
+	f.pins = next
+	return nil
+}
+
+func pinWriteFile(path string, pins map[string]map[string]Pin) error {
+	b, err := json.MarshalIndent(pins, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = tmp.Close()
+			_ = os.Remove(name)
+		}
+	}()
+	if _, err := tmp.Write(b); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		return err
+	}
+	ok = true
+	if d, err := os.Open(dir); err == nil { // make the rename durable too
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
+
+// pinChangeList formats changed parts for a message: "description and
+// input schema".
+func pinChangeList(parts []string) string {
+	words := make([]string, len(parts))
+	for i, p := range parts {
+		words[i] = strings.ReplaceAll(p, "_", " ")
+	}
+	sort.Strings(words)
+	switch len(words) {
+	case 0:
+		return "definition"
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}

@@ -1,0 +1,542 @@
+package mcpbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/llm"
+)
+
+// ServerOptions configure a [Server]; nil means the defaults.
+type ServerOptions struct {
+	// Name and Version identify the server to clients ("wield" and "dev"
+	// when empty).
+	Name, Version string
+	// Instructions are shown to clients at initialisation.
+	Instructions string
+	// Toolset, when set, serves only that toolset: on /mcp and over stdio,
+	// and no other toolset has an endpoint. When empty, /mcp and stdio
+	// serve the whole registry and /mcp/{toolset} serves one toolset.
+	Toolset string
+	// Stateless serves streamable HTTP without sessions: each request stands
+	// alone, so the server cannot ask the client anything (no elicitation,
+	// no sampling) and confirm tools wait for the approval store.
+	Stateless bool
+	// JSONResponse answers HTTP requests with application/json instead of
+	// an event stream when the answer is a single message.
+	JSONResponse bool
+	// SessionTimeout closes HTTP sessions idle for that long; zero keeps
+	// them until the client ends them.
+	SessionTimeout time.Duration
+	// Caller is who the calls are made as. An empty ID becomes "mcp:" and
+	// the client's name, an empty Type [wield.CallerDirect], and an empty
+	// ConversationID the MCP session's ID, so that a session's calls are
+	// recorded together.
+	Caller wield.Caller
+	// Calls, when set, makes call records readable as the resources
+	// wield://calls/{id} and wield://calls/{id}/output (see [ResourceURI]).
+	Calls wield.CallReader
+	// AllowedHosts are Host header values accepted besides loopback names
+	// when the server is reached on a loopback address; AllowedOrigins are
+	// Origin header values ("https://app.example") accepted besides
+	// loopback origins and the request's own host. See [Server.Handler].
+	AllowedHosts, AllowedOrigins []string
+	// ProtocolVersions are the MCP versions offered, newest first, each
+	// one of mcp.SupportedProtocolVersions (NewServer panics otherwise);
+	// nil means [ProtocolVersions], or every version the go-sdk speaks for
+	// a stateless server.
+	ProtocolVersions []string
+	// DisableFastPath serves every HTTP request through the go-sdk. By
+	// default tools/call and tools/list are answered by wield itself when
+	// nothing in the request needs the SDK (see [Server.Handler]); the
+	// answers are the same, for a fraction of the CPU.
+	DisableFastPath bool
+	// Logger receives what goes wrong inside the server (never sent to
+	// clients); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// ProtocolVersions are the MCP versions a [Server] offers by default: those
+// of the initialize handshake. The go-sdk also speaks 2026-07-28, whose
+// stateless requests forbid a server to ask the client anything in the
+// middle of a call (elicitation and sampling there go through multi
+// round-trip results, which would run a tool twice); a client that
+// prefers 2026-07-28 falls back to the handshake.
+var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Server serves a registry's tools over MCP. Every call goes through the
+// engine, so MCP clients get validation, permissions, limits, records and
+// events like any other caller. The tool list follows the registry: tools
+// added, updated or removed after start are listed (and clients told with
+// notifications/tools/list_changed) as soon as the registry's bus reports
+// them, or at the next tools/list for a registry without a bus.
+type Server struct {
+	eng  *engine.Engine
+	reg  *wield.Registry
+	opts ServerOptions
+	log  *slog.Logger
+
+	mu        sync.Mutex
+	endpoints map[string]*srvEndpoint // by toolset; "" is the whole registry
+	stop      func()                  // ends the bus listener
+}
+
+// srvEndpoint is one MCP server: the whole registry or one toolset.
+type srvEndpoint struct {
+	toolset string
+	mcp     *mcp.Server
+	http    *mcp.StreamableHTTPHandler
+
+	mu     sync.Mutex
+	synced map[string]*wield.Tool // the tools the MCP server lists, as registered
+	listed map[string]*mcp.Tool   // the same, as listed
+	warned map[*wield.Tool]bool   // tools left out, reported once
+	list   []byte                 // the tools/list result, encoded; nil after a change
+
+	sessions sync.Map // session ID to *mcp.ServerSession, for the fast path
+}
+
+// NewServer returns a server of reg's tools, which runs calls through eng
+// (whose registry reg should be). It panics when eng or reg is nil or a
+// protocol version is unknown: programmer errors, found at start-up.
+func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Server {
+	if eng == nil || reg == nil {
+		panic("mcpbridge.NewServer: nil engine or registry")
+	}
+	s := &Server{eng: eng, reg: reg, endpoints: map[string]*srvEndpoint{}}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.Name == "" {
+		s.opts.Name = "wield"
+	}
+	if s.opts.Version == "" {
+		s.opts.Version = "dev"
+	}
+	switch {
+	case s.opts.ProtocolVersions == nil && s.opts.Stateless:
+		// Nothing can be asked of a stateless client anyway, and
+		// 2026-07-28 is made for such servers.
+		s.opts.ProtocolVersions = mcp.SupportedProtocolVersions()
+	case s.opts.ProtocolVersions == nil:
+		s.opts.ProtocolVersions = slices.Clone(ProtocolVersions)
+	}
+	for _, v := range s.opts.ProtocolVersions {
+		if !slices.Contains(mcp.SupportedProtocolVersions(), v) {
+			panic(fmt.Sprintf("mcpbridge.NewServer: protocol version %q is not one the go-sdk speaks (%v)", v, mcp.SupportedProtocolVersions()))
+		}
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if bus := reg.Bus(); bus != nil {
+		s.stop = bus.Listen(func(e *wield.Event) bool {
+			return e.Type == wield.EventToolAdded || e.Type == wield.EventToolUpdated || e.Type == wield.EventToolRemoved
+		}, func(wield.Event) { s.srvSyncAll() })
+	}
+	return s
+}
+
+// Close stops following the registry. Sessions in progress are ended by
+// their transports (the HTTP server's shutdown, the end of stdio).
+func (s *Server) Close() {
+	if s.stop != nil {
+		s.stop()
+	}
+}
+
+// ServeStdio serves the registry (or the toolset of
+// [ServerOptions].Toolset) to one client over newline-delimited JSON-RPC on
+// in and out, as desktop clients run local servers, until the client goes
+// away or ctx ends. Nothing else may write to out.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	ep, err := s.srvEndpoint(s.opts.Toolset)
+	if err != nil {
+		return fmt.Errorf("serve stdio: %w", err)
+	}
+	t := &mcp.IOTransport{Reader: srvReadCloser{in}, Writer: srvWriteCloser{out}}
+	err = ep.mcp.Run(ctx, t)
+	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return fmt.Errorf("serve stdio: %w", err)
+	}
+	return nil
+}
+
+type srvReadCloser struct{ io.Reader }
+
+func (srvReadCloser) Close() error { return nil }
+
+type srvWriteCloser struct{ io.Writer }
+
+func (srvWriteCloser) Close() error { return nil }
+
+// Handler serves streamable HTTP: the registry (or [ServerOptions].Toolset)
+// at /mcp, and each toolset at /mcp/{toolset} (404 for an unknown one).
+// Reached on a loopback address, it refuses (403) a Host header that is not
+// a loopback name or one of AllowedHosts, and, wherever it listens, an
+// Origin header that is not a loopback origin, the request's own host or
+// one of AllowedOrigins: a web page cannot drive a local server through
+// DNS rebinding or a cross-site request.
+//
+// The go-sdk's streamable transport decodes a request several times and
+// answers even a single result as an event stream. Unless
+// [ServerOptions].DisableFastPath is set, Handler answers the plain cases of
+// tools/list and tools/call itself, with a JSON response built from the
+// SDK's protocol types: no cursor and no _meta in the request, a session the
+// SDK knows (or a stateless server), a client that declared neither
+// elicitation nor sampling (a tool might ask it something, which the SDK
+// must route), no session timeout to refresh. Everything else goes to the
+// SDK.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		s.srvServeEndpoint(w, r, s.opts.Toolset)
+	})
+	mux.HandleFunc("/mcp/{toolset}", func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.Toolset != "" {
+			http.NotFound(w, r)
+			return
+		}
+		s.srvServeEndpoint(w, r, r.PathValue("toolset"))
+	})
+	return s.srvGuard(mux)
+}
+
+func (s *Server) srvServeEndpoint(w http.ResponseWriter, r *http.Request, toolset string) {
+	ep, err := s.srvEndpoint(toolset)
+	if err != nil {
+		http.Error(w, "no such toolset", http.StatusNotFound)
+		return
+	}
+	if !s.opts.DisableFastPath && r.Method == http.MethodPost && s.srvFast(w, r, ep) {
+		return
+	}
+	ep.http.ServeHTTP(w, r)
+}
+
+// srvEndpoint returns the MCP server of a toolset ("" for the registry),
+// made on first use.
+func (s *Server) srvEndpoint(toolset string) (*srvEndpoint, error) {
+	s.mu.Lock()
+	ep, ok := s.endpoints[toolset]
+	s.mu.Unlock()
+	if ok {
+		return ep, nil
+	}
+	if toolset != "" {
+		if _, ok := s.reg.Toolset(toolset); !ok {
+			return nil, fmt.Errorf("toolset %q: %w", toolset, wield.ErrNotFound)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ep, ok := s.endpoints[toolset]; ok {
+		return ep, nil
+	}
+	ep = s.srvNewEndpoint(toolset)
+	s.endpoints[toolset] = ep
+	return ep, nil
+}
+
+func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
+	ep := &srvEndpoint{toolset: toolset, synced: map[string]*wield.Tool{}, listed: map[string]*mcp.Tool{}, warned: map[*wield.Tool]bool{}}
+	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	if s.opts.Calls != nil {
+		caps.Resources = &mcp.ResourceCapabilities{}
+	}
+	ep.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
+		Instructions:              s.opts.Instructions,
+		Logger:                    srvQuiet(s.log),
+		Capabilities:              caps,
+		SupportedProtocolVersions: s.opts.ProtocolVersions,
+	})
+	// Sync before each tools/list too: a registry without a bus reports no
+	// changes, and a toolset's membership changes without an event. And
+	// tell the fast path of each session once it is initialised, before
+	// the client learns its ID.
+	ep.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				s.srvSync(ep)
+			}
+			res, err := next(ctx, method, req)
+			if method == "initialize" && err == nil && !s.opts.Stateless {
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+					ep.srvTrack(ss)
+				}
+			}
+			return res, err
+		}
+	})
+	if s.opts.Calls != nil {
+		s.resAdd(ep)
+	}
+	s.srvSync(ep)
+	ep.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ep.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:      s.opts.Stateless,
+		JSONResponse:   s.opts.JSONResponse,
+		Logger:         srvQuiet(s.log),
+		SessionTimeout: s.opts.SessionTimeout,
+		// Handler's guard checks Host as the SDK would, and also knows
+		// AllowedHosts.
+		DisableLocalhostProtection: true,
+	})
+	return ep
+}
+
+// srvTools returns the callable tools an endpoint serves, in registration
+// order.
+func (s *Server) srvTools(toolset string) []*wield.Tool {
+	tools := s.reg.List(wield.Query{Toolset: toolset})
+	return slices.DeleteFunc(tools, func(t *wield.Tool) bool { return !t.Callable() })
+}
+
+func (s *Server) srvSyncAll() {
+	s.mu.Lock()
+	eps := make([]*srvEndpoint, 0, len(s.endpoints))
+	for _, ep := range s.endpoints {
+		eps = append(eps, ep)
+	}
+	s.mu.Unlock()
+	for _, ep := range eps {
+		s.srvSync(ep)
+	}
+}
+
+// srvSync makes the MCP server list what the registry holds now. A tool is
+// registered with the SDK's raw API, so the SDK neither validates its
+// arguments nor its output: the engine does.
+func (s *Server) srvSync(ep *srvEndpoint) {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	tools := s.srvTools(ep.toolset)
+	want := make(map[string]bool, len(tools))
+	var changed []*wield.Tool
+	for _, t := range tools {
+		want[t.Name] = true
+		if ep.synced[t.Name] != t {
+			changed = append(changed, t)
+		}
+	}
+	var gone []string
+	for name := range ep.synced {
+		if !want[name] {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		for _, name := range gone {
+			delete(ep.synced, name)
+			delete(ep.listed, name)
+		}
+		ep.list = nil
+		ep.mcp.RemoveTools(gone...)
+	}
+	if len(changed) == 0 {
+		return
+	}
+	listed, problems := llm.MCPTools(changed)
+	for _, p := range problems {
+		for _, t := range changed {
+			if t.Name == p.Tool && !ep.warned[t] {
+				ep.warned[t] = true
+				s.log.Warn("mcp server: tool left out", "tool", p.Tool, "problem", p.Message)
+			}
+		}
+	}
+	byName := make(map[string]*wield.Tool, len(changed))
+	for _, t := range changed {
+		byName[t.Name] = t
+	}
+	for _, mt := range listed {
+		t := byName[mt.Name]
+		if mt.InputSchema.Type != "object" {
+			// The SDK wants "type": "object" exactly; a list of types
+			// that includes it is left out rather than sent otherwise.
+			if !ep.warned[t] {
+				ep.warned[t] = true
+				s.log.Warn("mcp server: tool left out", "tool", t.Name, "problem", `the input schema's type must be exactly "object"`)
+			}
+			continue
+		}
+		st := srvTool(mt)
+		if err := srvAddTool(ep.mcp, st, s.srvHandler(ep)); err != nil {
+			if !ep.warned[t] {
+				ep.warned[t] = true
+				s.log.Warn("mcp server: tool left out", "tool", t.Name, "problem", err.Error())
+			}
+			continue
+		}
+		ep.synced[t.Name] = t
+		ep.listed[t.Name] = st
+		ep.list = nil
+	}
+	// A tool that now has problems and was listed before must go.
+	var dropped []string
+	for _, t := range changed {
+		if ep.synced[t.Name] != t {
+			if _, ok := ep.synced[t.Name]; ok {
+				delete(ep.synced, t.Name)
+				delete(ep.listed, t.Name)
+				ep.list = nil
+				dropped = append(dropped, t.Name)
+			}
+		}
+	}
+	if len(dropped) > 0 {
+		ep.mcp.RemoveTools(dropped...)
+	}
+}
+
+// srvAddTool adds a tool, turning the SDK's panic on a tool it cannot
+// list (its checks of schema annotations go beyond llm's) into an error:
+// tools are added long after start-up, from the registry's events.
+func srvAddTool(m *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("add tool %q: %v", t.Name, r)
+		}
+	}()
+	m.AddTool(t, h)
+	return nil
+}
+
+// srvTool converts llm's tools/list entry to the SDK's type.
+func srvTool(mt llm.MCPTool) *mcp.Tool {
+	destructive, openWorld := mt.Annotations.DestructiveHint, mt.Annotations.OpenWorldHint
+	t := &mcp.Tool{
+		Name:        mt.Name,
+		Title:       mt.Title,
+		Description: mt.Description,
+		InputSchema: mt.InputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    mt.Annotations.ReadOnlyHint,
+			DestructiveHint: &destructive,
+			IdempotentHint:  mt.Annotations.IdempotentHint,
+			OpenWorldHint:   &openWorld,
+		},
+	}
+	if mt.OutputSchema != nil {
+		// Only a non-nil schema: a nil *Schema in the interface would be
+		// an output schema of null.
+		t.OutputSchema = mt.OutputSchema
+	}
+	return t
+}
+
+// srvInternal is what a client sees when the system failed: no detail.
+var srvInternal = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
+
+// srvHandler runs a tools/call through the engine. A failed call is a
+// result with isError; only a failure of the system is a JSON-RPC error,
+// and its text stays in the log.
+func (s *Server) srvHandler(ep *srvEndpoint) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := s.srvCall(ctx, ep, req.Session, req.Params)
+		if err != nil {
+			return nil, err
+		}
+		return s.srvResult(res), nil
+	}
+}
+
+// srvCall is a tools/call as the engine sees it, with the request in ctx for
+// [Progress], [Log], [Elicit] and [Sample].
+func (s *Server) srvCall(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerSession, p *mcp.CallToolParamsRaw) (*wield.Result, error) {
+	if ep.toolset != "" && !s.srvInToolset(ep.toolset, p.Name) {
+		// Left the toolset since the last list: as unknown as any tool
+		// the endpoint does not list.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
+	}
+	ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{session: ss, params: p})
+	res, err := s.eng.Call(ctx, wield.Call{Tool: p.Name, Arguments: p.Arguments, Caller: s.srvCaller(ss)})
+	if err != nil {
+		s.log.Error("mcp server: call failed", "tool", p.Name, "err", err)
+		return nil, srvInternal
+	}
+	return res, nil
+}
+
+func (s *Server) srvInToolset(toolset, tool string) bool {
+	ts, ok := s.reg.Toolset(toolset)
+	return ok && slices.Contains(ts.Tools, tool)
+}
+
+// srvCaller fills the configured caller with what the session says.
+func (s *Server) srvCaller(ss *mcp.ServerSession) wield.Caller {
+	c := s.opts.Caller
+	if c.Type == "" {
+		c.Type = wield.CallerDirect
+	}
+	if c.ID == "" {
+		c.ID = "mcp"
+		if ss != nil {
+			if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
+				c.ID = "mcp:" + ip.ClientInfo.Name
+			}
+		}
+	}
+	if c.ConversationID == "" && ss != nil {
+		c.ConversationID = ss.ID()
+	}
+	return c
+}
+
+// MetaCallID is the key, in a tools/call result's _meta, of the call's ID:
+// what names its record among the resources ([ResourceURI]).
+const MetaCallID = "wield/call_id"
+
+// srvResult converts a result as [llm.MCPResult] does, to the SDK's type,
+// with the call's ID in _meta and, when the output was cut to the budget
+// and records are served, a link to the whole output.
+func (s *Server) srvResult(r *wield.Result) *mcp.CallToolResult {
+	m := llm.MCPResult(r)
+	out := &mcp.CallToolResult{Content: make([]mcp.Content, len(m.Content), len(m.Content)+1), IsError: m.IsError}
+	out.Meta = mcp.Meta{MetaCallID: r.CallID}
+	for i, c := range m.Content {
+		out.Content[i] = &mcp.TextContent{Text: c.Text}
+	}
+	if m.StructuredContent != nil {
+		out.StructuredContent = m.StructuredContent
+	}
+	if s.opts.Calls != nil && r.Metadata["truncated"] == true {
+		out.Content = append(out.Content, &mcp.ResourceLink{
+			URI:         ResourceURI(r.CallID, true),
+			Name:        "call-output",
+			Description: "The whole output; the text above was cut to fit the output budget.",
+		})
+	}
+	return out
+}
+
+// srvQuiet passes on the SDK's warnings and errors, not its account of
+// every session coming and going.
+func srvQuiet(l *slog.Logger) *slog.Logger {
+	return slog.New(srvLevelHandler{l.Handler()})
+}
+
+type srvLevelHandler struct{ slog.Handler }
+
+func (h srvLevelHandler) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= slog.LevelWarn && h.Handler.Enabled(ctx, level)
+}
+
+func (h srvLevelHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return srvLevelHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h srvLevelHandler) WithGroup(name string) slog.Handler {
+	return srvLevelHandler{h.Handler.WithGroup(name)}
+}
