@@ -50,8 +50,8 @@ func TestRemoteEntry(t *testing.T) {
 	t.Setenv("OTHER_WIELD_KEY", "s3cret")
 	dir := t.TempDir()
 	files := map[string]string{
-		"calc.yaml": "name: remote_calc\ndescription: The other server's calculator\nparameters:\n  - {name: expression, type: string, required: true}\nentry: {type: remote, url: \"" + url + "\", tool: calculator, api_key_env: OTHER_WIELD_KEY, timeout: 10s}\n",
-		"echo.yaml": "name: echo\ndescription: The other server's echo, same name\nparameters:\n  - {name: message, type: string, required: true}\nentry: {type: remote, url: \"" + url + "\", api_key_env: OTHER_WIELD_KEY}\n",
+		"calc.yaml":  "name: remote_calc\ndescription: The other server's calculator\nparameters:\n  - {name: expression, type: string, required: true}\nentry: {type: remote, url: \"" + url + "\", tool: calculator, api_key_env: OTHER_WIELD_KEY, timeout: 10s}\n",
+		"echo.yaml":  "name: echo\ndescription: The other server's echo, same name\nparameters:\n  - {name: message, type: string, required: true}\nentry: {type: remote, url: \"" + url + "\", api_key_env: OTHER_WIELD_KEY}\n",
 		"nokey.yaml": "name: remote_nokey\ndescription: Without the key\nparameters:\n  - {name: message, type: string, required: true}\nentry: {type: remote, url: \"" + url + "\", tool: echo}\n",
 		"gone.yaml":  "name: remote_gone\ndescription: A tool the other server lacks\nentry: {type: remote, url: \"" + url + "\", api_key_env: OTHER_WIELD_KEY}\n",
 	}
