@@ -20,8 +20,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"os/signal"
 	"syscall"
+	"time"
 
 	_ "time/tzdata" // current_time knows every zone even on machines without tzdata
 
@@ -33,6 +35,7 @@ import (
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
+	"github.com/wieldhq/wield/mcpbridge"
 	"github.com/wieldhq/wield/memstore"
 	wredis "github.com/wieldhq/wield/redis"
 	"github.com/wieldhq/wield/toolfile"
@@ -67,6 +70,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	app.close()
 	var ee exitError
 	switch {
 	case err == nil:
@@ -111,6 +115,16 @@ type app struct {
 	tools          []string // --tools
 	config         string   // --config
 	cfg            *toolfile.Config
+	importer       *mcpbridge.Importer // the configured MCP servers' tools, once setup ran
+	closers        []func() error      // run when the command ends
+}
+
+// close releases what setup made (MCP connections), latest first.
+func (a *app) close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		_ = a.closers[i]()
+	}
+	a.closers = nil
 }
 
 func (a *app) command() *cobra.Command {
@@ -189,6 +203,35 @@ func (a *app) limiter(c *toolfile.Config) (limit.Limiter, error) {
 	return lim, nil
 }
 
+// importMCP connects to the configured MCP servers and registers their
+// tools (named server__tool). A server that cannot be reached now is
+// retried in the background, with a warning; its tools appear when it
+// answers. Pins of the tools' definitions are kept beside the default
+// database, so a server that changes a tool later has it held.
+func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Importer, error) {
+	if err := os.MkdirAll(stateDir(), 0o700); err != nil {
+		return nil, fmt.Errorf("mcp pins: %w", err)
+	}
+	pins, err := mcpbridge.OpenFilePins(filepath.Join(stateDir(), "mcp-pins.json"))
+	if err != nil {
+		return nil, fmt.Errorf("mcp pins: %w", err)
+	}
+	im := mcpbridge.NewImporter(reg, &mcpbridge.ImportOptions{Pins: pins, Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	a.closers = append(a.closers, im.Close)
+	a.importer = im
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, s := range c.MCPServers {
+		switch err := im.Add(ctx, mcpbridge.ServerConfig(s)); {
+		case errors.Is(err, mcpbridge.ErrUnavailable):
+			fmt.Fprintln(a.stderr, "warning:", err)
+		case err != nil:
+			return nil, fmt.Errorf("%s: mcp_servers: %w", a.config, err)
+		}
+	}
+	return im, nil
+}
+
 // setup builds the registry and engine every command works with; store,
 // when not nil, keeps the records and the approvals.
 func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error) {
@@ -200,8 +243,16 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	if err := reg.Register(defaults...); err != nil {
 		return nil, nil, fmt.Errorf("register built-in tools: %w", err)
 	}
+	kinds := a.fileKinds()
+	if c := a.cfg; c != nil && len(c.MCPServers) > 0 {
+		im, err := a.importMCP(reg, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		kinds["mcp"] = im.Kind()
+	}
 	if len(a.tools) > 0 {
-		l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds()}
+		l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: kinds}
 		set, err := l.LoadDirs(context.Background(), a.tools...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("load tool files:\n%w", err)

@@ -18,15 +18,21 @@ func defaultDB() string {
 	if db := os.Getenv("WIELD_DB"); db != "" {
 		return db
 	}
+	return "sqlite:" + filepath.Join(stateDir(), "wield.db")
+}
+
+// stateDir is where wield keeps its state by default: $XDG_STATE_HOME/wield,
+// else ~/.local/state/wield (else the working directory).
+func stateDir() string {
 	state := os.Getenv("XDG_STATE_HOME")
 	if state == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "sqlite:wield.db"
+			return "."
 		}
 		state = filepath.Join(home, ".local", "state")
 	}
-	return "sqlite:" + filepath.Join(state, "wield", "wield.db")
+	return filepath.Join(state, "wield")
 }
 
 // openStore opens the store a --db value names: sqlite:PATH (or a path),

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/llm"
@@ -132,7 +133,23 @@ func (a *app) fileKinds() map[string]toolfile.Kind {
 	if a.cfg != nil {
 		guard = a.cfg.Guard()
 	}
-	return map[string]toolfile.Kind{"http": toolfile.HTTPKind(guard), "remote": toolfile.RemoteKind()}
+	// mcp entries are checked against the configured servers here; setup
+	// replaces this with the importer's kind, which runs them.
+	mcpKind := toolfile.KindFunc(func(_ context.Context, def *toolfile.Def) (wield.Handler, error) {
+		server, _ := def.Entry.Values["server"].(string)
+		if server == "" {
+			return nil, errors.New("mcp entry: missing server (one of mcp_servers)")
+		}
+		if a.cfg != nil {
+			for _, s := range a.cfg.MCPServers {
+				if s.Name == server {
+					return nil, nil
+				}
+			}
+		}
+		return nil, fmt.Errorf("mcp entry: MCP server %q is not configured (mcp_servers)", server)
+	})
+	return map[string]toolfile.Kind{"http": toolfile.HTTPKind(guard), "remote": toolfile.RemoteKind(), "mcp": mcpKind}
 }
 
 // isConfigFile tells configuration from tool files by name.
