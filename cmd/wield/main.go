@@ -20,8 +20,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
