@@ -23,7 +23,7 @@
 //	http_allow: [127.0.0.1/32, 10.0.0.0/8]
 //	http_allow_hosts: [api.internal]
 //	secret_names: [GITHUB_TOKEN]
-//	redis: {url: "redis://127.0.0.1:6379/0", prefix: wield}
+//	redis: {url: "redis://127.0.0.1:6379/0", prefix: wield, lease_ttl: 10s, share_events: true}
 //	                                          # with concurrency.backend: redis, the limits are shared
 //	reload: {watch: true, interval: 5s}       # reload tool files on change, and/or every interval
 //	strict_validation: false                  # true: no coercion ("5" for an integer is refused)
@@ -111,6 +111,11 @@ type Redis struct {
 	URL string
 	// Prefix names wield's keys ("wield" when empty).
 	Prefix string
+	// LeaseTTL is how long a crashed server's limiter slots outlive it
+	// (10 s when zero).
+	LeaseTTL time.Duration
+	// ShareEvents puts every server's events on each server's stream.
+	ShareEvents bool
 }
 
 // Reload says when tool files are loaded again while wield runs: on change
@@ -250,6 +255,10 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 					}
 				case "prefix":
 					cfg.Redis.Prefix = c.str(rf)
+				case "lease_ttl":
+					cfg.Redis.LeaseTTL = c.dur(rf, time.Second)
+				case "share_events":
+					cfg.Redis.ShareEvents = c.boolean(rf)
 				default:
 					c.unknown(rf, "redis")
 				}

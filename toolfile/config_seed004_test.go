@@ -72,7 +72,7 @@ func TestLoadConfigRedis(t *testing.T) {
 		redis   Redis
 		err     string
 	}{
-		{"concurrency: {backend: redis, max: 4}\nredis: {url: \"redis://127.0.0.1:6379/0\", prefix: team}\n", "redis", Redis{URL: "redis://127.0.0.1:6379/0", Prefix: "team"}, ""},
+		{"concurrency: {backend: redis, max: 4}\nredis: {url: \"redis://127.0.0.1:6379/0\", prefix: team, lease_ttl: 2s, share_events: true}\n", "redis", Redis{URL: "redis://127.0.0.1:6379/0", Prefix: "team", LeaseTTL: 2 * time.Second, ShareEvents: true}, ""},
 		{"concurrency: {backend: local}\n", "local", Redis{}, ""},
 		{"concurrency: {backend: redis}\n", "", Redis{}, "redis.url is not set"},
 		{"concurrency: {backend: etcd}\n", "", Redis{}, `"etcd" is not local or redis`},

@@ -196,7 +196,7 @@ func (a *app) limiter(c *toolfile.Config) (limit.Limiter, error) {
 	if prefix == "" {
 		prefix = "wield"
 	}
-	lim, err := wredis.New(goredis.NewClient(ro), &wredis.Options{Config: c.Concurrency, Prefix: prefix + ":limit"})
+	lim, err := wredis.New(goredis.NewClient(ro), &wredis.Options{Config: c.Concurrency, Prefix: prefix + ":limit", LeaseTTL: c.Redis.LeaseTTL})
 	if err != nil {
 		return nil, fmt.Errorf("%s: concurrency: %w", a.config, err)
 	}

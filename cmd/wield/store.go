@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,20 @@ func stateDir() string {
 func openStore(ctx context.Context, dsn string) (wield.Storage, error) {
 	switch {
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		s, err := postgres.Open(ctx, dsn, nil)
+		// wield_schema=NAME in the query names the schema of wield's tables
+		// ("wield" by default), so that several installations share one
+		// database; PostgreSQL itself must not see the parameter.
+		var opts *postgres.Options
+		if u, err := url.Parse(dsn); err == nil {
+			q := u.Query()
+			if schema := q.Get("wield_schema"); schema != "" {
+				opts = &postgres.Options{Schema: schema}
+				q.Del("wield_schema")
+				u.RawQuery = q.Encode()
+				dsn = u.String()
+			}
+		}
+		s, err := postgres.Open(ctx, dsn, opts)
 		if err != nil {
 			return nil, err
 		}
