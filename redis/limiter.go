@@ -15,7 +15,7 @@
 // # Leases
 //
 // A permit is a lease in Redis with an expiry (LeaseTTL, 10 s by default)
-// that its server renews while the call runs, every LeaseTTL/3. A server
+// that its server renews while the call runs, every LeaseTTL/4. A server
 // that dies stops renewing, and its units come back within LeaseTTL: a
 // crashed server never keeps slots for ever. A server that stalls longer
 // than LeaseTTL (a long GC pause, a frozen VM) loses its leases the same
@@ -207,7 +207,7 @@ func (l *Limiter) wakeup() <-chan struct{} {
 // renew extends the leases of the calls still running.
 func (l *Limiter) renew(ctx context.Context) {
 	defer l.done.Done()
-	t := time.NewTicker(l.ttl / 3)
+	t := time.NewTicker(l.ttl / 4)
 	defer t.Stop()
 	for {
 		select {
@@ -225,13 +225,29 @@ func (l *Limiter) renew(ctx context.Context) {
 		if len(args) == 1 {
 			continue
 		}
-		rctx, cancel := context.WithTimeout(ctx, l.ttl/3)
-		lost, err := renewScript.Run(rctx, l.rdb, l.keys, args...).Int()
+		rctx, cancel := context.WithTimeout(ctx, l.ttl/4)
+		gone, err := renewScript.Run(rctx, l.rdb, l.keys, args...).StringSlice()
 		cancel()
-		switch {
-		case err != nil && ctx.Err() == nil:
-			l.log.Warn("renew limiter leases", "error", err, "leases", len(args)-1)
-		case lost > 0:
+		if err != nil {
+			if ctx.Err() == nil {
+				l.log.Warn("renew limiter leases", "error", err, "leases", len(args)-1)
+			}
+			continue
+		}
+		// A lease released while the renewal was on its way is gone too;
+		// only those still held here were lost.
+		lost := 0
+		l.mu.Lock()
+		for _, m := range gone {
+			for _, h := range l.held {
+				if h.member == m {
+					lost++
+					break
+				}
+			}
+		}
+		l.mu.Unlock()
+		if lost > 0 {
 			l.log.Warn("limiter leases expired before renewal; their calls run beyond the limit", "lost", lost)
 		}
 	}

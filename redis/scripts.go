@@ -146,16 +146,17 @@ return 1
 `)
 
 // renewScript extends the leases still held. ARGV: lease TTL ms, then the
-// lease ids. Returns the number of leases that had already expired (lost).
+// lease ids. Returns the ids that are gone: expired, or released while the
+// renewal was on its way (the caller tells the two apart).
 var renewScript = goredis.NewScript(luaCommon + `
 local ttl = tonumber(ARGV[1])
-local lost = 0
+local gone = {}
 for i = 2, #ARGV do
   if redis.call('ZADD', KL, 'XX', 'CH', now + ttl, ARGV[i]) == 0 and not redis.call('ZSCORE', KL, ARGV[i]) then
-    lost = lost + 1
+    gone[#gone + 1] = ARGV[i]
   end
 end
-return lost
+return gone
 `)
 
 // leaveScript takes a waiter out of the queue (timeout, canceled context).
