@@ -65,7 +65,10 @@ type Options struct {
 	// the engine's own inbox so that a decision wakes its call at once
 	// rather than at the inbox's next poll.
 	Approvals Decider
-	// Keys are the API keys; nil or empty means none are asked for.
+	// Keys are the API keys; nil or empty means none are asked for. A
+	// keyring empty at New leaves the server open until it is made again
+	// (keys created later do not close it); one with keys follows its
+	// file's changes, revocations included.
 	Keys *Keyring
 	// Metrics receives the server's metrics; nil means NewMetrics().
 	Metrics *Metrics

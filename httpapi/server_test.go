@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield"
@@ -324,5 +325,44 @@ func TestMCPMount(t *testing.T) {
 		if status != tt.status || (tt.body != "" && string(b) != tt.body) {
 			t.Errorf("POST %s: got %d %s, want %d %s", tt.path, status, b, tt.status, tt.body)
 		}
+	}
+}
+
+// TestEventsInScope shows that a scoped key's stream leaves out the events
+// of tools it does not reach.
+func TestEventsInScope(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	all, _, err := CreateKey(file, "", RightCall, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	math, _, err := CreateKey(file, "", RightRead, []string{"math"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := NewKeyring(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hs := newTestServer(t, ring)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stream, err := NewClient(hs.URL, math).Events(ctx, EventQuery{Types: []string{"execution_completed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	c := NewClient(hs.URL, all)
+	for _, call := range []struct{ tool, args string }{{"echo", `{"message":"x"}`}, {"calculator", `{"expression":"1+1"}`}} {
+		if _, err := c.Call(ctx, call.tool, CallRequest{Arguments: json.RawMessage(call.args)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := stream.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Tool != "calculator" {
+		t.Errorf("a key scoped to math got an event of %s first", e.Tool)
 	}
 }

@@ -51,7 +51,7 @@ var srvApprovalSchema = &jsonschema.Schema{
 // the fallback.
 func (a *srvApprover) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield.Decision, error) {
 	r := srvRequestFrom(ctx)
-	if r == nil || !srvCanElicit(r.session) { // srvCanElicit: the session is not nil
+	if r == nil || !srvCanElicit(r.session) {
 		if a.fallback == nil {
 			return wield.Decision{}, fmt.Errorf("approve %s: no MCP client to ask and no approver to wait for", req.ID)
 		}

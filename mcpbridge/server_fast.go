@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -96,11 +97,13 @@ func srvDecode(body []byte) (srvFastRequest, bool) {
 // needs the SDK, and reports whether it did. When it did not, r is as it
 // came, body included.
 func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint) bool {
-	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
-		return false
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		// Parameters, or another spelling: read as the SDK reads them.
+		if base, _, err := mime.ParseMediaType(ct); err != nil || base != "application/json" {
+			return false
+		}
 	}
-	accept := strings.Join(r.Header.Values("Accept"), ",")
-	if !strings.Contains(accept, "application/json") || !strings.Contains(accept, "text/event-stream") {
+	if !srvAccepts(r.Header.Values("Accept")) {
 		return false // the SDK says what is missing
 	}
 	if pv := r.Header.Get("Mcp-Protocol-Version"); pv != "" && (pv >= "2026-07-28" || !slices.Contains(s.opts.ProtocolVersions, pv)) {
@@ -171,6 +174,28 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 	return false
 }
 
+// srvAccepts reports whether the Accept values name both JSON and event
+// streams, read as the SDK reads them.
+func srvAccepts(values []string) bool {
+	var jsonOK, streamOK bool
+	for _, v := range values {
+		for rest := v; rest != ""; {
+			var token string
+			token, rest, _ = strings.Cut(rest, ",")
+			base, _, _ := strings.Cut(token, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
+
 // srvBody is a request body put back after reading, closing the original.
 type srvBody struct {
 	io.Reader
@@ -230,6 +255,7 @@ func srvWrite(w http.ResponseWriter, ss *mcp.ServerSession, id json.RawMessage, 
 	b.WriteString("}\n")
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(b.Len()))
 	if ss != nil {
 		h.Set("Mcp-Session-Id", ss.ID())
 	}

@@ -1,17 +1,21 @@
 package mcpbridge_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
@@ -390,4 +394,95 @@ func srvLLMTool(t *testing.T, tl *wield.Tool) llm.MCPTool {
 		t.Fatalf("llm.MCPTools(%s): %v", tl.Name, problems)
 	}
 	return out[0]
+}
+
+// srvRecords keeps the records the engine saves.
+type srvRecords struct {
+	mu   sync.Mutex
+	recs []*wield.Record
+}
+
+func (s *srvRecords) Save(_ context.Context, r *wield.Record) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recs = append(s.recs, r)
+	return nil
+}
+
+func TestServerCaller(t *testing.T) {
+	tests := []struct {
+		name   string
+		caller wield.Caller
+		tr     srvTransport
+		want   func(session string) wield.Caller
+	}{
+		{"derived", wield.Caller{}, srvStateful, func(s string) wield.Caller {
+			return wield.Caller{ID: "mcp:tester", Type: wield.CallerDirect, ConversationID: s}
+		}},
+		{"configured", wield.Caller{ID: "agent-7", Type: wield.CallerConversationAgent, UserID: "u1", ConversationID: "c9"}, srvStateful, func(string) wield.Caller {
+			return wield.Caller{ID: "agent-7", Type: wield.CallerConversationAgent, UserID: "u1", ConversationID: "c9"}
+		}},
+		// The go-sdk client speaks 2026-07-28 to a stateless server, and
+		// names itself in every request; there is no session.
+		{"stateless", wield.Caller{}, srvStateless, func(string) wield.Caller {
+			return wield.Caller{ID: "mcp:tester", Type: wield.CallerDirect}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &srvRecords{}
+			f := srvNew(t, &mcpbridge.ServerOptions{Caller: tt.caller, Stateless: tt.tr == srvStateless}, &engine.Options{Store: store})
+			cs := srvConnect(t, f, tt.tr, "/mcp", nil)
+			srvCall(t, cs, "echo", map[string]any{"message": "hi"})
+			store.mu.Lock()
+			defer store.mu.Unlock()
+			if len(store.recs) != 1 {
+				t.Fatalf("%d records, want 1", len(store.recs))
+			}
+			if diff := cmp.Diff(tt.want(cs.ID()), store.recs[0].Call.Caller); diff != "" {
+				t.Errorf("caller (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestServerLeavesOutWhatMCPCannotList(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	nullable := wield.Raw("nullable", "Takes an object or null", &jsonschema.Schema{Types: []string{"object", "null"}},
+		wield.HandlerFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`"ok"`), nil }))
+	array := wield.Raw("array", "Takes an array", &jsonschema.Schema{Type: "array"},
+		wield.HandlerFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`"ok"`), nil }))
+	log := slog.New(slog.NewTextHandler(srvLockedWriter{&logs, &mu}, nil))
+	f := srvNew(t, &mcpbridge.ServerOptions{Logger: log}, nil, nullable, array)
+	cs := srvConnect(t, f, srvStdio, "", nil)
+	if diff := cmp.Diff([]string{"echo", "fail", "shout", "wipe"}, srvNames(t, cs)); diff != "" {
+		t.Errorf("tools/list (-want +got):\n%s", diff)
+	}
+	srvNames(t, cs) // listed again: each problem is reported once
+	mu.Lock()
+	defer mu.Unlock()
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if strings.Contains(line, "tool left out") {
+			_, tool, _ := strings.Cut(line, "tool=")
+			tool, _, _ = strings.Cut(tool, " ")
+			got = append(got, tool)
+		}
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff([]string{"array", "nullable"}, got); diff != "" {
+		t.Errorf("tools reported left out (-want +got):\n%s\nlog:\n%s", diff, logs.String())
+	}
+}
+
+type srvLockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l srvLockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -46,7 +46,8 @@ Server-Sent Events at /v1/events, Prometheus metrics at /metrics, and the probes
 
 Without API keys (server.keys in the configuration, or keys made with
 'wield keys create') the server listens on the loopback interface only.
-The first line on stderr is "listening on http://HOST:PORT".`,
+Once listening, it writes "listening on http://HOST:PORT" on stderr (and
+the address to --addr-file).`,
 		Example: `  wield serve
   wield serve --addr :8080 --config wield.yaml
   wield serve --addr 127.0.0.1:0 --addr-file /tmp/wield.addr`,
@@ -187,7 +188,10 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		}
 	}()
 	metrics := httpapi.NewMetrics()
-	observed := metrics.Observe(store, log)
+	observed, notifier, err := a.decisionChannel(store, metrics.Observe(store, log))
+	if err != nil {
+		return err
+	}
 	_, eng, err := a.setup(observed)
 	if err != nil {
 		return err
@@ -197,7 +201,8 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	// flight finish, and ends when the grace period is over.
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
-	inbox := approval.New(observed, &approval.Options{Logger: log})
+	inbox := approval.New(observed, &approval.Options{Logger: log, Notifier: notifier})
+	defer inbox.Close()
 	if n, err := inbox.Resume(base, eng); err != nil {
 		return err
 	} else if n > 0 {
@@ -213,13 +218,16 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	bound := ln.Addr().String()
-	fmt.Fprintf(a.stderr, "listening on http://%s\n", bound)
 	if f.addrFile != "" {
 		if err := os.WriteFile(f.addrFile, []byte(bound+"\n"), 0o644); err != nil {
 			ln.Close()
 			return fmt.Errorf("write --addr-file: %w", err)
 		}
 	}
+	// Once this line is out (and the --addr-file written), the port
+	// accepts connections: the listener is open, and they queue until
+	// Serve takes them.
+	fmt.Fprintf(a.stderr, "listening on http://%s\n", bound)
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -658,3 +658,33 @@ func TestServeGracefulShutdown(t *testing.T) {
 		t.Errorf("the record of the call in flight is not in the store: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+func TestNewLogger(t *testing.T) {
+	tests := []struct {
+		format, level string
+		want          string // in the output of an INFO line
+		usage         bool
+	}{
+		{"text", "info", "level=INFO msg=hello", false},
+		{"json", "info", `"msg":"hello"`, false},
+		{"json", "warn", "", false},
+		{"yaml", "info", "", true},
+		{"text", "loud", "", true},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		log, err := newLogger(&b, tt.format, tt.level)
+		var ue usageError
+		if tt.usage != errors.As(err, &ue) {
+			t.Errorf("%s/%s: error %v", tt.format, tt.level, err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		log.Info("hello")
+		if got := b.String(); (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s/%s: logged %q, want %q", tt.format, tt.level, got, tt.want)
+		}
+	}
+}
