@@ -5,6 +5,12 @@
 //	wield call NAME [--args JSON | key=value | key:=JSON ...] [--conversation ID] [--timeout D]
 //	wield calls [--conversation ID] [--tool T] [--status ok|error] [--since 1h] [--limit N] [--json]
 //	wield stats [--conversation ID] [--json]
+//	wield validate [--dialect D] [PATH...]
+//	wield parse [--format F] < reply.txt
+//	wield chat --model URL/NAME [--agent FILE]
+//	wield serve [--addr A] [--config F] [--tools DIR] [--db DSN]
+//	wield mcp [--http ADDR] [--toolset NAME] [--stateless]
+//	wield keys create|list|revoke; wield approvals list|approve ID|deny ID
 //
 // Every command takes --db sqlite:PATH | postgres://... (default: $WIELD_DB,
 // else $XDG_STATE_HOME/wield/wield.db, else ~/.local/state/wield/wield.db).
@@ -154,7 +160,7 @@ func (a *app) command() *cobra.Command {
 		}
 		return nil
 	}
-	root.AddCommand(a.listCommand(), a.callCommand(), a.callsCommand(), a.statsCommand(), a.validateCommand(), a.parseCommand(), a.chatCommand(), a.serveCommand(), a.keysCommand(), a.approvalsCommand())
+	root.AddCommand(a.listCommand(), a.callCommand(), a.callsCommand(), a.statsCommand(), a.validateCommand(), a.parseCommand(), a.chatCommand(), a.serveCommand(), a.keysCommand(), a.approvalsCommand(), a.mcpCommand())
 	return root
 }
 
@@ -242,6 +248,26 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	}
 	if err := reg.Register(defaults...); err != nil {
 		return nil, nil, fmt.Errorf("register built-in tools: %w", err)
+	}
+	if c := a.cfg; c != nil && c.Redis.ShareEvents && c.Redis.URL != "" {
+		// Every process with this configuration puts its events on the
+		// others' streams (and sees theirs).
+		ro, err := goredis.ParseURL(c.Redis.URL)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: redis.url: %w", a.config, err)
+		}
+		host, _ := os.Hostname()
+		rdb := goredis.NewClient(ro)
+		relay := wredis.NewRelay(rdb, c.Redis.Prefix, reg.Bus(), fmt.Sprintf("%s:%d", host, os.Getpid()), nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if err := relay.Run(ctx); err != nil && ctx.Err() == nil {
+				fmt.Fprintln(a.stderr, "warning: event relay:", err)
+			}
+		}()
+		a.closers = append(a.closers, func() error { cancel(); <-done; return rdb.Close() })
 	}
 	kinds := a.fileKinds()
 	if c := a.cfg; c != nil && len(c.MCPServers) > 0 {

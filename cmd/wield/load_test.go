@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/sqlite"
+)
+
+// loadCalls is how many calls TestLoad makes: WIELD_LOAD_CALLS, else
+// 20,000 (scripts/load runs 200,000; scripts/soak runs for a duration).
+func loadCalls(t *testing.T) int {
+	if s := os.Getenv("WIELD_LOAD_CALLS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			t.Fatalf("WIELD_LOAD_CALLS=%q is not a positive number", s)
+		}
+		return n
+	}
+	return 20000
+}
+
+// TestLoad runs the whole server (as main runs it) in this process and
+// puts 256 concurrent clients on it: every call must succeed, every
+// acknowledged call must have its record, and memory and goroutines must
+// stay flat from the first quarter of the load to the end.
+// WIELD_SOAK=10m turns it into a soak: the same load for that long.
+func TestLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test")
+	}
+	total := loadCalls(t)
+	var soak time.Duration
+	if s := os.Getenv("WIELD_SOAK"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatalf("WIELD_SOAK=%q: %v", s, err)
+		}
+		soak = d
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "load.db")
+	addrFile := filepath.Join(dir, "addr")
+	t.Setenv("XDG_STATE_HOME", dir)
+	ctx, stop := context.WithCancel(context.Background())
+	var serverOut bytes.Buffer
+	served := make(chan int, 1)
+	go func() {
+		served <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--addr-file", addrFile, "--db", "sqlite:" + db,
+			"--keys", filepath.Join(dir, "keys.json"), "--log-level", "warn"}, strings.NewReader(""), io.Discard, &serverOut)
+	}()
+	var base string
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if b, err := os.ReadFile(addrFile); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			base = "http://" + strings.TrimSpace(string(b))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not start:\n%s", serverOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	const clients = 256
+	conv := "load-" + wield.NewID()
+	body := fmt.Sprintf(`{"arguments":{"message":"hello, load"},"caller":{"id":"load","type":"direct","conversation_id":%q}}`, conv)
+	transport := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
+	client := &http.Client{Transport: transport, Timeout: 60 * time.Second}
+	defer transport.CloseIdleConnections()
+	var next, acked atomic.Int64
+	var failures atomic.Int64
+	type sample struct {
+		goroutines int
+		heap       uint64
+	}
+	var samples []sample
+	var sampleMu sync.Mutex
+	take := func() {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		sampleMu.Lock()
+		samples = append(samples, sample{runtime.NumGoroutine(), ms.HeapInuse})
+		sampleMu.Unlock()
+	}
+	start := time.Now()
+	more := func() bool {
+		if soak > 0 {
+			return time.Since(start) < soak
+		}
+		return next.Add(1) <= int64(total)
+	}
+	quarter := int64(total / 4)
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for more() {
+				resp, err := client.Post(base+"/v1/tools/echo/call", "application/json", strings.NewReader(body))
+				if err != nil {
+					failures.Add(1)
+					if failures.Load() <= 3 {
+						t.Errorf("call: %v", err)
+					}
+					continue
+				}
+				var res struct {
+					OK    bool   `json:"ok"`
+					Error string `json:"error"`
+				}
+				err = json.NewDecoder(resp.Body).Decode(&res)
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != 200 || !res.OK {
+					failures.Add(1)
+					if failures.Load() <= 3 {
+						t.Errorf("call: status %d, %v, %q", resp.StatusCode, err, res.Error)
+					}
+					continue
+				}
+				if n := acked.Add(1); soak == 0 && quarter > 0 && n%quarter == 0 {
+					take()
+				} else if soak > 0 && n%20000 == 0 {
+					take()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	transport.CloseIdleConnections()
+	stop()
+	if code := <-served; code != 0 {
+		t.Fatalf("serve exited %d:\n%s", code, serverOut.String())
+	}
+	t.Logf("%d calls at %d clients in %s: %.0f calls/s, %d failures", acked.Load(), clients, elapsed.Round(time.Millisecond),
+		float64(acked.Load())/elapsed.Seconds(), failures.Load())
+	if failures.Load() > 0 {
+		t.Errorf("%d calls failed", failures.Load())
+	}
+
+	// Memory and goroutines stay flat: the last sample against the first.
+	if len(samples) >= 2 {
+		first, last := samples[0], samples[len(samples)-1]
+		t.Logf("goroutines %d → %d, heap in use %d KiB → %d KiB", first.goroutines, last.goroutines, first.heap>>10, last.heap>>10)
+		if last.goroutines > first.goroutines+32 {
+			t.Errorf("goroutines grew from %d to %d", first.goroutines, last.goroutines)
+		}
+		if last.heap > 2*first.heap+32<<20 {
+			t.Errorf("heap in use grew from %d KiB to %d KiB", first.heap>>10, last.heap>>10)
+		}
+	}
+
+	// Every acknowledged call has its record (the server is closed: its
+	// records were flushed).
+	store, err := sqlite.Open(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(context.Background())
+	sum, err := store.Summary(context.Background(), conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(sum.TotalCalls) != acked.Load() {
+		t.Errorf("%d calls acknowledged, %d recorded", acked.Load(), sum.TotalCalls)
+	}
+}
