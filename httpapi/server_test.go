@@ -22,7 +22,7 @@ import (
 
 // newTestServer serves echo and calculator (calculator in toolset math)
 // with a SQLite store of the test's own.
-func newTestServer(t *testing.T, keys *Keyring) (*Server, *httptest.Server) {
+func newTestServer(t testing.TB, keys *Keyring) (*Server, *httptest.Server) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"), nil)
