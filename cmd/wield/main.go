@@ -123,6 +123,9 @@ type app struct {
 	cfg            *toolfile.Config
 	importer       *mcpbridge.Importer // the configured MCP servers' tools, once setup ran
 	closers        []func() error      // run when the command ends
+	// wrapApprover, when set, wraps the engine's approver (serve and mcp
+	// ask MCP clients first, by elicitation).
+	wrapApprover func(wield.Approver) wield.Approver
 }
 
 // close releases what setup made (MCP connections), latest first.
@@ -323,6 +326,9 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 			ao.Notifier = wredis.NewNotifier(goredis.NewClient(ro), a.cfg.Redis.Prefix)
 		}
 		opts.Approver = approval.New(store, ao)
+		if a.wrapApprover != nil {
+			opts.Approver = a.wrapApprover(opts.Approver)
+		}
 	}
 	return reg, engine.New(reg, opts), nil
 }

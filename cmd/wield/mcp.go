@@ -11,9 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
-	"github.com/wieldhq/wield/approval"
 	"github.com/wieldhq/wield/engine"
-	"github.com/wieldhq/wield/limit"
 	"github.com/wieldhq/wield/mcpbridge"
 )
 
@@ -108,29 +106,9 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 }
 
 // mcpSetup is setup with the engine's approver asking MCP clients first.
-func (a *app) mcpSetup(store wield.Storage, log *slog.Logger) (*wield.Registry, *engine.Engine, error) {
-	reg, plain, err := a.setup(nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := plain.Close(context.Background()); err != nil {
-		return nil, nil, err
-	}
-	opts := &engine.Options{
-		Store:    store,
-		Approver: mcpbridge.NewApprover(approval.New(store, &approval.Options{Logger: log})),
-		Logger:   log,
-	}
-	if c := a.cfg; c != nil {
-		opts.DefaultTimeout, opts.NetworkTimeout, opts.SecretNames = c.DefaultTimeout, c.NetworkTimeout, c.SecretNames
-		opts.StrictValidation = c.StrictValidation
-		lim, err := limit.New(c.Concurrency)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: concurrency: %w", a.config, err)
-		}
-		opts.Limiter = lim
-	}
-	return reg, engine.New(reg, opts), nil
+func (a *app) mcpSetup(store wield.Storage, _ *slog.Logger) (*wield.Registry, *engine.Engine, error) {
+	a.wrapApprover = func(fallback wield.Approver) wield.Approver { return mcpbridge.NewApprover(fallback) }
+	return a.setup(store)
 }
 
 // mcpLoopback refuses an address that is not on a loopback interface.

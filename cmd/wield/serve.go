@@ -16,8 +16,10 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/approval"
 	"github.com/wieldhq/wield/httpapi"
+	"github.com/wieldhq/wield/mcpbridge"
 	"github.com/wieldhq/wield/sqlite"
 	"github.com/wieldhq/wield/toolfile"
+	"github.com/wieldhq/wield/ui"
 )
 
 // defaultAddr is where `wield serve` listens without --addr or server.addr.
@@ -100,6 +102,17 @@ func (a *app) openServeStore(ctx context.Context, records string) (wield.Storage
 		return nil, usagef("--db sqlite: needs a path, like sqlite:./wield.db")
 	}
 	return sqlite.Open(ctx, path, &sqlite.Options{Async: true})
+}
+
+// withConsole serves the web console at / beside the API: the API's paths
+// go to the API (with its keys), every other GET to the console's files.
+func withConsole(api http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	for _, p := range []string{"/v1/", "/openapi.json", "/healthz", "/readyz", "/metrics", "/mcp", "/mcp/"} {
+		mux.Handle(p, api)
+	}
+	mux.Handle("/", ui.Handler())
+	return mux
 }
 
 // loopbackOnly returns addr with its host replaced by 127.0.0.1 unless
@@ -192,10 +205,15 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	_, eng, err := a.setup(observed)
+	// A confirm tool called over MCP asks the MCP client first (by
+	// elicitation), else waits in the approval inbox like any other.
+	a.wrapApprover = func(fallback wield.Approver) wield.Approver { return mcpbridge.NewApprover(fallback) }
+	reg, eng, err := a.setup(observed)
 	if err != nil {
 		return err
 	}
+	mcpSrv := mcpbridge.NewServer(eng, reg, &mcpbridge.ServerOptions{Calls: store, Logger: log})
+	defer mcpSrv.Close()
 
 	// base is the context of every request: it outlives ctx so that calls in
 	// flight finish, and ends when the grace period is over.
@@ -209,7 +227,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		log.Info("watching approvals pending from before the start", "count", n)
 	}
 	srv, err := httpapi.New(httpapi.Options{Engine: eng, Store: store, Approvals: inbox, Keys: keys,
-		Metrics: metrics, Logger: log, Agents: a.agentNames(ctx), Heartbeat: f.heartbeat})
+		Metrics: metrics, Logger: log, Agents: a.agentNames(ctx), Heartbeat: f.heartbeat, MCP: mcpSrv.Handler()})
 	if err != nil {
 		return err
 	}
@@ -229,7 +247,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	// Serve takes them.
 	fmt.Fprintf(a.stderr, "listening on http://%s\n", bound)
 	hs := &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           withConsole(srv.Handler()),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },
