@@ -193,7 +193,6 @@ type call struct {
 	wield.Call
 	entry   *wield.Entry
 	args    []byte // normalised arguments
-	arrived time.Time
 	res     *wield.Result
 
 	flight *flight // held while a call with an idempotency key runs
@@ -219,11 +218,13 @@ func (e *Engine) Call(ctx context.Context, c wield.Call) (*wield.Result, error) 
 	e.mu.Unlock()
 	defer e.inflight.Done()
 
-	k := &call{Call: c, arrived: time.Now()}
+	k := &call{Call: c}
+	arrived := time.Now()
+	k.rec.QueuedAt = arrived // the arrival, kept where the record wants it
 	if k.ID == "" {
-		k.ID = wield.NewIDAt(k.arrived)
+		k.ID = wield.NewIDAt(arrived)
 	}
-	k.result = wield.Result{CallID: k.ID, Tool: k.Tool, StartedAt: k.arrived}
+	k.result = wield.Result{CallID: k.ID, Tool: k.Tool, StartedAt: arrived}
 	k.res = &k.result
 
 	if e.lookup(k) && e.decode(k) && !e.replay(ctx, k) && e.policy(k) && e.approve(ctx, k) {

@@ -12,13 +12,13 @@ import (
 func (e *Engine) finish(ctx context.Context, k *call) error {
 	r := k.res
 	r.FinishedAt = time.Now()
-	r.Duration = r.FinishedAt.Sub(k.arrived)
+	r.Duration = r.FinishedAt.Sub(k.rec.QueuedAt)
 	if k.entry != nil {
 		k.entry.Observe(r.OK, r.Duration)
 	}
 	var err error
 	if e.store != nil && !k.parked {
-		k.rec = wield.Record{Call: &k.Call, Arguments: k.args, Result: r, QueuedAt: k.arrived}
+		k.rec = wield.Record{Call: &k.Call, Arguments: k.args, Result: r, QueuedAt: k.rec.QueuedAt}
 		if k.IdempotencyKey != "" && k.args != nil {
 			k.rec.Digest = Digest(k.args)
 		}
