@@ -191,9 +191,9 @@ func (e *Engine) Bus() *wield.Bus { return e.bus }
 // call is the state of one call as it goes through the steps.
 type call struct {
 	wield.Call
-	entry   *wield.Entry
-	args    []byte // normalised arguments
-	res     *wield.Result
+	entry *wield.Entry
+	args  []byte // normalised arguments
+	res   *wield.Result
 
 	flight *flight // held while a call with an idempotency key runs
 	parked bool    // its approval is pending or ran elsewhere: no record here
