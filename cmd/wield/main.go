@@ -45,6 +45,7 @@ import (
 	"github.com/wieldhq/wield/memstore"
 	wredis "github.com/wieldhq/wield/redis"
 	"github.com/wieldhq/wield/toolfile"
+	"github.com/wieldhq/wield/toolsearch"
 )
 
 func main() {
@@ -301,6 +302,15 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 			if err := reg.Register(builtin.CallSubagent(func() []string { return agents })); err != nil {
 				return nil, nil, fmt.Errorf("register call_subagent: %w", err)
 			}
+		}
+	}
+	// A large catalog also offers search_tools (over the whole registry,
+	// as it is at each call), so that clients that would rather not read
+	// every definition can find what they need; the full list stays.
+	if _, taken := reg.Tool("search_tools"); !taken && reg.Len() > toolsearch.DefaultThreshold {
+		search := toolsearch.Tool(toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) }), nil)
+		if err := reg.Register(search); err != nil {
+			return nil, nil, fmt.Errorf("register search_tools: %w", err)
 		}
 	}
 	opts := &engine.Options{}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -161,5 +162,20 @@ func TestValidateDialects(t *testing.T) {
 	}
 	if code, _, errs := runIn(t, "", "validate", "--dialect", "cohere", dir); code != 2 || !strings.Contains(errs, `unknown --dialect "cohere"`) {
 		t.Errorf("unknown dialect: exit %d %s", code, errs)
+	}
+}
+
+func TestLargeCatalogOffersSearch(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 40 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("t%02d.yaml", i)), []byte(fmt.Sprintf("name: crm_field_%02d\ndescription: Update field %d of a customer record in the CRM\nentry: {type: builtin, handler: echo}\n", i, i)), 0o644)
+	}
+	code, out, errs := runIn(t, "", "--tools", dir, "call", "search_tools", "query=evaluate an arithmetic expression")
+	if code != 0 || !strings.Contains(out, `"name": "calculator"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	// A small catalog has no search_tools.
+	if code, out, _ := runIn(t, "", "list"); code != 0 || strings.Contains(out, "search_tools") {
+		t.Errorf("search_tools in a small catalog:\n%s", out)
 	}
 }
