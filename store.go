@@ -52,6 +52,17 @@ type ApprovalRequest struct {
 	Digest    string    `json:"digest"`
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at"`
+	// Pending, when set, is called by an approver that keeps requests (a
+	// [PendingNotifier]) as soon as this one is stored and can be decided,
+	// so that the news of it never arrives before the request itself.
+	Pending func() `json:"-"`
+}
+
+// PendingNotifier is implemented by approvers that call
+// ApprovalRequest.Pending once a request is stored; the engine then
+// announces the request from there, not before it is asked.
+type PendingNotifier interface {
+	NotifiesPending() bool
 }
 
 // Decision is a person's answer to an [ApprovalRequest].

@@ -142,8 +142,15 @@ func (in *Inbox) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield
 	if err := in.store.CreateApproval(ctx, req); err != nil {
 		return wield.Decision{}, fmt.Errorf("approval: create %s: %w", req.ID, err)
 	}
+	if req.Pending != nil {
+		req.Pending()
+	}
 	return in.wait(ctx, req.ID)
 }
+
+// NotifiesPending reports that Approve calls ApprovalRequest.Pending once
+// the request is stored (see wield.PendingNotifier).
+func (in *Inbox) NotifiesPending() bool { return true }
 
 // wait waits for the decision on approval id.
 func (in *Inbox) wait(ctx context.Context, id string) (wield.Decision, error) {

@@ -37,7 +37,12 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 		CreatedAt: now,
 		ExpiresAt: now.Add(e.opts.ApprovalTimeout),
 	}
-	e.publish(k, wield.EventPermissionRequested, "approval "+req.ID)
+	announce := func() { e.publish(k, wield.EventPermissionRequested, "approval "+req.ID) }
+	if pn, ok := e.approver.(wield.PendingNotifier); ok && pn.NotifiesPending() {
+		req.Pending = announce // once the request is stored: whoever hears of it can read it
+	} else {
+		announce()
+	}
 	actx, cancel := context.WithDeadline(ctx, req.ExpiresAt)
 	d, err := e.approver.Approve(actx, req)
 	cancel()

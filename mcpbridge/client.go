@@ -168,7 +168,7 @@ func (s *impServer) impTransport() mcp.Transport {
 	}
 	// The importer reconnects by itself, with its own backoff; the SDK's
 	// retries of the standalone stream would only delay noticing an outage.
-	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: 1}
+	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: 1, OAuthHandler: s.oauth}
 }
 
 // impDial opens a session. The transport's context lives as long as the
@@ -176,7 +176,8 @@ func (s *impServer) impTransport() mcp.Transport {
 // bounded by a timer and by ctx instead of by a context with a deadline.
 func (s *impServer) impDial(ctx context.Context) (*impSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "wield", Version: "1"}, &mcp.ClientOptions{
-		Logger: s.im.log,
+		Logger:             s.im.log,
+		ElicitationHandler: s.impElicitHandler(),
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
 			case s.refresh <- struct{}{}:

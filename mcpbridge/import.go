@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
 )
@@ -45,6 +46,10 @@ type ImportOptions struct {
 	// Logger receives connection problems and the stderr of stdio servers
 	// (at debug level); nil means slog.Default().
 	Logger *slog.Logger
+	// Elicit answers the servers' requests for input from the user during a
+	// call (elicitation/create); the importer advertises elicitation only
+	// when it is set. [ElicitDefaults] accepts forms with their defaults.
+	Elicit ElicitFunc
 }
 
 // Importer keeps the tools of MCP servers in a registry: it connects to
@@ -112,11 +117,42 @@ func NewImporter(reg *wield.Registry, opts *ImportOptions) *Importer {
 // [ErrUnavailable]: log it, or treat it as fatal and call Close. ctx bounds
 // the first connection only.
 func (im *Importer) Add(ctx context.Context, cfg ServerConfig) error {
+	return im.add(ctx, cfg, nil)
+}
+
+// AddOAuth is [Importer.Add] for a streamable HTTP server that requires
+// OAuth authorization: the importer obtains a token as oauth says, when the
+// server first refuses it, and again when the server refuses the token. A
+// configuration that oauth does not fit (another transport, an
+// Authorization header, a grant without what it needs) is an error and the
+// server is not added. A failed authorization is a failed connection: it is
+// retried with backoff (running [OAuthConfig].Authorize again), and the
+// error wraps [ErrUnavailable]. oauth is copied.
+func (im *Importer) AddOAuth(ctx context.Context, cfg ServerConfig, oauth *OAuthConfig) error {
+	if oauth == nil {
+		return fmt.Errorf("add mcp server %q: nil oauth configuration", cfg.Name)
+	}
+	o := *oauth
+	o.Scopes, o.PrivateKey = slices.Clone(o.Scopes), slices.Clone(o.PrivateKey)
+	return im.add(ctx, cfg, &o)
+}
+
+func (im *Importer) add(ctx context.Context, cfg ServerConfig, oauth *OAuthConfig) error {
 	if err := cfg.Check(); err != nil {
 		return fmt.Errorf("add: %w", err)
 	}
 	s := &impServer{im: im, cfg: cfg.clone(), tools: map[string]*impTool{},
 		refresh: make(chan struct{}, 1), broken: make(chan *impSession, 1), done: make(chan struct{})}
+	if oauth != nil {
+		if err := impCheckOAuth(&s.cfg, oauth); err != nil {
+			return fmt.Errorf("add: %w", err)
+		}
+		h, err := s.impOAuthHandler(oauth)
+		if err != nil {
+			return fmt.Errorf("add mcp server %q: oauth: %w", cfg.Name, err)
+		}
+		s.oauth = h
+	}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	im.mu.Lock()
 	switch {
@@ -280,6 +316,7 @@ func (im *Importer) Accept(server, tool string) error {
 type impServer struct {
 	im      *Importer
 	cfg     ServerConfig
+	oauth   auth.OAuthHandler // nil without OAuth; kept across reconnections
 	ctx     context.Context
 	stop    context.CancelFunc
 	refresh chan struct{}    // the server's tool list changed

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,7 +20,7 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("WIELD_CONFORMANCE_CLIENT") == "1" {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		err := Run(ctx, os.Args[len(os.Args)-1], os.Getenv("MCP_CONFORMANCE_SCENARIO"))
+		err := Run(ctx, os.Args[len(os.Args)-1], os.Getenv("MCP_CONFORMANCE_SCENARIO"), os.Getenv("MCP_CONFORMANCE_CONTEXT"))
 		cancel()
 		if err != nil {
 			os.Stderr.WriteString("wield-mcp-conformance-client: " + err.Error() + "\n")
@@ -28,8 +31,55 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// sdkPasses is how many client scenarios of suite 0.1.13 the official Go
+// SDK's own conformance client (go-sdk v1.8.0, conformance/everything-client)
+// passes: 19 of 23. It fails auth/metadata-var2 and auth/metadata-var3 (see
+// knownFailures) and auth/client-credentials-basic and
+// auth/client-credentials-jwt, which it does not implement. wield must pass
+// at least as many.
+const sdkPasses = 19
+
+// wantPass are the client scenarios of suite 0.1.13 that wield passes.
+var wantPass = []string{
+	"auth/2025-03-26-oauth-endpoint-fallback",
+	"auth/2025-03-26-oauth-metadata-backcompat",
+	"auth/basic-cimd",
+	"auth/client-credentials-basic",
+	"auth/client-credentials-jwt",
+	"auth/metadata-default",
+	"auth/metadata-var1",
+	"auth/pre-registration",
+	"auth/resource-mismatch",
+	"auth/scope-from-scopes-supported",
+	"auth/scope-from-www-authenticate",
+	"auth/scope-omitted-when-undefined",
+	"auth/scope-retry-limit",
+	"auth/scope-step-up",
+	"auth/token-endpoint-auth-basic",
+	"auth/token-endpoint-auth-none",
+	"auth/token-endpoint-auth-post",
+	"elicitation-sep1034-client-defaults",
+	"initialize",
+	"sse-retry",
+	"tools_call",
+}
+
+// knownFailures are the client scenarios wield fails, and why.
+var knownFailures = map[string]string{
+	// The suite's authorization server lives under /tenant1 (the protected
+	// resource metadata names http://localhost:<port>/tenant1) but its
+	// metadata says issuer http://localhost:<port>. RFC 8414 §3.3 requires
+	// the two to be identical (it is what stops mix-up attacks), and the
+	// SDK's discovery (auth.GetAuthServerMetadata) refuses the metadata, as
+	// it does for the SDK's own client. A suite bug, not worked around.
+	"auth/metadata-var2": "authorization server metadata issuer differs from its URL (RFC 8414 §3.3); the SDK refuses it",
+	"auth/metadata-var3": "authorization server metadata issuer differs from its URL (RFC 8414 §3.3); the SDK refuses it",
+}
+
 var passed = regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed`)
 
+// TestConformance runs every client scenario the installed suite lists,
+// checks that the scenarios of wantPass pass and reports the others.
 func TestConformance(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatal("node is not installed: the conformance suite needs Node 20 or later")
@@ -53,7 +103,14 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range Scenarios() {
+	all := listClientScenarios(t, suite)
+	for _, name := range wantPass {
+		if !slices.Contains(all, name) {
+			t.Errorf("scenario %s is expected to pass but the suite does not list it", name)
+		}
+	}
+	var pass []string
+	for _, name := range all {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 			defer cancel()
@@ -61,21 +118,83 @@ func TestConformance(t *testing.T) {
 				"--command", self, "--scenario", name, "--output-dir", t.TempDir())
 			cmd.Dir = t.TempDir()
 			cmd.Env = append(os.Environ(), "WIELD_CONFORMANCE_CLIENT=1")
-			out, err := cmd.CombinedOutput()
+			out, runErr := cmd.CombinedOutput()
 			m := passed.FindSubmatch(out)
-			if err != nil || m == nil {
-				t.Fatalf("conformance %s: %v\n%s", name, err, out)
+			if m == nil {
+				t.Fatalf("conformance %s: no result (%v)\n%s", name, runErr, out)
 			}
 			ok, _ := strconv.Atoi(string(m[1]))
 			total, _ := strconv.Atoi(string(m[2]))
 			failed, _ := strconv.Atoi(string(m[3]))
+			good := runErr == nil && total > 0 && failed == 0 && ok == total
 			t.Logf("%d of %d checks passed", ok, total)
-			if total == 0 || failed != 0 || ok != total {
-				t.Errorf("conformance %s: %d of %d checks passed, %d failed\n%s", name, ok, total, failed, out)
+			switch want := slices.Contains(wantPass, name); {
+			case good:
+				pass = append(pass, name)
+				if !want {
+					t.Logf("conformance %s passes now: add it to wantPass", name)
+				}
+			case want:
+				t.Errorf("conformance %s: %d of %d checks passed, %d failed (%v)\n%s", name, ok, total, failed, runErr, out)
+			case knownFailures[name] != "":
+				t.Logf("conformance %s fails as known: %s", name, knownFailures[name])
+			default:
+				t.Logf("conformance %s fails, for a reason not recorded in knownFailures:\n%s", name, failedChecks(out))
 			}
 		})
 	}
-	if err := Run(t.Context(), "http://127.0.0.1:1/mcp", "elicitation-sep1034-client-defaults"); err == nil {
-		t.Error("an unsupported scenario ran")
+	t.Logf("wield passes %d of %d client scenarios (the Go SDK's client: %d): %s", len(pass), len(all), sdkPasses, strings.Join(pass, ", "))
+	if len(pass) < sdkPasses {
+		t.Errorf("wield passes %d client scenarios, fewer than the Go SDK's client (%d)", len(pass), sdkPasses)
+	}
+}
+
+// listClientScenarios returns the client scenarios the suite lists.
+func listClientScenarios(t *testing.T, suite string) []string {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "node", suite, "list").Output()
+	if err != nil {
+		t.Fatalf("list the conformance scenarios: %v", err)
+	}
+	_, after, ok := bytes.Cut(out, []byte("Client scenarios"))
+	if !ok {
+		t.Fatalf("list the conformance scenarios: no client scenarios in\n%s", out)
+	}
+	var names []string
+	for line := range strings.Lines(string(after)) {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		t.Fatalf("list the conformance scenarios: none in\n%s", out)
+	}
+	return names
+}
+
+// failedChecks returns the part of the suite's output that names the
+// failed checks.
+func failedChecks(out []byte) string {
+	if _, after, ok := bytes.Cut(out, []byte("Failed Checks:")); ok {
+		return string(after)
+	}
+	return string(out)
+}
+
+func TestRunRefusesUnknownScenario(t *testing.T) {
+	for _, name := range []string{"", "tools-call", "server-initialize"} {
+		if err := Run(t.Context(), "http://127.0.0.1:1/mcp", name, ""); err == nil || !strings.Contains(err.Error(), "not supported") {
+			t.Errorf("Run(%q) = %v, want an error saying it is not supported", name, err)
+		}
+	}
+	if Supported("tools-call") || !Supported("tools_call") || !Supported("auth/metadata-default") {
+		t.Error("Supported does not follow the list of scenarios")
+	}
+}
+
+func TestRunRefusesBadContext(t *testing.T) {
+	if err := Run(t.Context(), "http://127.0.0.1:1/mcp", "auth/pre-registration", "{"); err == nil || !strings.Contains(err.Error(), "MCP_CONFORMANCE_CONTEXT") {
+		t.Errorf("Run with a malformed context = %v, want an error naming MCP_CONFORMANCE_CONTEXT", err)
 	}
 }
