@@ -63,7 +63,32 @@
 // new definition. With [ImportOptions.FollowChanges] the change is accepted
 // at once and reported as a tool_loaded event.
 //
+// # OAuth and elicitation
+//
+// A server behind OAuth is added with [Importer.AddOAuth] and an
+// [OAuthConfig]: the authorization-code grant (through the SDK's auth
+// package; client identity from a client ID metadata document, a
+// pre-registered client or dynamic registration; the browser step by
+// [AuthorizeOnLoopback] or a callback of your own) or the client-credentials
+// grant (a secret, or a signed JWT assertion). Tokens are kept in a
+// [TokenStore] ([MemTokens], [FileTokens]) and sent only to the server they
+// were issued for. With [ImportOptions.Elicit] set (for example to
+// [ElicitDefaults]), the importer's client answers servers that ask for
+// input.
+//
 // # Serving a registry
 //
-// Serve a registry with [NewServer] over streamable HTTP or stdio.
+// [NewServer] serves an engine's registry, or one toolset, over streamable
+// HTTP ([Server.Handler]: /mcp for every tool, /mcp/{toolset} for one;
+// stateful sessions or stateless) and stdio ([Server.ServeStdio]). Every
+// tools/call goes through the engine; a tool's failure is an isError
+// result, a system failure an internal error without its text. A Go tool
+// talks to the MCP client from its context: [Progress], [Log], [Elicit] and
+// [Sample] (each fails with [ErrNotMCP] outside MCP and [ErrUnsupported]
+// when the client lacks the capability). [NewApprover] asks the client to
+// approve a confirm tool by elicitation, else defers to the approval inbox.
+// Call records are resources (wield://calls/{id}, and /output for the full
+// output); Host and Origin are checked against DNS rebinding. tools/list
+// and tools/call have a fast path that answers as the SDK would
+// ([ServerOptions.DisableFastPath] turns it off).
 package mcpbridge
