@@ -241,7 +241,8 @@ redis: {url: "redis://127.0.0.1:6379/0", prefix: %q, lease_ttl: 2s, share_events
 	m.mu.Lock()
 	maxGlobal, maxHTTP := m.maxGlobal, m.maxHTTP
 	m.mu.Unlock()
-	t.Logf("acknowledged %d calls, max %d in flight (http %d), tools served %d", ackCount.Load(), maxGlobal, maxHTTP, m.served.Load())
+	t.Logf("calls: %d acknowledged of %d made; max in flight seen by the tools: %d of 4 in all, %d of 2 in bucket http; tools ran %d times; s2 killed mid-load",
+		ackCount.Load(), clients*perClient, maxGlobal, maxHTTP, m.served.Load())
 	if maxGlobal > 4 || maxHTTP > 2 {
 		t.Errorf("limits exceeded: %d calls at once (limit 4), %d http (limit 2)", maxGlobal, maxHTTP)
 	}
@@ -269,6 +270,9 @@ redis: {url: "redis://127.0.0.1:6379/0", prefix: %q, lease_ttl: 2s, share_events
 		}
 		return true
 	})
+	found := 0
+	acked.Range(func(any, any) bool { found++; return true })
+	t.Logf("records: %d acknowledged, %d found, %d missing", ackCount.Load(), found-missing, missing)
 	if missing > 0 {
 		t.Errorf("%d acknowledged calls lost", missing)
 	}

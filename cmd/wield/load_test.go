@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,9 +59,16 @@ func TestLoad(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", dir)
 	ctx, stop := context.WithCancel(context.Background())
 	var serverOut bytes.Buffer
+	// The limiter queues everything the clients send at once: a rejection
+	// (back-pressure, when the queue is full) would be intended, and this
+	// test wants none.
+	cfg := filepath.Join(dir, "wield.yaml")
+	if err := os.WriteFile(cfg, []byte("concurrency: {max: 16, queue_size: 1024, queue_timeout: 60s}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	served := make(chan int, 1)
 	go func() {
-		served <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--addr-file", addrFile, "--db", "sqlite:" + db,
+		served <- Run(ctx, []string{"serve", "--config", cfg, "--addr", "127.0.0.1:0", "--addr-file", addrFile, "--db", "sqlite:" + db,
 			"--keys", filepath.Join(dir, "keys.json"), "--log-level", "warn"}, strings.NewReader(""), io.Discard, &serverOut)
 	}()
 	var base string
@@ -84,6 +92,10 @@ func TestLoad(t *testing.T) {
 	defer transport.CloseIdleConnections()
 	var next, acked atomic.Int64
 	var failures atomic.Int64
+	// Latencies, in microseconds, of one call in 16 (bounded memory).
+	var latMu sync.Mutex
+	var lat []int64
+	errorsByType := map[string]int{}
 	type sample struct {
 		goroutines int
 		heap       uint64
@@ -109,9 +121,13 @@ func TestLoad(t *testing.T) {
 	var wg sync.WaitGroup
 	for range clients {
 		wg.Go(func() {
-			for more() {
+			for n := 0; more(); n++ {
+				t0 := time.Now()
 				resp, err := client.Post(base+"/v1/tools/echo/call", "application/json", strings.NewReader(body))
 				if err != nil {
+					latMu.Lock()
+					errorsByType["transport"]++
+					latMu.Unlock()
 					failures.Add(1)
 					if failures.Load() <= 3 {
 						t.Errorf("call: %v", err)
@@ -119,13 +135,27 @@ func TestLoad(t *testing.T) {
 					continue
 				}
 				var res struct {
-					OK    bool   `json:"ok"`
-					Error string `json:"error"`
+					OK        bool   `json:"ok"`
+					Error     string `json:"error"`
+					ErrorType string `json:"error_type"`
 				}
 				err = json.NewDecoder(resp.Body).Decode(&res)
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
+				if n%16 == 0 {
+					latMu.Lock()
+					lat = append(lat, time.Since(t0).Microseconds())
+					latMu.Unlock()
+				}
 				if err != nil || resp.StatusCode != 200 || !res.OK {
+					latMu.Lock()
+					switch {
+					case res.ErrorType != "":
+						errorsByType[res.ErrorType]++
+					default:
+						errorsByType[fmt.Sprintf("http %d", resp.StatusCode)]++
+					}
+					latMu.Unlock()
 					failures.Add(1)
 					if failures.Load() <= 3 {
 						t.Errorf("call: status %d, %v, %q", resp.StatusCode, err, res.Error)
@@ -147,8 +177,15 @@ func TestLoad(t *testing.T) {
 	if code := <-served; code != 0 {
 		t.Fatalf("serve exited %d:\n%s", code, serverOut.String())
 	}
-	t.Logf("%d calls at %d clients in %s: %.0f calls/s, %d failures", acked.Load(), clients, elapsed.Round(time.Millisecond),
-		float64(acked.Load())/elapsed.Seconds(), failures.Load())
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return time.Duration(lat[min(len(lat)-1, int(p*float64(len(lat))))]) * time.Microsecond
+	}
+	t.Logf("%d calls at %d clients in %s: %.0f calls/s, latency p50 %s p99 %s, errors by type %v", acked.Load(), clients, elapsed.Round(time.Millisecond),
+		float64(acked.Load())/elapsed.Seconds(), pct(0.50), pct(0.99), errorsByType)
 	if failures.Load() > 0 {
 		t.Errorf("%d calls failed", failures.Load())
 	}
@@ -176,6 +213,7 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("records: %d acknowledged, %d recorded", acked.Load(), sum.TotalCalls)
 	if int64(sum.TotalCalls) != acked.Load() {
 		t.Errorf("%d calls acknowledged, %d recorded", acked.Load(), sum.TotalCalls)
 	}
