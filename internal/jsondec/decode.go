@@ -189,7 +189,11 @@ func (d *decoder) str() ([]byte, bool, error) {
 	}
 	start := d.i + 1
 	esc := false
-	for i := start; i < len(b); i++ {
+	i := start
+	for i < len(b) && plainStr[b[i]] {
+		i++ // the common case: nothing to look at
+	}
+	for ; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
 			d.i = i + 1
@@ -221,6 +225,15 @@ func (d *decoder) str() ([]byte, bool, error) {
 	}
 	return nil, false, errSlow
 }
+
+// plainStr marks the bytes a string body holds as they are: printable
+// ASCII but the quote and the backslash.
+var plainStr = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func (d *decoder) stringValue() (string, error) {
 	body, esc, err := d.str()
