@@ -65,6 +65,19 @@ type ServerOptions struct {
 	// Logger receives what goes wrong inside the server (never sent to
 	// clients); nil means slog.Default().
 	Logger *slog.Logger
+	// Resources, ResourceTemplates and Prompts are offered to clients
+	// besides the tools, on every endpoint (see [Resource],
+	// [ResourceTemplate] and [Prompt]). With any of them, clients may
+	// subscribe to resources and ask for completions of prompt arguments
+	// and template variables. NewServer panics on a template that does not
+	// parse or a prompt without a name.
+	Resources         []Resource
+	ResourceTemplates []ResourceTemplate
+	Prompts           []Prompt
+	// ResourcePoll is how often the files of Resources are checked for
+	// changes, which subscribed clients are told of (2 s when zero; a
+	// negative value checks none).
+	ResourcePoll time.Duration
 }
 
 // ProtocolVersions are the MCP versions a [Server] offers by default: those
@@ -87,9 +100,14 @@ type Server struct {
 	opts ServerOptions
 	log  *slog.Logger
 
+	templates  []*resTemplate        // ResourceTemplates, compiled
+	promptList []*srvPrompt          // Prompts, compiled, in order
+	prompts    map[string]*srvPrompt // the same, by name
+
 	mu        sync.Mutex
 	endpoints map[string]*srvEndpoint // by toolset; "" is the whole registry
 	stop      func()                  // ends the bus listener
+	stopPoll  func()                  // ends the watch of resource files
 }
 
 // srvEndpoint is one MCP server: the whole registry or one toolset.
@@ -141,6 +159,26 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	for _, rt := range s.opts.ResourceTemplates {
+		t, err := resCompile(rt)
+		if err != nil {
+			panic("mcpbridge.NewServer: " + err.Error())
+		}
+		s.templates = append(s.templates, t)
+	}
+	s.prompts = map[string]*srvPrompt{}
+	for _, p := range s.opts.Prompts {
+		sp, err := srvCompilePrompt(p)
+		if err != nil {
+			panic("mcpbridge.NewServer: " + err.Error())
+		}
+		if s.prompts[p.Name] != nil {
+			panic(fmt.Sprintf("mcpbridge.NewServer: prompt %q defined twice", p.Name))
+		}
+		s.prompts[p.Name] = sp
+		s.promptList = append(s.promptList, sp)
+	}
+	s.stopPoll = s.resWatch()
 	if bus := reg.Bus(); bus != nil {
 		s.stop = bus.Listen(func(e *wield.Event) bool {
 			return e.Type == wield.EventToolAdded || e.Type == wield.EventToolUpdated || e.Type == wield.EventToolRemoved
@@ -155,6 +193,7 @@ func (s *Server) Close() {
 	if s.stop != nil {
 		s.stop()
 	}
+	s.stopPoll()
 }
 
 // ServeStdio serves the registry (or the toolset of
@@ -256,12 +295,19 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 	if s.opts.Calls != nil {
 		caps.Resources = &mcp.ResourceCapabilities{}
 	}
-	ep.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
+	mopts := &mcp.ServerOptions{
 		Instructions:              s.opts.Instructions,
 		Logger:                    srvQuiet(s.log),
 		Capabilities:              caps,
 		SupportedProtocolVersions: s.opts.ProtocolVersions,
-	})
+	}
+	if len(s.opts.Resources) > 0 || len(s.templates) > 0 {
+		mopts.SubscribeHandler, mopts.UnsubscribeHandler = s.srvSubscribe, s.srvUnsubscribe
+	}
+	if len(s.templates) > 0 || len(s.promptList) > 0 {
+		mopts.CompletionHandler = s.srvComplete
+	}
+	ep.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, mopts)
 	// Sync before each tools/list too: a registry without a bus reports no
 	// changes, and a toolset's membership changes without an event. And
 	// tell the fast path of each session once it is initialised, before
@@ -283,6 +329,8 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 	if s.opts.Calls != nil {
 		s.resAdd(ep)
 	}
+	s.srvAddResources(ep)
+	s.srvAddPrompts(ep)
 	s.srvSync(ep)
 	ep.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ep.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:      s.opts.Stateless,
@@ -420,7 +468,7 @@ func srvTool(mt llm.MCPTool) *mcp.Tool {
 		Name:        mt.Name,
 		Title:       mt.Title,
 		Description: mt.Description,
-		InputSchema: mt.InputSchema,
+		InputSchema: srvObjectSchemas(mt.InputSchema),
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:    mt.Annotations.ReadOnlyHint,
 			DestructiveHint: &destructive,
@@ -431,7 +479,7 @@ func srvTool(mt llm.MCPTool) *mcp.Tool {
 	if mt.OutputSchema != nil {
 		// Only a non-nil schema: a nil *Schema in the interface would be
 		// an output schema of null.
-		t.OutputSchema = mt.OutputSchema
+		t.OutputSchema = srvObjectSchemas(mt.OutputSchema)
 	}
 	return t
 }
@@ -508,7 +556,9 @@ func (s *Server) srvResult(r *wield.Result) *mcp.CallToolResult {
 	for i, c := range m.Content {
 		out.Content[i] = &mcp.TextContent{Text: c.Text}
 	}
-	if m.StructuredContent != nil {
+	if content, ok := srvContent(r); ok {
+		out.Content = content // rich content, sent as it is (see [ContentKey])
+	} else if m.StructuredContent != nil {
 		out.StructuredContent = m.StructuredContent
 	}
 	if s.opts.Calls != nil && r.Metadata["truncated"] == true {

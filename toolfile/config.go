@@ -27,6 +27,7 @@
 //	                                          # with concurrency.backend: redis, the limits are shared
 //	reload: {watch: true, interval: 5s}       # reload tool files on change, and/or every interval
 //	strict_validation: false                  # true: no coercion ("5" for an integer is refused)
+//	mcp: {resources: [...], resource_templates: [...], prompts: [...]}   # see MCPConfig
 //
 // Seed 004's ToolEngineConfig keys are accepted as written too:
 // tools_directory (a folder), auto_reload with reload_interval (seconds:
@@ -103,6 +104,9 @@ type Config struct {
 	Reload Reload
 	// StrictValidation refuses arguments that need a coercion.
 	StrictValidation bool
+	// MCP is what the MCP server offers besides tools: resources,
+	// resource templates and prompts (see [MCPConfig]).
+	MCP MCPConfig
 }
 
 // Redis locates the Redis that wield servers share.
@@ -312,6 +316,8 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			cfg.SecretNames = c.strings(f)
 		case "tools":
 			c.seedTools(f, cfg, dir)
+		case "mcp":
+			cfg.MCP = c.mcpConfig(f, dir)
 		default:
 			c.unknown(f, "config")
 		}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/httpapi"
 )
 
 func (a *app) callCommand() *cobra.Command {
@@ -37,6 +40,16 @@ Exit code 0 when the call succeeded, 1 when it failed, 2 for usage errors.`,
 			if timeout < 0 {
 				return usagef("--timeout %s is negative", timeout)
 			}
+			if c := a.client(); c != nil {
+				stop := a.progress(argv[0])
+				res, err := c.Call(cmd.Context(), argv[0], httpapi.CallRequest{Arguments: args,
+					Caller: wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation}, TimeoutMS: timeout.Milliseconds()})
+				stop()
+				if err != nil {
+					return err
+				}
+				return a.printResult(res)
+			}
 			return a.withStore(cmd.Context(), func(store wield.Storage) error {
 				_, eng, err := a.setup(store)
 				if err != nil {
@@ -49,21 +62,16 @@ Exit code 0 when the call succeeded, 1 when it failed, 2 for usage errors.`,
 					Caller:    wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation},
 					Timeout:   timeout,
 				}
+				stop := a.progress(argv[0])
 				res, err := eng.Call(cmd.Context(), c)
-				if res != nil {
-					enc := json.NewEncoder(a.stdout)
-					enc.SetIndent("", "  ")
-					if eerr := enc.Encode(res); eerr != nil {
-						return eerr
-					}
-				}
+				stop()
 				if err != nil {
+					if res != nil {
+						_ = a.printResult(res)
+					}
 					return err
 				}
-				if !res.OK {
-					return exitError{1}
-				}
-				return nil
+				return a.printResult(res)
 			})
 		},
 	}
@@ -71,6 +79,57 @@ Exit code 0 when the call succeeded, 1 when it failed, 2 for usage errors.`,
 	cmd.Flags().StringVar(&conversation, "conversation", "", "conversation ID to record the call under")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "timeout of the call (default: the tool's, else 30s, 60s for network tools)")
 	return cmd
+}
+
+// printResult prints a call's result as one JSON object; a failed call
+// exits 1.
+func (a *app) printResult(res *wield.Result) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
+		return err
+	}
+	if !res.OK {
+		return exitError{1}
+	}
+	return nil
+}
+
+// progress shows, on a terminal, how long a call has been running once it
+// takes more than a second; the returned function stops it and clears the
+// line. Elsewhere (a pipe, a file, a test) it shows nothing.
+func (a *app) progress(tool string) (stop func()) {
+	f, ok := a.stderr.(*os.File)
+	if !ok {
+		return func() {}
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		shown := false
+		for {
+			select {
+			case <-done:
+				if shown {
+					fmt.Fprint(f, "\r\033[K")
+				}
+				return
+			case <-t.C:
+				if d := time.Since(start); d > time.Second {
+					fmt.Fprintf(f, "\r%s running… %s", tool, d.Round(time.Second))
+					shown = true
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // buildArgs makes the arguments object from --args or key=value pairs.

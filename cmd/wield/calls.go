@@ -53,7 +53,7 @@ func (a *app) callsCommand() *cobra.Command {
 				return err
 			}
 			q.Since = t
-			return a.withStore(cmd.Context(), func(s wield.Storage) error {
+			return a.withRecords(cmd.Context(), func(s records) error {
 				page, err := s.Calls(cmd.Context(), q)
 				if err != nil {
 					return err
@@ -106,7 +106,7 @@ func (a *app) statsCommand() *cobra.Command {
 		Short: "Statistics of recorded calls, or the summary of one conversation",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withStore(cmd.Context(), func(s wield.Storage) error {
+			return a.withRecords(cmd.Context(), func(s records) error {
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
 				if conversation != "" {

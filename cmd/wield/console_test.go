@@ -50,3 +50,31 @@ func TestServeConsoleAndMCP(t *testing.T) {
 		t.Errorf("call over MCP: %+v %v", res, err)
 	}
 }
+
+// TestClientCommandsWithServer: list, call, calls and stats talk to a
+// running server with --server.
+func TestClientCommandsWithServer(t *testing.T) {
+	s := startServe(t, "")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"list", "--server", s.url}, "calculator"},
+		{[]string{"list", "--server", s.url, "--json", "--category", "data"}, `"name": "calculator"`},
+		{[]string{"call", "--server", s.url, "calculator", "expression=6*7", "--conversation", "remote-c"}, `"result": 42`},
+		{[]string{"calls", "--server", s.url, "--conversation", "remote-c"}, "calculator"},
+		{[]string{"stats", "--server", s.url}, "calculator"},
+		{[]string{"stats", "--server", s.url, "--conversation", "remote-c"}, "1 calls, 1 ok"},
+	} {
+		code, out, errs := runIn(t, "", tt.args...)
+		if code != 0 || !strings.Contains(out, tt.want) {
+			t.Errorf("%v: exit %d, want %q in\n%s\n%s", tt.args, code, tt.want, out, errs)
+		}
+	}
+	if code, out, _ := runIn(t, "", "call", "--server", s.url, "calculator", "expression=1/0"); code != 1 || !strings.Contains(out, "execution_error") {
+		t.Errorf("a failed remote call: exit %d\n%s", code, out)
+	}
+	if code, _, errs := runIn(t, "", "list", "--server", "http://127.0.0.1:1"); code != 1 || errs == "" {
+		t.Errorf("unreachable server: exit %d %s", code, errs)
+	}
+}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/httpapi"
 )
 
 // toolView is a tool as `wield list --json` shows it.
@@ -49,11 +51,24 @@ func (a *app) listCommand() *cobra.Command {
 		Long:  "List the registered tools, optionally only those of a category or carrying any of the given tags.",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			reg, _, err := a.setup(nil)
-			if err != nil {
-				return err
+			var tools []*wield.Tool
+			if c := a.client(); c != nil {
+				infos, err := c.Tools(cmd.Context(), httpapi.ToolQuery{Category: category, Tags: tags})
+				if err != nil {
+					return err
+				}
+				for _, ti := range infos {
+					tools = append(tools, &wield.Tool{Name: ti.Name, Version: ti.Version, Description: ti.Description, Category: ti.Category,
+						Tags: ti.Tags, InputSchema: ti.InputSchema, OutputSchema: ti.OutputSchema, Annotations: ti.Annotations,
+						Permission: ti.Permission, Timeout: time.Duration(ti.TimeoutMS) * time.Millisecond, Status: ti.Status, Source: ti.Source})
+				}
+			} else {
+				reg, _, err := a.setup(nil)
+				if err != nil {
+					return err
+				}
+				tools = reg.List(wield.Query{Category: wield.Category(category), Tags: tags})
 			}
-			tools := reg.List(wield.Query{Category: wield.Category(category), Tags: tags})
 			if asJSON {
 				views := make([]toolView, len(tools))
 				for i, t := range tools {

@@ -88,7 +88,7 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 				return usagef("--toolset %q: no such toolset", f.toolset)
 			}
 		}
-		srv := mcpbridge.NewServer(eng, reg, &mcpbridge.ServerOptions{
+		mopts := &mcpbridge.ServerOptions{
 			Name:           "wield",
 			Toolset:        f.toolset,
 			Stateless:      f.stateless,
@@ -96,7 +96,11 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 			AllowedHosts:   f.allowedHosts,
 			AllowedOrigins: f.allowedOrigins,
 			Logger:         log,
-		})
+		}
+		if a.cfg != nil {
+			mcpOffer(mopts, a.cfg.MCP) // resources and prompts of the configuration
+		}
+		srv := mcpbridge.NewServer(eng, reg, mopts)
 		defer srv.Close()
 		if f.http == "" {
 			return srv.ServeStdio(ctx, a.stdin, a.stdout)

@@ -201,7 +201,25 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		}
 	}()
 	metrics := httpapi.NewMetrics()
-	observed, notifier, err := a.decisionChannel(store, metrics.Observe(store, log))
+	var calls wield.Storage = store // what the engine saves records to
+	// With an OTLP endpoint configured (OTEL_EXPORTER_OTLP_ENDPOINT), every
+	// request and every call is a span.
+	tracer, stopTracing, err := tracing(ctx)
+	if err != nil {
+		return err
+	}
+	if tracer != nil {
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if err := stopTracing(sctx); err != nil {
+				log.Warn("opentelemetry: flush traces", "err", err)
+			}
+		}()
+		calls = tracedStore{Storage: store, tracer: tracer}
+		log.Info("sending traces over OTLP")
+	}
+	observed, notifier, err := a.decisionChannel(store, metrics.Observe(calls, log))
 	if err != nil {
 		return err
 	}
@@ -212,7 +230,11 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	mcpSrv := mcpbridge.NewServer(eng, reg, &mcpbridge.ServerOptions{Calls: store, Logger: log})
+	mopts := &mcpbridge.ServerOptions{Calls: store, Logger: log}
+	if a.cfg != nil {
+		mcpOffer(mopts, a.cfg.MCP)
+	}
+	mcpSrv := mcpbridge.NewServer(eng, reg, mopts)
 	defer mcpSrv.Close()
 
 	// base is the context of every request: it outlives ctx so that calls in
@@ -246,8 +268,12 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	// accepts connections: the listener is open, and they queue until
 	// Serve takes them.
 	fmt.Fprintf(a.stderr, "listening on http://%s\n", bound)
+	handler := withConsole(srv.Handler())
+	if tracer != nil {
+		handler = tracedHandler(handler)
+	}
 	hs := &http.Server{
-		Handler:           withConsole(srv.Handler()),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },
@@ -279,4 +305,28 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// mcpOffer passes the mcp: section of the configuration (resources,
+// templates, prompts) to the MCP server.
+func mcpOffer(o *mcpbridge.ServerOptions, m toolfile.MCPConfig) {
+	for _, r := range m.Resources {
+		o.Resources = append(o.Resources, mcpbridge.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description,
+			MIMEType: r.MIMEType, Text: r.Text, Blob: r.Blob, File: r.File})
+	}
+	for _, t := range m.ResourceTemplates {
+		o.ResourceTemplates = append(o.ResourceTemplates, mcpbridge.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title,
+			Description: t.Description, MIMEType: t.MIMEType, Text: t.Text, Completions: t.Completions})
+	}
+	for _, p := range m.Prompts {
+		mp := mcpbridge.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
+		for _, a := range p.Arguments {
+			mp.Arguments = append(mp.Arguments, mcpbridge.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required, Values: a.Values})
+		}
+		for _, msg := range p.Messages {
+			c := msg.Content
+			mp.Messages = append(mp.Messages, mcpbridge.PromptMessage{Role: msg.Role, Content: mcpbridge.Content{Type: c.Type, Text: c.Text, Data: c.Data, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name}})
+		}
+		o.Prompts = append(o.Prompts, mp)
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/wieldhq/wield/llm/anthropic"
 	"github.com/wieldhq/wield/llm/gemini"
 	"github.com/wieldhq/wield/llm/openai"
+	"github.com/wieldhq/wield/mcpbridge"
 	"github.com/wieldhq/wield/toolfile"
 )
 
@@ -149,7 +150,9 @@ func (a *app) fileKinds() map[string]toolfile.Kind {
 		}
 		return nil, fmt.Errorf("mcp entry: MCP server %q is not configured (mcp_servers)", server)
 	})
-	return map[string]toolfile.Kind{"http": toolfile.HTTPKind(guard), "remote": toolfile.RemoteKind(), "mcp": mcpKind}
+	return map[string]toolfile.Kind{"http": toolfile.HTTPKind(guard), "remote": toolfile.RemoteKind(), "mcp": mcpKind,
+		// Tools that return MCP content, and that talk to the MCP client.
+		"content": mcpbridge.ContentKind(), "mcp_client": mcpbridge.ClientKind()}
 }
 
 // isConfigFile tells configuration from tool files by name.

@@ -1,0 +1,413 @@
+package toolfile
+
+import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/template"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// MCPConfig is the `mcp:` section of wield.yaml: what `wield serve` offers
+// MCP clients besides the tools.
+//
+//	mcp:
+//	  resources:
+//	    - {uri: "docs://readme", name: readme, mime_type: text/markdown, file: README.md}
+//	    - {uri: "img://logo", name: logo, mime_type: image/png, blob_base64: "iVBOR..."}
+//	    - {uri: "note://hello", name: hello, text: "Hello"}
+//	  resource_templates:
+//	    - uri_template: "notes://{id}/text"
+//	      name: note
+//	      mime_type: text/plain
+//	      text: "Note {{.id}}"              # a Go template of the URI's variables
+//	      completions: {id: ["1", "2"]}     # offered by completion/complete
+//	  prompts:
+//	    - name: review
+//	      description: Review a change
+//	      arguments:
+//	        - {name: language, required: true, values: [go, python]}   # values: completions
+//	      messages:
+//	        - {role: user, text: "Review this {{.language}} change."}
+//	        - {role: user, type: image, mime_type: image/png, file: diagram.png}
+//	        - {role: user, type: resource, uri: "docs://readme", mime_type: text/plain, text: "..."}
+//
+// Texts and URIs of messages are Go templates of the arguments. Files are
+// relative to the config file's folder: a resource's file is read at each
+// read (and clients subscribed to it are told when it changes), a
+// message's when the configuration loads.
+type MCPConfig struct {
+	Resources         []MCPResource
+	ResourceTemplates []MCPResourceTemplate
+	Prompts           []MCPPrompt
+}
+
+// MCPResource is one resource of [MCPConfig]: Text, Blob or File.
+type MCPResource struct {
+	URI, Name, Title, Description, MIMEType string
+	Text                                    string
+	Blob                                    []byte
+	File                                    string
+}
+
+// MCPResourceTemplate is one resource template of [MCPConfig].
+type MCPResourceTemplate struct {
+	URITemplate, Name, Title, Description, MIMEType string
+	Text                                            string
+	Completions                                     map[string][]string
+}
+
+// MCPPrompt is one prompt of [MCPConfig].
+type MCPPrompt struct {
+	Name, Title, Description string
+	Arguments                []MCPPromptArgument
+	Messages                 []MCPPromptMessage
+}
+
+// MCPPromptArgument is one argument of a prompt; Values are offered as
+// completions.
+type MCPPromptArgument struct {
+	Name, Title, Description string
+	Required                 bool
+	Values                   []string
+}
+
+// MCPPromptMessage is one message of a prompt: a role and one content item.
+type MCPPromptMessage struct {
+	Role    string
+	Content MCPContent
+}
+
+// MCPContent is one item of MCP content: Type is text (the default),
+// image, audio, resource (embedded) or resource_link.
+type MCPContent struct {
+	Type, Text, MIMEType, URI, Name string
+	Data                            []byte
+}
+
+// mcpTplFuncs names the functions templates may call, for parsing; the
+// server supplies the same names.
+var mcpTplFuncs = template.FuncMap{"json": func(any) (string, error) { return "", nil }}
+
+// mcpURIVar is a URI template's {name}.
+var mcpURIVar = regexp.MustCompile(`\{[A-Za-z0-9_]+\}`)
+
+func (c *configDecoder) mcpConfig(mf field, dir string) MCPConfig {
+	var out MCPConfig
+	fs, ok := c.mapping(mf.val, "mcp")
+	if !ok {
+		return out
+	}
+	for _, f := range fs {
+		if f.name != "resources" && f.name != "resource_templates" && f.name != "prompts" {
+			c.unknown(f, "mcp")
+			continue
+		}
+		seq, ok := unwrap(f.val).(*ast.SequenceNode)
+		if !ok {
+			c.errorf(f.val, "mcp.%s: expected a list, got %s", f.name, kindName(f.val))
+			continue
+		}
+		seen := map[string]bool{}
+		for _, n := range seq.Values {
+			switch f.name {
+			case "resources":
+				if r, ok := c.mcpResource(n, dir); ok && c.mcpOnce(n, seen, "resource", r.URI) {
+					out.Resources = append(out.Resources, r)
+				}
+			case "resource_templates":
+				if t, ok := c.mcpTemplate(n); ok && c.mcpOnce(n, seen, "resource template", t.URITemplate) {
+					out.ResourceTemplates = append(out.ResourceTemplates, t)
+				}
+			case "prompts":
+				if p, ok := c.mcpPrompt(n, dir); ok && c.mcpOnce(n, seen, "prompt", p.Name) {
+					out.Prompts = append(out.Prompts, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// mcpOnce reports whether key is new, with a problem when it is not.
+func (c *configDecoder) mcpOnce(n ast.Node, seen map[string]bool, what, key string) bool {
+	if seen[key] {
+		c.errorf(n, "mcp: %s %q defined twice", what, key)
+		return false
+	}
+	seen[key] = true
+	return true
+}
+
+// mcpTpl reads a string that must parse as a Go template.
+func (c *configDecoder) mcpTpl(f field, what string) string {
+	s := c.str(f)
+	if strings.Contains(s, "{{") {
+		if _, err := template.New(what).Funcs(mcpTplFuncs).Parse(s); err != nil {
+			c.errorf(f.val, "%s: %s: %v", what, f.name, err)
+		}
+	}
+	return s
+}
+
+func (c *configDecoder) mcpResource(n ast.Node, dir string) (MCPResource, bool) {
+	var r MCPResource
+	fs, ok := c.mapping(n, "mcp resource")
+	if !ok {
+		return r, false
+	}
+	mark := len(c.problems)
+	sources := 0
+	for _, f := range fs {
+		switch f.name {
+		case "uri":
+			r.URI = c.str(f)
+		case "name":
+			r.Name = c.str(f)
+		case "title":
+			r.Title = c.str(f)
+		case "description":
+			r.Description = c.str(f)
+		case "mime_type":
+			r.MIMEType = c.str(f)
+		case "text":
+			sources++
+			r.Text = c.str(f)
+		case "blob_base64":
+			sources++
+			r.Blob = c.base64(f)
+		case "file":
+			sources++
+			r.File = c.file(f, dir)
+		default:
+			c.unknown(f, "mcp resource")
+		}
+	}
+	at := start(n, fs)
+	switch {
+	case r.URI == "" || r.Name == "":
+		c.errorf(at, "mcp resource: uri and name are required")
+	case sources != 1:
+		c.errorf(at, "mcp resource %s: needs one of text, blob_base64 and file", r.URI)
+	}
+	return r, !c.failed(mark)
+}
+
+func (c *configDecoder) base64(f field) []byte {
+	s := c.str(f)
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+	if err != nil {
+		c.errorf(f.val, "%s: not base64: %v", f.name, err)
+	}
+	return b
+}
+
+// file resolves a path against dir and checks that it can be read.
+func (c *configDecoder) file(f field, dir string) string {
+	p := c.str(f)
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	if st, err := os.Stat(p); err != nil || st.IsDir() {
+		c.errorf(f.val, "%s: %q is not a file that can be read", f.name, p)
+	}
+	return p
+}
+
+func (c *configDecoder) mcpTemplate(n ast.Node) (MCPResourceTemplate, bool) {
+	var t MCPResourceTemplate
+	fs, ok := c.mapping(n, "mcp resource template")
+	if !ok {
+		return t, false
+	}
+	mark := len(c.problems)
+	var uriField *field
+	for i, f := range fs {
+		switch f.name {
+		case "uri_template":
+			t.URITemplate = c.str(f)
+			uriField = &fs[i]
+		case "name":
+			t.Name = c.str(f)
+		case "title":
+			t.Title = c.str(f)
+		case "description":
+			t.Description = c.str(f)
+		case "mime_type":
+			t.MIMEType = c.str(f)
+		case "text":
+			t.Text = c.mcpTpl(f, "mcp resource template")
+		case "completions":
+			cs, ok := c.mapping(f.val, "completions")
+			if !ok {
+				continue
+			}
+			t.Completions = make(map[string][]string, len(cs))
+			for _, cf := range cs {
+				t.Completions[cf.name] = c.strings(cf)
+			}
+		default:
+			c.unknown(f, "mcp resource template")
+		}
+	}
+	at := start(n, fs)
+	if t.URITemplate == "" || t.Name == "" {
+		c.errorf(at, "mcp resource template: uri_template and name are required")
+	} else if strings.ContainsAny(mcpURIVar.ReplaceAllString(t.URITemplate, ""), "{}") {
+		c.errorf(uriField.val, "mcp resource template %s: only {name} variables are supported", t.URITemplate)
+	}
+	for v := range t.Completions {
+		if !strings.Contains(t.URITemplate, "{"+v+"}") {
+			c.errorf(at, "mcp resource template %s: completions for %q, which is not a variable", t.URITemplate, v)
+		}
+	}
+	return t, !c.failed(mark)
+}
+
+func (c *configDecoder) mcpPrompt(n ast.Node, dir string) (MCPPrompt, bool) {
+	var p MCPPrompt
+	fs, ok := c.mapping(n, "mcp prompt")
+	if !ok {
+		return p, false
+	}
+	mark := len(c.problems)
+	for _, f := range fs {
+		switch f.name {
+		case "name":
+			p.Name = c.str(f)
+		case "title":
+			p.Title = c.str(f)
+		case "description":
+			p.Description = c.str(f)
+		case "arguments", "messages":
+			seq, ok := unwrap(f.val).(*ast.SequenceNode)
+			if !ok {
+				c.errorf(f.val, "mcp prompt: %s: expected a list, got %s", f.name, kindName(f.val))
+				continue
+			}
+			for _, v := range seq.Values {
+				if f.name == "arguments" {
+					p.Arguments = append(p.Arguments, c.mcpArgument(v))
+				} else {
+					p.Messages = append(p.Messages, c.mcpMessage(v, dir))
+				}
+			}
+		default:
+			c.unknown(f, "mcp prompt")
+		}
+	}
+	at := start(n, fs)
+	if p.Name == "" {
+		c.errorf(at, "mcp prompt: name is required")
+	}
+	if len(p.Messages) == 0 {
+		c.errorf(at, "mcp prompt %s: needs messages", p.Name)
+	}
+	seen := map[string]bool{}
+	for _, a := range p.Arguments {
+		if seen[a.Name] {
+			c.errorf(at, "mcp prompt %s: argument %q defined twice", p.Name, a.Name)
+		}
+		seen[a.Name] = true
+	}
+	return p, !c.failed(mark)
+}
+
+func (c *configDecoder) mcpArgument(n ast.Node) MCPPromptArgument {
+	var a MCPPromptArgument
+	fs, ok := c.mapping(n, "mcp prompt argument")
+	if !ok {
+		return a
+	}
+	for _, f := range fs {
+		switch f.name {
+		case "name":
+			a.Name = c.str(f)
+		case "title":
+			a.Title = c.str(f)
+		case "description":
+			a.Description = c.str(f)
+		case "required":
+			a.Required = c.flag(f)
+		case "values":
+			a.Values = c.strings(f)
+		default:
+			c.unknown(f, "mcp prompt argument")
+		}
+	}
+	if a.Name == "" {
+		c.errorf(start(n, fs), "mcp prompt argument: name is required")
+	}
+	return a
+}
+
+// mcpContentTypes are the types of MCP content.
+var mcpContentTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource": true, "resource_link": true}
+
+func (c *configDecoder) mcpMessage(n ast.Node, dir string) MCPPromptMessage {
+	var m MCPPromptMessage
+	fs, ok := c.mapping(n, "mcp prompt message")
+	if !ok {
+		return m
+	}
+	ct := &m.Content
+	ct.Type = "text"
+	hasData := false
+	for _, f := range fs {
+		switch f.name {
+		case "role":
+			m.Role = c.str(f)
+			if m.Role != "user" && m.Role != "assistant" {
+				c.errorf(f.val, "mcp prompt message: role %q is not user or assistant", m.Role)
+			}
+		case "type":
+			ct.Type = c.str(f)
+			if !mcpContentTypes[ct.Type] {
+				c.errorf(f.val, "mcp prompt message: type %q is not text, image, audio, resource or resource_link", ct.Type)
+			}
+		case "text":
+			ct.Text = c.mcpTpl(f, "mcp prompt message")
+		case "uri":
+			ct.URI = c.mcpTpl(f, "mcp prompt message")
+		case "name":
+			ct.Name = c.str(f)
+		case "mime_type":
+			ct.MIMEType = c.str(f)
+		case "data_base64":
+			hasData = true
+			ct.Data = c.base64(f)
+		case "file":
+			hasData = true
+			if p := c.file(f, dir); p != "" {
+				ct.Data, _ = os.ReadFile(p) // checked by file
+			}
+		default:
+			c.unknown(f, "mcp prompt message")
+		}
+	}
+	at := start(n, fs)
+	if m.Role == "" {
+		c.errorf(at, "mcp prompt message: role is required")
+	}
+	switch ct.Type {
+	case "image", "audio":
+		if !hasData || ct.MIMEType == "" {
+			c.errorf(at, "mcp prompt message: %s content needs data_base64 or file, and mime_type", ct.Type)
+		}
+	case "resource":
+		if ct.URI == "" {
+			c.errorf(at, "mcp prompt message: resource content needs a uri")
+		}
+	case "resource_link":
+		if ct.URI == "" || ct.Name == "" {
+			c.errorf(at, "mcp prompt message: resource_link content needs a uri and a name")
+		}
+	}
+	return m
+}
