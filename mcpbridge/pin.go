@@ -42,17 +42,24 @@ type PinStore interface {
 }
 
 // PinTool fingerprints a remote tool's definition: its name, description,
-// input schema and output schema, each written as canonical JSON (object keys
-// sorted, no insignificant space, numbers as the SDK decoded them, so 10 and
-// 10.0 are the same) and hashed with SHA-256. Annotations, titles, icons and _meta are left out: they describe
-// the tool to people and policies, while the pinned parts are what a model
-// reads and sends.
+// input schema, output schema and behaviour hints (read-only, destructive,
+// idempotent, open-world, with MCP's defaults applied: they decide whether
+// the tool needs a person's confirmation and whether it is retried), each
+// written as canonical JSON (object keys sorted, no insignificant space,
+// numbers as the SDK decoded them, so 10 and 10.0 are the same) and hashed
+// with SHA-256. Titles, icons and _meta are left out: they describe the tool
+// to people, while the pinned parts are what a model reads and sends and
+// what decides how the call is guarded.
 func PinTool(t *mcp.Tool) (Pin, error) {
 	parts := map[string]any{
 		"name":          t.Name,
 		"description":   t.Description,
 		"input_schema":  t.InputSchema,
 		"output_schema": t.OutputSchema,
+		// The hints as wield reads them (MCP's defaults applied): they
+		// decide the tool's permission and whether it is retried, so a
+		// server must not lower them unnoticed.
+		"annotations": ImportAnnotations(t.Annotations),
 	}
 	p := Pin{Parts: make(map[string]string, len(parts))}
 	whole := make(map[string]json.RawMessage, len(parts))
@@ -76,7 +83,7 @@ func PinTool(t *mcp.Tool) (Pin, error) {
 // parts when either pin has no part hashes.
 func (p Pin) Changed(q Pin) []string {
 	var out []string
-	for _, k := range []string{"description", "input_schema", "name", "output_schema"} {
+	for _, k := range []string{"annotations", "description", "input_schema", "name", "output_schema"} {
 		a, okA := p.Parts[k]
 		b, okB := q.Parts[k]
 		if !okA || !okB || a != b {

@@ -35,7 +35,9 @@ func TestPinTool(t *testing.T) {
 		changed []string // nil: the same pin
 	}{
 		{"keys in another order, other spacing", `{ "inputSchema": {"properties": {"b": {"type": "string"}, "a": {"maximum": 10, "type": "integer"}}, "type": "object"}, "description": "d", "name": "t"}`, nil},
-		{"annotations and meta are not pinned", `{"name":"t","description":"d","annotations":{"readOnlyHint":true},"_meta":{"x":1},"title":"T","inputSchema":{"type":"object","properties":{"a":{"type":"integer","maximum":10},"b":{"type":"string"}}}}`, nil},
+		{"title and meta are not pinned", `{"name":"t","description":"d","_meta":{"x":1},"title":"T","inputSchema":{"type":"object","properties":{"a":{"type":"integer","maximum":10},"b":{"type":"string"}}}}`, nil},
+		{"annotations are: they decide the permission", `{"name":"t","description":"d","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"a":{"type":"integer","maximum":10},"b":{"type":"string"}}}}`, []string{"annotations"}},
+		{"the hints' defaults written out are no change", `{"name":"t","description":"d","annotations":{"destructiveHint":true,"openWorldHint":true},"inputSchema":{"type":"object","properties":{"a":{"type":"integer","maximum":10},"b":{"type":"string"}}}}`, nil},
 		{"description", `{"name":"t","description":"d2","inputSchema":{"type":"object","properties":{"a":{"type":"integer","maximum":10},"b":{"type":"string"}}}}`, []string{"description"}},
 		{"the same number written otherwise", `{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"a":{"type":"integer","maximum":10.0},"b":{"type":"string"}}}}`, nil},
 		{"a number", `{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"a":{"type":"integer","maximum":11},"b":{"type":"string"}}}}`, []string{"input_schema"}},

@@ -205,15 +205,6 @@ func TestFaultMCPStdioCommandTools(t *testing.T) {
 // mcpbridge.NewServer and ServeStdio), because a Go tool can be added only
 // between those steps; os.Stdout is swapped for a pipe while it runs.
 func TestFaultMCPStdioGoToolPrints(t *testing.T) {
-	if os.Getenv("WIELD_FAULT_BUGS") == "" { // set it to see the bug
-		t.Skip(`bug: a Go tool (or any library code in the process) that writes to os.Stdout corrupts ` +
-			"`wield mcp`'s stdio protocol: cmd/wield/main.go passes os.Stdout to Run and app.mcp hands it to " +
-			"mcpbridge.Server.ServeStdio unchanged, so the tool's bytes go into the JSON-RPC stream between messages " +
-			"(seen with WIELD_FAULT_BUGS=1: the stream carries the line \"debug: printed by a Go tool\\n\"; the go-sdk client fails " +
-			"the call with `calling \"tools/call\": invalid character 'd' looking for beginning of value` and closes the session, so " +
-			"every later call fails with \"connection closed: client is closing\"). Fix (not in this issue's files): at the start of `wield mcp` over stdio, dup fd 1 " +
-			"for the protocol and point fd 1 (and os.Stdout) at stderr, as other stdio MCP servers do")
-	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +233,12 @@ func TestFaultMCPStdioGoToolPrints(t *testing.T) {
 			}))
 			srv := mcpbridge.NewServer(eng, reg, &mcpbridge.ServerOptions{Name: "wield", Calls: store, Logger: log})
 			defer srv.Close()
-			err = srv.ServeStdio(ctx, a.stdin, a.stdout)
+			out, closeOut, err := stdioProtocol(a.stdout) // as `wield mcp` does
+			if err != nil {
+				return err
+			}
+			err = srv.ServeStdio(ctx, a.stdin, out)
+			closeOut()
 			w.Close()
 			return err
 		})
@@ -280,15 +276,6 @@ func TestFaultMCPStdioGoToolPrints(t *testing.T) {
 // whose answers the page can read). Neither may run a tool: /mcp refuses
 // both (mcpbridge/server_guard.go), and the REST API must too.
 func TestFaultServeBrowserRequests(t *testing.T) {
-	if os.Getenv("WIELD_FAULT_BUGS") == "" { // set it to see the bug
-		t.Skip("bug: `wield serve` without keys (loopback only) runs tool calls for any web page: the REST API " +
-			"(httpapi) checks neither the Host nor the Origin header, and reads a JSON body whatever its Content-Type. " +
-			"A page's fetch(\"http://127.0.0.1:7420/v1/tools/echo/call\", {method:\"POST\", mode:\"no-cors\", body:JSON}) " +
-			"(Content-Type text/plain, Origin http://evil.example: no CORS preflight) gets 200 and the call runs; with DNS " +
-			"rebinding (Host evil.example:PORT) the page also reads the answers. /mcp on the same server answers 403 to " +
-			"both (srvGuard). Fix (not in this issue's files): apply the /mcp Host/Origin guard to the whole server when " +
-			"it runs without keys, and refuse bodies that are not application/json")
-	}
 	s := startServe(t, "")
 	echo := `{"arguments":{"message":"from a web page"}}`
 	tests := []struct {
@@ -340,15 +327,6 @@ func TestFaultServeBrowserRequests(t *testing.T) {
 // without confirmation: it must be held as a changed tool, or keep needing
 // confirmation.
 func TestFaultMCPServerLowersPermission(t *testing.T) {
-	if os.Getenv("WIELD_FAULT_BUGS") == "" { // set it to see the bug
-		t.Skip("bug: an imported MCP tool's annotations are not pinned (mcpbridge/pin.go pins name, description and " +
-			"schemas only), and its default permission comes from them: a server that re-declares a pinned destructive " +
-			"tool with readOnlyHint true has it updated in place (impSameTool/syncTool in mcpbridge/import_tool.go, " +
-			"import.go), not held, and from then on the engine runs it without asking (seen with WIELD_FAULT_BUGS=1: " +
-			"the permission goes from confirm to auto and the call runs with no approver). Fix (not in this issue's " +
-			"files): pin the annotations that decide the permission (readOnlyHint, destructiveHint), or hold a tool whose " +
-			"derived permission becomes weaker")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), mcpWait)
 	defer cancel()
 	calls := 0

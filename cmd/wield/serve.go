@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -113,6 +114,54 @@ func withConsole(api http.Handler) http.Handler {
 	}
 	mux.Handle("/", ui.Handler())
 	return mux
+}
+
+// browserGuard keeps web pages out of a server that has no keys (and so
+// listens on loopback only): a request must name a loopback host (no DNS
+// rebinding) and come from no origin or a loopback one, and not be marked
+// cross-site by the browser (Sec-Fetch-Site): a page's cross-site form or
+// text/plain post, which needs no CORS preflight, is refused. Programs
+// (curl, SDKs) send neither header. Refusals are 403 in the API's error
+// shape.
+func browserGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		refuse := func(why string) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintf(w, `{"error":{"code":"forbidden","message":%q}}`+"\n", why)
+		}
+		if !loopbackName(hostOnly(r.Host)) {
+			refuse("this server has no API keys and answers only requests addressed to a loopback host")
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			if err != nil || !loopbackName(u.Hostname()) {
+				refuse("this server has no API keys and refuses requests from web pages of other origins")
+				return
+			}
+		}
+		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" {
+			refuse("this server has no API keys and refuses requests from other sites")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+func loopbackName(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // loopbackOnly returns addr with its host replaced by 127.0.0.1 unless
@@ -269,6 +318,11 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	// Serve takes them.
 	fmt.Fprintf(a.stderr, "listening on http://%s\n", bound)
 	handler := withConsole(srv.Handler())
+	if keys.Empty() {
+		// Without keys the server trusts whoever reaches it on loopback:
+		// a web page in the user's browser must not be one of them.
+		handler = browserGuard(handler)
+	}
 	if tracer != nil {
 		handler = tracedHandler(handler)
 	}
