@@ -1,13 +1,16 @@
 package toolfile
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/schema"
 )
 
 // Def is one tool as written in a tool file (seed 004 §2), before its entry
@@ -19,8 +22,11 @@ type Def struct {
 	Category    string
 	Tags        []string
 	Parameters  []*Param
-	Entry       Entry
-	Output      *Output
+	// Schema is a hand-written JSON Schema of the input (`input_schema:`),
+	// used as it is instead of one made from Parameters.
+	Schema *jsonschema.Schema
+	Entry  Entry
+	Output *Output
 	// wield's additions.
 	Permission  wield.Permission
 	Timeout     time.Duration
@@ -111,6 +117,8 @@ func (d *decoder) tool(n ast.Node, fs []field) *Def {
 			def.Category = d.str(f)
 		case "tags":
 			def.Tags = d.strings(f)
+		case "input_schema":
+			def.Schema = d.inputSchema(f)
 		case "parameters":
 			seq, ok := unwrap(f.val).(*ast.SequenceNode)
 			if !ok {
@@ -159,6 +167,13 @@ func (d *decoder) tool(n ast.Node, fs []field) *Def {
 	}
 	d.checkDefaults(def.Parameters, "")
 	// The entry is decoded last: a command template refers to parameters.
+	if def.Schema != nil && len(def.Parameters) > 0 {
+		for _, f := range fs {
+			if f.name == "input_schema" {
+				d.errorf(f.key, "input_schema and parameters both describe the input: keep one")
+			}
+		}
+	}
 	if entry != nil {
 		def.Entry = d.entry(*entry, def)
 	} else {
@@ -485,4 +500,33 @@ func (d *decoder) output(f field) *Output {
 		}
 	}
 	return o
+}
+
+// inputSchema decodes `input_schema:`, a JSON Schema written in YAML or
+// JSON (any draft-2020-12 keyword, $defs and $ref included), checked as
+// the engine will use it.
+func (d *decoder) inputSchema(f field) *jsonschema.Schema {
+	v, ok := d.value(f.val)
+	if !ok {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		d.errorf(f.val, "input_schema: %v", err)
+		return nil
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		d.errorf(f.val, "input_schema: not a JSON Schema: %v", err)
+		return nil
+	}
+	if s.Type != "" && s.Type != "object" {
+		d.errorf(f.val, "input_schema: the input of a tool is an object, not %s", s.Type)
+		return nil
+	}
+	if _, err := schema.Compile(&s); err != nil {
+		d.errorf(f.val, "input_schema: %v", err)
+		return nil
+	}
+	return &s
 }

@@ -17,6 +17,9 @@ func compileRE(p string) (*regexp.Regexp, error) { return regexp.Compile(p) }
 // arguments: an object with the properties in file order, the required ones
 // listed, and no others allowed.
 func (def *Def) InputSchema() *jsonschema.Schema {
+	if def.Schema != nil {
+		return def.Schema
+	}
 	s := &jsonschema.Schema{
 		Type:                 "object",
 		Properties:           map[string]*jsonschema.Schema{},

@@ -18,13 +18,7 @@ import (
 // knownServerFailures are the server scenarios of the MCP conformance suite
 // that `wield serve --config examples/conformance/wield.yaml` fails, and
 // why. Every other scenario the suite lists must pass.
-var knownServerFailures = map[string]string{
-	// The scenario lists a tool whose input schema carries $schema, $defs
-	// and a $ref. Tool files describe their input as parameters, from
-	// which wield writes the schema; they have no way to give a raw JSON
-	// Schema, and the fixtures are tool files.
-	"json-schema-2020-12": "tool files cannot give a raw input schema with $schema and $defs",
-}
+var knownServerFailures = map[string]string{}
 
 // serverSummary is a line of the suite's summary: "✓ name: 3 passed, 0 failed".
 var serverSummary = regexp.MustCompile(`(?m)^([✓✗]) (\S+): (\d+) passed, (\d+) failed$`)
