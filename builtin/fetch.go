@@ -302,7 +302,45 @@ func plainText(n *nethtml.Node) string {
 
 // pdfText extracts the text of a PDF held in memory. The reader panics on
 // some malformed files; that is an error here, not a crash.
-func pdfText(data []byte) (text string, err error) {
+// PDF reading is bounded: at most pdfMaxPages pages, pdfTimeout of work,
+// and pdfSlots readings at once. The PDF library cannot be interrupted, so
+// a hostile file that makes it spin keeps its goroutine busy after the
+// timeout: that is why readings are few at a time, and refused while every
+// slot is taken.
+var (
+	pdfMaxPages = 500
+	pdfTimeout  = 10 * time.Second
+	pdfSlots    = make(chan struct{}, 2)
+)
+
+// pdfText extracts a PDF's text within the bounds above.
+func pdfText(data []byte) (string, error) {
+	select {
+	case pdfSlots <- struct{}{}:
+	default:
+		return "", fmt.Errorf("too many PDFs are being read right now (one may be malformed): try again later")
+	}
+	type answer struct {
+		text string
+		err  error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		defer func() { <-pdfSlots }()
+		text, err := pdfTextNow(data)
+		done <- answer{text, err}
+	}()
+	timer := time.NewTimer(pdfTimeout)
+	defer timer.Stop()
+	select {
+	case a := <-done:
+		return a.text, a.err
+	case <-timer.C:
+		return "", fmt.Errorf("the PDF could not be read within %s (it may be malformed)", pdfTimeout)
+	}
+}
+
+func pdfTextNow(data []byte) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			text, err = "", fmt.Errorf("malformed PDF (%v)", r)
@@ -313,7 +351,7 @@ func pdfText(data []byte) (text string, err error) {
 		return "", fmt.Errorf("not a readable PDF: %v", err)
 	}
 	var b strings.Builder
-	for i := 1; i <= r.NumPage(); i++ {
+	for i := 1; i <= min(r.NumPage(), pdfMaxPages); i++ {
 		p := r.Page(i)
 		if p.V.IsNull() {
 			continue
