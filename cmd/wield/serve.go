@@ -42,7 +42,7 @@ func (a *app) serveCommand() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the tools over HTTP: REST API, events, metrics",
+		Short: "Serve the tools over HTTP: REST API, events, metrics, web console and MCP",
 		Long: `Serve the tools over HTTP: the REST API under /v1 (described at /openapi.json),
 Server-Sent Events at /v1/events, Prometheus metrics at /metrics, and the probes
 /healthz and /readyz.
