@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wieldhq/wield/internal/atomicfile"
 	"io/fs"
 	"net/http"
 	"os"
@@ -199,18 +200,7 @@ func writeKeys(path string, keys []Key) error {
 	if err != nil {
 		return fmt.Errorf("write keys file %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".keys-*")
-	if err != nil {
-		return fmt.Errorf("write keys file %s: %w", path, err)
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write keys file %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("write keys file %s: %w", path, err)
 	}
 	return nil

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wieldhq/wield/internal/atomicfile"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"golang.org/x/oauth2"
@@ -132,44 +132,9 @@ func (f *FileTokens) SetToken(server string, t *OAuthToken) error {
 	if err != nil {
 		return fmt.Errorf("set token of %s: %w", server, err)
 	}
-	if err := impWriteFile(f.path, append(b, '\n')); err != nil {
+	if err := atomicfile.Write(f.path, append(b, '\n')); err != nil {
 		return fmt.Errorf("set token of %s: %w", server, err)
 	}
 	f.m = next
-	return nil
-}
-
-// impWriteFile replaces path with b atomically; the file has mode 0600.
-func impWriteFile(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp") // mode 0600
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = tmp.Close()
-			_ = os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(b); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil { // make the rename durable too
-		_ = d.Sync()
-		_ = d.Close()
-	}
 	return nil
 }
