@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,16 @@ import (
 // that `wield serve --config examples/conformance/wield.yaml` fails, and
 // why. Every other scenario the suite lists must pass.
 var knownServerFailures = map[string]string{}
+
+// uncheckedServerScenarios are the scenarios that end with no failed check
+// but no passed one either: they prove nothing, so they are not counted
+// as passing, and the reason says why they check nothing.
+var uncheckedServerScenarios = map[string]string{
+	// Suite 0.1.13 reports "0 passed, 0 failed" and two warnings: its
+	// requests use protocol 2025-03-26, where the SDK's server sends no
+	// priming event or retry field, so the suite's checks do not apply.
+	"server-sse-polling": "the suite runs no check against this server (two warnings: no priming event, no retry field)",
+}
 
 // serverSummary is a line of the suite's summary: "✓ name: 3 passed, 0 failed".
 var serverSummary = regexp.MustCompile(`(?m)^([✓✗]) (\S+): (\d+) passed, (\d+) failed$`)
@@ -60,6 +69,14 @@ func TestConformanceServer(t *testing.T) {
 		switch reason := knownServerFailures[name]; {
 		case !ran:
 			t.Errorf("scenario %s: not in the suite's summary", name)
+		case r[0] == 0 && r[1] == 0:
+			if why := uncheckedServerScenarios[name]; why != "" {
+				t.Logf("scenario %s checks nothing: %s", name, why)
+			} else {
+				t.Errorf("scenario %s ran no checks: it proves nothing", name)
+			}
+		case uncheckedServerScenarios[name] != "":
+			t.Errorf("scenario %s runs checks now (%d passed, %d failed): take it out of uncheckedServerScenarios", name, r[0], r[1])
 		case r[1] == 0 && reason != "":
 			t.Errorf("scenario %s passes now (%d checks): take it out of knownServerFailures", name, r[0])
 		case r[1] == 0:
@@ -128,31 +145,11 @@ func startConformanceServe(t *testing.T, config string) string {
 	dir := t.TempDir()
 	args := []string{"serve", "--config", config, "--addr", "127.0.0.1:0",
 		"--db", "sqlite:" + filepath.Join(dir, "w.db"), "--keys", filepath.Join(dir, "keys.json")}
-	ctx, cancel := context.WithCancel(context.Background())
-	w := &stderrWriter{addr: make(chan string, 1)}
-	done := make(chan int, 1)
-	go func() { done <- Run(ctx, args, strings.NewReader(""), io.Discard, w) }()
-	var url string
-	select {
-	case addr := <-w.addr:
-		url = "http://" + addr
-	case code := <-done:
-		cancel()
-		t.Fatalf("serve exited with %d before listening:\n%s", code, w.String())
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatalf("serve did not listen within 30 s:\n%s", w.String())
-	}
+	s := launchServe(t, args)
 	t.Cleanup(func() {
-		cancel()
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Errorf("serve exited with %d:\n%s", code, w.String())
-			}
-		case <-time.After(30 * time.Second):
-			t.Errorf("serve did not stop within 30 s:\n%s", w.String())
+		if code := s.stop(); code > 0 { // -1: not stopped, reported by launchServe
+			t.Errorf("serve exited with %d:\n%s", code, s.stderr.String())
 		}
 	})
-	return url
+	return s.url
 }
