@@ -90,6 +90,18 @@ func Export(d Dialect, tools []*wield.Tool) ([]any, []Problem) {
 	return out, problems
 }
 
+// ExportAs is [Export] for a dialect whose values are all of type T, so a
+// provider package can offer its tools typed. It panics if a value is not a
+// T, which is a bug in the dialect.
+func ExportAs[T any](d Dialect, tools []*wield.Tool) ([]T, []Problem) {
+	vs, ps := Export(d, tools)
+	out := make([]T, len(vs))
+	for i, v := range vs {
+		out[i] = v.(T)
+	}
+	return out, ps
+}
+
 // MCPTool is one entry of the result of MCP's tools/list, with the field
 // names of the MCP specification. Title, a display name, is left empty by
 // [MCP]: wield tools have none; set it on the value to show one.

@@ -42,6 +42,16 @@ type Message struct {
 	Result     *wield.Result `json:"result,omitempty"`
 }
 
+// ResultText is a tool message's text for a provider: [wield.Result.Text]
+// when the message has a Result, else its Content. Clients share it so every
+// provider sees a failed call in the same words.
+func (m Message) ResultText() string {
+	if m.Result == nil {
+		return m.Content
+	}
+	return m.Result.Text()
+}
+
 // ModelRequest is what an agent loop sends a model: the conversation and,
 // for native function calling, the tools it may call.
 type ModelRequest struct {

@@ -154,28 +154,7 @@ func (p *parseState) scanXMLCall(open parseTag, from, to int, closed bool) {
 
 // scanQwenBlock reads the <function=…> calls inside one <tool_call> body.
 func (p *parseState) scanQwenBlock(from, to int, closed bool) {
-	i := from
-	for i < to {
-		lt := strings.IndexByte(p.lower[i:to], '<')
-		if lt < 0 {
-			return
-		}
-		lt += i
-		t, ok := parseTagAt(p.text, p.lower, lt, to)
-		if !ok {
-			if p.parseTailCut(lt, to, !closed && to == len(p.text)) {
-				p.loseCall("", "cut off inside a tag")
-				return
-			}
-			i = lt + 1
-			continue
-		}
-		if t.name == "function" && t.hasEq {
-			i = p.scanQwenFunction(t, to)
-			continue
-		}
-		i = t.end
-	}
+	p.scanCallTags(from, to, closed, func(t parseTag) bool { return t.name == "function" && t.hasEq }, p.scanQwenFunction)
 }
 
 // scanQwenFunction reads <function=name><parameter=p>v</parameter>…
@@ -238,6 +217,14 @@ func (p *parseState) scanFunctionCalls(open parseTag, to int) int {
 
 // scanInvokeBlock reads the <invoke> calls in text[from:to].
 func (p *parseState) scanInvokeBlock(from, to int, closed bool) {
+	p.scanCallTags(from, to, closed, func(t parseTag) bool { return t.name == "invoke" && !t.closing }, p.scanInvoke)
+}
+
+// scanCallTags reads the calls in text[from:to]: each tag that isCall
+// accepts is handed to scan, which returns where reading goes on; other
+// tags are skipped. A tag cut off at the end of an unclosed block loses
+// the call it began.
+func (p *parseState) scanCallTags(from, to int, closed bool, isCall func(parseTag) bool, scan func(parseTag, int) int) {
 	atEOF := !closed && to == len(p.text)
 	i := from
 	for i < to {
@@ -255,8 +242,8 @@ func (p *parseState) scanInvokeBlock(from, to int, closed bool) {
 			i = lt + 1
 			continue
 		}
-		if t.name == "invoke" && !t.closing {
-			i = p.scanInvoke(t, to)
+		if isCall(t) {
+			i = scan(t, to)
 			continue
 		}
 		i = t.end

@@ -156,3 +156,18 @@ func ExampleMCPResult() {
 	// Output:
 	// {"content":[{"type":"text","text":"{\"id\":\"e1\"}"}],"structuredContent":{"id":"e1"},"isError":false}
 }
+
+// TestMessageResultText checks that a tool message carries Result.Text, the
+// words every client sends, and its Content when it has no Result.
+func TestMessageResultText(t *testing.T) {
+	for name, r := range results {
+		m := llm.Message{Role: llm.RoleTool, ToolName: r.Tool, Result: r}
+		if diff := cmp.Diff(r.Text(), m.ResultText()); diff != "" {
+			t.Errorf("%s: ResultText (-want +got):\n%s", name, diff)
+		}
+	}
+	m := llm.Message{Role: llm.RoleTool, Content: "plain"}
+	if got := m.ResultText(); got != "plain" {
+		t.Errorf("ResultText without a Result = %q, want %q", got, "plain")
+	}
+}

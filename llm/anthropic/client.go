@@ -98,7 +98,7 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 			}
 			params.Messages = append(params.Messages, sdk.NewAssistantMessage(blocks...))
 		case llm.RoleTool:
-			block := sdk.NewToolResultBlock(m.ToolCallID, clientResultText(m), m.Result != nil && !m.Result.OK)
+			block := sdk.NewToolResultBlock(m.ToolCallID, m.ResultText(), m.Result != nil && !m.Result.OK)
 			if n := len(params.Messages); n > 0 && params.Messages[n-1].Role == sdk.MessageParamRoleUser && onlyToolResults(params.Messages[n-1]) {
 				params.Messages[n-1].Content = append(params.Messages[n-1].Content, block)
 			} else {
@@ -167,21 +167,6 @@ func onlyToolResults(m sdk.MessageParam) bool {
 		}
 	}
 	return len(m.Content) > 0
-}
-
-// clientResultText is a tool_result's content: the output when the call
-// succeeded, else seed 001's strings.
-func clientResultText(m llm.Message) string {
-	r := m.Result
-	switch {
-	case r == nil:
-		return m.Content
-	case r.OK:
-		return string(r.Output)
-	case r.ErrorType == wield.ErrToolNotFound:
-		return fmt.Sprintf("Can not find tool named '%s'", m.ToolName)
-	}
-	return "Error: " + r.Error
 }
 
 func apiError(err error) error {

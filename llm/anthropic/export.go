@@ -1,6 +1,8 @@
 // Package anthropic presents wield tools to Anthropic's Claude models: the
 // "tools" of the Messages API. It builds plain values with the field names
 // of Anthropic's API reference; no SDK is needed to marshal them.
+// [Client], an [llm.Model] on the Messages API, is the part that uses
+// Anthropic's SDK.
 package anthropic
 
 import (
@@ -45,10 +47,5 @@ func (d dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 
 // Tools exports tools for the Messages API, typed; see [llm.Export].
 func Tools(tools []*wield.Tool) ([]Tool, []llm.Problem) {
-	vs, ps := llm.Export(Dialect, tools)
-	out := make([]Tool, len(vs))
-	for i, v := range vs {
-		out[i] = v.(Tool)
-	}
-	return out, ps
+	return llm.ExportAs[Tool](Dialect, tools)
 }

@@ -151,10 +151,8 @@ func functionResponse(m llm.Message) map[string]any {
 	switch {
 	case r == nil:
 		return map[string]any{"output": m.Content}
-	case !r.OK && r.ErrorType == wield.ErrToolNotFound:
-		return map[string]any{"error": fmt.Sprintf("Can not find tool named '%s'", m.ToolName)}
 	case !r.OK:
-		return map[string]any{"error": "Error: " + r.Error}
+		return map[string]any{"error": m.ResultText()}
 	}
 	var v any
 	if json.Unmarshal(r.Output, &v) != nil {

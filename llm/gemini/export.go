@@ -2,6 +2,8 @@
 // functionDeclarations, whose parameters are a subset of the OpenAPI 3.0
 // schema object rather than JSON Schema. It builds plain values with the
 // field names of the Gemini API reference; no SDK is needed to marshal them.
+// [Client], an [llm.Model] on the Gemini API, is the part that uses Google's
+// SDK.
 package gemini
 
 import (
@@ -103,12 +105,8 @@ func (d dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 
 // Tools exports tools as one Gemini [Tool]; see [llm.Export].
 func Tools(tools []*wield.Tool) (Tool, []llm.Problem) {
-	vs, ps := llm.Export(Dialect, tools)
-	out := Tool{FunctionDeclarations: make([]FunctionDeclaration, len(vs))}
-	for i, v := range vs {
-		out.FunctionDeclarations[i] = v.(FunctionDeclaration)
-	}
-	return out, ps
+	decls, ps := llm.ExportAs[FunctionDeclaration](Dialect, tools)
+	return Tool{FunctionDeclarations: decls}, ps
 }
 
 // ConvertSchema converts a JSON Schema to Gemini's schema and returns the

@@ -142,7 +142,7 @@ func messageParam(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
 		}
 		return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
 	case llm.RoleTool:
-		return sdk.ToolMessage(clientResultText(m), m.ToolCallID), nil
+		return sdk.ToolMessage(m.ResultText(), m.ToolCallID), nil
 	}
 	return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("openai: message role %q is not system, user, assistant or tool", m.Role)
 }
@@ -159,19 +159,4 @@ func apiError(err error) error {
 		return e
 	}
 	return fmt.Errorf("openai: %w", err)
-}
-
-// clientResultText is a tool message's content: the output when the call
-// succeeded, else seed 001's strings.
-func clientResultText(m llm.Message) string {
-	r := m.Result
-	switch {
-	case r == nil:
-		return m.Content
-	case r.OK:
-		return string(r.Output)
-	case r.ErrorType == wield.ErrToolNotFound:
-		return fmt.Sprintf("Can not find tool named '%s'", m.ToolName)
-	}
-	return "Error: " + r.Error
 }

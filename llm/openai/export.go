@@ -1,7 +1,8 @@
 // Package openai presents wield tools to OpenAI models: the "tools" of the
 // Chat Completions and Responses APIs, in normal and strict mode. It builds
 // plain values with the field names of OpenAI's API reference; no SDK is
-// needed to marshal them.
+// needed to marshal them. [Client], an [llm.Model] on Chat Completions, is
+// the part that uses OpenAI's SDK.
 package openai
 
 import (
@@ -120,22 +121,12 @@ func (d Dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 
 // ChatTools exports tools for Chat Completions, typed; see [llm.Export].
 func ChatTools(tools []*wield.Tool, strict bool) ([]ChatTool, []llm.Problem) {
-	vs, ps := llm.Export(Dialect{API: ChatAPI, Strict: strict}, tools)
-	out := make([]ChatTool, len(vs))
-	for i, v := range vs {
-		out[i] = v.(ChatTool)
-	}
-	return out, ps
+	return llm.ExportAs[ChatTool](Dialect{API: ChatAPI, Strict: strict}, tools)
 }
 
 // ResponsesTools exports tools for the Responses API, typed; see [llm.Export].
 func ResponsesTools(tools []*wield.Tool, strict bool) ([]ResponsesTool, []llm.Problem) {
-	vs, ps := llm.Export(Dialect{API: ResponsesAPI, Strict: strict}, tools)
-	out := make([]ResponsesTool, len(vs))
-	for i, v := range vs {
-		out[i] = v.(ResponsesTool)
-	}
-	return out, ps
+	return llm.ExportAs[ResponsesTool](Dialect{API: ResponsesAPI, Strict: strict}, tools)
 }
 
 // strictFormats are the string formats strict mode accepts.
