@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -106,20 +107,8 @@ func (c *ServerConfig) Check() error {
 func (c ServerConfig) clone() ServerConfig {
 	c.Command = slices.Clone(c.Command)
 	c.Tags = slices.Clone(c.Tags)
-	if c.Headers != nil {
-		h := make(map[string]string, len(c.Headers))
-		for k, v := range c.Headers {
-			h[k] = v
-		}
-		c.Headers = h
-	}
-	if c.Env != nil {
-		e := make(map[string]string, len(c.Env))
-		for k, v := range c.Env {
-			e[k] = v
-		}
-		c.Env = e
-	}
+	c.Headers = maps.Clone(c.Headers)
+	c.Env = maps.Clone(c.Env)
 	return c
 }
 

@@ -91,4 +91,10 @@
 // output); Host and Origin are checked against DNS rebinding. tools/list
 // and tools/call have a fast path that answers as the SDK would
 // ([ServerOptions.DisableFastPath] turns it off).
+//
+// Besides the tools, a server offers the [Resource], [ResourceTemplate]
+// and [Prompt] values of its options. A tool sends images, audio or
+// resources as its result's content by returning [ContentOutput]'s object.
+// Tool files can declare such tools with the entry types [ContentKind] and
+// [ClientKind], and tools of an imported server with [Importer.Kind].
 package mcpbridge

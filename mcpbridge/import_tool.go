@@ -167,11 +167,12 @@ func (s *impServer) callFailed(ctx context.Context, sess *impSession, tool strin
 	// (code -32005, "rejected by transport", wrapping the network error), so
 	// the network comes first.
 	var rpc *jsonrpc.Error
-	if !impConnectionError(err) && errors.As(err, &rpc) && rpc.Code != impCodeRejected && rpc.Code != impCodeClientClosing {
+	network := impConnectionError(err)
+	if !network && errors.As(err, &rpc) && rpc.Code != impCodeRejected && rpc.Code != impCodeClientClosing {
 		return &wield.Error{Type: wield.ErrExecution, Err: err,
 			Message: fmt.Sprintf("MCP server %q refused the call of %q: %s", s.cfg.Name, tool, rpc.Message)}
 	}
-	if !impConnectionError(err) {
+	if !network {
 		// Not a protocol answer and not plainly the network: the session
 		// decides. A server that still answers a ping has failed this call
 		// only.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -69,8 +70,10 @@ type ServerOptions struct {
 	// besides the tools, on every endpoint (see [Resource],
 	// [ResourceTemplate] and [Prompt]). With any of them, clients may
 	// subscribe to resources and ask for completions of prompt arguments
-	// and template variables. NewServer panics on a template that does not
-	// parse or a prompt without a name.
+	// and template variables. NewServer panics on a resource template or
+	// prompt that is not complete (a missing name, a template that does
+	// not parse, a message whose role or content is wrong, a prompt
+	// defined twice).
 	Resources         []Resource
 	ResourceTemplates []ResourceTemplate
 	Prompts           []Prompt
@@ -352,15 +355,16 @@ func (s *Server) srvTools(toolset string) []*wield.Tool {
 }
 
 func (s *Server) srvSyncAll() {
-	s.mu.Lock()
-	eps := make([]*srvEndpoint, 0, len(s.endpoints))
-	for _, ep := range s.endpoints {
-		eps = append(eps, ep)
-	}
-	s.mu.Unlock()
-	for _, ep := range eps {
+	for _, ep := range s.srvEndpoints() {
 		s.srvSync(ep)
 	}
+}
+
+// srvEndpoints returns the endpoints made so far.
+func (s *Server) srvEndpoints() []*srvEndpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Values(s.endpoints))
 }
 
 // srvSync makes the MCP server list what the registry holds now. A tool is
@@ -395,36 +399,32 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 	if len(changed) == 0 {
 		return
 	}
-	listed, problems := llm.MCPTools(changed)
-	for _, p := range problems {
-		for _, t := range changed {
-			if t.Name == p.Tool && !ep.warned[t] {
-				ep.warned[t] = true
-				s.log.Warn("mcp server: tool left out", "tool", p.Tool, "problem", p.Message)
-			}
-		}
-	}
 	byName := make(map[string]*wield.Tool, len(changed))
 	for _, t := range changed {
 		byName[t.Name] = t
+	}
+	// leftOut reports a tool left out of the list, once per definition.
+	leftOut := func(t *wield.Tool, problem string) {
+		if t != nil && !ep.warned[t] {
+			ep.warned[t] = true
+			s.log.Warn("mcp server: tool left out", "tool", t.Name, "problem", problem)
+		}
+	}
+	listed, problems := llm.MCPTools(changed)
+	for _, p := range problems {
+		leftOut(byName[p.Tool], p.Message)
 	}
 	for _, mt := range listed {
 		t := byName[mt.Name]
 		if mt.InputSchema.Type != "object" {
 			// The SDK wants "type": "object" exactly; a list of types
 			// that includes it is left out rather than sent otherwise.
-			if !ep.warned[t] {
-				ep.warned[t] = true
-				s.log.Warn("mcp server: tool left out", "tool", t.Name, "problem", `the input schema's type must be exactly "object"`)
-			}
+			leftOut(t, `the input schema's type must be exactly "object"`)
 			continue
 		}
 		st := srvTool(mt)
 		if err := srvAddTool(ep.mcp, st, s.srvHandler(ep)); err != nil {
-			if !ep.warned[t] {
-				ep.warned[t] = true
-				s.log.Warn("mcp server: tool left out", "tool", t.Name, "problem", err.Error())
-			}
+			leftOut(t, err.Error())
 			continue
 		}
 		ep.synced[t.Name] = t
@@ -529,17 +529,23 @@ func (s *Server) srvCaller(ss *mcp.ServerSession) wield.Caller {
 		c.Type = wield.CallerDirect
 	}
 	if c.ID == "" {
-		c.ID = "mcp"
-		if ss != nil {
-			if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
-				c.ID = "mcp:" + ip.ClientInfo.Name
-			}
-		}
+		c.ID = srvClientID(ss)
 	}
 	if c.ConversationID == "" && ss != nil {
 		c.ConversationID = ss.ID()
 	}
 	return c
+}
+
+// srvClientID names the session's client: "mcp:" and the name it gave at
+// initialisation, or "mcp" without one.
+func srvClientID(ss *mcp.ServerSession) string {
+	if ss != nil {
+		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
+			return "mcp:" + ip.ClientInfo.Name
+		}
+	}
+	return "mcp"
 }
 
 // MetaCallID is the key, in a tools/call result's _meta, of the call's ID:

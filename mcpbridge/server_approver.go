@@ -57,10 +57,7 @@ func (a *srvApprover) Approve(ctx context.Context, req *wield.ApprovalRequest) (
 		}
 		return a.fallback.Approve(ctx, req)
 	}
-	by := "mcp"
-	if ip := r.session.InitializeParams(); ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
-		by = "mcp:" + ip.ClientInfo.Name
-	}
+	by := srvClientID(r.session)
 	content, action, err := Elicit(ctx, srvApprovalMessage(req), srvApprovalSchema)
 	switch {
 	case err != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):

@@ -15,8 +15,9 @@ import (
 // client's model for a completion. The functions below find the MCP
 // request in the handler's context (the engine passes the caller's context
 // values on to handlers); called from a tool that was not called over MCP,
-// they fail with [ErrNotMCP], and when the client cannot do what is asked,
-// with [ErrUnsupported].
+// [Log], [Elicit] and [Sample] fail with [ErrNotMCP] ([Progress] does
+// nothing), and when the client cannot do what is asked, with
+// [ErrUnsupported].
 
 var (
 	// ErrNotMCP is returned by [Log], [Elicit] and [Sample] when the call did
@@ -173,8 +174,12 @@ func srvCanSample(ss *mcp.ServerSession) bool {
 // speaking it gets the client's capabilities with each request all the
 // same).
 func srvCanAsk(ip *mcp.InitializeParams) bool {
-	return ip != nil && ip.Capabilities != nil && ip.ProtocolVersion < "2026-07-28"
+	return ip != nil && ip.Capabilities != nil && ip.ProtocolVersion < srvNoAskVersion
 }
+
+// srvNoAskVersion is the first MCP version whose requests forbid a server
+// to ask the client anything in the middle of a call.
+const srvNoAskVersion = "2026-07-28"
 
 // SampleMessage is one message of a conversation sent to [Sample].
 type SampleMessage struct {

@@ -106,7 +106,7 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 	if !srvAccepts(r.Header.Values("Accept")) {
 		return false // the SDK says what is missing
 	}
-	if pv := r.Header.Get("Mcp-Protocol-Version"); pv != "" && (pv >= "2026-07-28" || !slices.Contains(s.opts.ProtocolVersions, pv)) {
+	if pv := r.Header.Get("Mcp-Protocol-Version"); pv != "" && (pv >= srvNoAskVersion || !slices.Contains(s.opts.ProtocolVersions, pv)) {
 		return false
 	}
 	var ss *mcp.ServerSession

@@ -184,14 +184,8 @@ func (s *Server) srvUnsubscribe(context.Context, *mcp.UnsubscribeRequest) error 
 // that it changed (for a file resource, say, after the file was written).
 // The error is the first transport's.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
-	s.mu.Lock()
-	eps := make([]*srvEndpoint, 0, len(s.endpoints))
-	for _, ep := range s.endpoints {
-		eps = append(eps, ep)
-	}
-	s.mu.Unlock()
 	var first error
-	for _, ep := range eps {
+	for _, ep := range s.srvEndpoints() {
 		if err := ep.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil && first == nil {
 			first = fmt.Errorf("resource updated: %w", err)
 		}
