@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -94,7 +95,7 @@ func (p *brave) Search(ctx context.Context, r SearchRequest) ([]SearchResult, er
 	}
 	res := make([]SearchResult, 0, len(out.Web.Results))
 	for _, x := range out.Web.Results {
-		res = append(res, SearchResult{Title: stripTags(x.Title), URL: x.URL, Snippet: stripTags(x.Description), Published: cmp2(x.PageAge, x.Age)})
+		res = append(res, SearchResult{Title: stripTags(x.Title), URL: x.URL, Snippet: stripTags(x.Description), Published: cmp.Or(x.PageAge, x.Age)})
 	}
 	return res, nil
 }
@@ -141,7 +142,7 @@ func (p *bing) Search(ctx context.Context, r SearchRequest) ([]SearchResult, err
 	}
 	res := make([]SearchResult, 0, len(out.WebPages.Value))
 	for _, x := range out.WebPages.Value {
-		res = append(res, SearchResult{Title: x.Name, URL: x.URL, Snippet: x.Snippet, Published: cmp2(x.DatePublished, x.DateLastCrawled)})
+		res = append(res, SearchResult{Title: x.Name, URL: x.URL, Snippet: x.Snippet, Published: cmp.Or(x.DatePublished, x.DateLastCrawled)})
 	}
 	return res, nil
 }
@@ -241,7 +242,7 @@ func (p *bocha) Search(ctx context.Context, r SearchRequest) ([]SearchResult, er
 	}
 	res := make([]SearchResult, 0, len(out.Data.WebPages.Value))
 	for _, x := range out.Data.WebPages.Value {
-		res = append(res, SearchResult{Title: x.Name, URL: x.URL, Snippet: cmp2(x.Summary, x.Snippet), Published: cmp2(x.DatePublished, x.DateLastCrawled)})
+		res = append(res, SearchResult{Title: x.Name, URL: x.URL, Snippet: cmp.Or(x.Summary, x.Snippet), Published: cmp.Or(x.DatePublished, x.DateLastCrawled)})
 	}
 	return res, nil
 }
@@ -443,11 +444,4 @@ func withQuery(endpoint string, q url.Values) string {
 		sep = "&"
 	}
 	return endpoint + sep + q.Encode()
-}
-
-func cmp2(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

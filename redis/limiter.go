@@ -97,7 +97,6 @@ type Limiter struct {
 
 type heldLease struct {
 	member string
-	bucket string
 	at     time.Time
 }
 
@@ -274,7 +273,7 @@ func (l *Limiter) Acquire(ctx context.Context, req limit.Request) (limit.Permit,
 	}
 	grant := func() limit.Permit {
 		l.mu.Lock()
-		l.held[n] = heldLease{member: member, bucket: req.Bucket, at: time.Now()}
+		l.held[n] = heldLease{member: member, at: time.Now()}
 		l.mu.Unlock()
 		l.acquired.Add(1)
 		if s := l.bucketStats[req.Bucket]; s != nil {

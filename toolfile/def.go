@@ -1,6 +1,7 @@
 package toolfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -83,6 +84,18 @@ type Entry struct {
 
 	// Line and Col locate the entry, for a kind's messages.
 	Line, Col int
+}
+
+// decodeValues decodes the entry's other keys into v, a kind's entry
+// struct, refusing keys v has no field for.
+func (e *Entry) decodeValues(v any) error {
+	raw, err := json.Marshal(e.Values)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // Output is the optional output description: a type and, for objects,

@@ -1,9 +1,7 @@
 package toolfile
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -37,14 +35,8 @@ type httpAuth struct {
 // address.
 func HTTPKind(guard *httptool.Guard) Kind {
 	return KindFunc(func(_ context.Context, def *Def) (wield.Handler, error) {
-		raw, err := json.Marshal(def.Entry.Values)
-		if err != nil {
-			return nil, err
-		}
 		var e httpEntry
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&e); err != nil {
+		if err := def.Entry.decodeValues(&e); err != nil {
 			return nil, fmt.Errorf("http entry: %w", err)
 		}
 		spec := httptool.Spec{Method: e.Method, URL: e.URL, Query: e.Query, Headers: e.Headers, Body: e.Body, MaxResponse: e.MaxResponse}

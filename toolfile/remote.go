@@ -42,14 +42,8 @@ type remoteEntry struct {
 func RemoteKind() Kind {
 	client := &http.Client{}
 	return KindFunc(func(_ context.Context, def *Def) (wield.Handler, error) {
-		raw, err := json.Marshal(def.Entry.Values)
-		if err != nil {
-			return nil, err
-		}
 		var e remoteEntry
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&e); err != nil {
+		if err := def.Entry.decodeValues(&e); err != nil {
 			return nil, fmt.Errorf("remote entry: %w", err)
 		}
 		u, err := url.Parse(e.URL)

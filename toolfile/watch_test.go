@@ -195,8 +195,10 @@ func TestWatcherReloadUnderCalls(t *testing.T) {
 					return
 				default:
 				}
-				gone := deleted.Load()
 				res, err := eng.Call(t.Context(), wield.Call{Tool: "greet", Arguments: json.RawMessage(`{}`)})
+				// Read after the call: one that started before the delete
+				// may look the tool up after the reload that removed it.
+				gone := deleted.Load()
 				calls.Add(1)
 				switch {
 				case err != nil:

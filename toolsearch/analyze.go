@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -344,19 +345,10 @@ func init() {
 		}
 		for _, a := range stems {
 			for _, b := range stems {
-				if a != b && !contains(synonyms[a], b) {
+				if a != b && !slices.Contains(synonyms[a], b) {
 					synonyms[a] = append(synonyms[a], b)
 				}
 			}
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

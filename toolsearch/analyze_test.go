@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -97,7 +98,7 @@ func TestQueryTermsSynonyms(t *testing.T) {
 		t.Fatalf("queryTerms(remove) = %v, want one group", q)
 	}
 	for _, want := range []string{"remov", "delet", "eras"} {
-		if !contains(q[0].group, want) {
+		if !slices.Contains(q[0].group, want) {
 			t.Errorf("group of remove %v lacks %q", q[0].group, want)
 		}
 	}

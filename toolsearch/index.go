@@ -137,7 +137,7 @@ func New(tools []*wield.Tool) *Index {
 		name := add(fieldName)
 		var seen []string
 		analyze(t.Name, func(term string) {
-			if !contains(seen, term) {
+			if !slices.Contains(seen, term) {
 				seen = append(seen, term)
 				name(term)
 			}
