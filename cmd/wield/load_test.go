@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -55,10 +54,7 @@ func TestLoad(t *testing.T) {
 	}
 	dir := t.TempDir()
 	db := filepath.Join(dir, "load.db")
-	addrFile := filepath.Join(dir, "addr")
 	t.Setenv("XDG_STATE_HOME", dir)
-	ctx, stop := context.WithCancel(context.Background())
-	var serverOut bytes.Buffer
 	// The limiter queues everything the clients send at once: a rejection
 	// (back-pressure, when the queue is full) would be intended, and this
 	// test wants none.
@@ -66,23 +62,9 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("concurrency: {max: 16, queue_size: 1024, queue_timeout: 60s}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	served := make(chan int, 1)
-	go func() {
-		served <- Run(ctx, []string{"serve", "--config", cfg, "--addr", "127.0.0.1:0", "--addr-file", addrFile, "--db", "sqlite:" + db,
-			"--keys", filepath.Join(dir, "keys.json"), "--log-level", "warn"}, strings.NewReader(""), io.Discard, &serverOut)
-	}()
-	var base string
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, err := os.ReadFile(addrFile); err == nil && len(bytes.TrimSpace(b)) > 0 {
-			base = "http://" + strings.TrimSpace(string(b))
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not start:\n%s", serverOut.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	server := launchServe(t, []string{"serve", "--config", cfg, "--addr", "127.0.0.1:0", "--db", "sqlite:" + db,
+		"--keys", filepath.Join(dir, "keys.json"), "--log-level", "warn"})
+	base := server.url
 
 	const clients = 256
 	conv := "load-" + wield.NewID()
@@ -173,9 +155,8 @@ func TestLoad(t *testing.T) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	transport.CloseIdleConnections()
-	stop()
-	if code := <-served; code != 0 {
-		t.Fatalf("serve exited %d:\n%s", code, serverOut.String())
+	if code := server.stop(); code != 0 {
+		t.Fatalf("serve exited %d:\n%s", code, server.stderr.String())
 	}
 	slices.Sort(lat)
 	pct := func(p float64) time.Duration {

@@ -124,6 +124,7 @@ type app struct {
 	server, key    string   // --server, --key: talk to a running server
 	cfg            *toolfile.Config
 	importer       *mcpbridge.Importer // the configured MCP servers' tools, once setup ran
+	agents         []string            // the agents the tool files define, once setup ran
 	closers        []func() error      // run when the command ends
 	// wrapApprover, when set, wraps the engine's approver (serve and mcp
 	// ask MCP clients first, by elicitation).
@@ -201,19 +202,28 @@ func (a *app) limiter(c *toolfile.Config) (limit.Limiter, error) {
 		}
 		return lim, nil
 	}
-	ro, err := goredis.ParseURL(c.Redis.URL)
+	rdb, err := a.redisClient()
 	if err != nil {
-		return nil, fmt.Errorf("%s: redis.url: %w", a.config, err)
+		return nil, err
 	}
 	prefix := c.Redis.Prefix
 	if prefix == "" {
 		prefix = "wield"
 	}
-	lim, err := wredis.New(goredis.NewClient(ro), &wredis.Options{Config: c.Concurrency, Prefix: prefix + ":limit", LeaseTTL: c.Redis.LeaseTTL})
+	lim, err := wredis.New(rdb, &wredis.Options{Config: c.Concurrency, Prefix: prefix + ":limit", LeaseTTL: c.Redis.LeaseTTL})
 	if err != nil {
 		return nil, fmt.Errorf("%s: concurrency: %w", a.config, err)
 	}
 	return lim, nil
+}
+
+// redisClient is a new client of the configured redis.url.
+func (a *app) redisClient() (*goredis.Client, error) {
+	ro, err := goredis.ParseURL(a.cfg.Redis.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: redis.url: %w", a.config, err)
+	}
+	return goredis.NewClient(ro), nil
 }
 
 // importMCP connects to the configured MCP servers and registers their
@@ -259,12 +269,11 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	if c := a.cfg; c != nil && c.Redis.ShareEvents && c.Redis.URL != "" {
 		// Every process with this configuration puts its events on the
 		// others' streams (and sees theirs).
-		ro, err := goredis.ParseURL(c.Redis.URL)
+		rdb, err := a.redisClient()
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: redis.url: %w", a.config, err)
+			return nil, nil, err
 		}
 		host, _ := os.Hostname()
-		rdb := goredis.NewClient(ro)
 		relay := wredis.NewRelay(rdb, c.Redis.Prefix, reg.Bus(), fmt.Sprintf("%s:%d", host, os.Getpid()), nil)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
@@ -301,6 +310,7 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 		for _, ag := range set.Agents {
 			agents = append(agents, ag.Name)
 		}
+		a.agents = agents
 		if len(agents) > 0 {
 			if err := reg.Register(builtin.CallSubagent(func() []string { return agents })); err != nil {
 				return nil, nil, fmt.Errorf("register call_subagent: %w", err)
@@ -332,11 +342,11 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 		if _, ok := store.(wield.DecisionNotifier); !ok && a.cfg != nil && a.cfg.Redis.URL != "" {
 			// Servers sharing a store without LISTEN/NOTIFY hear of each
 			// other's decisions through Redis.
-			ro, err := goredis.ParseURL(a.cfg.Redis.URL)
+			rdb, err := a.redisClient()
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s: redis.url: %w", a.config, err)
+				return nil, nil, err
 			}
-			ao.Notifier = wredis.NewNotifier(goredis.NewClient(ro), a.cfg.Redis.Prefix)
+			ao.Notifier = wredis.NewNotifier(rdb, a.cfg.Redis.Prefix)
 		}
 		opts.Approver = approval.New(store, ao)
 		if a.wrapApprover != nil {

@@ -12,14 +12,21 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// run runs the program; records go to a database of the test's own.
+// run runs the program with empty stdin.
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return runIn(t, "", args...)
+}
+
+// runIn runs the program with stdin; records go to a database of the
+// test's own (one the test already set in WIELD_DB is kept).
+func runIn(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	if os.Getenv("WIELD_DB") == "" || !strings.Contains(os.Getenv("WIELD_DB"), os.TempDir()) {
 		t.Setenv("WIELD_DB", "sqlite:"+filepath.Join(t.TempDir(), "wield.db"))
 	}
 	var out, errb bytes.Buffer
-	code = Run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	code = Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,15 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-// runIn runs the program with stdin.
-func runIn(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	t.Setenv("WIELD_DB", "sqlite:"+filepath.Join(t.TempDir(), "wield.db"))
-	var out, errb bytes.Buffer
-	code = Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 func TestParse(t *testing.T) {
 	dir := t.TempDir()

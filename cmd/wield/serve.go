@@ -180,24 +180,6 @@ func loopbackOnly(addr string) (string, bool, error) {
 	return net.JoinHostPort("127.0.0.1", port), true, nil
 }
 
-// agentNames lists the agents the tool files define, for GET /v1/agents
-// (the registry finds a toolkit by name but does not list them).
-func (a *app) agentNames(ctx context.Context) []string {
-	if len(a.tools) == 0 {
-		return nil
-	}
-	var l toolfile.Loader
-	set, _ := l.LoadDirs(ctx, a.tools...)
-	if set == nil {
-		return nil
-	}
-	var names []string
-	for _, ag := range set.Agents {
-		names = append(names, ag.Name)
-	}
-	return names
-}
-
 // serve runs the server until ctx ends, then shuts down gracefully: event
 // streams end, calls in flight finish (within --grace), and the store
 // writes what it buffers before it closes.
@@ -298,7 +280,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		log.Info("watching approvals pending from before the start", "count", n)
 	}
 	srv, err := httpapi.New(httpapi.Options{Engine: eng, Store: store, Approvals: inbox, Keys: keys,
-		Metrics: metrics, Logger: log, Agents: a.agentNames(ctx), Heartbeat: f.heartbeat, MCP: mcpSrv.Handler()})
+		Metrics: metrics, Logger: log, Agents: a.agents, Heartbeat: f.heartbeat, MCP: mcpSrv.Handler()})
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	goredis "github.com/redis/go-redis/v9"
 	"github.com/wieldhq/wield"
 	wredis "github.com/wieldhq/wield/redis"
 )
@@ -67,11 +66,11 @@ func (a *app) decisionChannel(raw, observed wield.Storage) (wield.Storage, wield
 		return notifyingStore{observed, n}, nil, nil
 	}
 	if a.cfg != nil && a.cfg.Redis.URL != "" {
-		ro, err := goredis.ParseURL(a.cfg.Redis.URL)
+		rdb, err := a.redisClient()
 		if err != nil {
-			return nil, nil, usagef("%s: redis.url: %v", a.config, err)
+			return nil, nil, usageError{err}
 		}
-		return observed, wredis.NewNotifier(goredis.NewClient(ro), a.cfg.Redis.Prefix), nil
+		return observed, wredis.NewNotifier(rdb, a.cfg.Redis.Prefix), nil
 	}
 	return notifyingStore{observed, newLocalNotifier()}, nil, nil
 }

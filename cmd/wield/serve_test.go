@@ -97,11 +97,22 @@ func startServe(t *testing.T, keysFile string, extra ...string) *served {
 	db := "sqlite:" + filepath.Join(dir, "w.db")
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db,
 		"--tools", tools, "--keys", keysFile, "--heartbeat", "50ms"}, extra...)
+	s := launchServe(t, args)
+	s.db = db
+	return s
+}
+
+// launchServe runs the program with args (a serve command that listens on
+// 127.0.0.1:0) until it prints its address, and stops it at the end of the
+// test. The returned stop waits for the exit code (-1 when it did not stop
+// within 30 s).
+func launchServe(t *testing.T, args []string) *served {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &stderrWriter{addr: make(chan string, 1)}
 	done := make(chan int, 1)
 	go func() { done <- Run(ctx, args, strings.NewReader(""), io.Discard, w) }()
-	s := &served{stderr: w, db: db}
+	s := &served{stderr: w}
 	select {
 	case addr := <-w.addr:
 		s.url = "http://" + addr
