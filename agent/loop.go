@@ -42,7 +42,8 @@ type LoopOptions struct {
 	SearchThreshold int
 	// Agents are the agents call_subagent may hand work to, by name.
 	Agents map[string]*Agent
-	// MaxDepth bounds how deep agents may hand work on; 3 when zero.
+	// MaxDepth bounds the agents in one chain of hand-offs, the first one
+	// included: 3 when zero, so two hand-offs.
 	MaxDepth int
 	// OnMessage, when set, sees every message as it joins the conversation.
 	OnMessage func(agent string, m llm.Message)
@@ -342,7 +343,7 @@ func (t *turns) route(ctx context.Context, r *wield.Result) error {
 		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrValidation, fmt.Sprintf("agent %q cannot be run from here", d.AgentName)
 		return nil
 	case t.depth+1 >= t.l.opts.MaxDepth:
-		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrPermissionDenied, fmt.Sprintf("agents may hand work on at most %d levels deep; do this task yourself", t.l.opts.MaxDepth)
+		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrPermissionDenied, fmt.Sprintf("at most %d agents may work in one chain of hand-offs; do this task yourself", t.l.opts.MaxDepth)
 		return nil
 	}
 	out, err := t.l.run(ctx, target, t.conv, []llm.Message{{Role: llm.RoleUser, Content: d.Instruction}}, t.depth+1)

@@ -129,6 +129,10 @@ type app struct {
 	// wrapApprover, when set, wraps the engine's approver (serve and mcp
 	// ask MCP clients first, by elicitation).
 	wrapApprover func(wield.Approver) wield.Approver
+	// serving is set by the commands that run until stopped (serve, mcp):
+	// only they relay events between servers; a one-shot command would
+	// start a relay and exit before it carried anything.
+	serving bool
 }
 
 // close releases what setup made (MCP connections), latest first.
@@ -266,7 +270,7 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	if err := reg.Register(defaults...); err != nil {
 		return nil, nil, fmt.Errorf("register built-in tools: %w", err)
 	}
-	if c := a.cfg; c != nil && c.Redis.ShareEvents && c.Redis.URL != "" {
+	if c := a.cfg; a.serving && c != nil && c.Redis.ShareEvents && c.Redis.URL != "" {
 		// Every process with this configuration puts its events on the
 		// others' streams (and sees theirs).
 		rdb, err := a.redisClient()

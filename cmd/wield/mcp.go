@@ -120,6 +120,7 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 // mcpSetup is setup with the engine's approver asking MCP clients first.
 func (a *app) mcpSetup(store wield.Storage, _ *slog.Logger) (*wield.Registry, *engine.Engine, error) {
 	a.wrapApprover = func(fallback wield.Approver) wield.Approver { return mcpbridge.NewApprover(fallback) }
+	a.serving = true
 	return a.setup(store)
 }
 

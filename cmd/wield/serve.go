@@ -257,6 +257,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	// A confirm tool called over MCP asks the MCP client first (by
 	// elicitation), else waits in the approval inbox like any other.
 	a.wrapApprover = func(fallback wield.Approver) wield.Approver { return mcpbridge.NewApprover(fallback) }
+	a.serving = true
 	reg, eng, err := a.setup(observed)
 	if err != nil {
 		return err
