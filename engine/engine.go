@@ -119,10 +119,31 @@ type Engine struct {
 	redactor *redactor
 	stray    atomic.Int64 // handlers still running after their call timed out
 
-	flights  flights
-	closed   atomic.Bool
-	inflight sync.WaitGroup
-	mu       sync.Mutex // guards inflight.Add against Close
+	flights flights
+	// state counts the calls in flight, with closedBit set by Close; the
+	// call that leaves a closed engine empty closes idle.
+	state    atomic.Int64
+	idle     chan struct{}
+	idleOnce sync.Once
+}
+
+// closedBit marks a closed engine in Engine.state.
+const closedBit = 1 << 62
+
+// enter counts a call in, unless the engine is closed.
+func (e *Engine) enter() bool {
+	if e.state.Add(1)&closedBit != 0 {
+		e.leave()
+		return false
+	}
+	return true
+}
+
+// leave counts a call out.
+func (e *Engine) leave() {
+	if e.state.Add(-1) == closedBit {
+		e.idleOnce.Do(func() { close(e.idle) })
+	}
 }
 
 // New returns an engine for the tools of reg.
@@ -171,7 +192,7 @@ func New(reg *wield.Registry, opts *Options) *Engine {
 	if o.Retry.MaxBackoff <= 0 {
 		o.Retry.MaxBackoff = 2 * time.Second
 	}
-	return &Engine{reg: reg, lim: o.Limiter, store: o.Store, approver: o.Approver, bus: o.Bus, log: o.Logger, opts: o, workers: newWorkers(), redactor: newRedactor(o.SecretNames)}
+	return &Engine{reg: reg, lim: o.Limiter, store: o.Store, approver: o.Approver, bus: o.Bus, log: o.Logger, opts: o, workers: newWorkers(), idle: make(chan struct{}), redactor: newRedactor(o.SecretNames)}
 }
 
 // Stray returns how many handlers are still running after their calls
@@ -209,14 +230,10 @@ type call struct {
 // [wield.ErrClosed] after Close, or the store could not keep the record (the
 // result is returned too, since the tool did run).
 func (e *Engine) Call(ctx context.Context, c wield.Call) (*wield.Result, error) {
-	e.mu.Lock()
-	if e.closed.Load() {
-		e.mu.Unlock()
+	if !e.enter() {
 		return nil, wield.ErrClosed
 	}
-	e.inflight.Add(1)
-	e.mu.Unlock()
-	defer e.inflight.Done()
+	defer e.leave()
 
 	k := &call{Call: c}
 	arrived := time.Now()
@@ -249,17 +266,12 @@ func (k *call) fail(t wield.ErrorType, msg string) bool {
 // Close refuses new calls, lets the idle goroutines that run handlers go, and
 // waits for the calls in flight to finish, or for ctx to end.
 func (e *Engine) Close(ctx context.Context) error {
-	e.mu.Lock()
-	e.closed.Store(true)
-	e.mu.Unlock()
+	if e.state.Or(closedBit) == 0 {
+		e.idleOnce.Do(func() { close(e.idle) })
+	}
 	e.workers.stop()
-	done := make(chan struct{})
-	go func() {
-		e.inflight.Wait()
-		close(done)
-	}()
 	select {
-	case <-done:
+	case <-e.idle:
 		return nil
 	case <-ctx.Done():
 		return errors.Join(errors.New("engine close: calls still in flight"), ctx.Err())

@@ -11,8 +11,10 @@ import (
 // finish stamps the result, counts it, records it and announces it.
 func (e *Engine) finish(ctx context.Context, k *call) error {
 	r := k.res
-	r.FinishedAt = time.Now()
-	r.Duration = r.FinishedAt.Sub(k.rec.QueuedAt)
+	// One monotonic clock reading instead of a wall and a monotonic one:
+	// reading the clock is a tenth of an echo call on a virtual machine.
+	r.Duration = time.Since(k.rec.QueuedAt)
+	r.FinishedAt = k.rec.QueuedAt.Add(r.Duration)
 	if k.entry != nil {
 		k.entry.Observe(r.OK, r.Duration)
 	}
