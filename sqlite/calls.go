@@ -31,6 +31,7 @@ type row struct {
 	vals [nColumns]any
 	buf  []byte // async mode: the copies of the record's byte slices
 	err  error  // the record alone was refused (its id is taken)
+	seg  int8   // the journal file it is in
 }
 
 // newRow encodes r. In async mode the byte slices are copied, since the
@@ -148,25 +149,57 @@ func jsonText(v any) (any, error) {
 	return string(b), nil
 }
 
-// Save keeps the record: in sync mode it returns once the record is
-// committed, in async mode once it is buffered. It fails, and keeps nothing,
-// when the record has no call id, when the id is recorded already (sync
-// mode; async mode logs it), and after Close ([wield.ErrClosed]).
+// Save keeps the record: in sync mode it returns once the record is in the
+// journal (or, without one, committed), in async mode once it is buffered.
+// It fails, and keeps nothing, when the record has no call id, after Close
+// ([wield.ErrClosed]), and, in sync mode without a journal, when the id is
+// recorded already (otherwise the refusal is logged and Close reports it).
 func (s *Store) Save(ctx context.Context, r *wield.Record) error {
-	w, err := newRow(r, s.async)
+	w, err := newRow(r, s.background())
 	if err != nil {
 		return fmt.Errorf("save call: %w", err)
 	}
-	if err := s.commit.Add(ctx, w); err != nil {
+	c := s.commit
+	if s.jr != nil {
+		c = s.jcommit
+	}
+	if err := c.Add(ctx, w); err != nil {
 		if errors.Is(err, commit.ErrClosed) {
 			err = wield.ErrClosed
 		}
 		return fmt.Errorf("save call %s: %w", w.id, err)
 	}
-	if !s.async && w.err != nil { // an async row is the writer's once added
+	if !s.background() && w.err != nil { // a background row is the writer's once added
 		return fmt.Errorf("save call %s: %w", w.id, w.err)
 	}
 	return nil
+}
+
+// background reports whether records are inserted after Save returns:
+// in async mode, and in sync mode through the journal.
+func (s *Store) background() bool { return s.async || s.jr != nil }
+
+// journalWrite is the journal committer's: it appends a group of records
+// to the journal, then hands them to the writer.
+func (s *Store) journalWrite(ctx context.Context, rows []*row) error {
+	if err := s.jr.append(rows); err != nil {
+		return err
+	}
+	for _, w := range rows {
+		if err := s.commit.Add(ctx, w); err != nil {
+			return err // closed: Close closes the journal's committer first, so never
+		}
+	}
+	return nil
+}
+
+// caughtUp waits, in sync mode with a journal, until the records whose
+// Save returned are in the database, so that a query sees them.
+func (s *Store) caughtUp(ctx context.Context) error {
+	if s.jr == nil {
+		return nil
+	}
+	return s.Flush(ctx)
 }
 
 // write is the committer's: it writes one batch in one transaction, with
@@ -188,7 +221,12 @@ func (s *Store) write(ctx context.Context, rows []*row) error {
 		return describe(err)
 	}
 	s.dirty.Store(true)
-	if s.async {
+	if s.jr != nil {
+		if err := s.jr.applied(rows); err != nil {
+			s.log.Warn("sqlite store: emptying the journal failed; it is replayed at the next Open", "path", s.path, "err", err)
+		}
+	}
+	if s.background() {
 		for _, w := range rows {
 			if w.err != nil {
 				s.lost.Add(1)
@@ -279,7 +317,7 @@ func (s *Store) prepareInserts(ctx context.Context) error {
 // Call returns the record of one call, or an error wrapping
 // [wield.ErrNotFound].
 func (s *Store) Call(ctx context.Context, id string) (*wield.Record, error) {
-	if err := s.open(); err != nil {
+	if err := s.readable(ctx); err != nil {
 		return nil, fmt.Errorf("read call %s: %w", id, err)
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT `+columns+` FROM calls WHERE id = ?`, id)
@@ -300,7 +338,7 @@ func (s *Store) Call(ctx context.Context, id string) (*wield.Record, error) {
 func (s *Store) Calls(ctx context.Context, q wield.CallQuery) (wield.CallPage, error) {
 	query, args, limit, err := callsQuery(q)
 	if err == nil {
-		err = s.open()
+		err = s.readable(ctx)
 	}
 	if err != nil {
 		return wield.CallPage{}, fmt.Errorf("list calls: %w", err)
@@ -384,7 +422,7 @@ func (s *Store) Replay(ctx context.Context, tool, key string) (*wield.Record, er
 	if key == "" {
 		return nil, nil
 	}
-	if err := s.open(); err != nil {
+	if err := s.readable(ctx); err != nil {
 		return nil, fmt.Errorf("replay %s with key %q: %w", tool, key, err)
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT `+columns+` FROM calls

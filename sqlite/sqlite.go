@@ -22,25 +22,38 @@
 //
 // # Durability
 //
-// In sync mode (the default) [Store.Save] returns once the transaction that
-// holds the record has committed. Saves that arrive while a transaction is
-// being written wait for the next one, which takes them all (group commit):
-// the more callers, the more records per commit, one prepared multi-row
-// INSERT per 64 records.
+// In sync mode (the default) [Store.Save] returns once the record is in
+// the store's journal, two files beside the database (<db>-records-0 and
+// -1): the records that arrive while one append is being written are
+// appended together with the next one, in one write(2) (group commit). The
+// journal's records are then inserted into the database in the background,
+// in transactions of up to 2,048 records, at least every FlushInterval;
+// [Open] first inserts whatever a crash left in the journal. Queries through
+// the store wait until every record saved before them is in the database,
+// so a caller always reads what it saved; another process reading the same
+// file sees a record within FlushInterval. A record whose ID is recorded
+// already is refused then, logged and counted (Close reports the count),
+// not returned to Save. One process journals a database at a time: a store
+// that finds the journal taken commits every group in a transaction before
+// Save returns (and then refuses a taken ID to Save).
 //
-// The database runs with synchronous=NORMAL, chosen by measurement: a commit
-// is written to the write-ahead log with write(2) but not fsync(2)ed. A
-// record whose Save returned therefore survives the crash of the process
-// (a panic, SIGKILL, the OOM killer: the operating system has the data,
-// and TestCrash kills a child mid-load to check it); it may be lost on a
-// power failure or a crash of the kernel, together with the other commits
-// since the last checkpoint (about the last 100 ms), and the file is never
-// corrupted. Checkpoints,
-// which do fsync, run in the background every 100 ms (PASSIVE), so the
-// writer never waits for one. synchronous=FULL, which survives power loss
-// too, costs an fsync per group commit: on the project's 2-core machine it
-// took one caller from about 8,200 to 2,400 recorded calls a second, and
-// 64 callers from about 25,000 to 20,500.
+// The journal replaced a transaction per group because that transaction was
+// most of a recorded call's cost: an INSERT of a few records touches five
+// B-trees and writes as many pages to the write-ahead log, about 100 us of
+// the writer's time for one record on the project's 2-core machine, so that
+// at 8 concurrent clients `wield serve` answered at 0.4x a plain net/http
+// handler; through the journal, at about 0.7x (bench/serve.sh).
+//
+// A record whose Save returned survives the crash of the process (a panic,
+// SIGKILL, the OOM killer: the operating system has the data, and TestCrash
+// kills a child mid-load to check it). Neither the journal nor the database
+// is fsync()ed per record: the database runs with synchronous=NORMAL, so a
+// power failure or a crash of the kernel may lose the last records (about
+// the last 100 ms), and never corrupts the file. Checkpoints, which do
+// fsync, run in the background every 100 ms (PASSIVE), so the writer never
+// waits for one. synchronous=FULL, which survives power loss too, cost an
+// fsync per group commit: on the project's 2-core machine it took one
+// caller from about 8,200 to 2,400 recorded calls a second.
 //
 // In async mode ([Options.Async]) Save returns as soon as the record is
 // encoded and buffered; buffered records are written every
@@ -118,9 +131,11 @@ type Store struct {
 	log   *slog.Logger
 	async bool
 
-	commit  *commit.Committer[*row]
-	inserts [maxRowsLog + 1]stmt // inserts[i] inserts 1<<i records
-	args    []driver.NamedValue  // the writer's, reused
+	commit  *commit.Committer[*row] // inserts records into the database
+	jr      *journal                // sync mode: what Save is acknowledged from
+	jcommit *commit.Committer[*row] // appends to jr
+	inserts [maxRowsLog + 1]stmt    // inserts[i] inserts 1<<i records
+	args    []driver.NamedValue     // the writer's, reused
 
 	lost atomic.Int64 // async records refused by the database
 
@@ -214,14 +229,58 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	s.ckptStop, s.ckptDone = make(chan struct{}), make(chan struct{})
 	go s.checkpoints(ckpt)
 
-	co := commit.Options{Async: o.Async, Interval: o.FlushInterval, MaxBatch: 2048}
-	if o.Async {
+	if !o.Async {
+		if err := s.openJournal(ctx); err != nil {
+			s.Close(ctx)
+			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		}
+	}
+	co := commit.Options{Async: s.background(), Interval: o.FlushInterval, MaxBatch: 2048}
+	if co.Async {
 		co.OnError = func(err error) {
 			s.log.Error("sqlite store: write of buffered call records failed; retrying", "path", path, "err", err)
 		}
 	}
 	s.commit = commit.New(s.write, co)
+	if s.jr != nil {
+		s.jcommit = commit.New(s.journalWrite, commit.Options{})
+	}
 	return s, nil
+}
+
+// openJournal opens the journal, unless another process has it, and first
+// inserts the records a crash left in it.
+func (s *Store) openJournal(ctx context.Context) error {
+	j, err := openJournal(s.path)
+	if err != nil || j == nil {
+		return err
+	}
+	rows, torn, err := j.read()
+	if err != nil {
+		j.close()
+		return fmt.Errorf("read journal: %w", err)
+	}
+	for i := 0; i < len(rows); i += 2048 {
+		if err := s.write(ctx, rows[i:min(i+2048, len(rows))]); err != nil {
+			j.close()
+			return fmt.Errorf("replay journal: %w", err)
+		}
+	}
+	if len(rows) > 0 || torn > 0 {
+		kept := 0
+		for _, w := range rows {
+			if w.err == nil {
+				kept++
+			}
+		}
+		s.log.Info("sqlite store: replayed the journal", "path", s.path, "records", len(rows), "inserted", kept, "cut_off_frames", torn)
+	}
+	if err := j.reset(); err != nil {
+		j.close()
+		return fmt.Errorf("empty journal: %w", err)
+	}
+	s.jr = j
+	return nil
 }
 
 // create makes the file's directory and the file itself, readable by its
@@ -300,6 +359,15 @@ func (s *Store) open() error {
 	return nil
 }
 
+// readable is open, and caught up with the journal: what a query of call
+// records checks first.
+func (s *Store) readable(ctx context.Context) error {
+	if err := s.open(); err != nil {
+		return err
+	}
+	return s.caughtUp(ctx)
+}
+
 // Path returns the file the store is kept in.
 func (s *Store) Path() string { return s.path }
 
@@ -308,7 +376,16 @@ func (s *Store) Path() string { return s.path }
 // Close again returns the first call's result.
 func (s *Store) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
-		err := s.commit.Close(ctx)
+		var err error
+		if s.jcommit != nil {
+			err = s.jcommit.Close(ctx)
+		}
+		if s.commit != nil {
+			err = errors.Join(err, s.commit.Close(ctx))
+		}
+		if s.jr != nil {
+			err = errors.Join(err, s.jr.close())
+		}
 		if n := s.lost.Load(); n > 0 {
 			err = errors.Join(err, fmt.Errorf("%d buffered call records were refused by the database (see the log)", n))
 		}

@@ -14,7 +14,7 @@ import (
 // success rate is a percentage, 0 when there were no calls.
 func (s *Store) Summary(ctx context.Context, conversationID string) (wield.Summary, error) {
 	sum := wield.Summary{ConversationID: conversationID, ToolUsage: map[string]int{}}
-	if err := s.open(); err != nil {
+	if err := s.readable(ctx); err != nil {
 		return wield.Summary{}, fmt.Errorf("summarise conversation %s: %w", conversationID, err)
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT tool, count(*), sum(ok) FROM calls
@@ -48,7 +48,7 @@ func (s *Store) Summary(ctx context.Context, conversationID string) (wield.Summa
 // and p95 are nearest-rank percentiles: the value at rank ceil(p·n) of the
 // n durations sorted.
 func (s *Store) Statistics(ctx context.Context, q wield.StatsQuery) (wield.Statistics, error) {
-	if err := s.open(); err != nil {
+	if err := s.readable(ctx); err != nil {
 		return wield.Statistics{}, fmt.Errorf("call statistics: %w", err)
 	}
 	var where []string

@@ -126,9 +126,12 @@ func (c *Committer[T]) Add(ctx context.Context, item T) error {
 // Flush writes everything handed over so far and returns once it is
 // written, or when ctx ends. In async mode it is how a caller makes sure.
 func (c *Committer[T]) Flush(ctx context.Context) error {
+	c.mu.Lock()
+	target := c.added // items are written in order: later ones need not wait
+	c.mu.Unlock()
 	for {
 		c.mu.Lock()
-		done := c.written >= c.added
+		done := c.written >= target
 		progress, err := c.progress, c.writeErr
 		c.mu.Unlock()
 		if done {
@@ -142,7 +145,7 @@ func (c *Committer[T]) Flush(ctx context.Context) error {
 		case <-progress:
 		case <-c.stopped:
 			c.mu.Lock()
-			done := c.written >= c.added
+			done := c.written >= target
 			c.mu.Unlock()
 			if !done {
 				return errors.Join(ErrClosed, err)
