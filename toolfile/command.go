@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goccy/go-yaml/ast"
 	"github.com/wieldhq/wield"
+	"go.yaml.in/yaml/v3"
 )
 
 // DefaultMaxOutput bounds what a command tool keeps of stdout and of stderr
@@ -43,7 +43,7 @@ type Command struct {
 
 var placeholder = regexp.MustCompile(`\{\{|\}\}|\{([A-Za-z0-9_.\-]*)\}`)
 
-func (d *decoder) command(fs []field, def *Def, entry ast.Node) *Command {
+func (d *decoder) command(fs []field, def *Def, entry *yaml.Node) *Command {
 	c := &Command{MaxOutput: DefaultMaxOutput}
 	at := entry
 	for _, f := range fs {

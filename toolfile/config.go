@@ -47,8 +47,9 @@
 package toolfile
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
+	"math"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -57,10 +58,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/token"
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
+	"go.yaml.in/yaml/v3"
 )
 
 // Config is wield's configuration file, wield.yaml. A zero field means the
@@ -183,7 +183,7 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load config: %w", err)
 	}
-	c := &configDecoder{decoder: decoder{file: path}, expanded: map[ast.Node]bool{}, setBy: map[string]string{}, lookup: os.LookupEnv}
+	c := &configDecoder{decoder: decoder{file: path}, expanded: map[*yaml.Node]bool{}, setBy: map[string]string{}, lookup: os.LookupEnv}
 	cfg := c.config(src, filepath.Dir(path))
 	if len(c.problems) > 0 {
 		sortProblems(c.problems)
@@ -198,13 +198,15 @@ type configDecoder struct {
 	decoder
 	// expanded holds the string nodes that came from ${...}, which numbers
 	// and booleans accept too: `max: ${MAX:-10}`.
-	expanded map[ast.Node]bool
+	expanded map[*yaml.Node]bool
 	// setBy maps a setting to the key that set it, with its position.
 	setBy  map[string]string
 	lookup func(string) (string, bool)
+	src    []byte // for the columns of ${...} in values
 }
 
 func (c *configDecoder) config(src []byte, dir string) *Config {
+	c.src = src
 	docs := c.parse(src)
 	cfg := &Config{}
 	if len(docs) == 0 {
@@ -514,14 +516,14 @@ func (c *configDecoder) webSearch(wf field, what, apiKey, maxResults string) Web
 }
 
 func (c *configDecoder) mcpServers(sf field, what string) []MCPServer {
-	seq, ok := unwrap(sf.val).(*ast.SequenceNode)
+	list, ok := seq(sf.val)
 	if !ok {
 		c.errorf(sf.val, "%s: expected a list of servers, got %s", what, kindName(sf.val))
 		return nil
 	}
 	var out []MCPServer
 	names := map[string]bool{}
-	for _, n := range seq.Values {
+	for _, n := range list {
 		s, ok := c.mcpServer(n, what)
 		if !ok {
 			continue
@@ -536,7 +538,7 @@ func (c *configDecoder) mcpServers(sf field, what string) []MCPServer {
 	return out
 }
 
-func (c *configDecoder) mcpServer(n ast.Node, what string) (MCPServer, bool) {
+func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, bool) {
 	s := MCPServer{Enabled: true}
 	fs, ok := c.mapping(n, what)
 	if !ok {
@@ -609,13 +611,13 @@ func (c *configDecoder) server(sf field) Server {
 
 // prefixes reads CIDR ranges; a bare address is its own /32 or /128.
 func (c *configDecoder) prefixes(f field) []netip.Prefix {
-	seq, ok := unwrap(f.val).(*ast.SequenceNode)
+	list, ok := seq(f.val)
 	if !ok {
 		c.errorf(f.val, "%s: expected a list of CIDR ranges, got %s", f.name, kindName(f.val))
 		return nil
 	}
 	var out []netip.Prefix
-	for _, n := range seq.Values {
+	for _, n := range list {
 		s := c.str(field{name: f.name, val: n})
 		if s == "" {
 			continue
@@ -649,22 +651,19 @@ func (c *configDecoder) stringMap(f field) map[string]string {
 // integer reads a non-negative integer, written as one or expanded from
 // the environment.
 func (c *configDecoder) integer(f field) int {
-	var v int64
-	var err error
-	switch x := unwrap(f.val).(type) {
-	case *ast.IntegerNode:
-		v, err = strconv.ParseInt(x.GetToken().Value, 0, 64)
-	case *ast.StringNode:
-		if !c.expanded[x] {
-			err = errors.New("not a number")
-			break
-		}
-		v, err = strconv.ParseInt(strings.TrimSpace(x.Value), 10, 64)
+	var v float64
+	ok := false
+	switch x := unwrap(f.val); {
+	case c.expanded[x]:
+		i, err := strconv.ParseInt(strings.TrimSpace(x.Value), 10, 64)
+		v, ok = float64(i), err == nil
 	default:
-		err = errors.New("not a number")
+		var isInt bool
+		v, isInt, ok = numberValue(x)
+		ok = ok && isInt
 	}
 	switch {
-	case err != nil || v > 1<<31-1:
+	case !ok || v > 1<<31-1:
 		c.errorf(f.val, "%s: expected a non-negative integer, got %s", f.name, kindName(f.val))
 		return 0
 	case v < 0:
@@ -676,30 +675,30 @@ func (c *configDecoder) integer(f field) int {
 
 // dur reads a duration like "30s", or a number of units.
 func (c *configDecoder) dur(f field, unit time.Duration) time.Duration {
-	var num string
-	switch x := unwrap(f.val).(type) {
-	case *ast.IntegerNode, *ast.FloatNode:
-		num = x.GetToken().Value
-	case *ast.StringNode:
-		if _, err := strconv.ParseFloat(x.Value, 64); err == nil && c.expanded[x] {
-			num = x.Value
-			break
+	x := unwrap(f.val)
+	v, _, ok := numberValue(x)
+	switch {
+	case ok:
+	case c.expanded[x]:
+		if n, err := strconv.ParseFloat(x.Value, 64); err == nil {
+			v, ok = n, true
 		}
-		v, err := time.ParseDuration(x.Value)
-		switch {
-		case err != nil:
-			c.errorf(f.val, "%s: %q is not a duration like \"30s\"", f.name, x.Value)
-		case v < 0:
-			c.errorf(f.val, "%s: must not be negative", f.name)
-		}
-		return max(v, 0)
-	default:
+	case !isString(x):
 		c.errorf(f.val, "%s: expected a duration like \"30s\" or a number, got %s", f.name, kindName(f.val))
 		return 0
 	}
-	v, err := strconv.ParseFloat(num, 64)
+	if !ok {
+		d, err := time.ParseDuration(x.Value)
+		switch {
+		case err != nil:
+			c.errorf(f.val, "%s: %q is not a duration like \"30s\"", f.name, x.Value)
+		case d < 0:
+			c.errorf(f.val, "%s: must not be negative", f.name)
+		}
+		return max(d, 0)
+	}
 	switch {
-	case err != nil:
+	case math.IsNaN(v):
 		c.errorf(f.val, "%s: expected a duration like \"30s\" or a number, got %s", f.name, kindName(f.val))
 	case v < 0:
 		c.errorf(f.val, "%s: must not be negative", f.name)
@@ -713,7 +712,7 @@ func (c *configDecoder) dur(f field, unit time.Duration) time.Duration {
 
 // flag reads a boolean, written as one or expanded from the environment.
 func (c *configDecoder) flag(f field) bool {
-	if x, ok := unwrap(f.val).(*ast.StringNode); ok && c.expanded[x] {
+	if x := unwrap(f.val); c.expanded[x] {
 		if b, err := strconv.ParseBool(x.Value); err == nil {
 			return b
 		}
@@ -722,40 +721,30 @@ func (c *configDecoder) flag(f field) bool {
 }
 
 // expand replaces ${NAME} and ${NAME:-default} in the string values under
-// n, in place, before anything is decoded. Keys are left alone.
-func (c *configDecoder) expand(n ast.Node, path string) {
-	switch x := n.(type) {
-	case *ast.TagNode:
-		c.expand(x.Value, path)
-	case *ast.AnchorNode:
-		c.expand(x.Value, path)
-	case *ast.MappingNode:
-		for _, mv := range x.Values {
-			c.expand(mv, path)
+// n, in place, before anything is decoded. Keys are left alone, and so are
+// aliases: their node is expanded where it is written.
+func (c *configDecoder) expand(n *yaml.Node, path string) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i].Value
+			if path != "" {
+				key = path + "." + key
+			}
+			c.expand(n.Content[i+1], key)
 		}
-	case *ast.MappingValueNode:
-		var key string
-		if t := x.Key.GetToken(); t != nil {
-			key = t.Value
-		}
-		if path != "" {
-			key = path + "." + key
-		}
-		c.expand(x.Value, key)
-	case *ast.SequenceNode:
-		for i, v := range x.Values {
+	case yaml.SequenceNode:
+		for i, v := range n.Content {
 			c.expand(v, fmt.Sprintf("%s[%d]", path, i))
 		}
-	case *ast.LiteralNode:
-		if x.Value != nil {
-			x.Value.Value = c.expandString(x.Value, x.Value.Value, path)
+	case yaml.ScalarNode:
+		if tag(n) == "!!str" {
+			n.Value = c.expandString(n, n.Value, path)
 		}
-	case *ast.StringNode:
-		x.Value = c.expandString(x, x.Value, path)
 	}
 }
 
-func (c *configDecoder) expandString(n ast.Node, s, path string) string {
+func (c *configDecoder) expandString(n *yaml.Node, s, path string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
@@ -794,26 +783,32 @@ func (c *configDecoder) expandString(n ast.Node, s, path string) string {
 	return b.String()
 }
 
-// exprErrorf reports a problem at offset i of a string value: exact for a
-// one-line plain or quoted value, the value's start otherwise.
-func (c *configDecoder) exprErrorf(n ast.Node, s string, i int, format string, args ...any) {
+// exprErrorf reports a problem at offset i of a string value: exact when
+// the value's text up to i stands as is on its first line in the file (a
+// plain or quoted value without escapes before i), the value's start
+// otherwise.
+func (c *configDecoder) exprErrorf(n *yaml.Node, s string, i int, format string, args ...any) {
 	c.errorf(n, format, args...)
 	p := &c.problems[len(c.problems)-1]
-	t := n.GetToken()
-	if t == nil || strings.Contains(s[:i], "\n") || t.Value != s {
-		return
-	}
-	switch t.Type {
-	case token.StringType:
-	case token.DoubleQuoteType, token.SingleQuoteType:
-		if strings.ContainsAny(s[:i], `\'`) {
-			return
-		}
-		p.Col++
+	quote := 0
+	switch n.Style {
+	case 0:
+	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+		quote = 1
 	default:
 		return
 	}
-	p.Col += utf8.RuneCountInString(s[:i])
+	line := c.src
+	for range n.Line - 1 {
+		_, line, _ = bytes.Cut(line, []byte("\n"))
+	}
+	for range n.Column - 1 + quote { // columns count characters
+		_, size := utf8.DecodeRune(line)
+		line = line[size:]
+	}
+	if bytes.HasPrefix(line, []byte(s[:i])) {
+		p.Col += quote + utf8.RuneCountInString(s[:i])
+	}
 }
 
 func validEnvName(s string) bool {

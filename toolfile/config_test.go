@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goccy/go-yaml/ast"
 	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestLoadConfigSeed003(t *testing.T) {
@@ -154,6 +154,9 @@ func TestLoadConfigEnv(t *testing.T) {
 		}},
 		{"unterminated", "store: sqlite:${WIELD_TEST_ADDR\n", Config{}, []string{"1:15: store: unterminated ${"}},
 		{"bad name", "store: sqlite:${1X}\n", Config{}, []string{`1:15: store: "1X" is not an environment variable name`}},
+		{"quoted", "server:\n  addr: \"é-${WIELD_TEST_UNSET}\"\n", Config{}, []string{"2:12: server.addr: environment variable WIELD_TEST_UNSET is not set"}},
+		{"escape before", "server:\n  addr: \"\\t${WIELD_TEST_UNSET}\"\n", Config{}, []string{"2:9: server.addr: environment variable WIELD_TEST_UNSET is not set"}},
+		{"alias", "secret_names: [&a \"${WIELD_TEST_ADDR}\", *a, &b \"$${X}\", *b]\n", Config{SecretNames: []string{":9090", ":9090", "${X}", "${X}"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,7 +222,7 @@ func FuzzConfig(f *testing.F) {
 	}
 	f.Add([]byte("store: ${A:-${B}}\nhttp_allow: [\"::ffff:10.0.0.1\"]\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		c := &configDecoder{decoder: decoder{file: "fuzz.yaml"}, expanded: map[ast.Node]bool{}, setBy: map[string]string{},
+		c := &configDecoder{decoder: decoder{file: "fuzz.yaml"}, expanded: map[*yaml.Node]bool{}, setBy: map[string]string{},
 			lookup: func(string) (string, bool) { return "", false }}
 		c.config(src, ".")
 	})

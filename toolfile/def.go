@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goccy/go-yaml/ast"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/schema"
+	"go.yaml.in/yaml/v3"
 )
 
 // Def is one tool as written in a tool file (seed 004 §2), before its entry
@@ -57,8 +57,8 @@ type Param struct {
 	Description string
 	Validation  Validation
 
-	defNode   ast.Node
-	enumNodes []ast.Node // beside Validation.Enum
+	defNode   *yaml.Node
+	enumNodes []*yaml.Node // beside Validation.Enum
 }
 
 // Validation holds the rules of seed 004 §2.2.
@@ -110,7 +110,7 @@ type OutputProp struct{ Name, Type string }
 
 var paramTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "array": true, "object": true}
 
-func (d *decoder) tool(n ast.Node, fs []field) *Def {
+func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 	line, col := pos(n)
 	if len(fs) > 0 {
 		line, col = pos(fs[0].key)
@@ -133,7 +133,7 @@ func (d *decoder) tool(n ast.Node, fs []field) *Def {
 		case "input_schema":
 			def.Schema = d.inputSchema(f)
 		case "parameters":
-			seq, ok := unwrap(f.val).(*ast.SequenceNode)
+			list, ok := seq(f.val)
 			if !ok {
 				if kindName(f.val) != "null" {
 					d.errorf(f.val, "parameters: expected a list, got %s", kindName(f.val))
@@ -141,7 +141,7 @@ func (d *decoder) tool(n ast.Node, fs []field) *Def {
 				continue
 			}
 			seen := map[string]bool{}
-			for _, v := range seq.Values {
+			for _, v := range list {
 				p := d.param(v, "", true)
 				if p == nil {
 					continue
@@ -202,7 +202,7 @@ func (d *decoder) tool(n ast.Node, fs []field) *Def {
 
 // start is the node where a mapping's text begins (its first key), for
 // problems of the mapping as a whole.
-func start(n ast.Node, fs []field) ast.Node {
+func start(n *yaml.Node, fs []field) *yaml.Node {
 	if len(fs) > 0 {
 		return fs[0].key
 	}
@@ -220,15 +220,16 @@ func hasParam(ps []*Param, name string) bool {
 
 // duration accepts "30s" or a number of seconds.
 func (d *decoder) duration(f field) time.Duration {
-	switch x := unwrap(f.val).(type) {
-	case *ast.StringNode:
-		v, err := time.ParseDuration(x.Value)
+	switch {
+	case isString(f.val):
+		s := unwrap(f.val).Value
+		v, err := time.ParseDuration(s)
 		if err != nil || v < 0 {
-			d.errorf(f.val, "%s: %q is not a duration like \"30s\"", f.name, x.Value)
+			d.errorf(f.val, "%s: %q is not a duration like \"30s\"", f.name, s)
 			return 0
 		}
 		return v
-	case *ast.IntegerNode, *ast.FloatNode:
+	case tag(f.val) == "!!int" || tag(f.val) == "!!float":
 		if v := d.number(f); v != nil && *v >= 0 {
 			return time.Duration(*v * float64(time.Second))
 		}
@@ -261,7 +262,7 @@ func (d *decoder) annotations(f field) wield.Annotations {
 // a name key and follows the "no required and no default means required"
 // rule; a nested one (a property, whose name is given, or an items spec) is
 // required only when it says so or its object lists it.
-func (d *decoder) param(n ast.Node, name string, topLevel bool) *Param {
+func (d *decoder) param(n *yaml.Node, name string, topLevel bool) *Param {
 	what := "parameter"
 	if name != "" {
 		what = fmt.Sprintf("property %q", name)
@@ -359,12 +360,12 @@ func (d *decoder) validation(vf field, p *Param, what string) {
 				}
 			}
 		case "enum":
-			seq, ok := unwrap(f.val).(*ast.SequenceNode)
+			list, ok := seq(f.val)
 			if !ok {
 				d.errorf(f.val, "%s: enum: expected a list, got %s", what, kindName(f.val))
 				continue
 			}
-			for _, e := range seq.Values {
+			for _, e := range list {
 				if x, ok := d.value(e); ok {
 					v.Enum = append(v.Enum, x)
 					p.enumNodes = append(p.enumNodes, e)
@@ -390,12 +391,13 @@ func (d *decoder) validation(vf field, p *Param, what string) {
 			v.MaxItems = d.count(named)
 		case "items":
 			only(f, "array")
-			if s, ok := unwrap(f.val).(*ast.StringNode); ok {
-				if !paramTypes[s.Value] {
-					d.errorf(f.val, "%s: items: type %q is not string, number, integer, boolean, array or object", what, s.Value)
+			if isString(f.val) {
+				s := unwrap(f.val).Value
+				if !paramTypes[s] {
+					d.errorf(f.val, "%s: items: type %q is not string, number, integer, boolean, array or object", what, s)
 					continue
 				}
-				v.Items = &Param{Type: s.Value}
+				v.Items = &Param{Type: s}
 				continue
 			}
 			v.Items = d.param(f.val, "", false)

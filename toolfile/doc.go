@@ -30,6 +30,12 @@
 // wield adds permission, timeout ("30s" or seconds), annotations (read_only,
 // destructive, idempotent, open_world) and secrets to the format.
 //
+// The YAML is read by go.yaml.in/yaml/v3 with YAML 1.2's types: true and
+// false are booleans, yes and no are strings, and a plain date such as
+// 2024-01-01 is taken as text where text is expected. Anchors and aliases
+// work anywhere, and a merge key (`<<: *base`) adds the fields a mapping
+// does not set itself.
+//
 // # Kinds of documents
 //
 // A document may say `kind: tool`, `tools`, `toolset` or `agent`. Without

@@ -27,7 +27,7 @@ func TestLint(t *testing.T) {
 		`testdata/lint/c_entries.yaml:9:13: unknown entry type "wormhole"`,
 		`testdata/lint/d_duplicate.yaml:1:1: duplicate tool "greet" is shadowed by the one at testdata/lint/a_ok.yaml:1`,
 		`testdata/lint/e_toolset.yaml:5:5: toolset "helpers": tool "translate" is not defined`,
-		"testdata/lint/f_syntax.yaml:2:14: syntax error: could not find end character of double-quoted text",
+		"testdata/lint/f_syntax.yaml:2:1: syntax error: found unexpected end of stream",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("lint (-want +got):\n%s", diff)

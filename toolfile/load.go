@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/goccy/go-yaml/ast"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/schema"
+	"go.yaml.in/yaml/v3"
 )
 
 // Toolset is a toolset file (seed 002 configs/tool_sets/*.yaml) with where
@@ -253,9 +253,9 @@ func (l *Loader) load(ctx context.Context, set *Set, name string, src []byte) {
 
 // document decodes one YAML document: read what kind it is, then decode it
 // strictly as that kind.
-func (d *decoder) document(n ast.Node, set *Set) {
-	if seq, ok := unwrap(n).(*ast.SequenceNode); ok {
-		d.toolList(seq.Values, set)
+func (d *decoder) document(n *yaml.Node, set *Set) {
+	if list, ok := seq(n); ok {
+		d.toolList(list, set)
 		return
 	}
 	fs, ok := d.mapping(n, "document")
@@ -300,12 +300,12 @@ func (d *decoder) document(n ast.Node, set *Set) {
 			switch f.name {
 			case "kind":
 			case "tools":
-				seq, ok := unwrap(f.val).(*ast.SequenceNode)
+				list, ok := seq(f.val)
 				if !ok {
 					d.errorf(f.val, "tools: expected a list, got %s", kindName(f.val))
 					continue
 				}
-				d.toolList(seq.Values, set)
+				d.toolList(list, set)
 			default:
 				d.unknown(f, "tool list")
 			}
@@ -319,15 +319,15 @@ func (d *decoder) document(n ast.Node, set *Set) {
 	}
 }
 
-func firstIsMapping(n ast.Node) bool {
-	seq, ok := unwrap(n).(*ast.SequenceNode)
-	if !ok || len(seq.Values) == 0 {
+func firstIsMapping(n *yaml.Node) bool {
+	list, ok := seq(n)
+	if !ok || len(list) == 0 {
 		return false
 	}
-	return kindName(seq.Values[0]) == "mapping"
+	return kindName(list[0]) == "mapping"
 }
 
-func (d *decoder) toolList(nodes []ast.Node, set *Set) {
+func (d *decoder) toolList(nodes []*yaml.Node, set *Set) {
 	for _, v := range nodes {
 		fs, ok := d.mapping(v, "tool")
 		if !ok {
@@ -343,18 +343,18 @@ func (d *decoder) toolList(nodes []ast.Node, set *Set) {
 func (d *decoder) refs(f field, toolset bool) ([]string, []ref) {
 	names := d.strings(f)
 	var refs []ref
-	if seq, ok := unwrap(f.val).(*ast.SequenceNode); ok {
-		for _, v := range seq.Values {
-			if s, ok := unwrap(v).(*ast.StringNode); ok {
+	if list, ok := seq(f.val); ok {
+		for _, v := range list {
+			if isString(v) {
 				line, col := pos(v)
-				refs = append(refs, ref{name: s.Value, toolset: toolset, line: line, col: col})
+				refs = append(refs, ref{name: unwrap(v).Value, toolset: toolset, line: line, col: col})
 			}
 		}
 	}
 	return names, refs
 }
 
-func (d *decoder) toolset(n ast.Node, fs []field) *Toolset {
+func (d *decoder) toolset(n *yaml.Node, fs []field) *Toolset {
 	line, col := pos(fs[0].key)
 	ts := &Toolset{File: d.file, Line: line, Col: col}
 	for _, f := range fs {
@@ -376,7 +376,7 @@ func (d *decoder) toolset(n ast.Node, fs []field) *Toolset {
 	return ts
 }
 
-func (d *decoder) agent(n ast.Node, fs []field) *Agent {
+func (d *decoder) agent(n *yaml.Node, fs []field) *Agent {
 	line, col := pos(fs[0].key)
 	a := &Agent{File: d.file, Line: line, Col: col}
 	for _, f := range fs {

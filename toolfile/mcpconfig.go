@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/goccy/go-yaml/ast"
+	"go.yaml.in/yaml/v3"
 )
 
 // MCPConfig is the `mcp:` section of wield.yaml: what `wield serve` offers
@@ -106,13 +106,13 @@ func (c *configDecoder) mcpConfig(mf field, dir string) MCPConfig {
 			c.unknown(f, "mcp")
 			continue
 		}
-		seq, ok := unwrap(f.val).(*ast.SequenceNode)
+		list, ok := seq(f.val)
 		if !ok {
 			c.errorf(f.val, "mcp.%s: expected a list, got %s", f.name, kindName(f.val))
 			continue
 		}
 		seen := map[string]bool{}
-		for _, n := range seq.Values {
+		for _, n := range list {
 			switch f.name {
 			case "resources":
 				if r, ok := c.mcpResource(n, dir); ok && c.mcpOnce(n, seen, "resource", r.URI) {
@@ -133,7 +133,7 @@ func (c *configDecoder) mcpConfig(mf field, dir string) MCPConfig {
 }
 
 // mcpOnce reports whether key is new, with a problem when it is not.
-func (c *configDecoder) mcpOnce(n ast.Node, seen map[string]bool, what, key string) bool {
+func (c *configDecoder) mcpOnce(n *yaml.Node, seen map[string]bool, what, key string) bool {
 	if seen[key] {
 		c.errorf(n, "mcp: %s %q defined twice", what, key)
 		return false
@@ -153,7 +153,7 @@ func (c *configDecoder) mcpTpl(f field, what string) string {
 	return s
 }
 
-func (c *configDecoder) mcpResource(n ast.Node, dir string) (MCPResource, bool) {
+func (c *configDecoder) mcpResource(n *yaml.Node, dir string) (MCPResource, bool) {
 	var r MCPResource
 	fs, ok := c.mapping(n, "mcp resource")
 	if !ok {
@@ -220,7 +220,7 @@ func (c *configDecoder) file(f field, dir string) string {
 	return p
 }
 
-func (c *configDecoder) mcpTemplate(n ast.Node) (MCPResourceTemplate, bool) {
+func (c *configDecoder) mcpTemplate(n *yaml.Node) (MCPResourceTemplate, bool) {
 	var t MCPResourceTemplate
 	fs, ok := c.mapping(n, "mcp resource template")
 	if !ok {
@@ -270,7 +270,7 @@ func (c *configDecoder) mcpTemplate(n ast.Node) (MCPResourceTemplate, bool) {
 	return t, !c.failed(mark)
 }
 
-func (c *configDecoder) mcpPrompt(n ast.Node, dir string) (MCPPrompt, bool) {
+func (c *configDecoder) mcpPrompt(n *yaml.Node, dir string) (MCPPrompt, bool) {
 	var p MCPPrompt
 	fs, ok := c.mapping(n, "mcp prompt")
 	if !ok {
@@ -286,12 +286,12 @@ func (c *configDecoder) mcpPrompt(n ast.Node, dir string) (MCPPrompt, bool) {
 		case "description":
 			p.Description = c.str(f)
 		case "arguments", "messages":
-			seq, ok := unwrap(f.val).(*ast.SequenceNode)
+			list, ok := seq(f.val)
 			if !ok {
 				c.errorf(f.val, "mcp prompt: %s: expected a list, got %s", f.name, kindName(f.val))
 				continue
 			}
-			for _, v := range seq.Values {
+			for _, v := range list {
 				if f.name == "arguments" {
 					p.Arguments = append(p.Arguments, c.mcpArgument(v))
 				} else {
@@ -319,7 +319,7 @@ func (c *configDecoder) mcpPrompt(n ast.Node, dir string) (MCPPrompt, bool) {
 	return p, !c.failed(mark)
 }
 
-func (c *configDecoder) mcpArgument(n ast.Node) MCPPromptArgument {
+func (c *configDecoder) mcpArgument(n *yaml.Node) MCPPromptArgument {
 	var a MCPPromptArgument
 	fs, ok := c.mapping(n, "mcp prompt argument")
 	if !ok {
@@ -350,7 +350,7 @@ func (c *configDecoder) mcpArgument(n ast.Node) MCPPromptArgument {
 // mcpContentTypes are the types of MCP content.
 var mcpContentTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource": true, "resource_link": true}
 
-func (c *configDecoder) mcpMessage(n ast.Node, dir string) MCPPromptMessage {
+func (c *configDecoder) mcpMessage(n *yaml.Node, dir string) MCPPromptMessage {
 	var m MCPPromptMessage
 	fs, ok := c.mapping(n, "mcp prompt message")
 	if !ok {

@@ -1,15 +1,16 @@
 package toolfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
+	"strings"
 
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
-	"github.com/goccy/go-yaml/token"
 	"github.com/wieldhq/wield"
+	"go.yaml.in/yaml/v3"
 )
 
 // decoder walks a parsed YAML tree and records every problem it meets with
@@ -22,7 +23,7 @@ type decoder struct {
 	problems []Problem
 }
 
-func (d *decoder) warnf(n ast.Node, format string, args ...any) {
+func (d *decoder) warnf(n *yaml.Node, format string, args ...any) {
 	d.errorf(n, format, args...)
 	d.problems[len(d.problems)-1].Warning = true
 }
@@ -31,25 +32,22 @@ func (d *decoder) warnf(n ast.Node, format string, args ...any) {
 // the mark, to leave a broken document out.
 func (d *decoder) failed(mark int) bool { return Problems(d.problems[mark:]).errors() }
 
-func (d *decoder) errorf(n ast.Node, format string, args ...any) {
+func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
 	line, col := pos(n)
 	d.problems = append(d.problems, Problem{File: d.file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
 }
 
-func pos(n ast.Node) (int, int) {
-	if n == nil {
+func pos(n *yaml.Node) (int, int) {
+	if n == nil || n.Line == 0 {
 		return 1, 1
 	}
-	t := n.GetToken()
-	if t == nil || t.Position == nil {
-		return 1, 1
-	}
-	return t.Position.Line, t.Position.Column
+	return n.Line, n.Column
 }
 
-// parse reads all documents of a file. A syntax error becomes a problem at
-// the token the parser stopped on.
-func (d *decoder) parse(src []byte) []ast.Node {
+// parse reads all documents of a file, leaving out empty ones. A syntax
+// error, or an alias that would make walking the tree endless, becomes the
+// file's only problem.
+func (d *decoder) parse(src []byte) []*yaml.Node {
 	if len(src) > MaxFileSize {
 		d.problems = append(d.problems, Problem{File: d.file, Line: 1, Col: 1, Message: fmt.Sprintf("file is larger than %d bytes", MaxFileSize)})
 		return nil
@@ -58,43 +56,123 @@ func (d *decoder) parse(src []byte) []ast.Node {
 		d.problems = append(d.problems, Problem{File: d.file, Line: line, Col: col, Message: fmt.Sprintf("nesting deeper than %d levels", maxDepth)})
 		return nil
 	}
-	f, err := parser.ParseBytes(src, 0)
-	if err != nil {
-		var se interface {
-			GetToken() *token.Token
-			GetMessage() string
+	var docs []*yaml.Node
+	var aliases aliasCheck
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return docs
 		}
-		line, col, msg := 1, 1, err.Error()
-		if errors.As(err, &se) {
-			msg = se.GetMessage()
-			if t := se.GetToken(); t != nil && t.Position != nil {
-				line, col = t.Position.Line, t.Position.Column
-			}
+		if err != nil {
+			line, col, msg := syntaxError(src, err)
+			d.problems = append(d.problems, Problem{File: d.file, Line: line, Col: col, Message: "syntax error: " + msg})
+			return nil
 		}
-		d.problems = append(d.problems, Problem{File: d.file, Line: line, Col: col, Message: "syntax error: " + msg})
-		return nil
-	}
-	var docs []ast.Node
-	for _, doc := range f.Docs {
-		if doc == nil || doc.Body == nil {
+		if len(doc.Content) == 0 {
 			continue
 		}
-		docs = append(docs, doc.Body)
+		body := doc.Content[0]
+		if body.Kind == yaml.ScalarNode && body.Tag == "!!null" && body.Value == "" {
+			continue // nothing but comments, or nothing at all
+		}
+		if aliases.size(body) < 0 {
+			d.errorf(aliases.bad, "%s", aliases.why)
+			return nil
+		}
+		docs = append(docs, body)
 	}
-	return docs
+}
+
+// syntaxError splits yaml.v3's "yaml: line N: message". The error has no
+// column, so the position is the first non-blank column of line N; 1:1 when
+// there is no line either.
+func syntaxError(src []byte, err error) (line, col int, msg string) {
+	msg = strings.TrimPrefix(err.Error(), "yaml: ")
+	rest, ok := strings.CutPrefix(msg, "line ")
+	if !ok {
+		return 1, 1, msg
+	}
+	num, text, ok := strings.Cut(rest, ": ")
+	n, perr := strconv.Atoi(num)
+	if !ok || perr != nil || n < 1 {
+		return 1, 1, msg
+	}
+	lines := bytes.Split(src, []byte("\n"))
+	col = 1
+	if n <= len(lines) {
+		for _, r := range string(lines[n-1]) {
+			if r != ' ' && r != '\t' {
+				break
+			}
+			col++
+		}
+	}
+	return n, col, text
+}
+
+// maxAliasNodes bounds how many nodes aliases add to a file when followed,
+// against "billion laughs" files that are small but expand exponentially.
+const maxAliasNodes = 100_000
+
+// aliasCheck finds the first alias that walking a tree through it would not
+// survive: one inside the node it refers to (yaml.v3 builds that cycle), or
+// one that makes the file's aliases add more than maxAliasNodes nodes.
+type aliasCheck struct {
+	sizes map[*yaml.Node]int // anchored nodes: expanded size, -1 while inside
+	added int
+	bad   *yaml.Node
+	why   string
+}
+
+// size counts the nodes under n with aliases expanded; -1 when bad is set.
+func (a *aliasCheck) size(n *yaml.Node) int {
+	if n.Kind == yaml.AliasNode {
+		s, ok := a.sizes[n.Alias]
+		a.added += s
+		switch {
+		case !ok || s < 0:
+			a.bad, a.why = n, fmt.Sprintf("alias *%s is inside the node it refers to", n.Value)
+		case a.added > maxAliasNodes:
+			a.bad, a.why = n, fmt.Sprintf("aliases expand the file by more than %d nodes", maxAliasNodes)
+		default:
+			return s
+		}
+		return -1
+	}
+	if n.Anchor != "" {
+		if a.sizes == nil {
+			a.sizes = map[*yaml.Node]int{}
+		}
+		a.sizes[n] = -1
+	}
+	total := 1
+	for _, c := range n.Content {
+		s := a.size(c)
+		if s < 0 {
+			return -1
+		}
+		total += s
+	}
+	if n.Anchor != "" {
+		a.sizes[n] = total
+	}
+	return total
 }
 
 // MaxFileSize bounds a tool file: a tool definition is a few kilobytes, and
 // the YAML parser's time grows faster than the input.
 const MaxFileSize = 1 << 20
 
-// maxDepth bounds nesting; the parser's time is quadratic in it.
+// maxDepth bounds nesting, which no tool file needs and every walk of the
+// tree pays for in recursion.
 const maxDepth = 64
 
 // tooDeep finds where brackets or one-line "- - -" sequences nest beyond
-// maxDepth, before the parser spends quadratic time on it. It ignores quotes,
-// so it overcounts brackets inside strings; that takes more than 64
-// unbalanced ones, which no real tool file has.
+// maxDepth, before the parser spends time on it. It ignores quotes, so it
+// overcounts brackets inside strings; that takes more than 64 unbalanced
+// ones, which no real tool file has.
 func tooDeep(src []byte) (line, col int, deep bool) {
 	depth, dashes := 0, 0
 	line, col = 1, 0
@@ -130,81 +208,135 @@ func tooDeep(src []byte) (line, col int, deep bool) {
 	return 0, 0, false
 }
 
-// unwrap looks through tags, anchors and comments to the value node.
-func unwrap(n ast.Node) ast.Node {
-	for {
-		switch x := n.(type) {
-		case *ast.TagNode:
-			n = x.Value
-		case *ast.AnchorNode:
-			n = x.Value
-		case *ast.CommentGroupNode:
-			return nil
+// unwrap looks through documents and aliases to the value node.
+func unwrap(n *yaml.Node) *yaml.Node {
+	for n != nil {
+		switch {
+		case n.Kind == yaml.DocumentNode && len(n.Content) == 1:
+			n = n.Content[0]
+		case n.Kind == yaml.AliasNode && n.Alias != nil:
+			n = n.Alias
 		default:
 			return n
 		}
 	}
+	return nil
+}
+
+// tag is the type of a scalar after yaml.v3's resolution ("!!str",
+// "!!int", ...), "" for anything else. A tag of the file's own (!env x)
+// means nothing here: the value reads as if it were not there.
+func tag(n *yaml.Node) string {
+	if n = unwrap(n); n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	t := n.ShortTag()
+	if !strings.HasPrefix(t, "!!") {
+		bare := *n
+		bare.Tag = ""
+		t = bare.ShortTag()
+	}
+	return t
+}
+
+// isString reports whether n is text: a quoted, block or plain string, and
+// also a plain date such as 2024-01-01, which people write in descriptions
+// and versions meaning the text.
+func isString(n *yaml.Node) bool {
+	t := tag(n)
+	return t == "!!str" || t == "!!timestamp"
 }
 
 // kindName says what a node is, for "expected X, got Y" messages.
-func kindName(n ast.Node) string {
-	switch unwrap(n).(type) {
-	case nil, *ast.NullNode:
+func kindName(n *yaml.Node) string {
+	n = unwrap(n)
+	if n == nil {
 		return "null"
-	case *ast.StringNode, *ast.LiteralNode:
-		return "string"
-	case *ast.IntegerNode:
-		return "integer"
-	case *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
-		return "number"
-	case *ast.BoolNode:
-		return "boolean"
-	case *ast.MappingNode, *ast.MappingValueNode:
-		return "mapping"
-	case *ast.SequenceNode:
-		return "list"
-	case *ast.AliasNode:
-		return "alias"
-	default:
-		return "value"
 	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	switch tag(n) {
+	case "!!null":
+		return "null"
+	case "!!str", "!!timestamp":
+		return "string"
+	case "!!int":
+		return "integer"
+	case "!!float":
+		return "number"
+	case "!!bool":
+		return "boolean"
+	}
+	return "value"
+}
+
+// seq returns the entries of a list node.
+func seq(n *yaml.Node) ([]*yaml.Node, bool) {
+	if n = unwrap(n); n == nil || n.Kind != yaml.SequenceNode {
+		return nil, false
+	}
+	return n.Content, true
 }
 
 // field is one key of a mapping, with the key's node for positions.
 type field struct {
 	name string
-	key  ast.Node
-	val  ast.Node
+	key  *yaml.Node
+	val  *yaml.Node
 }
 
 // mapping returns the fields of a mapping node in file order. Duplicate keys
-// are reported; the first one is kept.
-func (d *decoder) mapping(n ast.Node, what string) ([]field, bool) {
-	var values []*ast.MappingValueNode
-	switch x := unwrap(n).(type) {
-	case *ast.MappingNode:
-		values = x.Values
-	case *ast.MappingValueNode:
-		values = []*ast.MappingValueNode{x}
-	default:
+// are reported; the first one is kept. A merge key (`<<: *base`, or a list
+// of aliases) adds the fields of the mappings it names that the mapping does
+// not set itself, after its own; among merged mappings, the first wins.
+func (d *decoder) mapping(n *yaml.Node, what string) ([]field, bool) {
+	m := unwrap(n)
+	if m == nil || m.Kind != yaml.MappingNode {
 		d.errorf(n, "%s: expected a mapping, got %s", what, kindName(n))
 		return nil, false
 	}
 	seen := map[string]bool{}
-	out := make([]field, 0, len(values))
-	for _, mv := range values {
-		k, ok := unwrap(mv.Key).(ast.ScalarNode)
-		if !ok {
-			d.errorf(mv.Key, "%s: keys must be plain names", what)
-			continue
+	out := make([]field, 0, len(m.Content)/2)
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		key, val := m.Content[i], m.Content[i+1]
+		k := unwrap(key)
+		switch {
+		case k.Kind != yaml.ScalarNode:
+			d.errorf(key, "%s: keys must be plain names", what)
+		case k.Value == "<<" && k.ShortTag() == "!!merge":
+			merges = append(merges, val)
+		case seen[k.Value]:
+			d.errorf(key, "%s: duplicate key %q", what, k.Value)
+		default:
+			seen[k.Value] = true
+			out = append(out, field{name: k.Value, key: key, val: val})
 		}
-		name := fmt.Sprint(k.GetValue())
-		if seen[name] {
-			d.errorf(mv.Key, "%s: duplicate key %q", what, name)
-			continue
+	}
+	for _, v := range merges {
+		from := []*yaml.Node{v}
+		if list, ok := seq(v); ok {
+			from = list
 		}
-		seen[name] = true
-		out = append(out, field{name: name, key: mv.Key, val: mv.Value})
+		for _, src := range from {
+			if kindName(src) != "mapping" {
+				d.errorf(src, "%s: << merges a mapping or a list of mappings, got %s", what, kindName(src))
+				continue
+			}
+			fs, _ := d.mapping(src, what)
+			for _, f := range fs {
+				if !seen[f.name] {
+					seen[f.name] = true
+					out = append(out, f)
+				}
+			}
+		}
 	}
 	return out, true
 }
@@ -214,11 +346,8 @@ func (d *decoder) unknown(f field, what string) {
 }
 
 func (d *decoder) str(f field) string {
-	switch x := unwrap(f.val).(type) {
-	case *ast.StringNode:
-		return x.Value
-	case *ast.LiteralNode:
-		return x.Value.Value
+	if isString(f.val) {
+		return unwrap(f.val).Value
 	}
 	d.errorf(f.val, "%s: expected a string, got %s", f.name, kindName(f.val))
 	return ""
@@ -227,60 +356,47 @@ func (d *decoder) str(f field) string {
 // text accepts any scalar as its text, for fields such as version where
 // `1.0` unquoted is common and harmless.
 func (d *decoder) text(f field) string {
-	switch x := unwrap(f.val).(type) {
-	case *ast.StringNode:
-		return x.Value
-	case *ast.LiteralNode:
-		return x.Value.Value
-	case *ast.IntegerNode, *ast.FloatNode:
-		return x.GetToken().Value
+	switch tag(f.val) {
+	case "!!str", "!!timestamp", "!!int", "!!float":
+		return unwrap(f.val).Value
 	}
 	d.errorf(f.val, "%s: expected a string, got %s", f.name, kindName(f.val))
 	return ""
 }
 
 func (d *decoder) boolean(f field) bool {
-	if b, ok := unwrap(f.val).(*ast.BoolNode); ok {
-		return b.Value
+	if b, ok := boolValue(f.val); ok {
+		return b
 	}
 	d.errorf(f.val, "%s: expected true or false, got %s", f.name, kindName(f.val))
 	return false
 }
 
 func (d *decoder) number(f field) *float64 {
-	switch x := unwrap(f.val).(type) {
-	case *ast.IntegerNode, *ast.FloatNode:
-		v, err := strconv.ParseFloat(x.GetToken().Value, 64)
-		if err == nil {
-			return &v
-		}
-		if v, ok := toNumber(x.(ast.ScalarNode).GetValue()); ok {
-			return &v
-		}
+	if v, _, ok := numberValue(f.val); ok {
+		return &v
 	}
 	d.errorf(f.val, "%s: expected a number, got %s", f.name, kindName(f.val))
 	return nil
 }
 
 func (d *decoder) count(f field) *int {
-	if x, ok := unwrap(f.val).(*ast.IntegerNode); ok {
-		if v, ok := toNumber(x.GetValue()); ok && v >= 0 && v <= math.MaxInt32 {
-			n := int(v)
-			return &n
-		}
+	if v, isInt, ok := numberValue(f.val); ok && isInt && v >= 0 && v <= math.MaxInt32 {
+		n := int(v)
+		return &n
 	}
 	d.errorf(f.val, "%s: expected a non-negative integer, got %s", f.name, kindName(f.val))
 	return nil
 }
 
 func (d *decoder) strings(f field) []string {
-	seq, ok := unwrap(f.val).(*ast.SequenceNode)
+	list, ok := seq(f.val)
 	if !ok {
 		d.errorf(f.val, "%s: expected a list of strings, got %s", f.name, kindName(f.val))
 		return nil
 	}
-	out := make([]string, 0, len(seq.Values))
-	for _, v := range seq.Values {
+	out := make([]string, 0, len(list))
+	for _, v := range list {
 		s := d.str(field{name: f.name, val: v})
 		if s != "" {
 			out = append(out, s)
@@ -289,43 +405,55 @@ func (d *decoder) strings(f field) []string {
 	return out
 }
 
-func toNumber(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, true
+// boolValue reads a !!bool scalar: true or false in any of yaml.v3's
+// spellings (True, FALSE...). YAML 1.1's yes, no, on and off are strings.
+func boolValue(n *yaml.Node) (bool, bool) {
+	if tag(n) != "!!bool" {
+		return false, false
 	}
-	return 0, false
+	b, err := strconv.ParseBool(unwrap(n).Value)
+	return b, err == nil
+}
+
+// numberValue reads an !!int or !!float scalar the way yaml.v3 resolves
+// it: underscores between digits, 0x, 0o, 0b and leading-zero octal
+// integers, .inf and .nan. isInt is true for an !!int.
+func numberValue(n *yaml.Node) (v float64, isInt, ok bool) {
+	t := tag(n)
+	if t != "!!int" && t != "!!float" {
+		return 0, false, false
+	}
+	s := strings.ReplaceAll(unwrap(n).Value, "_", "")
+	if t == "!!int" {
+		if i, err := strconv.ParseInt(s, 0, 64); err == nil {
+			return float64(i), true, true
+		}
+		u, err := strconv.ParseUint(s, 0, 64)
+		return float64(u), true, err == nil
+	}
+	switch strings.ToLower(s) {
+	case ".inf", "+.inf":
+		return math.Inf(1), false, true
+	case "-.inf":
+		return math.Inf(-1), false, true
+	case ".nan":
+		return math.NaN(), false, true
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, false, err == nil
 }
 
 // value converts a node to the JSON value it stands for (map, list, string,
 // float64 or int64, bool, nil), for defaults and enums.
-func (d *decoder) value(n ast.Node) (any, bool) {
-	switch x := unwrap(n).(type) {
-	case nil, *ast.NullNode:
+func (d *decoder) value(n *yaml.Node) (any, bool) {
+	x := unwrap(n)
+	if x == nil {
 		return nil, true
-	case *ast.StringNode:
-		return x.Value, true
-	case *ast.LiteralNode:
-		return x.Value.Value, true
-	case *ast.BoolNode:
-		return x.Value, true
-	case *ast.IntegerNode:
-		v, _ := toNumber(x.GetValue())
-		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-			return int64(v), true
-		}
-		return v, true
-	case *ast.FloatNode:
-		return x.Value, true
-	case *ast.SequenceNode:
-		out := make([]any, 0, len(x.Values))
-		for _, e := range x.Values {
+	}
+	switch x.Kind {
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(x.Content))
+		for _, e := range x.Content {
 			v, ok := d.value(e)
 			if !ok {
 				return nil, false
@@ -333,7 +461,7 @@ func (d *decoder) value(n ast.Node) (any, bool) {
 			out = append(out, v)
 		}
 		return out, true
-	case *ast.MappingNode, *ast.MappingValueNode:
+	case yaml.MappingNode:
 		fs, ok := d.mapping(x, "value")
 		if !ok {
 			return nil, false
@@ -347,6 +475,25 @@ func (d *decoder) value(n ast.Node) (any, bool) {
 			out[f.name] = v
 		}
 		return out, true
+	}
+	switch tag(x) {
+	case "!!null":
+		return nil, true
+	case "!!str", "!!timestamp":
+		return x.Value, true
+	case "!!bool":
+		if b, ok := boolValue(x); ok {
+			return b, true
+		}
+	case "!!int", "!!float":
+		v, isInt, ok := numberValue(x)
+		switch {
+		case !ok || math.IsInf(v, 0) || math.IsNaN(v): // not JSON
+		case isInt && math.Abs(v) < 1<<53:
+			return int64(v), true
+		default:
+			return v, true
+		}
 	}
 	d.errorf(n, "unsupported value (%s)", kindName(n))
 	return nil, false
