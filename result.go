@@ -2,10 +2,12 @@ package wield
 
 import (
 	"encoding/json"
-	"github.com/wieldhq/wield/schema"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wieldhq/wield/internal/jsonenc"
+	"github.com/wieldhq/wield/schema"
 )
 
 // ValidationError is one problem with a call's arguments, written so a model
@@ -42,12 +44,91 @@ type resultJSON Result
 
 // MarshalJSON adds duration_ms and queue_wait_ms to the plain fields.
 func (r *Result) MarshalJSON() ([]byte, error) {
+	if b, ok := r.appendJSON(make([]byte, 0, 256+len(r.Output)+len(r.Error))); ok {
+		return b, nil
+	}
+	return r.marshalJSON()
+}
+
+// marshalJSON is MarshalJSON through encoding/json: what appendJSON writes
+// byte for byte, and what it falls back on.
+func (r *Result) marshalJSON() ([]byte, error) {
 	type withMS struct {
 		*resultJSON
 		DurationMS  float64 `json:"duration_ms"`
 		QueueWaitMS float64 `json:"queue_wait_ms,omitempty"`
 	}
 	return json.Marshal(withMS{(*resultJSON)(r), ms(r.Duration), ms(r.QueueWait)})
+}
+
+// appendJSON writes what marshalJSON writes without encoding/json's
+// reflection, which was a sixth of an HTTP call's handler; it reports false
+// for what it leaves to encoding/json: output to compact or escape, or
+// refuse, a time outside years 0-9999, a number JSON cannot hold.
+func (r *Result) appendJSON(b []byte) ([]byte, bool) {
+	ok := true
+	b = append(b, `{"call_id":`...)
+	b = jsonenc.AppendString(b, r.CallID)
+	b = append(b, `,"tool":`...)
+	b = jsonenc.AppendString(b, r.Tool)
+	b = append(b, `,"ok":`...)
+	b = strconv.AppendBool(b, r.OK)
+	if len(r.Output) > 0 {
+		b = append(b, `,"output":`...)
+		if b, ok = jsonenc.AppendRaw(b, r.Output); !ok {
+			return nil, false
+		}
+	}
+	if r.Error != "" {
+		b = append(b, `,"error":`...)
+		b = jsonenc.AppendString(b, r.Error)
+	}
+	if r.ErrorType != "" {
+		b = append(b, `,"error_type":`...)
+		b = jsonenc.AppendString(b, string(r.ErrorType))
+	}
+	if len(r.ValidationErrors) > 0 {
+		b = append(b, `,"validation_errors":[`...)
+		for i, v := range r.ValidationErrors {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"path":`...)
+			b = jsonenc.AppendString(b, v.Path)
+			b = append(b, `,"message":`...)
+			b = jsonenc.AppendString(b, v.Message)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"attempts":`...)
+	b = strconv.AppendInt(b, int64(r.Attempts), 10)
+	for _, t := range [2]struct {
+		name string
+		t    time.Time
+	}{{`,"started_at":"`, r.StartedAt}, {`,"finished_at":"`, r.FinishedAt}} {
+		var err error
+		if b, err = t.t.AppendText(append(b, t.name...)); err != nil {
+			return nil, false
+		}
+		b = append(b, '"')
+	}
+	if len(r.Metadata) > 0 {
+		m, err := jsonenc.Marshal(r.Metadata)
+		if err != nil {
+			return nil, false
+		}
+		b = append(append(b, `,"metadata":`...), m...)
+	}
+	if b, ok = jsonenc.AppendFloat64(append(b, `,"duration_ms":`...), ms(r.Duration)); !ok {
+		return nil, false
+	}
+	if q := ms(r.QueueWait); q != 0 {
+		if b, ok = jsonenc.AppendFloat64(append(b, `,"queue_wait_ms":`...), q); !ok {
+			return nil, false
+		}
+	}
+	return append(b, '}'), true
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.

@@ -330,8 +330,14 @@ func (bits floatPlan) encode(e *encoder, v reflect.Value, _ bool) error {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return errSlow // encoding/json's UnsupportedValueError
 	}
-	// Like ES6 number to string conversion: %f between 1e-6 and 1e21,
-	// compared in float32 for float32 values to get the cutoffs right.
+	e.buf = appendFloat(e.buf, f, int(bits))
+	return nil
+}
+
+// appendFloat formats a finite f like ES6's number to string conversion, as
+// encoding/json does: %f between 1e-6 and 1e21, compared in float32 for
+// float32 values to get the cutoffs right.
+func appendFloat(b []byte, f float64, bits int) []byte {
 	abs := math.Abs(f)
 	fmt := byte('f')
 	if abs != 0 {
@@ -339,7 +345,7 @@ func (bits floatPlan) encode(e *encoder, v reflect.Value, _ bool) error {
 			fmt = 'e'
 		}
 	}
-	b := strconv.AppendFloat(e.buf, f, fmt, -1, int(bits))
+	b = strconv.AppendFloat(b, f, fmt, -1, bits)
 	if fmt == 'e' {
 		// e-09 → e-9
 		n := len(b)
@@ -348,8 +354,7 @@ func (bits floatPlan) encode(e *encoder, v reflect.Value, _ bool) error {
 			b = b[:n-1]
 		}
 	}
-	e.buf = b
-	return nil
+	return b
 }
 
 type ptrPlan struct{ elem plan }
