@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -157,7 +158,6 @@ func TestResumeAfterRestart(t *testing.T) {
 func TestApprovalIDCannotBeForged(t *testing.T) {
 	var runs atomic.Int64
 	w := newWorld(t, filepath.Join(t.TempDir(), "w.db"), &runs)
-	defer w.close(t)
 	done := w.eng.Go(context.Background(), wield.Call{Tool: "rm", Arguments: json.RawMessage(`{"path":"/safe"}`)})
 	a := pendingOne(t, w.inbox)
 	if _, err := w.inbox.Decide(context.Background(), a.ID, a.Digest, wield.Decision{Approved: true}); err != nil {
@@ -180,6 +180,16 @@ func TestApprovalIDCannotBeForged(t *testing.T) {
 	}
 	if runs.Load() != 1 {
 		t.Errorf("%d runs, want 1", runs.Load())
+	}
+	// The two calls that reused the ID keep their records out of the store
+	// (the journal's writer refuses them, and Close counts them); the first
+	// record stands.
+	if rec, err := w.store.Call(context.Background(), a.CallID); err != nil || string(rec.Call.Arguments) != `{"path":"/safe"}` {
+		t.Errorf("the first record of %s: %v %v", a.CallID, rec, err)
+	}
+	_ = w.eng.Close(context.Background())
+	if err := w.store.Close(context.Background()); err != nil && !strings.Contains(err.Error(), "2 call records were refused") {
+		t.Error(err)
 	}
 }
 

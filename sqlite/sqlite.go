@@ -387,7 +387,7 @@ func (s *Store) Close(ctx context.Context) error {
 			err = errors.Join(err, s.jr.close())
 		}
 		if n := s.lost.Load(); n > 0 {
-			err = errors.Join(err, fmt.Errorf("%d buffered call records were refused by the database (see the log)", n))
+			err = errors.Join(err, fmt.Errorf("%d call records were refused by the database: their call IDs were recorded already (see the log)", n))
 		}
 		close(s.closed)
 		if s.ckptStop != nil {
