@@ -246,7 +246,7 @@ func (c *compiler) compile(s *jsonschema.Schema, at string) (*compiled, error) {
 		out.maxLen = *s.MaxLength
 	}
 	if s.Pattern != "" {
-		re, err := regexp.Compile(s.Pattern)
+		re, err := CompilePattern(s.Pattern)
 		if err != nil {
 			return fail("pattern %q: %v", s.Pattern, err)
 		}
@@ -291,7 +291,7 @@ func (c *compiler) compile(s *jsonschema.Schema, at string) (*compiled, error) {
 	}
 	out.propNames = strings.Join(names, ", ")
 	for pat, sub := range s.PatternProperties {
-		re, err := regexp.Compile(pat)
+		re, err := CompilePattern(pat)
 		if err != nil {
 			return fail("patternProperties %q: %v", pat, err)
 		}
