@@ -32,6 +32,7 @@ type row struct {
 	buf  []byte // async mode: the copies of the record's byte slices
 	err  error  // the record alone was refused (its id is taken)
 	seg  int8   // the journal file it is in
+	seq  uint64 // the journal append it was in
 }
 
 // newRow encodes r. In async mode the byte slices are copied, since the

@@ -23,11 +23,14 @@ func (s *Store) checkpoints(db *sql.DB) {
 	defer close(s.ckptDone)
 	t := time.NewTicker(checkpointEvery)
 	defer t.Stop()
-	for {
+	for tick := 1; ; tick++ {
 		select {
 		case <-s.ckptStop:
 			return
 		case <-t.C:
+		}
+		if s.orphans && tick%10 == 0 {
+			s.adoptJournal(context.Background())
 		}
 		if !s.dirty.Swap(false) {
 			continue

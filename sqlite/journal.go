@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 )
@@ -28,8 +30,10 @@ import (
 // it holds journalSegment bytes and the other is empty, then to the other;
 // a file whose records are all in the database is truncated. Each record
 // is framed as a length, a CRC-32C of the payload, and the payload (the
-// row's values); replay stops at the first frame that is cut off or does
-// not match its checksum, the end of what the last write got to write.
+// sequence number of its append, and the row's values); replay reads each
+// file up to the first frame that is cut off or does not match its
+// checksum, the end of what the last write got to write, and inserts the
+// records in the order of their appends.
 //
 // One process journals a database at a time (an flock on the first file);
 // a store that finds it taken writes every group in a transaction, as
@@ -40,6 +44,8 @@ type journal struct {
 	cur     int      // the file appends go to
 	size    [2]int64 // bytes in each file
 	pending [2]int   // records in each file not yet in the database
+	damaged [2]bool  // holds a partial write that could not be cut off
+	seq     uint64   // of the last append
 	buf     []byte
 }
 
@@ -73,23 +79,15 @@ func openJournal(path string) (*journal, error) {
 	return j, nil
 }
 
-// read returns the records of both files, in the order they were written
-// (the older file first), and how many frames at the end were unreadable.
+// read returns the records of both files in the order they were appended
+// (by the sequence number of their append), and how many files ended in a
+// frame that was cut off or damaged.
 func (j *journal) read() (rows []*row, torn int, err error) {
-	var data [2][]byte
-	for i, f := range j.files {
-		if data[i], err = io.ReadAll(io.NewSectionReader(f, 0, math.MaxInt64)); err != nil {
+	for _, f := range j.files {
+		b, err := io.ReadAll(io.NewSectionReader(f, 0, math.MaxInt64))
+		if err != nil {
 			return nil, 0, err
 		}
-	}
-	// The file being filled is the one that was not yet full: when both
-	// hold records, the full one is older.
-	order := []int{0, 1}
-	if len(data[1]) >= journalSegment && len(data[0]) < journalSegment {
-		order = []int{1, 0}
-	}
-	for _, i := range order {
-		b := data[i]
 		for len(b) > 0 {
 			w, n, ok := decodeRow(b)
 			if !ok {
@@ -99,6 +97,10 @@ func (j *journal) read() (rows []*row, torn int, err error) {
 			rows = append(rows, w)
 			b = b[n:]
 		}
+	}
+	slices.SortStableFunc(rows, func(a, b *row) int { return cmp.Compare(a.seq, b.seq) })
+	if len(rows) > 0 {
+		j.seq = rows[len(rows)-1].seq
 	}
 	return rows, torn, nil
 }
@@ -113,6 +115,7 @@ func (j *journal) reset() error {
 		j.size[i], j.pending[i] = 0, 0
 	}
 	j.cur = 0
+	j.damaged = [2]bool{}
 	return errors.Join(errs...)
 }
 
@@ -121,11 +124,18 @@ func (j *journal) reset() error {
 func (j *journal) append(rows []*row) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if other := 1 - j.cur; j.size[j.cur] >= journalSegment && j.size[other] == 0 {
+	other := 1 - j.cur
+	if (j.size[j.cur] >= journalSegment || j.damaged[j.cur]) && j.size[other] == 0 && !j.damaged[other] {
 		j.cur = other
 	}
+	if j.damaged[j.cur] {
+		// Records appended after a partial frame would not be replayed.
+		return errors.New("write journal: both files hold a partial write that could not be cut off")
+	}
+	j.seq++
 	b := j.buf[:0]
 	for _, w := range rows {
+		w.seq = j.seq
 		b = appendRow(b, w)
 		w.seg = int8(j.cur)
 	}
@@ -134,8 +144,10 @@ func (j *journal) append(rows []*row) error {
 	if _, err := f.Write(b); err != nil {
 		// The records of this write are refused to their callers; what it
 		// wrote of them goes, or a cut frame would end the replay of the
-		// records appended after it.
+		// records appended after it. If it cannot go, appends move to the
+		// other file once that is empty.
 		if terr := f.Truncate(j.size[j.cur]); terr != nil {
+			j.damaged[j.cur] = true
 			return fmt.Errorf("write journal: %w (and cutting the partial write: %w)", err, terr)
 		}
 		return fmt.Errorf("write journal: %w", err)
@@ -155,9 +167,12 @@ func (j *journal) applied(rows []*row) error {
 	}
 	var errs []error
 	for i, f := range j.files {
-		if j.pending[i] == 0 && j.size[i] > 0 {
-			errs = append(errs, f.Truncate(0))
-			j.size[i] = 0
+		if j.pending[i] == 0 && (j.size[i] > 0 || j.damaged[i]) {
+			if err := f.Truncate(0); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			j.size[i], j.damaged[i] = 0, false
 		}
 	}
 	return errors.Join(errs...)
@@ -181,11 +196,13 @@ const (
 	valBlob
 )
 
-// appendRow appends w's frame: length, CRC-32C, then each value as a kind
-// byte and, for integers, a varint, for text and blobs, a length and bytes.
+// appendRow appends w's frame: length, CRC-32C, then the payload: the
+// append's sequence number as a varint, and each value as a kind byte and,
+// for integers, a varint, for text and blobs, a length and bytes.
 func appendRow(b []byte, w *row) []byte {
 	start := len(b)
 	b = append(b, 0, 0, 0, 0, 0, 0, 0, 0)
+	b = binary.AppendUvarint(b, w.seq)
 	for _, v := range w.vals {
 		switch x := v.(type) {
 		case nil:
@@ -218,6 +235,11 @@ func decodeRow(b []byte) (*row, int, bool) {
 	}
 	p := b[8 : 8+n]
 	w := &row{}
+	seq, k := binary.Uvarint(p)
+	if k <= 0 {
+		return nil, 0, false
+	}
+	w.seq, p = seq, p[k:]
 	for i := range w.vals {
 		if len(p) == 0 {
 			return nil, 0, false

@@ -228,3 +228,88 @@ func TestJournalTaken(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalReplayOrder replays two files whose appends interleave: the
+// records go in in the order of their appends, so that of two records
+// under one ID the first appended stands, whichever file holds it.
+func TestJournalReplayOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	frame := func(seq uint64, i int, out string) []byte {
+		w, err := newRow(journalRecord(i, out), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.seq = seq
+		return appendRow(nil, w)
+	}
+	zero := append(frame(2, 7, `"second"`), frame(4, 8, `"fourth"`)...)
+	one := append(frame(1, 7, `"first"`), frame(3, 9, `"third"`)...)
+	if err := os.WriteFile(path+"-records-0", zero, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+"-records-1", one, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(t.Context(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	r, err := s.Call(t.Context(), "call-0007")
+	if err != nil || string(r.Result.Output) != `"first"` {
+		t.Fatalf("call-0007 = %v, %v; want the first append's record", r, err)
+	}
+	for _, id := range []string{"call-0008", "call-0009"} {
+		if _, err := s.Call(t.Context(), id); err != nil {
+			t.Error(err)
+		}
+	}
+	if s.jr.seq != 4 {
+		t.Errorf("the journal goes on from append %d, want 4", s.jr.seq)
+	}
+}
+
+// TestJournalAdopted: a sync store that found the journal taken replays it
+// once the process that had it is gone, without waiting for an Open.
+func TestJournalAdopted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	other, err := openJournal(path) // another process's journal
+	if err != nil || other == nil {
+		t.Fatal(other, err)
+	}
+	s, err := Open(t.Context(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	if s.jr != nil || !s.orphans {
+		t.Fatal("the store took a journal another process holds")
+	}
+	w, err := newRow(journalRecord(5, `"orphan"`), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.append([]*row{w}); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.close(); err != nil { // the process dies
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r, err := s.Call(t.Context(), "call-0005")
+		if err == nil {
+			if string(r.Result.Output) != `"orphan"` {
+				t.Errorf("output %s", r.Result.Output)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the orphaned record was not replayed within 10 s: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if fi, err := os.Stat(path + "-records-0"); err != nil || fi.Size() != 0 {
+		t.Errorf("journal after adoption: %v %v; want empty", fi.Size(), err)
+	}
+}

@@ -28,14 +28,18 @@
 // appended together with the next one, in one write(2) (group commit). The
 // journal's records are then inserted into the database in the background,
 // in transactions of up to 2,048 records, at least every FlushInterval;
-// [Open] first inserts whatever a crash left in the journal. Queries through
-// the store wait until every record saved before them is in the database,
-// so a caller always reads what it saved; another process reading the same
-// file sees a record within FlushInterval. A record whose ID is recorded
-// already is refused then, logged and counted (Close reports the count),
-// not returned to Save. One process journals a database at a time: a store
-// that finds the journal taken commits every group in a transaction before
-// Save returns (and then refuses a taken ID to Save).
+// [Open] first inserts whatever a crash left in the journal, in the order
+// of the appends (records already in the database are left out). Queries
+// through the store wait until every record saved before them is in the
+// database, so a caller always reads what it saved (while the database
+// cannot be written they wait, until their context ends); another process
+// reading the same file sees a record within FlushInterval. A record whose
+// ID is recorded already is refused by the background writer, logged and
+// counted (Close reports the count), not returned to Save. One process
+// journals a database at a time (an flock): a store that finds the journal
+// taken commits every group in a transaction before Save returns (and
+// refuses a taken ID to Save), and replays the journal about a second after
+// the process that held it is gone.
 //
 // The journal replaced a transaction per group because that transaction was
 // most of a recorded call's cost: an INSERT of a few records touches five
@@ -134,6 +138,7 @@ type Store struct {
 	commit  *commit.Committer[*row] // inserts records into the database
 	jr      *journal                // sync mode: what Save is acknowledged from
 	jcommit *commit.Committer[*row] // appends to jr
+	orphans bool                    // sync without jr: replay the journal once its process is gone
 	inserts [maxRowsLog + 1]stmt    // inserts[i] inserts 1<<i records
 	args    []driver.NamedValue     // the writer's, reused
 
@@ -226,8 +231,6 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	ckpt.SetMaxOpenConns(1)
 	s.ckpt = ckpt
-	s.ckptStop, s.ckptDone = make(chan struct{}), make(chan struct{})
-	go s.checkpoints(ckpt)
 
 	if !o.Async {
 		if err := s.openJournal(ctx); err != nil {
@@ -245,6 +248,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if s.jr != nil {
 		s.jcommit = commit.New(s.journalWrite, commit.Options{})
 	}
+	s.orphans = !o.Async && s.jr == nil
+	s.ckptStop, s.ckptDone = make(chan struct{}), make(chan struct{})
+	go s.checkpoints(ckpt)
 	return s, nil
 }
 
@@ -255,32 +261,55 @@ func (s *Store) openJournal(ctx context.Context) error {
 	if err != nil || j == nil {
 		return err
 	}
+	if err := s.replay(ctx, j); err != nil {
+		j.close()
+		return err
+	}
+	s.jr = j
+	return nil
+}
+
+// replay inserts the journal's records into the database and empties it.
+// Records already in the database (written before the crash, or their ID
+// taken) are left out.
+func (s *Store) replay(ctx context.Context, j *journal) error {
 	rows, torn, err := j.read()
 	if err != nil {
-		j.close()
 		return fmt.Errorf("read journal: %w", err)
 	}
 	for i := 0; i < len(rows); i += 2048 {
 		if err := s.write(ctx, rows[i:min(i+2048, len(rows))]); err != nil {
-			j.close()
 			return fmt.Errorf("replay journal: %w", err)
 		}
 	}
 	if len(rows) > 0 || torn > 0 {
-		kept := 0
+		inserted := 0
 		for _, w := range rows {
 			if w.err == nil {
-				kept++
+				inserted++
 			}
 		}
-		s.log.Info("sqlite store: replayed the journal", "path", s.path, "records", len(rows), "inserted", kept, "cut_off_frames", torn)
+		s.log.Info("sqlite store: replayed the journal", "path", s.path, "records", len(rows),
+			"inserted", inserted, "in_database_already", len(rows)-inserted, "files_cut_off", torn)
 	}
 	if err := j.reset(); err != nil {
-		j.close()
 		return fmt.Errorf("empty journal: %w", err)
 	}
-	s.jr = j
 	return nil
+}
+
+// adoptJournal replays the journal of a process that has gone, for a sync
+// store that found it taken: its acknowledged records would otherwise wait
+// for the next Open. The checkpoint loop calls it about once a second.
+func (s *Store) adoptJournal(ctx context.Context) {
+	j, err := openJournal(s.path)
+	if err != nil || j == nil {
+		return
+	}
+	defer j.close()
+	if err := s.replay(ctx, j); err != nil {
+		s.log.Warn("sqlite store: replaying the journal of a process that has gone failed; trying again", "path", s.path, "err", err)
+	}
 }
 
 // create makes the file's directory and the file itself, readable by its
@@ -378,6 +407,10 @@ func (s *Store) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		var err error
 		if s.jcommit != nil {
+			// The journal's writer may wait for room behind a database
+			// that cannot be written; what it holds is in the journal, so
+			// it may hand it over without room, and Close can go on.
+			s.commit.Unbound()
 			err = s.jcommit.Close(ctx)
 		}
 		if s.commit != nil {
@@ -430,8 +463,9 @@ func (s *Store) closeDBs() error {
 	return errors.Join(errs...)
 }
 
-// Flush waits until every record saved before it is written, or ctx ends.
-// In sync mode there is nothing to wait for.
+// Flush waits until every record saved before it is in the database, or
+// ctx ends: in async mode, and in sync mode through the journal (without
+// one, a returned Save is there already).
 func (s *Store) Flush(ctx context.Context) error {
 	if err := s.commit.Flush(ctx); err != nil {
 		if errors.Is(err, commit.ErrClosed) {

@@ -58,6 +58,7 @@ type Committer[T any] struct {
 	room     *sync.Cond    // signalled when async pending shrinks
 	wake     chan struct{} // buffered 1: work for the writer
 	closing  bool
+	unbound  bool // Add no longer waits for room
 	stopped  chan struct{}
 	writeErr error // last async failure, cleared by a success
 
@@ -94,7 +95,7 @@ func New[T any](write func(ctx context.Context, items []T) error, opts Options) 
 // with the write's error, or when ctx ends (the item is then still written).
 func (c *Committer[T]) Add(ctx context.Context, item T) error {
 	c.mu.Lock()
-	for c.opts.Async && len(c.pending) >= c.opts.MaxPending && !c.closing {
+	for c.opts.Async && len(c.pending) >= c.opts.MaxPending && !c.closing && !c.unbound {
 		c.room.Wait()
 	}
 	if c.closing {
@@ -155,6 +156,16 @@ func (c *Committer[T]) Flush(ctx context.Context) error {
 			return errors.Join(ctx.Err(), err)
 		}
 	}
+}
+
+// Unbound lets Add take items past MaxPending from now on, and wakes the
+// callers waiting for room: for an owner that must hand over what it holds
+// before it can Close (a journal's items are kept elsewhere already).
+func (c *Committer[T]) Unbound() {
+	c.mu.Lock()
+	c.unbound = true
+	c.room.Broadcast()
+	c.mu.Unlock()
 }
 
 // Err returns the last async write failure, or nil once a write succeeds.

@@ -150,6 +150,32 @@ func TestBackpressure(t *testing.T) {
 	})
 }
 
+// TestUnbound: Unbound releases an Add waiting for room, and lets later
+// ones past the limit, while the writer is still stuck.
+func TestUnbound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sink{block: make(chan struct{})}
+		c := New(s.write, Options{Async: true, MaxBatch: 2, MaxPending: 4})
+		done := make(chan struct{})
+		go func() {
+			for i := range 10 {
+				_ = c.Add(context.Background(), i)
+			}
+			close(done)
+		}()
+		synctest.Wait()
+		c.Unbound()
+		<-done // with the writer still stuck
+		close(s.block)
+		if err := c.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.items) != 10 {
+			t.Errorf("%d items written, want 10", len(s.items))
+		}
+	})
+}
+
 func TestCloseGivesUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &sink{fail: 1 << 30}
