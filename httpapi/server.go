@@ -33,6 +33,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,6 +48,7 @@ import (
 	"github.com/wieldhq/wield/approval"
 	"github.com/wieldhq/wield/artifact"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/internal/jsondec"
 )
 
 // Decider decides approvals and lists those pending; *approval.Inbox is one.
@@ -291,16 +293,22 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // decode reads a JSON body strictly: unknown fields and trailing data are
 // refused, and a body over the limit is a 413.
-func decode(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil && dec.More() {
-		err = errors.New("unexpected data after the JSON value")
+func decode[T any](r *http.Request, v *T) error {
+	body, err := io.ReadAll(r.Body)
+	if err == nil && jsondec.DecodeStrict(body, v) {
+		return nil // the common case, without encoding/json's reflection
 	}
 	if err == nil {
-		if _, terr := dec.Token(); terr != io.EOF {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(v)
+		if err == nil && dec.More() {
 			err = errors.New("unexpected data after the JSON value")
+		}
+		if err == nil {
+			if _, terr := dec.Token(); terr != io.EOF {
+				err = errors.New("unexpected data after the JSON value")
+			}
 		}
 	}
 	var mbe *http.MaxBytesError

@@ -29,10 +29,25 @@ import (
 // decodes the input into *v, so errors (and what is left in *v) are exactly
 // encoding/json's.
 func Decode[T any](data []byte, v *T) error {
+	if decode(data, v, false) {
+		return nil
+	}
+	return json.Unmarshal(data, v)
+}
+
+// DecodeStrict decodes data into *v as a json.Decoder with
+// DisallowUnknownFields would, when it can do so itself, and reports
+// whether it did: it leaves *v untouched and reports false for input with a
+// key no field of a struct takes (in any letter case), for malformed input,
+// and for values that do not fit, which the caller then hands to
+// encoding/json for its result and its error.
+func DecodeStrict[T any](data []byte, v *T) bool { return decode(data, v, true) }
+
+func decode[T any](data []byte, v *T, strict bool) bool {
 	var tmp T
 	rv := reflect.ValueOf(&tmp).Elem()
 	d := decoders.Get().(*decoder)
-	d.data, d.i = data, 0
+	d.data, d.i, d.strict = data, 0, strict
 	d.ws()
 	err := planFor(rv.Type()).decode(d, rv)
 	if err == nil {
@@ -43,11 +58,11 @@ func Decode[T any](data []byte, v *T) error {
 	}
 	d.data = nil
 	decoders.Put(d)
-	if err == nil {
-		*v = tmp
-		return nil
+	if err != nil {
+		return false
 	}
-	return json.Unmarshal(data, v)
+	*v = tmp
+	return true
 }
 
 // decoders saves an allocation per Decode: a decoder escapes through the
@@ -57,8 +72,9 @@ var decoders = sync.Pool{New: func() any { return new(decoder) }}
 var errSlow = errors.New("jsondec: not for the fast path")
 
 type decoder struct {
-	data []byte
-	i    int
+	data   []byte
+	i      int
+	strict bool // an unknown key of a struct ends the fast path
 }
 
 func (d *decoder) ws() {
@@ -396,11 +412,27 @@ func (b *builder) build(t reflect.Type) plan {
 type slowPlan struct{}
 
 func (slowPlan) decode(d *decoder, v reflect.Value) error {
+	if d.strict && hasStruct(v.Type()) {
+		return errSlow // json.Unmarshal would take unknown keys there
+	}
 	text, err := d.skip()
 	if err != nil {
 		return err
 	}
 	return json.Unmarshal(text, v.Addr().Interface())
+}
+
+// hasStruct reports whether values of t may hold a struct: what a strict
+// decoding must not hand to json.Unmarshal, which ignores unknown keys.
+// json.RawMessage and interfaces hold none (an interface decodes to maps).
+func hasStruct(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Struct:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return hasStruct(t.Elem())
+	}
+	return false
 }
 
 // null consumes a null; for it, pointers, slices, maps and interfaces become
@@ -694,6 +726,8 @@ func (p *structPlan) decode(d *decoder, v reflect.Value) error {
 			if err := f.plan.decode(d, v.Field(f.index)); err != nil {
 				return err
 			}
+		} else if d.strict {
+			return errSlow
 		} else if _, err := d.skip(); err != nil {
 			return err
 		}
