@@ -110,9 +110,20 @@ func (c *runCtx) cancel(err error) {
 // parent stop, and a handler still running sees it canceled.
 func (c *runCtx) release() {
 	c.mu.Lock()
+	if c.err == nil {
+		c.err = context.Canceled
+	}
 	a := c.armed
+	if a != nil {
+		select {
+		case <-a.done:
+		default:
+			close(a.done)
+		}
+	}
 	c.mu.Unlock()
 	if a != nil {
+		// A timer that fires meanwhile finds the context ended already.
 		if a.timer != nil {
 			a.timer.Stop()
 		}
@@ -120,5 +131,4 @@ func (c *runCtx) release() {
 			a.stop()
 		}
 	}
-	c.cancel(context.Canceled)
 }
