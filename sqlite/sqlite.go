@@ -46,7 +46,7 @@
 // B-trees and writes as many pages to the write-ahead log, about 100 us of
 // the writer's time for one record on the project's 2-core machine, so that
 // at 8 concurrent clients `wield serve` answered at 0.4x a plain net/http
-// handler; through the journal, at about 0.7x (bench/serve.sh).
+// handler; through the journal, at 0.75-0.85x (bench/serve.sh).
 //
 // A record whose Save returned survives the crash of the process (a panic,
 // SIGKILL, the OOM killer: the operating system has the data, and TestCrash
