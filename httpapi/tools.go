@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/limit"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/anthropic"
 	"github.com/wieldhq/wield/llm/gemini"
@@ -397,24 +398,16 @@ type LimiterMetrics struct {
 	Buckets        map[string]BucketSnapshot `json:"buckets"`
 }
 
-// BucketSnapshot is one bucket of [LimiterMetrics].
-type BucketSnapshot struct {
-	Current  int   `json:"current"`
-	Limit    int   `json:"limit"`
-	Weight   int   `json:"weight"`
-	Queue    int   `json:"queue"`
-	Acquired int64 `json:"acquired"`
-	Rejected int64 `json:"rejected"`
-	TimedOut int64 `json:"timed_out"`
-}
+// BucketSnapshot is one bucket of [LimiterMetrics], as the limiter reports it.
+type BucketSnapshot = limit.BucketMetrics
 
 func (s *Server) limiter(w http.ResponseWriter, r *http.Request) error {
 	m := s.eng.Limiter().Metrics()
 	out := LimiterMetrics{Current: m.Current, QueueLength: m.QueueLength, Acquired: m.Acquired, Rejected: m.Rejected,
 		TimedOut: m.TimedOut, Bypassed: m.Bypassed, AvgExecutionMS: float64(m.AvgExecution) / float64(time.Millisecond),
-		Limit: m.Limit, Buckets: map[string]BucketSnapshot{}}
-	for name, b := range m.Buckets {
-		out.Buckets[name] = BucketSnapshot(b)
+		Limit: m.Limit, Buckets: m.Buckets}
+	if out.Buckets == nil {
+		out.Buckets = map[string]BucketSnapshot{} // {} rather than null
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

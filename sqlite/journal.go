@@ -81,7 +81,7 @@ func openJournal(path string) (*journal, error) {
 
 // read returns the records of both files in the order they were appended
 // (by the sequence number of their append), and how many files ended in a
-// frame that was cut off or damaged.
+// frame that was cut off or damaged; later appends are numbered after them.
 func (j *journal) read() (rows []*row, torn int, err error) {
 	for _, f := range j.files {
 		b, err := io.ReadAll(io.NewSectionReader(f, 0, math.MaxInt64))

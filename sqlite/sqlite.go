@@ -97,6 +97,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -153,6 +154,9 @@ type Store struct {
 	closed    chan struct{}
 	closeErr  error
 }
+
+// maxBatch is the most records one background transaction writes.
+const maxBatch = 2048
 
 // maxRows is the most records one INSERT statement writes.
 const (
@@ -238,7 +242,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 		}
 	}
-	co := commit.Options{Async: s.background(), Interval: o.FlushInterval, MaxBatch: 2048}
+	co := commit.Options{Async: s.background(), Interval: o.FlushInterval, MaxBatch: maxBatch}
 	if co.Async {
 		co.OnError = func(err error) {
 			s.log.Error("sqlite store: write of buffered call records failed; retrying", "path", path, "err", err)
@@ -277,8 +281,8 @@ func (s *Store) replay(ctx context.Context, j *journal) error {
 	if err != nil {
 		return fmt.Errorf("read journal: %w", err)
 	}
-	for i := 0; i < len(rows); i += 2048 {
-		if err := s.write(ctx, rows[i:min(i+2048, len(rows))]); err != nil {
+	for chunk := range slices.Chunk(rows, maxBatch) {
+		if err := s.write(ctx, chunk); err != nil {
 			return fmt.Errorf("replay journal: %w", err)
 		}
 	}

@@ -354,7 +354,9 @@ func (d *decoder) validation(vf field, p *Param, what string) {
 			only(f, "string")
 			v.Pattern = d.str(named)
 			if v.Pattern != "" {
-				if _, err := compileRE(v.Pattern); err != nil {
+				// Go's dialect (RE2), as the validator matches it: lookarounds
+				// and backreferences are refused here, not at call time.
+				if _, err := schema.CompilePattern(v.Pattern); err != nil {
 					d.errorf(f.val, "%s: pattern: %v", what, err)
 					v.Pattern = ""
 				}

@@ -2,16 +2,11 @@ package toolfile
 
 import (
 	"encoding/json"
-	"regexp"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/schema"
 )
-
-// compileRE checks a pattern with Go's regexp, the engine's dialect (RE2):
-// lookarounds and backreferences are refused here rather than at call time.
-func compileRE(p string) (*regexp.Regexp, error) { return schema.CompilePattern(p) }
 
 // InputSchema compiles the parameters to the JSON Schema of the tool's
 // arguments: an object with the properties in file order, the required ones

@@ -121,18 +121,37 @@ func TestAsync(t *testing.T) {
 	})
 }
 
+// addTen adds 10 items to a committer with room for 4, from a goroutine,
+// with its writer stuck until s.block is closed; done is closed when all
+// 10 are added.
+func addTen() (s *sink, c *Committer[int], done chan struct{}) {
+	s = &sink{block: make(chan struct{})}
+	c = New(s.write, Options{Async: true, MaxBatch: 2, MaxPending: 4})
+	done = make(chan struct{})
+	go func() {
+		for i := range 10 {
+			_ = c.Add(context.Background(), i)
+		}
+		close(done)
+	}()
+	return s, c, done
+}
+
+// closeWithTen closes c and wants the 10 items written.
+func closeWithTen(t *testing.T, s *sink, c *Committer[int]) {
+	t.Helper()
+	if err := c.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.items) != 10 {
+		t.Errorf("%d items written, want 10", len(s.items))
+	}
+}
+
 // TestBackpressure: with a full buffer Add waits instead of dropping.
 func TestBackpressure(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := &sink{block: make(chan struct{})}
-		c := New(s.write, Options{Async: true, MaxBatch: 2, MaxPending: 4})
-		done := make(chan struct{})
-		go func() {
-			for i := range 10 {
-				_ = c.Add(context.Background(), i)
-			}
-			close(done)
-		}()
+		s, c, done := addTen()
 		synctest.Wait()
 		select {
 		case <-done:
@@ -141,12 +160,7 @@ func TestBackpressure(t *testing.T) {
 		}
 		close(s.block)
 		<-done
-		if err := c.Close(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if len(s.items) != 10 {
-			t.Errorf("%d items written, want 10", len(s.items))
-		}
+		closeWithTen(t, s, c)
 	})
 }
 
@@ -154,25 +168,12 @@ func TestBackpressure(t *testing.T) {
 // ones past the limit, while the writer is still stuck.
 func TestUnbound(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := &sink{block: make(chan struct{})}
-		c := New(s.write, Options{Async: true, MaxBatch: 2, MaxPending: 4})
-		done := make(chan struct{})
-		go func() {
-			for i := range 10 {
-				_ = c.Add(context.Background(), i)
-			}
-			close(done)
-		}()
+		s, c, done := addTen()
 		synctest.Wait()
 		c.Unbound()
 		<-done // with the writer still stuck
 		close(s.block)
-		if err := c.Close(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if len(s.items) != 10 {
-			t.Errorf("%d items written, want 10", len(s.items))
-		}
+		closeWithTen(t, s, c)
 	})
 }
 
