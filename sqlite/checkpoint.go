@@ -29,7 +29,7 @@ func (s *Store) checkpoints(db *sql.DB) {
 			return
 		case <-t.C:
 		}
-		if s.orphans && tick%10 == 0 {
+		if s.orphans() && tick%10 == 0 {
 			s.adoptJournal(context.Background())
 		}
 		if !s.dirty.Swap(false) {

@@ -282,7 +282,7 @@ func TestJournalAdopted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
-	if s.jr != nil || !s.orphans {
+	if s.jr != nil || !s.orphans() {
 		t.Fatal("the store took a journal another process holds")
 	}
 	w, err := newRow(journalRecord(5, `"orphan"`), true)

@@ -139,7 +139,6 @@ type Store struct {
 	commit  *commit.Committer[*row] // inserts records into the database
 	jr      *journal                // sync mode: what Save is acknowledged from
 	jcommit *commit.Committer[*row] // appends to jr
-	orphans bool                    // sync without jr: replay the journal once its process is gone
 	inserts [maxRowsLog + 1]stmt    // inserts[i] inserts 1<<i records
 	args    []driver.NamedValue     // the writer's, reused
 
@@ -252,11 +251,14 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if s.jr != nil {
 		s.jcommit = commit.New(s.journalWrite, commit.Options{})
 	}
-	s.orphans = !o.Async && s.jr == nil
 	s.ckptStop, s.ckptDone = make(chan struct{}), make(chan struct{})
 	go s.checkpoints(ckpt)
 	return s, nil
 }
+
+// orphans reports whether the store may find a journal whose process is
+// gone: a sync store that found it taken.
+func (s *Store) orphans() bool { return !s.async && s.jr == nil }
 
 // openJournal opens the journal, unless another process has it, and first
 // inserts the records a crash left in it.
