@@ -3,10 +3,10 @@
 // # Sub-agents
 //
 // A [SubAgent] is the tool-calling helper of one agent in one conversation
-// (seed 004's ToolSubAgent). It runs calls through a [wield.Invoker], usually
-// an *engine.Engine, as the agent's caller, keeps a bounded history of what it
-// ran, and sums that history up for the agent's final answer or for a user
-// interface:
+// (the ToolSubAgent of the tool engine's architecture). It runs calls through
+// a [wield.Invoker], usually an *engine.Engine, as the agent's caller, keeps a
+// bounded history of what it ran, and sums that history up for the agent's
+// final answer or for a user interface:
 //
 //	e := engine.New(reg, nil)
 //	sub := agent.NewSubAgent(e, agent.SubAgentOptions{
@@ -33,6 +33,17 @@
 // With [SubAgentOptions.Toolkit] set, a call to a tool outside the toolkit
 // fails with tool_not_found and the message "Tool 'x' not available in A's
 // toolkit".
+//
+// # Summaries from the records
+//
+// A SubAgent's history lives in its process. Its calls are ordinary calls
+// whose caller is {id: the sub-agent's ID, type: conversation_agent,
+// conversation_id: …}, with the parent agent in the caller's variables
+// under [ParentVariable], so every store keeps them: [RecordedSummary]
+// computes the same [ExecutionSummary] from a store's records, after a
+// restart or on another server sharing the store. That is what a wield
+// server answers at GET /v1/callers/{id}/summary, for sub-agents that call
+// it over REST. Both go through [Summarize].
 package agent
 
 import (
@@ -41,7 +52,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -58,8 +68,10 @@ type SubAgentOptions struct {
 	// ID identifies the sub-agent as the caller of its calls; empty means a
 	// fresh [wield.NewID].
 	ID string
-	// ParentID is the agent the sub-agent works for, kept for the caller's
-	// bookkeeping.
+	// ParentID is the agent the sub-agent works for. Summaries name it, and
+	// every call records it in its caller's variables under
+	// [ParentVariable], so that a summary read from the records names it
+	// too.
 	ParentID string
 	// ConversationID is the conversation the calls belong to, so records and
 	// events can be grouped by it.
@@ -75,8 +87,9 @@ type SubAgentOptions struct {
 	MaxHistory int
 }
 
-// SubAgent runs the tool calls of one agent and remembers them (seed 004's
-// ToolSubAgent). It is safe for concurrent use.
+// SubAgent runs the tool calls of one agent and remembers them (the
+// ToolSubAgent of the tool engine's architecture). It is safe for concurrent
+// use.
 type SubAgent struct {
 	inv      wield.Invoker
 	id       string
@@ -141,6 +154,9 @@ func (a *SubAgent) Execute(ctx context.Context, tool string, args json.RawMessag
 		Caller:    wield.ForConversation(a.id, a.convID),
 		Timeout:   timeout,
 		Toolkit:   a.kit,
+	}
+	if a.parentID != "" {
+		c.Caller.Variables = map[string]any{ParentVariable: a.parentID}
 	}
 	res, err := a.inv.Call(ctx, c)
 	if res != nil {
@@ -219,81 +235,22 @@ func (a *SubAgent) historyLocked() []HistoryEntry {
 	return append(out, a.history[:a.start]...)
 }
 
-// ExecutionSummary sums up what a sub-agent did (seed 004's
-// get_execution_summary). The counts cover every call since the sub-agent was
-// made; CallDetails covers the calls still in the history.
-type ExecutionSummary struct {
-	AgentID         string         `json:"agent_id"`
-	TotalCalls      int            `json:"total_calls"`
-	SuccessfulCalls int            `json:"successful_calls"`
-	FailedCalls     int            `json:"failed_calls"`
-	SuccessRate     float64        `json:"success_rate"` // percent, one decimal: 66.7
-	ToolUsage       map[string]int `json:"tool_usage"`   // calls per tool
-	CallDetails     []CallDetail   `json:"call_details"` // oldest first
-}
-
-// CallDetail is one call of an [ExecutionSummary].
-type CallDetail struct {
-	Tool       string          `json:"tool"`
-	OK         bool            `json:"ok"`
-	Error      string          `json:"error,omitempty"`
-	ErrorType  wield.ErrorType `json:"error_type,omitempty"`
-	DurationMS float64         `json:"duration_ms"`
-	CallID     string          `json:"call_id"`
-}
-
-// Summary returns the full summary of the sub-agent's calls.
+// Summary returns the full summary of the sub-agent's calls: the counts of
+// every call since the sub-agent was made, and the details of the calls
+// still in its history (Truncated when older ones fell out of it).
 func (a *SubAgent) Summary() ExecutionSummary {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := ExecutionSummary{
-		AgentID:         a.id,
-		TotalCalls:      a.total,
-		SuccessfulCalls: a.ok,
-		FailedCalls:     a.total - a.ok,
-		SuccessRate:     rate(a.ok, a.total),
-		ToolUsage:       maps.Clone(a.usage),
-		CallDetails:     make([]CallDetail, 0, len(a.history)),
-	}
-	for _, h := range a.historyLocked() {
-		r := h.Result
-		s.CallDetails = append(s.CallDetails, CallDetail{
-			Tool:       h.Tool,
-			OK:         r.OK,
-			Error:      r.Error,
-			ErrorType:  r.ErrorType,
-			DurationMS: math.Round(float64(r.Duration)/float64(time.Microsecond)) / 1000,
-			CallID:     r.CallID,
-		})
+	s := Summarize(a.id, a.historyLocked())
+	s.ParentAgentID = a.parentID
+	if a.total > len(a.history) {
+		// The counts still cover the calls that fell out of the history.
+		s.TotalCalls, s.SuccessfulCalls, s.FailedCalls = a.total, a.ok, a.total-a.ok
+		s.SuccessRate, s.ToolUsage = rate(a.ok, a.total), maps.Clone(a.usage)
+		s.Truncated = true
 	}
 	return s
 }
 
-// BriefSummary is the short form of an [ExecutionSummary], for a front end or
-// an agent's final answer (seed 004 §5.3's to_brief).
-type BriefSummary struct {
-	TotalCalls  int            `json:"total_calls"`
-	SuccessRate float64        `json:"success_rate"`
-	ToolUsage   map[string]int `json:"tool_usage"`
-	HasErrors   bool           `json:"has_errors"`
-}
-
 // Brief returns the brief summary of the sub-agent's calls.
-func (a *SubAgent) Brief() BriefSummary {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return BriefSummary{
-		TotalCalls:  a.total,
-		SuccessRate: rate(a.ok, a.total),
-		ToolUsage:   maps.Clone(a.usage),
-		HasErrors:   a.ok < a.total,
-	}
-}
-
-// rate is ok out of total in percent, rounded to one decimal; 0 for no calls.
-func rate(ok, total int) float64 {
-	if total == 0 {
-		return 0
-	}
-	return math.Round(float64(ok)*1000/float64(total)) / 10
-}
+func (a *SubAgent) Brief() BriefSummary { return a.Summary().Brief() }
