@@ -3,11 +3,13 @@ package builtin_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/google/go-cmp/cmp"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/engine"
@@ -174,8 +176,13 @@ func TestAll(t *testing.T) {
 			t.Errorf("%s: permission %s, want confirm", n, perm[n])
 		}
 	}
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, bad := range []builtin.Options{
-		{Files: builtin.FileOptions{AllowedPaths: []string{"/does/not/exist"}}},
+		{Files: builtin.FileOptions{AllowedPaths: []string{notDir}}}, // a folder that does not exist yet is no error
+
 		{Search: builtin.SearchOptions{Provider: "altavista"}},
 		{Search: builtin.SearchOptions{Provider: "brave"}},
 	} {

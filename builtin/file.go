@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -34,8 +36,10 @@ const (
 // FileOptions configure [FileTools]. Zero fields mean the defaults.
 type FileOptions struct {
 	// AllowedPaths are the folders the tools may touch (seed 003 config
-	// tools.allowedPaths); at least one, each an existing directory.
-	// Relative ones are taken from the process's working directory.
+	// tools.allowedPaths); at least one. Each is a directory, or does not
+	// exist yet: a missing folder is looked for again at each call, so one
+	// created later is used without a restart. Relative ones are taken
+	// from the process's working directory.
 	AllowedPaths []string
 	// MaxReadBytes bounds the files read_file reads (10 MiB).
 	MaxReadBytes int64
@@ -53,7 +57,9 @@ type FileOptions struct {
 // # Confinement
 //
 // Every path is confined to the allowed folders, each opened once as an
-// [os.Root]. A path is cleaned lexically ("a/../b" is "b", "." is the
+// [os.Root] (a folder that does not exist yet is opened at the first call
+// after it appears, and a call into it before then is an execution_error
+// that says so). A path is cleaned lexically ("a/../b" is "b", "." is the
 // folder itself); a relative one starts at the first allowed folder, and
 // the absolute result belongs to the allowed folder that contains it (the
 // deepest, when they nest), by the folder's name as configured or with its
@@ -97,8 +103,8 @@ type FileOptions struct {
 // validation_error. What the file system says (not found, is a directory,
 // not empty, file over the read limit) is execution_error.
 //
-// FileTools returns an error when no folder is given or one cannot be
-// opened as a directory.
+// FileTools returns an error when no folder is given or one exists but
+// cannot be opened as a directory.
 func FileTools(opts FileOptions) ([]*wield.Tool, error) {
 	f, err := newFiles(opts)
 	if err != nil {
@@ -109,7 +115,8 @@ func FileTools(opts FileOptions) ([]*wield.Tool, error) {
 
 // fileSet is the state the six tools share.
 type fileSet struct {
-	spaces   []fileSpace // the configured folders
+	folders  []*fileFolder // the configured folders, in order
+	ready    atomic.Pointer[[]fileSpace]
 	maxRead  int64
 	maxWrite int64
 	cache    *fileCache
@@ -117,9 +124,46 @@ type fileSet struct {
 
 // fileSpace is one allowed folder.
 type fileSpace struct {
-	dir  string // absolute and clean: as configured, or as a caller narrowed it
-	real string // dir with symbolic links resolved, when that differs; else ""
-	root *os.Root
+	dir  string   // absolute and clean: as configured, or as a caller narrowed it
+	real string   // dir with symbolic links resolved, when that differs; else ""
+	root *os.Root // nil while a configured folder does not exist
+	// broken says why a configured folder that now exists cannot be opened
+	// (it became a file); "" when root is set or the folder is missing.
+	broken string
+}
+
+// fileFolder is one configured folder. It is opened once it exists, and
+// then kept: a folder missing when the tools were built is looked for again
+// at each call (a first run names folders nobody has made yet), instead of
+// being remembered as missing.
+type fileFolder struct {
+	dir   string
+	mu    sync.Mutex
+	space *fileSpace // nil until opened
+}
+
+// open returns the folder's space, opening it if it now exists; a folder
+// still missing gives a space without a root. Any other failure (not a
+// directory, no permission) is an error.
+func (fo *fileFolder) open() (fileSpace, error) {
+	fo.mu.Lock()
+	defer fo.mu.Unlock()
+	if fo.space != nil {
+		return *fo.space, nil
+	}
+	r, err := os.OpenRoot(fo.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileSpace{dir: fo.dir}, nil
+	}
+	if err != nil {
+		return fileSpace{dir: fo.dir, broken: osReason(err)}, err
+	}
+	sp := &fileSpace{dir: fo.dir, root: r}
+	if real, err := filepath.EvalSymlinks(fo.dir); err == nil && real != fo.dir {
+		sp.real = real
+	}
+	fo.space = sp
+	return *sp, nil
 }
 
 func newFiles(opts FileOptions) (*fileSet, error) {
@@ -133,31 +177,53 @@ func newFiles(opts FileOptions) (*fileSet, error) {
 	if opts.CacheBytes >= 0 {
 		f.cache = newFileCache(positiveOr(opts.CacheBytes, DefaultFileCacheBytes))
 	}
-	fail := func(err error) (*fileSet, error) {
-		for _, sp := range f.spaces {
-			_ = sp.root.Close()
-		}
-		return nil, err
-	}
 	for _, p := range opts.AllowedPaths {
 		if p == "" {
-			return fail(errors.New("file tools: an allowed path is empty"))
+			f.close()
+			return nil, errors.New("file tools: an allowed path is empty")
 		}
 		dir, err := filepath.Abs(p)
 		if err != nil {
-			return fail(fmt.Errorf("file tools: allowed path %s: %w", p, err))
+			f.close()
+			return nil, fmt.Errorf("file tools: allowed path %s: %w", p, err)
 		}
-		r, err := os.OpenRoot(dir)
-		if err != nil {
-			return fail(fmt.Errorf("file tools: allowed path %s: %w", p, err))
+		fo := &fileFolder{dir: dir}
+		f.folders = append(f.folders, fo)
+		if _, err := fo.open(); err != nil {
+			f.close()
+			return nil, fmt.Errorf("file tools: allowed path %s: %w", p, err)
 		}
-		sp := fileSpace{dir: dir, root: r}
-		if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
-			sp.real = real
-		}
-		f.spaces = append(f.spaces, sp)
 	}
+	f.spaces()
 	return f, nil
+}
+
+// close closes the folders opened so far.
+func (f *fileSet) close() {
+	for _, fo := range f.folders {
+		if fo.space != nil {
+			_ = fo.space.root.Close()
+		}
+	}
+}
+
+// spaces returns the configured folders as they are now: once all of them
+// exist, the same slice every time; before, a fresh one with another look
+// for those still missing.
+func (f *fileSet) spaces() []fileSpace {
+	if p := f.ready.Load(); p != nil {
+		return *p
+	}
+	spaces := make([]fileSpace, len(f.folders))
+	all := true
+	for i, fo := range f.folders {
+		spaces[i], _ = fo.open() // a broken folder fails the calls into it
+		all = all && spaces[i].root != nil
+	}
+	if all {
+		f.ready.Store(&spaces)
+	}
+	return spaces
 }
 
 func positiveOr(v, def int64) int64 {
@@ -179,9 +245,9 @@ func fileTool(t *wield.Tool, a wield.Annotations, timeout time.Duration, tag str
 }
 
 func (f *fileSet) tools() []*wield.Tool {
-	dirs := make([]string, len(f.spaces))
-	for i, sp := range f.spaces {
-		dirs[i] = sp.dir
+	dirs := make([]string, len(f.folders))
+	for i, fo := range f.folders {
+		dirs[i] = fo.dir
 	}
 	where := fmt.Sprintf(" Paths are relative to %s, or absolute inside one of the allowed folders: %s.", dirs[0], strings.Join(dirs, ", "))
 	return []*wield.Tool{
@@ -302,7 +368,7 @@ type fileSandbox struct {
 // sandbox returns the folders of the call in ctx: the configured ones, or
 // those its caller narrowed them to.
 func (f *fileSet) sandbox(ctx context.Context) (*fileSandbox, error) {
-	base := &fileSandbox{spaces: f.spaces}
+	base := &fileSandbox{spaces: f.spaces()}
 	c := wield.CallFrom(ctx)
 	if c == nil || len(c.Caller.AllowedPaths) == 0 {
 		return base, nil
@@ -310,6 +376,10 @@ func (f *fileSet) sandbox(ctx context.Context) (*fileSandbox, error) {
 	sb := &fileSandbox{}
 	for _, p := range c.Caller.AllowedPaths {
 		t, err := base.resolve(p)
+		if errors.Is(err, errFolderMissing) {
+			sb.close()
+			return nil, wield.Errorf(wield.ErrExecution, "the caller's allowed path %s", err.(*wield.Error).Message) // resolve's own error
+		}
 		if err != nil {
 			sb.close()
 			return nil, fileAccessDenied("the caller's allowed path %q is not a folder inside the configured ones (%s)", p, base.list())
@@ -372,19 +442,45 @@ func (sb *fileSandbox) resolve(p string) (fileTarget, error) {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(sb.spaces[0].dir, abs)
 	}
-	best, rel, depth := -1, "", -1
+	// The deepest folder that holds the path wins; one that does not exist
+	// yet only when no existing one holds it.
+	best, rel, depth, missing, missingDepth := -1, "", -1, -1, -1
 	for i, sp := range sb.spaces {
 		for _, dir := range [2]string{sp.dir, sp.real} {
-			if r, ok := below(dir, abs); ok && len(dir) > depth {
+			r, ok := below(dir, abs)
+			switch {
+			case !ok:
+			case sp.root == nil:
+				if len(dir) > missingDepth {
+					missing, missingDepth = i, len(dir)
+				}
+			case len(dir) > depth:
 				best, rel, depth = i, r, len(dir)
 			}
 		}
 	}
-	if best < 0 {
+	switch {
+	case best < 0 && missing >= 0:
+		return fileTarget{}, missingFolder(reusable(filepath.Clean(q)), &sb.spaces[missing])
+	case best < 0:
 		return fileTarget{}, fileAccessDenied("%q is outside the allowed folders (%s)", p, sb.list())
 	}
 	sp := &sb.spaces[best]
 	return fileTarget{sp: sp, rel: rel, abs: filepath.Join(sp.dir, rel), shown: reusable(filepath.Clean(q))}, nil
+}
+
+// errFolderMissing marks the answer for a path in an allowed folder that
+// does not exist (yet): an execution_error, as the call was allowed and the
+// folder is not there.
+var errFolderMissing = errors.New("allowed folder does not exist")
+
+func missingFolder(shown string, sp *fileSpace) *wield.Error {
+	if sp.broken != "" {
+		return wield.Errorf(wield.ErrExecution, "%q: the allowed folder %s cannot be opened: %s", shown, sp.dir, sp.broken)
+	}
+	e := wield.Errorf(wield.ErrExecution, "%q: the allowed folder %s does not exist (yet); it can be used once it is created", shown, sp.dir)
+	e.Err = errFolderMissing
+	return e
 }
 
 // reusable returns a clean relative path that resolve would read as
@@ -724,6 +820,9 @@ func (sb *fileSandbox) common(a, b fileTarget) (root *os.Root, arel, brel string
 	depth := -1
 	for i := range sb.spaces {
 		sp := &sb.spaces[i]
+		if sp.root == nil {
+			continue
+		}
 		ar, aok := below(sp.dir, a.abs)
 		br, bok := below(sp.dir, b.abs)
 		if aok && bok && len(sp.dir) > depth {

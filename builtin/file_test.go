@@ -371,6 +371,69 @@ func TestFileSeveralFolders(t *testing.T) {
 	})
 }
 
+// A first run names folders nobody has made yet: the tools are built
+// anyway, a call into a missing folder says so, and once the folder is
+// created the same tools use it, without being built again.
+func TestFileFolderCreatedLater(t *testing.T) {
+	d := makeFileTree(t)
+	env := d.env(t, FileOptions{AllowedPaths: []string{"{base}/data", "{root}", "{base}/docs", "{root}/sub/later"}}, wield.ApproverFunc(approveFileCalls))
+	missing := func(p, dir string) fileStep {
+		return fileStep{tool: "read_file", args: fileArgs{"path": p}, errType: wield.ErrExecution, errText: "the allowed folder " + dir + " does not exist (yet)"}
+	}
+	runFileSteps(t, env, wield.Caller{}, []fileStep{
+		// Relative paths start at the first folder, which is missing.
+		missing("x.txt", "{base}/data"),
+		{tool: "list_files", args: fileArgs{"path": "."}, errType: wield.ErrExecution, errText: "{base}/data does not exist (yet)"},
+		{tool: "write_file", args: fileArgs{"path": "{base}/docs/x.txt", "content": "x"}, errType: wield.ErrExecution, errText: "{base}/docs does not exist (yet)"},
+		missing("{base}/docs/x.txt", "{base}/docs"),
+		{tool: "get_file_info", args: fileArgs{"path": "{base}/docs"}, errType: wield.ErrExecution, errText: "{base}/docs does not exist (yet)"},
+		// A missing folder inside an existing one: the existing one serves.
+		{tool: "write_file", args: fileArgs{"path": "{root}/sub/later/l.txt", "content": "l"}, want: `{"bytesWritten":1,"path":"{root}/sub/later/l.txt"}`},
+		// What is outside every folder is still refused as such.
+		{tool: "read_file", args: fileArgs{"path": "{base}/elsewhere/x.txt"}, errType: wield.ErrPermissionDenied, errText: "is outside the allowed folders"},
+	})
+	if env.files.ready.Load() != nil {
+		t.Fatal("the folders were taken as all present while two are missing")
+	}
+	for _, dir := range []string{"docs", "data"} {
+		if err := os.Mkdir(filepath.Join(d.base, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(d.base, "docs", "x.txt"), []byte("made later"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runFileSteps(t, env, wield.Caller{}, []fileStep{
+		{tool: "read_file", args: fileArgs{"path": "{base}/docs/x.txt"}, want: `{"content":"made later","size":10,"encoding":"utf-8"}`},
+		{tool: "list_files", args: fileArgs{"path": "{base}/docs"}, want: `{"files":[{"path":"{base}/docs/x.txt","name":"x.txt","is_dir":false,"size":10,"modified":"set"}]}`},
+		{tool: "write_file", args: fileArgs{"path": "d.txt", "content": "data"}, want: `{"bytesWritten":4,"path":"d.txt"}`},
+		{tool: "read_file", args: fileArgs{"path": "{base}/data/d.txt"}, want: `{"content":"data","size":4,"encoding":"utf-8"}`},
+		{tool: "move_file", args: fileArgs{"from": "d.txt", "to": "{base}/docs/d.txt"}, want: `{"success":true}`},
+		{tool: "list_files", args: fileArgs{"path": "."}, want: `{"files":[]}`},
+	})
+	if env.files.ready.Load() == nil {
+		t.Error("once every folder exists, the folders are still looked for at each call")
+	}
+	// A caller narrowed to a folder that is missing is told so.
+	runFileSteps(t, env, wield.Caller{ID: "agent", AllowedPaths: []string{d.expand("{root}/sub/later/l.txt")}}, []fileStep{
+		{tool: "read_file", args: fileArgs{"path": "x"}, errType: wield.ErrPermissionDenied, errText: "cannot be opened inside the configured folders"},
+	})
+	d2 := makeFileTree(t)
+	env2 := d2.env(t, FileOptions{AllowedPaths: []string{"{root}", "{base}/gone"}}, nil)
+	runFileSteps(t, env2, wield.Caller{ID: "agent", AllowedPaths: []string{d2.expand("{base}/gone/inner")}}, []fileStep{
+		{tool: "read_file", args: fileArgs{"path": "x"}, errType: wield.ErrExecution, errText: "the caller's allowed path \"{base}/gone/inner\": the allowed folder {base}/gone does not exist (yet)"},
+	})
+	// A folder that appears as a file instead fails the calls into it, and
+	// only those.
+	if err := os.WriteFile(filepath.Join(d2.base, "gone"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runFileSteps(t, env2, wield.Caller{}, []fileStep{
+		{tool: "read_file", args: fileArgs{"path": "{base}/gone/x"}, errType: wield.ErrExecution, errText: "the allowed folder {base}/gone cannot be opened: not a directory"},
+		{tool: "read_file", args: fileArgs{"path": "victim.txt"}, want: `{"content":"victim","size":6,"encoding":"utf-8"}`},
+	})
+}
+
 // An allowed folder named through a link answers to its real name too, and
 // what the link's target holds is reached through the link's root.
 func TestFileAllowedPathIsLink(t *testing.T) {
@@ -401,7 +464,6 @@ func TestFileOptions(t *testing.T) {
 	}{
 		{FileOptions{}, "file tools: no allowed paths"},
 		{FileOptions{AllowedPaths: []string{""}}, "file tools: an allowed path is empty"},
-		{FileOptions{AllowedPaths: []string{filepath.Join(d.base, "nope")}}, "no such file or directory"},
 		{FileOptions{AllowedPaths: []string{filepath.Join(d.outside, "secret.txt")}}, "not a directory"},
 	} {
 		if _, err := FileTools(tt.opts); err == nil || !strings.Contains(err.Error(), tt.err) {
