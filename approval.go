@@ -23,8 +23,9 @@ type Approval struct {
 	Status    ApprovalStatus `json:"status"`
 	Decision  *Decision      `json:"decision,omitempty"`
 	DecidedAt time.Time      `json:"decided_at,omitzero"`
-	// ClaimedAt is when the approved call started to run; an approval runs
-	// its call once.
+	// ClaimedAt is when a run took up the decision: the approved call
+	// started to run, or the refusal of a denied or expired one was
+	// recorded. A decision is acted on once.
 	ClaimedAt time.Time `json:"claimed_at,omitzero"`
 }
 
@@ -50,13 +51,27 @@ type ApprovalStore interface {
 	Approvals(ctx context.Context, status ApprovalStatus) ([]*Approval, error)
 }
 
-// ApprovalClaimer makes an approval single-use: ClaimApproval marks an
-// approved approval as used, atomically, so that of a waiting call and a
-// call resumed after a restart (or on another server) exactly one runs. It
-// fails with ErrAlreadyDecided when the approval is already claimed or is
-// not approved.
+// ApprovalClaimer makes an approval single-use: ClaimApproval marks a
+// decided (or expired) approval as acted on, atomically, so that of a
+// waiting call and a call resumed after its caller left, after a restart or
+// on another server, exactly one runs an approved call, or records the
+// refusal of a denied or expired one. It fails with ErrAlreadyDecided when
+// the approval is already claimed or is still pending, and with ErrNotFound
+// for an unknown ID.
 type ApprovalClaimer interface {
 	ClaimApproval(ctx context.Context, id string) error
+}
+
+// ApprovalBacklog finds the approvals nobody has acted on yet, so that an
+// approved call runs (and a refused one is recorded) even when its caller
+// went away: a server looks here at start-up and whenever it hears of a
+// decision.
+type ApprovalBacklog interface {
+	// UnclaimedApprovals lists the approvals not claimed yet (see
+	// ApprovalClaimer): pending ones, and decided or expired ones that no
+	// run has taken up, oldest first. A pending one past its expiry is
+	// reported as expired.
+	UnclaimedApprovals(ctx context.Context) ([]*Approval, error)
 }
 
 // DecisionNotifier carries news of decisions between processes, so that a

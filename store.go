@@ -43,15 +43,24 @@ type Store interface {
 // ApprovalRequest asks a person whether a call may run. It is bound to the
 // call: a decision on it never runs other arguments.
 type ApprovalRequest struct {
-	ID        string          `json:"id"`
-	CallID    string          `json:"call_id"`
-	Tool      string          `json:"tool"`
-	Caller    Caller          `json:"caller"`
+	ID     string `json:"id"`
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	Caller Caller `json:"caller"`
+	// Arguments are the arguments the call runs with (coerced, defaults
+	// filled), secrets included: the person deciding sees what will run,
+	// and a call whose caller went away runs with them after the decision.
+	// Unlike call records, approvals are not redacted; keep the store as
+	// private as the secrets it may hold.
 	Arguments json.RawMessage `json:"arguments"`
 	// Digest is the SHA-256 of the canonical arguments (keys sorted).
 	Digest    string    `json:"digest"`
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at"`
+	// Timeout is the call's own timeout (Call.Timeout), kept so that a call
+	// run after its caller left has it too; it counts from when the call
+	// runs, not from when it was asked. Zero means the tool's.
+	Timeout time.Duration `json:"timeout,omitempty"`
 	// Pending, when set, is called by an approver that keeps requests (a
 	// [PendingNotifier]) as soon as this one is stored and can be decided,
 	// so that the news of it never arrives before the request itself.
@@ -98,6 +107,7 @@ type Storage interface {
 	Replayer
 	ApprovalStore
 	ApprovalClaimer
+	ApprovalBacklog
 	ArtifactStore
 	Flusher
 	Close(ctx context.Context) error

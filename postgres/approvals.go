@@ -22,7 +22,7 @@ const nowNanos = `(extract(epoch FROM now()) * 1000000000)::bigint`
 const approvalStatus = `CASE WHEN status = 'pending' AND expires_at <= ` + nowNanos + ` THEN 'expired' ELSE status END`
 
 const approvalColumns = `id, call_id, tool, caller, arguments, digest, created_at, expires_at, ` +
-	approvalStatus + `, approved, decided_by, reason, decided_at, claimed_at`
+	approvalStatus + `, approved, decided_by, reason, decided_at, claimed_at, timeout`
 
 // CreateApproval records req as pending. An empty ID is given one
 // (wield.NewID), a zero CreatedAt the present time; a zero ExpiresAt never
@@ -46,9 +46,14 @@ func (s *Store) CreateApproval(ctx context.Context, req *wield.ApprovalRequest) 
 	if err != nil {
 		return fmt.Errorf("postgres: create approval %s: expires_at: %w", req.ID, err)
 	}
-	_, err = s.pool.Exec(ctx, s.sql(`INSERT INTO @approvals (id, call_id, tool, caller, arguments, digest, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`),
-		text(req.ID), text(req.CallID), text(req.Tool), caller, []byte(req.Arguments), text(req.Digest), created, expires)
+	var timeout *int64
+	if req.Timeout > 0 {
+		ns := int64(req.Timeout)
+		timeout = &ns
+	}
+	_, err = s.pool.Exec(ctx, s.sql(`INSERT INTO @approvals (id, call_id, tool, caller, arguments, digest, created_at, expires_at, timeout)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`),
+		text(req.ID), text(req.CallID), text(req.Tool), caller, []byte(req.Arguments), text(req.Digest), created, expires, timeout)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return fmt.Errorf("postgres: create approval %s: an approval with this ID exists", req.ID)
@@ -169,13 +174,13 @@ func scanApprovals(rows pgx.Rows) ([]*wield.Approval, error) {
 			a                           wield.Approval
 			caller                      []byte
 			created, expires, decidedAt *int64
-			claimedAt                   *int64
+			claimedAt, timeout          *int64
 			status                      string
 			approved                    *bool
 			by, reason                  string
 		)
 		err := rows.Scan(&a.ID, &a.CallID, &a.Tool, &caller, (*[]byte)(&a.Arguments), &a.Digest, &created, &expires,
-			&status, &approved, &by, &reason, &decidedAt, &claimedAt)
+			&status, &approved, &by, &reason, &decidedAt, &claimedAt, &timeout)
 		if err != nil {
 			return nil, err
 		}
@@ -186,6 +191,9 @@ func scanApprovals(rows pgx.Rows) ([]*wield.Approval, error) {
 		}
 		a.CreatedAt, a.ExpiresAt, a.DecidedAt, a.ClaimedAt = timeOf(created), timeOf(expires), timeOf(decidedAt), timeOf(claimedAt)
 		a.Status = wield.ApprovalStatus(status)
+		if timeout != nil {
+			a.Timeout = time.Duration(*timeout)
+		}
 		if approved != nil && (a.Status == wield.ApprovalApproved || a.Status == wield.ApprovalDenied) {
 			a.Decision = &wield.Decision{Approved: *approved, By: by, Reason: reason}
 		}
@@ -194,21 +202,43 @@ func scanApprovals(rows pgx.Rows) ([]*wield.Approval, error) {
 	return out, rows.Err()
 }
 
-// ClaimApproval marks an approved approval as used, once: of two claims at
-// once exactly one wins; the other, and any claim of an approval that is not
-// approved, fails with an error wrapping [wield.ErrAlreadyDecided], or
-// [wield.ErrNotFound] for an unknown ID.
+// ClaimApproval marks a decided or expired approval as acted on, once: of
+// two claims at once exactly one wins (an expired one is then marked expired
+// for good). The others, and a claim of a pending approval, fail with an
+// error wrapping [wield.ErrAlreadyDecided], or [wield.ErrNotFound] for an
+// unknown ID.
 func (s *Store) ClaimApproval(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, s.sql(`UPDATE @approvals SET claimed_at = `+nowNanos+`
-		WHERE id = $1 AND status = 'approved' AND claimed_at IS NULL`), id)
+	tag, err := s.pool.Exec(ctx, s.sql(`UPDATE @approvals
+		SET claimed_at = `+nowNanos+`, status = `+approvalStatus+`
+		WHERE id = $1 AND claimed_at IS NULL AND `+approvalStatus+` <> 'pending'`), id)
 	if err != nil {
 		return fmt.Errorf("postgres: claim approval %s: %w", id, err)
 	}
 	if tag.RowsAffected() == 1 {
 		return nil
 	}
-	if _, err := s.Approval(ctx, id); err != nil {
+	a, err := s.Approval(ctx, id)
+	if err != nil {
 		return fmt.Errorf("postgres: claim approval %s: %w", id, err)
 	}
-	return fmt.Errorf("postgres: claim approval %s: already claimed or not approved: %w", id, wield.ErrAlreadyDecided)
+	if a.ClaimedAt.IsZero() {
+		return fmt.Errorf("postgres: claim approval %s: it is %s, not decided yet: %w", id, a.Status, wield.ErrAlreadyDecided)
+	}
+	return fmt.Errorf("postgres: claim approval %s: claimed already: %w", id, wield.ErrAlreadyDecided)
+}
+
+// UnclaimedApprovals lists the approvals no run has acted on, oldest first:
+// the pending ones and those decided or expired but not claimed (an index
+// holds only these).
+func (s *Store) UnclaimedApprovals(ctx context.Context) ([]*wield.Approval, error) {
+	rows, err := s.pool.Query(ctx, s.sql(`SELECT `+approvalColumns+` FROM @approvals
+		WHERE claimed_at IS NULL ORDER BY created_at, id`))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: unclaimed approvals: %w", err)
+	}
+	as, err := scanApprovals(rows)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: unclaimed approvals: %w", err)
+	}
+	return as, nil
 }

@@ -12,7 +12,7 @@ import (
 )
 
 const approvalColumns = `id, call_id, tool, caller, arguments, digest, created_at, expires_at, status,
-	approved, decided_by, reason, decided_at, claimed_at`
+	approved, decided_by, reason, decided_at, claimed_at, timeout`
 
 // CreateApproval keeps a pending approval. A request without an ID gets
 // one, and one without a creation time gets the present. It fails when the
@@ -33,9 +33,9 @@ func (s *Store) CreateApproval(ctx context.Context, req *wield.ApprovalRequest) 
 	}
 	err = s.writing(func(c *sql.Conn) error {
 		_, err := c.ExecContext(ctx, `INSERT INTO approvals (id, call_id, tool, caller, arguments, digest,
-			created_at, expires_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+			created_at, expires_at, status, timeout) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
 			req.ID, req.CallID, req.Tool, string(caller), blob(req.Arguments), req.Digest,
-			req.CreatedAt.UnixMicro(), micros(req.ExpiresAt))
+			req.CreatedAt.UnixMicro(), micros(req.ExpiresAt), timeoutNanos(req.Timeout))
 		return err
 	})
 	if isConstraint(err) {
@@ -94,15 +94,19 @@ func (s *Store) DecideApproval(ctx context.Context, id, digest string, d wield.D
 	return nil, fmt.Errorf("decide approval %s: %w", id, wield.ErrDigestMismatch)
 }
 
-// ClaimApproval marks an approved approval as used, once: of two claims at
-// once exactly one wins. The others, and a claim of an approval that is
-// not approved, fail with [wield.ErrAlreadyDecided]; an unknown ID fails
-// with [wield.ErrNotFound].
+// ClaimApproval marks a decided or expired approval as acted on, once: of
+// two claims at once exactly one wins (an expired one is then marked
+// expired for good). The others, and a claim of a pending approval, fail
+// with [wield.ErrAlreadyDecided]; an unknown ID fails with
+// [wield.ErrNotFound].
 func (s *Store) ClaimApproval(ctx context.Context, id string) error {
 	var a *wield.Approval
 	err := s.writing(func(c *sql.Conn) error {
-		res, err := c.ExecContext(ctx, `UPDATE approvals SET claimed_at = ?
-			WHERE id = ? AND status = 'approved' AND claimed_at IS NULL`, time.Now().UnixMicro(), id)
+		now := time.Now().UnixMicro()
+		res, err := c.ExecContext(ctx, `UPDATE approvals
+			SET claimed_at = ?, status = CASE WHEN status = 'pending' THEN 'expired' ELSE status END
+			WHERE id = ? AND claimed_at IS NULL
+			AND (status IN ('approved', 'denied', 'expired') OR (status = 'pending' AND expires_at <= ?))`, now, id, now)
 		if err != nil {
 			return describe(err)
 		}
@@ -120,7 +124,27 @@ func (s *Store) ClaimApproval(ctx context.Context, id string) error {
 	case !a.ClaimedAt.IsZero():
 		return fmt.Errorf("claim approval %s: claimed already: %w", id, wield.ErrAlreadyDecided)
 	}
-	return fmt.Errorf("claim approval %s: it is %s, not approved: %w", id, a.Status, wield.ErrAlreadyDecided)
+	return fmt.Errorf("claim approval %s: it is %s, not decided yet: %w", id, a.Status, wield.ErrAlreadyDecided)
+}
+
+// UnclaimedApprovals lists the approvals no run has acted on, oldest first:
+// the pending ones and those decided or expired but not claimed (an index
+// holds only these).
+func (s *Store) UnclaimedApprovals(ctx context.Context) ([]*wield.Approval, error) {
+	if err := s.open(); err != nil {
+		return nil, fmt.Errorf("list unclaimed approvals: %w", err)
+	}
+	now := time.Now()
+	rows, err := s.r.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals INDEXED BY approvals_unclaimed
+		WHERE claimed_at IS NULL ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list unclaimed approvals: %w", describe(err))
+	}
+	as, err := scanApprovals(rows, now)
+	if err != nil {
+		return nil, fmt.Errorf("list unclaimed approvals: %w", err)
+	}
+	return as, nil
 }
 
 // Approval returns one approval; a pending one past its expiry reads as
@@ -196,12 +220,12 @@ func scanApprovals(rows *sql.Rows, now time.Time) ([]*wield.Approval, error) {
 		a := new(wield.Approval)
 		var caller string
 		var created int64
-		var expires, decided, claimed sql.NullInt64
+		var expires, decided, claimed, timeout sql.NullInt64
 		var approved sql.NullBool
 		var by, reason sql.NullString
 		var status string
 		if err := rows.Scan(&a.ID, &a.CallID, &a.Tool, &caller, (*[]byte)(&a.Arguments), &a.Digest,
-			&created, &expires, &status, &approved, &by, &reason, &decided, &claimed); err != nil {
+			&created, &expires, &status, &approved, &by, &reason, &decided, &claimed, &timeout); err != nil {
 			return nil, describe(err)
 		}
 		if err := json.Unmarshal([]byte(caller), &a.Caller); err != nil {
@@ -218,10 +242,20 @@ func scanApprovals(rows *sql.Rows, now time.Time) ([]*wield.Approval, error) {
 			a.DecidedAt = fromMicros(decided)
 		}
 		a.ClaimedAt = fromMicros(claimed)
+		a.Timeout = time.Duration(timeout.Int64)
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, describe(err)
 	}
 	return out, nil
+}
+
+// timeoutNanos is a call's own timeout as stored: nanoseconds, or NULL for
+// the tool's.
+func timeoutNanos(d time.Duration) any {
+	if d <= 0 {
+		return nil
+	}
+	return int64(d)
 }

@@ -31,6 +31,7 @@ func testApprovals(t *testing.T, e *env) {
 	a := request("a1", now.Add(-3*time.Minute), now.Add(time.Hour))
 	b := request("a2", now.Add(-2*time.Minute), now.Add(time.Hour))
 	c := request("a3", now.Add(-time.Minute), time.Time{}) // never expires
+	c.Timeout = 1500 * time.Millisecond                    // the call's own, kept to the nanosecond
 	for _, r := range []*wield.ApprovalRequest{a, b, c} {
 		if err := e.s.CreateApproval(ctx, r); err != nil {
 			t.Fatalf("CreateApproval: %v", err)
@@ -184,9 +185,10 @@ func testApprovalOneWinner(t *testing.T, e *env) {
 	}
 }
 
-// testApprovalClaim checks that an approved approval runs its call once,
-// when the store can claim approvals ([wield.ApprovalClaimer]): of 20
-// claims at once exactly one wins.
+// testApprovalClaim checks that a decision is acted on once, when the
+// store can claim approvals ([wield.ApprovalClaimer]): an approved call
+// runs once, a refused one is recorded once, and of 20 claims at once
+// exactly one wins.
 func testApprovalClaim(t *testing.T, e *env) {
 	c, ok := e.s.(wield.ApprovalClaimer)
 	if !ok {
@@ -199,28 +201,39 @@ func testApprovalClaim(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 	}
+	if err := e.s.CreateApproval(ctx, request("late", now.Add(-time.Hour), now.Add(-time.Second))); err != nil {
+		t.Fatal(err)
+	}
 	for id, ok := range map[string]bool{"yes": true, "no": false, "race": true} {
 		if _, err := e.s.DecideApproval(ctx, id, "digest-"+id, wield.Decision{Approved: ok, By: "ann"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	mustErr(t, "claim of a pending approval", c.ClaimApproval(ctx, "wait"), wield.ErrAlreadyDecided)
-	mustErr(t, "claim of a denied approval", c.ClaimApproval(ctx, "no"), wield.ErrAlreadyDecided)
 	mustErr(t, "claim of an unknown approval", c.ClaimApproval(ctx, "nope"), wield.ErrNotFound)
 
-	before := time.Now()
-	if err := c.ClaimApproval(ctx, "yes"); err != nil {
-		t.Fatalf("claim of an approved approval: %v", err)
+	for _, tt := range []struct {
+		id     string
+		status wield.ApprovalStatus
+	}{{"yes", wield.ApprovalApproved}, {"no", wield.ApprovalDenied}, {"late", wield.ApprovalExpired}} {
+		before := time.Now()
+		if err := c.ClaimApproval(ctx, tt.id); err != nil {
+			t.Fatalf("claim of an approval that is %s: %v", tt.status, err)
+		}
+		after := time.Now()
+		got, err := e.s.Approval(ctx, tt.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != tt.status || got.ClaimedAt.Before(before.Add(-time.Microsecond)) || got.ClaimedAt.After(after.Add(time.Microsecond)) {
+			t.Errorf("after the claim of %s: status %s, claimed %v; want %s, claimed between %v and %v", tt.id, got.Status, got.ClaimedAt, tt.status, before, after)
+		}
+		mustErr(t, "second claim of "+tt.id, c.ClaimApproval(ctx, tt.id), wield.ErrAlreadyDecided)
 	}
-	after := time.Now()
-	got, err := e.s.Approval(ctx, "yes")
-	if err != nil {
-		t.Fatal(err)
+	// The expired one is marked so for good.
+	if got, err := e.s.Approvals(ctx, wield.ApprovalExpired); err != nil || len(got) != 1 || got[0].ID != "late" {
+		t.Errorf("Approvals(expired) after the claim: %v, %v", got, err)
 	}
-	if got.Status != wield.ApprovalApproved || got.ClaimedAt.Before(before.Add(-time.Microsecond)) || got.ClaimedAt.After(after.Add(time.Microsecond)) {
-		t.Errorf("after the claim: status %s, claimed %v; want approved, claimed between %v and %v", got.Status, got.ClaimedAt, before, after)
-	}
-	mustErr(t, "second claim", c.ClaimApproval(ctx, "yes"), wield.ErrAlreadyDecided)
 	if got, err := e.s.Approval(ctx, "wait"); err != nil || !got.ClaimedAt.IsZero() {
 		t.Errorf("a refused claim marked the approval: %+v, %v", got, err)
 	}
@@ -238,4 +251,50 @@ func testApprovalClaim(t *testing.T, e *env) {
 	close(start)
 	wg.Wait()
 	oneWinner(t, errs, wield.ErrAlreadyDecided, "claim")
+}
+
+// testApprovalBacklog checks UnclaimedApprovals: what servers act on when
+// a caller went away. Pending, decided-unclaimed and expired-unclaimed
+// approvals are listed, oldest first; claimed ones are not.
+func testApprovalBacklog(t *testing.T, e *env) {
+	ctx := t.Context()
+	now := time.Now()
+	reqs := map[string]*wield.ApprovalRequest{}
+	for i, id := range []string{"pending", "approved", "denied", "expired", "ran", "refused"} {
+		expires := now.Add(time.Hour)
+		if id == "expired" {
+			expires = now.Add(-time.Second)
+		}
+		reqs[id] = request(id, now.Add(time.Duration(i-10)*time.Minute), expires)
+		reqs[id].Timeout = time.Duration(i+1) * time.Second
+		if err := e.s.CreateApproval(ctx, reqs[id]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decided := map[string]*wield.Approval{}
+	for id, ok := range map[string]bool{"approved": true, "denied": false, "ran": true, "refused": false} {
+		a, err := e.s.DecideApproval(ctx, id, "digest-"+id, wield.Decision{Approved: ok, By: "ann"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		decided[id] = a
+	}
+	for _, id := range []string{"ran", "refused"} {
+		if err := e.s.ClaimApproval(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := e.s.UnclaimedApprovals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []*wield.Approval{
+		{ApprovalRequest: *reqs["pending"], Status: wield.ApprovalPending},
+		decided["approved"],
+		decided["denied"],
+		{ApprovalRequest: *reqs["expired"], Status: wield.ApprovalExpired},
+	}
+	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
+		t.Errorf("UnclaimedApprovals (-want +got)\n%s", diff)
+	}
 }

@@ -27,7 +27,9 @@
 // rank ceil(p·n) of the n sorted durations. Replay returns the first
 // successful call of a tool with a key. Calls of tools without a category
 // count under the empty category. A store that claims approvals
-// ([wield.ApprovalClaimer]) lets each approved call run once.
+// ([wield.ApprovalClaimer]) lets each decision be acted on once: an approved
+// call runs once, a refused one is recorded once; UnclaimedApprovals lists
+// the decisions no run has acted on yet.
 //
 // A store that buffers records (async mode) is flushed by the suite before
 // it reads them, when it has a method Flush(context.Context) error.
@@ -76,6 +78,7 @@ func Run(t *testing.T, h Harness) {
 		{"ApprovalExpiry", testApprovalExpiry},
 		{"ApprovalOneWinner", testApprovalOneWinner},
 		{"ApprovalClaim", testApprovalClaim},
+		{"ApprovalBacklog", testApprovalBacklog},
 		{"Artifacts", testArtifacts},
 		{"ArtifactOneWinner", testArtifactOneWinner},
 		{"ConcurrentSaves", testConcurrentSaves},
