@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/agent"
 )
 
 // Client is a Go client of the API. Its methods return an [*Error] for the
@@ -213,6 +214,31 @@ func (c *Client) Calls(ctx context.Context, q wield.CallQuery) (*CallList, error
 func (c *Client) Summary(ctx context.Context, conversationID string) (*wield.Summary, error) {
 	var out wield.Summary
 	if err := c.Do(ctx, "GET", "/v1/conversations/"+url.PathEscape(conversationID)+"/summary", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CallerSummary returns the execution summary of a caller's recorded calls
+// (a sub-agent's), from GET /v1/callers/{id}/summary; conversationID, when
+// not empty, keeps one conversation's calls.
+func (c *Client) CallerSummary(ctx context.Context, callerID, conversationID string) (*agent.ExecutionSummary, error) {
+	v := url.Values{}
+	set(v, "conversation", conversationID)
+	var out agent.ExecutionSummary
+	if err := c.Do(ctx, "GET", withQuery("/v1/callers/"+url.PathEscape(callerID)+"/summary", v), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CallerBrief returns the brief summary of a caller's recorded calls, from
+// GET /v1/callers/{id}/summary?brief=true.
+func (c *Client) CallerBrief(ctx context.Context, callerID, conversationID string) (*agent.BriefSummary, error) {
+	v := url.Values{"brief": {"true"}}
+	set(v, "conversation", conversationID)
+	var out agent.BriefSummary
+	if err := c.Do(ctx, "GET", withQuery("/v1/callers/"+url.PathEscape(callerID)+"/summary", v), nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

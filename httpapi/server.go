@@ -131,6 +131,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/calls", RightRead, s.listCalls},
 		{"GET", "/v1/calls/{id}", RightRead, s.getCall},
 		{"GET", "/v1/conversations/{id}/summary", RightRead, s.summary},
+		{"GET", "/v1/callers/{id}/summary", RightRead, s.callerSummary},
 		{"GET", "/v1/statistics", RightRead, s.statistics},
 		{"GET", "/v1/toolsets", RightRead, s.listToolsets},
 		{"GET", "/v1/toolsets/{name}", RightRead, s.getToolset},
