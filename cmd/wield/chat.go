@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -17,7 +18,7 @@ import (
 )
 
 func (a *app) chatCommand() *cobra.Command {
-	var model, agentFile, system, apiKeyEnv string
+	var model, agentFile, system, apiKeyEnv, conv string
 	var noFC bool
 	var maxSteps int
 	cmd := &cobra.Command{
@@ -75,6 +76,9 @@ or always with --no-function-calling.`,
 					}
 				}
 				kit, err := reg.CreateToolkit(ag.Name, names...)
+				if errors.Is(err, wield.ErrNotFound) && agentFile != "" {
+					return fmt.Errorf("agent %s (%s): %w: load the tool files that define them with --tools DIR", ag.Name, agentFile, err)
+				}
 				if err != nil {
 					return fmt.Errorf("agent %s: %w", ag.Name, err)
 				}
@@ -91,7 +95,10 @@ or always with --no-function-calling.`,
 						fmt.Fprintf(a.stderr, "← %s %s\n", m.ToolName, status)
 					}
 				}})
-				conv := "chat_" + wield.NewID()
+				if conv == "" {
+					conv = "chat_" + wield.NewID()
+				}
+				fmt.Fprintf(a.stderr, "conversation %s (wield calls --conversation %s)\n", conv, conv)
 				var history []llm.Message
 				in := bufio.NewScanner(a.stdin)
 				in.Buffer(make([]byte, 64<<10), 4<<20)
@@ -121,6 +128,7 @@ or always with --no-function-calling.`,
 	cmd.Flags().StringVar(&apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable that holds the API key")
 	cmd.Flags().BoolVar(&noFC, "no-function-calling", false, "the model has no native function calling: describe tools in the prompt")
 	cmd.Flags().IntVar(&maxSteps, "max-steps", 10, "model turns per message at most")
+	cmd.Flags().StringVar(&conv, "conversation", "", "the conversation the calls are recorded under (default: a new chat_ID, printed on stderr)")
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }
