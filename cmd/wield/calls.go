@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/agent"
 )
 
 // parseSince reads --since: a duration back from now (1h, 30m) or a time
@@ -99,13 +101,30 @@ func (a *app) callsCommand() *cobra.Command {
 }
 
 func (a *app) statsCommand() *cobra.Command {
-	var conversation string
-	var asJSON bool
+	var conversation, caller string
+	var asJSON, brief bool
 	cmd := &cobra.Command{
 		Use:   "stats",
-		Short: "Statistics of recorded calls, or the summary of one conversation",
-		Args:  cobra.NoArgs,
+		Short: "Statistics of recorded calls, or the summary of one conversation or one caller (a sub-agent)",
+		Long: `Statistics of recorded calls: counts, success rates and latencies per tool.
+
+With --conversation, the summary of one conversation's calls. With --caller,
+the execution summary of one caller's calls (a sub-agent's: the calls whose
+caller.id is ID), read from the records as GET /v1/callers/{id}/summary
+answers it: its newest 1000 calls, oldest first, with --conversation keeping
+one conversation's; --brief prints the totals only.`,
+		Example: `  wield stats
+  wield stats --conversation conv_001 --json
+  wield stats --caller tool_sub_agent_001
+  wield stats --caller tool_sub_agent_001 --brief --json --server http://127.0.0.1:7420`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if brief && caller == "" {
+				return usagef("--brief goes with --caller ID")
+			}
+			if caller != "" {
+				return a.callerStats(cmd.Context(), caller, conversation, brief, asJSON)
+			}
 			return a.withRecords(cmd.Context(), func(s records) error {
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
@@ -145,9 +164,74 @@ func (a *app) statsCommand() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&conversation, "conversation", "", "summarise one conversation (seed 004's summary)")
+	cmd.Flags().StringVar(&conversation, "conversation", "", "summarise one conversation (with --caller: keep that conversation's calls)")
+	cmd.Flags().StringVar(&caller, "caller", "", "the execution summary of one caller's calls (a sub-agent's ID)")
+	cmd.Flags().BoolVar(&brief, "brief", false, "with --caller: the totals only")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// callerStats prints the execution summary of a caller's recorded calls,
+// from --server's GET /v1/callers/{id}/summary or from the local store with
+// the same agent.RecordedSummary, so both print the same.
+func (a *app) callerStats(ctx context.Context, caller, conversation string, brief, asJSON bool) error {
+	var sum agent.ExecutionSummary
+	if c := a.client(); c != nil {
+		s, err := c.CallerSummary(ctx, caller, conversation)
+		if err != nil {
+			return err
+		}
+		sum = *s
+	} else if err := a.withStore(ctx, func(st wield.Storage) error {
+		var err error
+		sum, err = agent.RecordedSummary(ctx, st, agent.SummaryQuery{CallerID: caller, ConversationID: conversation})
+		return err
+	}); err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		if brief {
+			return enc.Encode(sum.Brief())
+		}
+		return enc.Encode(sum)
+	}
+	who := "caller " + caller
+	if sum.ParentAgentID != "" {
+		who += " (parent " + sum.ParentAgentID + ")"
+	}
+	if brief {
+		b := sum.Brief()
+		errs := "no errors"
+		if b.HasErrors {
+			errs = "some failed"
+		}
+		fmt.Fprintf(a.stdout, "%s: %d calls (%.1f%% success), %s\n", who, b.TotalCalls, b.SuccessRate, errs)
+	} else {
+		fmt.Fprintf(a.stdout, "%s: %d calls, %d ok, %d failed (%.1f%% success)\n",
+			who, sum.TotalCalls, sum.SuccessfulCalls, sum.FailedCalls, sum.SuccessRate)
+	}
+	for _, tool := range sortedKeys(sum.ToolUsage) {
+		fmt.Fprintf(a.stdout, "  %-24s %d\n", tool, sum.ToolUsage[tool])
+	}
+	if sum.Truncated {
+		fmt.Fprintf(a.stdout, "(the newest %d calls; older ones are left out)\n", agent.MaxSummaryRecords)
+	}
+	if brief || len(sum.CallDetails) == 0 {
+		return nil
+	}
+	fmt.Fprintln(a.stdout, "calls, oldest first:")
+	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "  CALL ID\tTOOL\tRESULT\tDURATION")
+	for _, d := range sum.CallDetails {
+		status := "ok"
+		if !d.OK {
+			status = string(d.ErrorType)
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%.3fms\n", d.CallID, d.Tool, status, d.DurationMS)
+	}
+	return w.Flush()
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -4,7 +4,7 @@
 //	wield list [--json] [--category C] [--tag T]
 //	wield call NAME [--args JSON | key=value | key:=JSON ...] [--conversation ID] [--timeout D]
 //	wield calls [--conversation ID] [--tool T] [--status ok|error] [--since 1h] [--limit N] [--json]
-//	wield stats [--conversation ID] [--json]
+//	wield stats [--conversation ID] [--caller ID [--brief]] [--json]
 //	wield validate [--dialect D] [PATH...]
 //	wield parse [--format F] < reply.txt
 //	wield chat --model URL/NAME [--agent FILE]
