@@ -46,6 +46,7 @@ type Registry struct {
 	mu       sync.Mutex // serialises writers
 	snap     atomic.Pointer[snapshot]
 	shadowed map[string][]*Tool
+	defaults map[string]*Tool // by name, the default registered first, in place or replaced
 	toolsets map[string]*Toolset
 	toolkits map[string]*Toolkit
 	bus      *Bus
@@ -64,6 +65,7 @@ type RegistryOptions struct {
 func NewRegistry(opts *RegistryOptions) *Registry {
 	r := &Registry{
 		shadowed: map[string][]*Tool{},
+		defaults: map[string]*Tool{},
 		toolsets: map[string]*Toolset{},
 		toolkits: map[string]*Toolkit{},
 		log:      slog.Default(),
@@ -96,11 +98,24 @@ func newEntry(t *Tool, stats *toolStats) (*Entry, error) {
 }
 
 // Register adds tools to the library, in order. A tool whose definition is
-// invalid is not added. A tool whose name is taken is kept as shadowed: the
-// first registration wins, a warning is logged and a tool_shadowed event is
-// published, and the returned error wraps [ErrDuplicate]. Every other tool is
-// added even when some fail; the error joins all the problems.
-func (r *Registry) Register(tools ...*Tool) error {
+// invalid is not added. A tool whose name is taken by a default (see
+// [Registry.RegisterDefaults]) takes the default's place. A tool whose name
+// is taken otherwise is kept as shadowed: the first registration wins, a
+// warning is logged and a tool_shadowed event is published, and the returned
+// error wraps [ErrDuplicate]. Every other tool is added even when some fail;
+// the error joins all the problems.
+func (r *Registry) Register(tools ...*Tool) error { return r.register(tools, false) }
+
+// RegisterDefaults is [Registry.Register] for the tools a program offers
+// until its user configures otherwise (wield's built-in tools): a later
+// Register of the same name replaces a default instead of being shadowed by
+// it, and removing that tool brings the default back. Replacing a default
+// is the caller's decision to report (the tool-file loader says which file
+// replaced which built-in); the registry publishes tool_shadowed for the
+// default and tool_updated for the name, and logs only at debug level.
+func (r *Registry) RegisterDefaults(tools ...*Tool) error { return r.register(tools, true) }
+
+func (r *Registry) register(tools []*Tool, asDefault bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.snap.Load()
@@ -109,13 +124,32 @@ func (r *Registry) Register(tools ...*Tool) error {
 		next.byName[k] = v
 	}
 	var errs []error
-	var added []*Entry
+	var events []Event
+	cloned := false // next.order is old.order's array until a tool replaces one in place
 	for _, t := range tools {
 		if t == nil {
 			errs = append(errs, errors.New("register: nil tool"))
 			continue
 		}
 		if first, ok := next.byName[t.Name]; ok {
+			if d := r.defaults[t.Name]; !asDefault && d != nil && first.Tool == d {
+				e, err := newEntry(t, first.stats)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("register: %w", err))
+					continue
+				}
+				if !cloned {
+					next.order, cloned = slices.Clone(next.order), true
+				}
+				next.order[slices.Index(next.order, first)] = e
+				next.byName[t.Name] = e
+				msg := fmt.Sprintf("default tool %q from %s replaced by the one from %s", t.Name, sourceOf(d), sourceOf(t))
+				r.log.Debug(msg, "tool", t.Name)
+				events = append(events,
+					Event{Type: EventToolShadowed, Tool: t.Name, Message: msg, Source: d.Source},
+					Event{Type: EventToolUpdated, Tool: t.Name, Message: msg, Source: t.Source})
+				continue
+			}
 			r.shadowed[t.Name] = append(r.shadowed[t.Name], t)
 			msg := fmt.Sprintf("duplicate tool %q from %s shadowed by the one from %s", t.Name, sourceOf(t), sourceOf(first.Tool))
 			r.log.Warn(msg, "tool", t.Name)
@@ -130,13 +164,56 @@ func (r *Registry) Register(tools ...*Tool) error {
 		}
 		next.byName[t.Name] = e
 		next.order = append(next.order, e)
-		added = append(added, e)
+		if asDefault {
+			r.defaults[t.Name] = t
+		}
+		events = append(events, Event{Type: EventToolAdded, Tool: t.Name, Source: t.Source})
 	}
 	r.snap.Store(next)
-	for _, e := range added {
-		r.publish(Event{Type: EventToolAdded, Tool: e.Tool.Name, Source: e.Tool.Source})
+	for _, e := range events {
+		r.publish(e)
 	}
 	return errors.Join(errs...)
+}
+
+// IsDefault reports whether the tool registered under name is a default
+// (see [Registry.RegisterDefaults]), which a Register of that name replaces.
+func (r *Registry) IsDefault(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.snap.Load().byName[name]
+	return e != nil && r.defaults[name] == e.Tool
+}
+
+// Shadow records tools as shadowed by the registered tools of their names,
+// as Register does for a duplicate, for a caller that found the duplicates
+// and reported them itself (the tool-file loader names both files): no
+// warning is logged, a tool_shadowed event is published. A tool of the same
+// name and source as one already recorded takes its place, so a file loaded
+// again is recorded once.
+func (r *Registry) Shadow(tools ...*Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		list := r.shadowed[t.Name]
+		if i := slices.IndexFunc(list, func(x *Tool) bool { return x == t || x.Source == t.Source }); i >= 0 {
+			if list[i] == t {
+				continue
+			}
+			list[i] = t
+		} else {
+			r.shadowed[t.Name] = append(list, t)
+		}
+		winner := "(none)"
+		if e := r.snap.Load().byName[t.Name]; e != nil {
+			winner = sourceOf(e.Tool)
+		}
+		r.publish(Event{Type: EventToolShadowed, Tool: t.Name, Source: t.Source,
+			Message: fmt.Sprintf("duplicate tool %q from %s shadowed by the one from %s", t.Name, sourceOf(t), winner)})
+	}
 }
 
 // MustRegister is Register for start-up code: it panics on any error.
@@ -190,7 +267,9 @@ func (r *Registry) Update(t *Tool) error {
 	return nil
 }
 
-// Remove deletes a tool and reports whether it was there. A shadowed tool of
+// Remove deletes a tool and reports whether it was there. A tool that
+// replaced a default gives the name back to the default (a tool_updated
+// event); otherwise the name is gone (tool_removed), and a shadowed tool of
 // the same name does not take its place: register it again for that.
 func (r *Registry) Remove(name string) bool {
 	r.mu.Lock()
@@ -199,6 +278,20 @@ func (r *Registry) Remove(name string) bool {
 	prev, ok := old.byName[name]
 	if !ok {
 		return false
+	}
+	if d := r.defaults[name]; d != nil && prev.Tool != d {
+		if e, err := newEntry(d, prev.stats); err == nil {
+			next := &snapshot{byName: make(map[string]*Entry, len(old.byName)), order: slices.Clone(old.order)}
+			for k, v := range old.byName {
+				next.byName[k] = v
+			}
+			next.byName[name] = e
+			next.order[slices.Index(next.order, prev)] = e
+			r.snap.Store(next)
+			r.publish(Event{Type: EventToolUpdated, Tool: name, Source: d.Source,
+				Message: fmt.Sprintf("default tool %q from %s restored", name, sourceOf(d))})
+			return true
+		}
 	}
 	next := &snapshot{byName: make(map[string]*Entry, len(old.byName)), order: make([]*Entry, 0, len(old.order))}
 	for k, v := range old.byName {
@@ -213,6 +306,7 @@ func (r *Registry) Remove(name string) bool {
 	}
 	r.snap.Store(next)
 	delete(r.shadowed, name)
+	delete(r.defaults, name)
 	r.publish(Event{Type: EventToolRemoved, Tool: name, Source: prev.Tool.Source})
 	return true
 }
@@ -232,13 +326,20 @@ func (r *Registry) Tool(name string) (*Tool, bool) {
 // Len returns the number of registered tools.
 func (r *Registry) Len() int { return len(r.snap.Load().order) }
 
-// Shadowed returns the tools that lost to an earlier one of the same name.
+// Shadowed returns the tools that lost to an earlier one of the same name,
+// and the defaults that a later registration replaced.
 func (r *Registry) Shadowed() map[string][]*Tool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make(map[string][]*Tool, len(r.shadowed))
 	for k, v := range r.shadowed {
 		out[k] = slices.Clone(v)
+	}
+	s := r.snap.Load()
+	for name, d := range r.defaults {
+		if e := s.byName[name]; e != nil && e.Tool != d {
+			out[name] = append(out[name], d)
+		}
 	}
 	return out
 }

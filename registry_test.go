@@ -484,3 +484,126 @@ func TestFuncHandler(t *testing.T) {
 		})
 	}
 }
+
+// TestRegisterDefaults: a default gives its place to a later registration of
+// its name (the user's configuration over the program's built-ins), comes
+// back when that tool is removed, and is listed as shadowed meanwhile.
+func TestRegisterDefaults(t *testing.T) {
+	var logs bytes.Buffer
+	bus := wield.NewBus(16)
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	builtinEcho, calc := tool("echo", "", "builtin"), tool("calc", "", "builtin")
+	if err := reg.RegisterDefaults(builtinEcho, calc); err != nil {
+		t.Fatal(err)
+	}
+	if !reg.IsDefault("echo") || reg.IsDefault("missing") {
+		t.Errorf("IsDefault(echo) = %v, IsDefault(missing) = %v", reg.IsDefault("echo"), reg.IsDefault("missing"))
+	}
+	sub := bus.Subscribe(nil)
+	defer sub.Close()
+
+	file := tool("echo", "", "tools/echo.yaml:1")
+	if err := reg.Register(file); err != nil {
+		t.Fatalf("Register over a default = %v, want nil", err)
+	}
+	if got, _ := reg.Tool("echo"); got != file {
+		t.Errorf("Tool(echo) is not the registration that replaced the default")
+	}
+	if reg.IsDefault("echo") {
+		t.Error("IsDefault(echo) after the replacement = true")
+	}
+	if diff := cmp.Diff([]string{"echo", "calc"}, names(reg.List(wield.Query{}))); diff != "" {
+		t.Errorf("the replacement moved in the list (-want +got):\n%s", diff)
+	}
+	if sh := reg.Shadowed(); len(sh["echo"]) != 1 || sh["echo"][0] != builtinEcho {
+		t.Errorf("Shadowed() = %v, want echo: [the default]", sh)
+	}
+	if strings.Contains(logs.String(), "level=WARN") {
+		t.Errorf("replacing a default logged a warning:\n%s", logs.String())
+	}
+	// A second registration of the name is a duplicate of the replacement.
+	if err := reg.Register(tool("echo", "", "tools/again.yaml:1")); !errors.Is(err, wield.ErrDuplicate) {
+		t.Errorf("Register of a taken name = %v, want ErrDuplicate", err)
+	}
+	// Update keeps the default beneath.
+	file2 := tool("echo", "", "tools/echo.yaml:2")
+	if err := reg.Update(file2); err != nil {
+		t.Fatal(err)
+	}
+	if !reg.Remove("echo") {
+		t.Fatal("Remove(echo) = false")
+	}
+	if got, _ := reg.Tool("echo"); got != builtinEcho {
+		t.Errorf("after Remove, Tool(echo) = %v, want the default back", got)
+	}
+	if !reg.IsDefault("echo") {
+		t.Error("IsDefault(echo) after the default came back = false")
+	}
+	if !reg.Remove("echo") {
+		t.Fatal("Remove(echo) of the default = false")
+	}
+	if _, ok := reg.Tool("echo"); ok {
+		t.Error("the default is still there after its own Remove")
+	}
+
+	var got []string
+	for _, e := range drain(t, sub) {
+		got = append(got, fmt.Sprintf("%s %s %s", e.Type, e.Tool, e.Source))
+	}
+	want := []string{
+		"tool_shadowed echo builtin",
+		"tool_updated echo tools/echo.yaml:1",
+		"tool_shadowed echo tools/again.yaml:1",
+		"tool_updated echo tools/echo.yaml:2",
+		"tool_updated echo builtin",
+		"tool_removed echo builtin",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestRegisterDefaultsDuplicate: a default never replaces anything; a
+// default whose name is taken is shadowed like any duplicate.
+func TestRegisterDefaultsDuplicate(t *testing.T) {
+	reg := wield.NewRegistry(&wield.RegistryOptions{Logger: slog.New(slog.DiscardHandler)})
+	first := tool("x", "", "go")
+	reg.MustRegister(first)
+	if err := reg.RegisterDefaults(tool("x", "", "builtin")); !errors.Is(err, wield.ErrDuplicate) {
+		t.Fatalf("RegisterDefaults of a taken name = %v, want ErrDuplicate", err)
+	}
+	if got, _ := reg.Tool("x"); got != first || reg.IsDefault("x") {
+		t.Errorf("the default took a registered tool's place")
+	}
+	if err := reg.RegisterDefaults(tool("y", "", "builtin")); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.RegisterDefaults(tool("y", "", "builtin 2")); !errors.Is(err, wield.ErrDuplicate) {
+		t.Errorf("a second default of a name = %v, want ErrDuplicate", err)
+	}
+}
+
+// TestShadow: the loader records the duplicates it reported itself, once
+// per source, without a warning in the log.
+func TestShadow(t *testing.T) {
+	var logs bytes.Buffer
+	bus := wield.NewBus(16)
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	reg.MustRegister(tool("x", "", "a.yaml:2"))
+	sub := bus.Subscribe(nil)
+	defer sub.Close()
+	b1, b2 := tool("x", "", "b.yaml:2"), tool("x", "", "b.yaml:2")
+	reg.Shadow(b1)
+	reg.Shadow(b1) // the same tool again: nothing new
+	reg.Shadow(b2) // the same file loaded again: takes b1's place
+	if sh := reg.Shadowed(); len(sh["x"]) != 1 || sh["x"][0] != b2 {
+		t.Errorf("Shadowed() = %v, want x: [the latest b.yaml:2]", sh)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("Shadow logged:\n%s", logs.String())
+	}
+	evs := drain(t, sub)
+	if len(evs) != 2 || evs[0].Type != wield.EventToolShadowed || !strings.Contains(evs[0].Message, "a.yaml:2") {
+		t.Errorf("events = %+v, want two tool_shadowed naming the winner", evs)
+	}
+}

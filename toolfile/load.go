@@ -2,7 +2,6 @@ package toolfile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -53,14 +52,16 @@ type ref struct {
 }
 
 // Set is what a load found: definitions in load order (the first of a name
-// wins when applied), toolsets, agents, and every problem met, warnings
-// included.
+// wins when applied), toolsets, agents, every problem met, warnings
+// included, and the notes that are no mistake (a file re-declaring a
+// built-in tool), located like problems.
 type Set struct {
 	Tools    []*wield.Tool
 	Defs     []*Def
 	Toolsets []*Toolset
 	Agents   []*Agent
 	Problems []Problem
+	Notes    []Problem
 }
 
 // LoadDirs loads the tool files under dirs with a zero [Loader].
@@ -189,7 +190,7 @@ func (l *Loader) loadDirs(ctx context.Context, dirs []string, cache fileCache) (
 		set.Agents = append(set.Agents, part.Agents...)
 		set.Problems = append(set.Problems, part.Problems...)
 	}
-	set.check()
+	l.check(set)
 	return set, set.err()
 }
 
@@ -205,7 +206,7 @@ func isToolFile(path string) bool {
 func (l *Loader) Load(ctx context.Context, name string, src []byte) (*Set, error) {
 	set := &Set{}
 	l.load(ctx, set, name, src)
-	set.check()
+	l.check(set)
 	return set, set.err()
 }
 
@@ -233,6 +234,15 @@ func (l *Loader) load(ctx context.Context, set *Set, name string, src []byte) {
 			d.problems = append(d.problems, Problem{File: def.File, Line: def.Entry.Line, Col: def.Entry.Col, Message: err.Error()})
 		}
 		t := def.Tool(h)
+		if bt := builtinTool(h); bt != nil && def.Entry.Type == "builtin" {
+			inherit(t, def, bt)
+			if def.Name == def.Entry.Handler {
+				for _, p := range redeclared(def, t.InputSchema, bt) {
+					d.problems = append(d.problems, p)
+					def.broken = def.broken || !p.Warning
+				}
+			}
+		}
 		if err := t.Check(); err != nil {
 			d.problems = append(d.problems, Problem{File: def.File, Line: def.Line, Col: def.Col, Message: err.Error()})
 		} else if _, err := schema.Compile(t.InputSchema); err != nil {
@@ -416,11 +426,14 @@ func (d *decoder) agent(n *yaml.Node, fs []field) *Agent {
 	return a
 }
 
-// check reports, as warnings, duplicate names (at both places) and
-// references to tools and toolsets that the set does not define. They are
-// warnings because the registry the set is applied to may hold the missing
-// tools already; [Set.Apply] is the judge.
-func (s *Set) check() {
+// check reports duplicate names (a warning at both places: the first in
+// load order wins), tools that take a built-in's name (a warning that the
+// built-in is shadowed, or a note in [Set.Notes] when the file re-declares
+// the built-in: its entry runs the built-in's own handler), and references to tools and
+// toolsets that neither the set, the built-ins nor [Loader.Known] define.
+// References are warnings because the registry the set is applied to may
+// hold the missing tools already; [Set.Apply] is the judge.
+func (l *Loader) check(s *Set) {
 	tools := map[string]*Def{}
 	for _, def := range s.Defs {
 		if first, ok := tools[def.Name]; ok {
@@ -429,6 +442,18 @@ func (s *Set) check() {
 			continue
 		}
 		tools[def.Name] = def
+		if l.Builtins[def.Name] == nil {
+			continue
+		}
+		if def.Entry.Type == "builtin" && def.Entry.Handler == def.Name {
+			s.Notes = append(s.Notes, Problem{File: def.File, Line: def.Line, Col: def.Col, Warning: true,
+				Message: fmt.Sprintf("tool %q re-declares the built-in tool: its description, parameters and rules replace the built-in's, which runs under them", def.Name)})
+			continue
+		}
+		s.warn(def.File, def.Line, def.Col, "tool %q shadows the built-in tool of that name: this file's definition is used instead", def.Name)
+	}
+	known := func(name string) bool {
+		return tools[name] != nil || l.Builtins[name] != nil || l.Known != nil && l.Known(name)
 	}
 	sets := map[string]*Toolset{}
 	for _, ts := range s.Toolsets {
@@ -438,7 +463,7 @@ func (s *Set) check() {
 		}
 		sets[ts.Name] = ts
 		for _, r := range ts.refs {
-			if tools[r.name] == nil {
+			if !known(r.name) {
 				s.warn(ts.File, r.line, r.col, "toolset %q: tool %q is not defined", ts.Name, r.name)
 			}
 		}
@@ -448,7 +473,7 @@ func (s *Set) check() {
 			switch {
 			case r.toolset && sets[r.name] == nil:
 				s.warn(a.File, r.line, r.col, "agent %q: toolset %q is not defined", a.Name, r.name)
-			case !r.toolset && tools[r.name] == nil:
+			case !r.toolset && !known(r.name):
 				s.warn(a.File, r.line, r.col, "agent %q: tool %q is not defined", a.Name, r.name)
 			}
 		}
@@ -458,35 +483,4 @@ func (s *Set) check() {
 
 func (s *Set) warn(file string, line, col int, format string, args ...any) {
 	s.Problems = append(s.Problems, Problem{File: file, Line: line, Col: col, Message: fmt.Sprintf(format, args...), Warning: true})
-}
-
-// Apply registers the set's tools, defines its toolsets and creates each
-// agent's toolkit, in that order. Duplicates are shadowed by the registry
-// (first wins); the returned error joins every failure, and those wrapping
-// [wield.ErrDuplicate] are only warnings, already logged by the registry.
-func (s *Set) Apply(reg *wield.Registry) error {
-	var errs []error
-	if err := reg.Register(s.Tools...); err != nil {
-		errs = append(errs, err)
-	}
-	defined := map[string]bool{}
-	for _, ts := range s.Toolsets {
-		if defined[ts.Name] {
-			continue
-		}
-		defined[ts.Name] = true
-		if err := reg.DefineToolset(ts.Toolset); err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: %w", ts.File, ts.Line, err))
-		}
-	}
-	for _, a := range s.Agents {
-		names := append([]string(nil), a.Tools...)
-		for _, ts := range a.ToolSets {
-			names = append(names, "toolset:"+ts)
-		}
-		if _, err := reg.CreateToolkit(a.Name, names...); err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: %w", a.File, a.Line, err))
-		}
-	}
-	return errors.Join(errs...)
 }

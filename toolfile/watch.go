@@ -43,20 +43,23 @@ type owned struct {
 	def  *Def
 }
 
-// Watcher reloads tool files when they change. It only adds, updates and
-// removes the tools it loaded itself, never the Go tools the program
-// registered, and a file that stops loading keeps its tools at their last
-// good version, so a reload never leaves the registry without a working tool
-// because of a broken file.
+// Watcher reloads tool files when they change, by the rule of [Set.Apply]
+// on every reload as at start. It only adds, updates and removes the tools
+// it loaded itself and replaces the registry's defaults (the built-ins)
+// that a file names, never the other tools the program registered; a file
+// that stops loading keeps its tools at their last good version, so a
+// reload never leaves the registry without a working tool because of a
+// broken file.
 type Watcher struct {
 	loader *Loader
 	reg    *wield.Registry
 	dirs   []string
 	log    *slog.Logger
 
-	mu    sync.Mutex // serialises reloads
-	tools map[string]owned
-	cache fileCache // what unchanged files loaded as
+	mu    sync.Mutex      // serialises reloads
+	apply applier         // what it registered, and how
+	cache fileCache       // what unchanged files loaded as
+	said  map[string]bool // the problems logged, as of the latest load
 
 	fsw       *fsnotify.Watcher
 	cancel    context.CancelFunc
@@ -82,7 +85,7 @@ func (l *Loader) Watch(ctx context.Context, reg *wield.Registry, dirs []string, 
 		o.Logger = slog.Default()
 	}
 	w := &Watcher{loader: l, reg: reg, dirs: append([]string(nil), dirs...), log: o.Logger,
-		tools: map[string]owned{}, cache: fileCache{}, done: make(chan struct{})}
+		apply: applier{reg: reg, tools: map[string]owned{}}, cache: fileCache{}, done: make(chan struct{})}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("watch tool files: %w", err)
@@ -99,7 +102,6 @@ func (l *Loader) Watch(ctx context.Context, reg *wield.Registry, dirs []string, 
 			fsw.Close()
 			return nil, err
 		}
-		w.log.Warn("tool files have problems", "error", err)
 	}
 	ctx, w.cancel = context.WithCancel(ctx)
 	go w.run(ctx, o)
@@ -135,7 +137,9 @@ func (w *Watcher) run(ctx context.Context, o WatchOptions) {
 		tick = t.C
 	}
 	reload := func() {
-		if err := w.Reload(ctx); err != nil && ctx.Err() == nil {
+		// Problems in the files were logged by the reload itself.
+		var ps Problems
+		if err := w.Reload(ctx); err != nil && ctx.Err() == nil && !errors.As(err, &ps) {
 			w.log.Warn("reload tool files", "error", err)
 		}
 	}
@@ -179,12 +183,15 @@ func (w *Watcher) Close() error {
 }
 
 // Reload loads the files again now and applies the difference to the
-// registry: new tools are registered, changed ones updated, and those whose
-// file was deleted or that were removed from a file that loads are removed.
-// A file with problems keeps its tools at their last good version. It
-// publishes reload_started, a load_error per broken file and
-// reload_completed on the registry's bus. The error is [Problems] when some
-// files have problems (the reload was applied all the same), or ctx's error.
+// registry by the rule of [Set.Apply]: new tools are registered, changed ones
+// updated, and those whose file was deleted or that were removed from a file
+// that loads are removed (a built-in they replaced comes back). A file with
+// problems keeps its tools at their last good version. It publishes
+// reload_started, a load_error per broken file and reload_completed on the
+// registry's bus, and logs the problems that the previous load did not have
+// (a duplicate name introduced by this change, say), each once. The error
+// is [Problems] when some files have problems (the reload was applied all
+// the same), or ctx's error.
 func (w *Watcher) Reload(ctx context.Context) error {
 	return w.load(ctx, false)
 }
@@ -209,117 +216,55 @@ func (w *Watcher) load(ctx context.Context, first bool) error {
 	}
 
 	// Files with problems, in order, with their messages.
-	broken := map[string][]string{}
+	broken := map[string]bool{}
+	msgs := map[string][]string{}
 	var brokenOrder []string
 	for _, p := range ps {
-		if _, ok := broken[p.File]; !ok {
+		if !broken[p.File] {
 			brokenOrder = append(brokenOrder, p.File)
 		}
-		broken[p.File] = append(broken[p.File], p.String())
+		broken[p.File] = true
+		msgs[p.File] = append(msgs[p.File], p.String())
 	}
 	for _, f := range brokenOrder {
-		w.publish(wield.Event{Type: wield.EventLoadError, Source: f, Message: strings.Join(broken[f], "\n")})
+		w.publish(wield.Event{Type: wield.EventLoadError, Source: f, Message: strings.Join(msgs[f], "\n")})
 	}
 
-	// What the registry should hold of ours: the first of each name loaded,
-	// then the last good version of tools whose file is broken.
-	want := map[string]owned{}
-	var order []string
-	for i, t := range set.Tools {
-		if _, ok := want[t.Name]; ok {
-			continue
-		}
-		want[t.Name] = owned{tool: t, def: set.Defs[i]}
-		order = append(order, t.Name)
-	}
-	for name, o := range w.tools {
-		if _, ok := want[name]; ok {
-			continue
-		}
-		if _, ok := broken[o.def.File]; ok {
-			want[name] = o
-		}
-	}
-
-	var added, updated, removed int
-	var toAdd []*wield.Tool
-	for _, name := range order {
-		n := want[name]
-		old, ok := w.tools[name]
-		switch {
-		case !ok:
-			if w.reg.Entry(name) != nil {
-				// A tool of the program's (or of another loader's) has
-				// the name: leave it alone, the file's tool is shadowed.
-				delete(want, name)
-				continue
-			}
-			toAdd = append(toAdd, n.tool)
-		case old.def.File == n.def.File && broken[n.def.File] != nil:
-			// Part of a file with problems may still load, maybe without
-			// its handler: keep what was known to work.
-			want[name] = old
-		case !same(old, n):
-			if err := w.reg.Update(n.tool); err != nil {
-				w.log.Warn("reload tool", "tool", name, "error", err)
-				want[name] = old
-				continue
-			}
-			updated++
-		}
-	}
-	if len(toAdd) > 0 {
-		if err := w.reg.Register(toAdd...); err != nil {
-			w.log.Debug("register reloaded tools", "error", err)
-		}
-		for _, t := range toAdd {
-			if e := w.reg.Entry(t.Name); e != nil && e.Tool == t {
-				added++
-			} else {
-				delete(want, t.Name)
-			}
-		}
-	}
-	for name := range w.tools {
-		if _, ok := want[name]; ok {
-			continue
-		}
-		if w.reg.Remove(name) {
-			removed++
-		}
-	}
-	w.tools = want
-
-	// Toolsets are redefined on every load; agents' toolkits are made once,
-	// as the program may have changed them since.
-	defined := map[string]bool{}
-	for _, ts := range set.Toolsets {
-		if defined[ts.Name] {
-			continue
-		}
-		defined[ts.Name] = true
-		if err := w.reg.DefineToolset(ts.Toolset); err != nil {
-			w.log.Warn("define toolset", "file", ts.File, "line", ts.Line, "error", err)
-		}
-	}
-	if first {
-		for _, a := range set.Agents {
-			names := append([]string(nil), a.Tools...)
-			for _, ts := range a.ToolSets {
-				names = append(names, "toolset:"+ts)
-			}
-			if _, err := w.reg.CreateToolkit(a.Name, names...); err != nil {
-				w.log.Warn("create toolkit", "file", a.File, "line", a.Line, "error", err)
-			}
-		}
+	res := w.apply.apply(set, broken, first)
+	w.tell(append(set.Problems, res.warnings...), set.Notes)
+	for _, err := range res.errs {
+		w.log.Warn("tool files: " + err.Error())
 	}
 
 	w.publish(wield.Event{Type: wield.EventReloadCompleted,
-		Message: fmt.Sprintf("%d added, %d updated, %d removed", added, updated, removed)})
+		Message: fmt.Sprintf("%d added, %d updated, %d removed", res.added, res.updated, res.removed)})
 	if len(ps) > 0 {
 		return ps
 	}
 	return nil
+}
+
+// tell logs the problems and notes that the previous load did not have:
+// errors at error level, warnings at warning level, notes as information.
+func (w *Watcher) tell(ps, notes []Problem) {
+	said := make(map[string]bool, len(ps)+len(notes))
+	for i, p := range append(ps[:len(ps):len(ps)], notes...) {
+		key := p.String()
+		said[key] = true
+		if w.said[key] {
+			continue
+		}
+		at := fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+		switch {
+		case i >= len(ps):
+			w.log.Info(p.Message, "at", at)
+		case p.Warning:
+			w.log.Warn(p.Message, "at", at)
+		default:
+			w.log.Error(p.Message, "at", at)
+		}
+	}
+	w.said = said
 }
 
 // same reports whether a reloaded tool is the one registered: the same
