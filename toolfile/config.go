@@ -42,13 +42,39 @@
 //
 // `${NAME}` and `${NAME:-default}` are replaced in every string value by the
 // environment variable (the default when it is unset or empty); `$${` stands
-// for a literal `${`. A variable that is unset and has no default is a
-// problem.
+// for a literal `${`.
+//
+// # A first run
+//
+// What a configuration names may not be there yet. Each such thing is a
+// warning (in [Config.Warnings], with its position) when what needs it is
+// optional, and a problem when the setting cannot work without it:
+//
+//   - an allowed path that does not exist is a warning: the file tools use
+//     the folder once it is created; one that is not a folder is a problem;
+//   - an unset variable (without a default) in web_search turns web_search
+//     off, with a warning that names the variable; so does an empty one as
+//     the API key of a provider that needs a key;
+//   - an unset variable in an enabled MCP server turns that server off, with
+//     a warning; in a disabled server it is no concern, and the server is
+//     left out;
+//   - an unset variable in an allowed path leaves that folder out, with a
+//     warning;
+//   - an unset variable anywhere else (store, server, redis, tool_dirs,
+//     timeouts, concurrency, http_allow, secret_names, env_allow, mcp) is a
+//     problem: those settings mean something else, or nothing, without it.
+//
+// A variable with a default (`${NAME:-default}`) is never a concern. An MCP
+// server that does not answer is not the configuration's concern: wield
+// warns and keeps trying it in the background ([Config].MCPServerAt says
+// where to point the warning).
 package toolfile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net/netip"
 	"os"
@@ -107,7 +133,23 @@ type Config struct {
 	// MCP is what the MCP server offers besides tools: resources,
 	// resource templates and prompts (see [MCPConfig]).
 	MCP MCPConfig
+	// MCPServerAt says where each of MCPServers is written, by name, so
+	// that a warning about a server that does not answer points at it.
+	MCPServerAt map[string]Position
+	// Warnings are what the file asks for that cannot be had now but need
+	// not stop wield (see the package doc's "A first run"), each located;
+	// show them to the user.
+	Warnings Problems
 }
+
+// Position locates a setting in a configuration file.
+type Position struct {
+	File      string
+	Line, Col int
+}
+
+// String formats the position as "file:line:col".
+func (p Position) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
 
 // Redis locates the Redis that wield servers share.
 type Redis struct {
@@ -176,20 +218,30 @@ func (c *Config) Guard() *httptool.Guard {
 var webSearchProviders = []string{"tavily", "brave", "bing", "google", "bocha", "duckduckgo"}
 
 // LoadConfig reads a configuration file. Mistakes are returned together as
-// [Problems], each with its line and column, and no Config; a file that
-// cannot be read is an error wrapping the os error.
+// [Problems], each with its line and column, with the file's warnings among
+// them (Warning set), and no Config; a file that cannot be read is an error
+// wrapping the os error. A file with warnings only loads, with them in
+// [Config.Warnings].
 func LoadConfig(path string) (*Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load config: %w", err)
 	}
-	c := &configDecoder{decoder: decoder{file: path}, expanded: map[*yaml.Node]bool{}, setBy: map[string]string{}, lookup: os.LookupEnv}
+	c := newConfigDecoder(path, os.LookupEnv)
 	cfg := c.config(src, filepath.Dir(path))
-	if len(c.problems) > 0 {
-		sortProblems(c.problems)
+	sortProblems(c.problems)
+	if Problems(c.problems).errors() {
 		return nil, Problems(c.problems)
 	}
+	if len(c.problems) > 0 {
+		cfg.Warnings = Problems(c.problems)
+	}
 	return cfg, nil
+}
+
+func newConfigDecoder(path string, lookup func(string) (string, bool)) *configDecoder {
+	return &configDecoder{decoder: decoder{file: path}, expanded: map[*yaml.Node]bool{}, setBy: map[string]string{},
+		lookup: lookup, empty: map[*yaml.Node][]string{}}
 }
 
 // configDecoder adds to decoder what configuration needs: environment
@@ -203,6 +255,84 @@ type configDecoder struct {
 	setBy  map[string]string
 	lookup func(string) (string, bool)
 	src    []byte // for the columns of ${...} in values
+	// unset are the variables without a default that are not set, in file
+	// order: each setting's decoder claims those under it that it can do
+	// without; the rest are problems.
+	unset []*unsetVar
+	// empty holds the string nodes with a variable that is set but empty,
+	// and the variables' names.
+	empty map[*yaml.Node][]string
+}
+
+// unsetVar is a ${NAME} whose variable is not set.
+type unsetVar struct {
+	node    *yaml.Node
+	name    string
+	path    string  // the setting, as in "tools.webSearch.apiKey"
+	at      Problem // where ${ stands, without a message
+	claimed bool
+}
+
+// claim returns the unset variables under n (aliases followed), and takes
+// them as dealt with.
+func (c *configDecoder) claim(n *yaml.Node) []*unsetVar {
+	if len(c.unset) == 0 {
+		return nil
+	}
+	under := map[*yaml.Node]bool{}
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n == nil || under[n] {
+			return
+		}
+		under[n] = true
+		walk(n.Alias)
+		for _, k := range n.Content {
+			walk(k)
+		}
+	}
+	walk(n)
+	var out []*unsetVar
+	for _, u := range c.unset {
+		if !u.claimed && under[u.node] {
+			u.claimed = true
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// usesUnset reports whether the value n uses an unset variable, to leave
+// it undecoded: the variable is the problem, not what is left of the value.
+func (c *configDecoder) usesUnset(n *yaml.Node) bool {
+	return isUnset(c.unset, n)
+}
+
+// isUnset reports whether the value n uses an unset variable: its decoder
+// leaves it alone, the setting being off.
+func isUnset(unset []*unsetVar, n *yaml.Node) bool {
+	n = unwrap(n)
+	for _, u := range unset {
+		if u.node == n {
+			return true
+		}
+	}
+	return false
+}
+
+// warnOff records that what is off because of the unset variables, at the
+// first one.
+func (c *configDecoder) warnOff(unset []*unsetVar, what string) {
+	names := make([]string, 0, len(unset))
+	for _, u := range unset {
+		if !contains(names, u.name) {
+			names = append(names, u.name)
+		}
+	}
+	p := unset[0].at
+	p.Message = fmt.Sprintf("%s is off: environment variable %s %s not set (%s)", what, strings.Join(names, ", "), map[bool]string{true: "is", false: "are"}[len(names) == 1], unset[0].path)
+	p.Warning = true
+	c.problems = append(c.problems, p)
 }
 
 func (c *configDecoder) config(src []byte, dir string) *Config {
@@ -222,6 +352,13 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 	}
 	autoOff := false
 	defer func() {
+		for _, u := range c.unset {
+			if !u.claimed {
+				p := u.at
+				p.Message = fmt.Sprintf("%s: environment variable %s is not set", u.path, u.name)
+				c.problems = append(c.problems, p)
+			}
+		}
 		if autoOff {
 			cfg.Reload.Interval = 0
 		}
@@ -291,7 +428,7 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			c.concurrency(f, cfg)
 		case "allowed_paths":
 			if c.set(f, "allowed_paths", "allowed paths") {
-				cfg.AllowedPaths = resolve(dir, c.strings(f))
+				cfg.AllowedPaths = c.allowedPaths(f, "allowed_paths", dir)
 			}
 		case "env_allow":
 			cfg.EnvAllow = c.strings(f)
@@ -301,7 +438,7 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			}
 		case "mcp_servers":
 			if c.set(f, "mcp_servers", "MCP servers") {
-				cfg.MCPServers = c.mcpServers(f, "mcp_servers")
+				cfg.MCPServers, cfg.MCPServerAt = c.mcpServers(f, "mcp_servers")
 			}
 		case "store":
 			cfg.Store = c.str(f)
@@ -355,7 +492,7 @@ func (c *configDecoder) seedTools(tf field, cfg *Config, dir string) {
 			}
 		case "allowedPaths":
 			if c.set(f, "tools.allowedPaths", "allowed paths") {
-				cfg.AllowedPaths = resolve(dir, c.strings(f))
+				cfg.AllowedPaths = c.allowedPaths(f, "tools.allowedPaths", dir)
 			}
 		case "webSearch":
 			if c.set(f, "tools.webSearch", "web search") {
@@ -363,12 +500,58 @@ func (c *configDecoder) seedTools(tf field, cfg *Config, dir string) {
 			}
 		case "mcpServers":
 			if c.set(f, "tools.mcpServers", "MCP servers") {
-				cfg.MCPServers = c.mcpServers(f, "tools.mcpServers")
+				cfg.MCPServers, cfg.MCPServerAt = c.mcpServers(f, "tools.mcpServers")
 			}
 		default:
 			c.unknown(f, "tools")
 		}
 	}
+}
+
+// allowedPaths reads the folders the file tools may touch, relative to dir.
+// A folder that does not exist yet is a warning (the tools use it once it
+// is created), as is one named by an unset variable (it is left out); one
+// that exists but is not a folder is a problem.
+func (c *configDecoder) allowedPaths(f field, what, dir string) []string {
+	list, ok := seq(f.val)
+	if !ok {
+		return resolve(dir, c.strings(f)) // reports the mistake
+	}
+	var out []string
+	for i, n := range list {
+		key := fmt.Sprintf("%s[%d]", what, i)
+		if unset := c.claim(n); len(unset) > 0 {
+			p := unset[0].at
+			p.Message = fmt.Sprintf("%s: environment variable %s is not set: the folder is left out of the file tools' allowed folders", key, unset[0].name)
+			p.Warning = true
+			c.problems = append(c.problems, p)
+			continue
+		}
+		p := c.str(field{name: key, val: n})
+		if p == "" {
+			continue
+		}
+		abs := p
+		if !filepath.IsAbs(p) {
+			abs = filepath.Join(dir, p)
+		}
+		shown := abs
+		if a, err := filepath.Abs(abs); err == nil {
+			shown = a
+		}
+		switch st, err := os.Stat(abs); {
+		case errors.Is(err, fs.ErrNotExist):
+			c.warnf(n, "%s: the folder %q (%s) does not exist yet: the file tools will use it once it is created", key, p, shown)
+		case err != nil:
+			c.errorf(n, "%s: the folder %q (%s) cannot be used: %v", key, p, shown, errors.Unwrap(err))
+			continue
+		case !st.IsDir():
+			c.errorf(n, "%s: %q (%s) is not a folder", key, p, shown)
+			continue
+		}
+		out = append(out, abs)
+	}
+	return out
 }
 
 // set records that key sets what, and reports false with a problem when
@@ -488,13 +671,22 @@ func (c *configDecoder) bucket(bf field) limit.Bucket {
 	return b
 }
 
+// webSearch reads the web search settings. An unset variable in them turns
+// web_search off with a warning, and so does an empty variable as the key of
+// a provider that needs one: search is optional, and a first run may not
+// have a key yet.
 func (c *configDecoder) webSearch(wf field, what, apiKey, maxResults string) WebSearch {
 	var w WebSearch
 	fs, ok := c.mapping(wf.val, what)
 	if !ok {
 		return w
 	}
+	unset := c.claim(wf.val)
+	var keyNode *yaml.Node
 	for _, f := range fs {
+		if isUnset(unset, f.val) {
+			continue
+		}
 		switch f.name {
 		case "provider":
 			w.Provider = c.str(f)
@@ -503,52 +695,79 @@ func (c *configDecoder) webSearch(wf field, what, apiKey, maxResults string) Web
 			}
 		case apiKey:
 			w.APIKey = c.str(f)
+			keyNode = unwrap(f.val)
 		case maxResults:
 			w.MaxResults = c.integer(f)
 		default:
 			c.unknown(f, what)
 		}
 	}
-	if w.Provider == "" {
+	switch {
+	case len(unset) > 0:
+		c.warnOff(unset, "web_search")
+		return WebSearch{}
+	case w.Provider == "":
 		c.errorf(wf.key, "%s: provider is required", what)
+	case !contains(webSearchProviders, w.Provider), w.Provider == "duckduckgo" || w.APIKey != "" && (w.Provider != "google" || strings.Contains(w.APIKey, ":")):
+	case w.APIKey != "":
+		c.errorf(keyNode, "%s: provider google needs its engine id (cx) with the key: write %s as KEY:CX", what, apiKey)
+	case keyNode != nil && len(c.empty[keyNode]) > 0:
+		c.warnf(keyNode, "web_search is off: environment variable %s is empty (%s.%s), and provider %s needs a key", strings.Join(c.empty[keyNode], ", "), what, apiKey, w.Provider)
+		return WebSearch{}
+	default:
+		c.errorf(cmpOr(keyNode, wf.key), "%s: provider %s needs an API key (%s)", what, w.Provider, apiKey)
 	}
 	return w
 }
 
-func (c *configDecoder) mcpServers(sf field, what string) []MCPServer {
+func cmpOr(n, or *yaml.Node) *yaml.Node {
+	if n != nil {
+		return n
+	}
+	return or
+}
+
+// mcpServers reads the MCP servers and where each is written. A server
+// whose settings use an unset variable is left out: with a warning when it
+// is enabled, silently when it is not (it would not be used).
+func (c *configDecoder) mcpServers(sf field, what string) ([]MCPServer, map[string]Position) {
 	list, ok := seq(sf.val)
 	if !ok {
 		c.errorf(sf.val, "%s: expected a list of servers, got %s", what, kindName(sf.val))
-		return nil
+		return nil, nil
 	}
 	var out []MCPServer
-	names := map[string]bool{}
+	at := map[string]Position{}
 	for _, n := range list {
-		s, ok := c.mcpServer(n, what)
+		s, where, ok := c.mcpServer(n, what)
 		if !ok {
 			continue
 		}
-		if names[s.Name] {
+		if _, dup := at[s.Name]; dup {
 			c.errorf(n, "%s: duplicate server name %q", what, s.Name)
 			continue
 		}
-		names[s.Name] = true
+		at[s.Name] = where
 		out = append(out, s)
 	}
-	return out
+	return out, at
 }
 
-func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, bool) {
+func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, Position, bool) {
 	s := MCPServer{Enabled: true}
 	fs, ok := c.mapping(n, what)
 	if !ok {
-		return s, false
+		return s, Position{}, false
 	}
 	mark := len(c.problems)
+	unset := c.claim(n)
 	if len(fs) > 0 {
 		n = fs[0].key // a block mapping's own position is its first colon
 	}
 	for _, f := range fs {
+		if isUnset(unset, f.val) {
+			continue
+		}
 		switch f.name {
 		case "name":
 			s.Name = c.str(f)
@@ -570,8 +789,16 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, bool) {
 			c.unknown(f, "mcp server")
 		}
 	}
+	line, col := pos(n)
+	where := Position{File: c.decoder.file, Line: line, Col: col}
 	if s.Name == "" {
 		c.errorf(n, "mcp server: name is required")
+	}
+	if len(unset) > 0 {
+		if s.Enabled && !c.failed(mark) {
+			c.warnOff(unset, "mcp server "+s.Name)
+		}
+		return s, where, false
 	}
 	switch {
 	case s.URL == "" && len(s.Command) == 0:
@@ -587,7 +814,7 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, bool) {
 	case s.Transport != "stdio" && s.Transport != "http" && s.Transport != "sse":
 		c.errorf(n, "mcp server %s: transport %q is not stdio, http or sse", s.Name, s.Transport)
 	}
-	return s, !c.failed(mark)
+	return s, where, !c.failed(mark)
 }
 
 func (c *configDecoder) server(sf field) Server {
@@ -651,6 +878,9 @@ func (c *configDecoder) stringMap(f field) map[string]string {
 // integer reads a non-negative integer, written as one or expanded from
 // the environment.
 func (c *configDecoder) integer(f field) int {
+	if c.usesUnset(f.val) {
+		return 0
+	}
 	var v float64
 	ok := false
 	switch x := unwrap(f.val); {
@@ -675,6 +905,9 @@ func (c *configDecoder) integer(f field) int {
 
 // dur reads a duration like "30s", or a number of units.
 func (c *configDecoder) dur(f field, unit time.Duration) time.Duration {
+	if c.usesUnset(f.val) {
+		return 0
+	}
 	x := unwrap(f.val)
 	v, _, ok := numberValue(x)
 	switch {
@@ -712,6 +945,9 @@ func (c *configDecoder) dur(f field, unit time.Duration) time.Duration {
 
 // flag reads a boolean, written as one or expanded from the environment.
 func (c *configDecoder) flag(f field) bool {
+	if c.usesUnset(f.val) {
+		return false
+	}
 	if x := unwrap(f.val); c.expanded[x] {
 		if b, err := strconv.ParseBool(x.Value); err == nil {
 			return b
@@ -772,10 +1008,13 @@ func (c *configDecoder) expandString(n *yaml.Node, s, path string) string {
 			c.exprErrorf(n, s, i, "%s: %q is not an environment variable name", path, name)
 		case ok && (v != "" || !hasDef):
 			b.WriteString(v)
+			if v == "" {
+				c.empty[n] = append(c.empty[n], name)
+			}
 		case hasDef:
 			b.WriteString(def)
 		default:
-			c.exprErrorf(n, s, i, "%s: environment variable %s is not set", path, name)
+			c.unset = append(c.unset, &unsetVar{node: n, name: name, path: path, at: c.exprAt(n, s, i)})
 		}
 		i += end + 1
 	}
@@ -788,15 +1027,22 @@ func (c *configDecoder) expandString(n *yaml.Node, s, path string) string {
 // plain or quoted value without escapes before i), the value's start
 // otherwise.
 func (c *configDecoder) exprErrorf(n *yaml.Node, s string, i int, format string, args ...any) {
-	c.errorf(n, format, args...)
-	p := &c.problems[len(c.problems)-1]
+	p := c.exprAt(n, s, i)
+	p.Message = fmt.Sprintf(format, args...)
+	c.problems = append(c.problems, p)
+}
+
+// exprAt is where offset i of a string value stands, as exprErrorf says.
+func (c *configDecoder) exprAt(n *yaml.Node, s string, i int) Problem {
+	ln, col := pos(n)
+	p := Problem{File: c.decoder.file, Line: ln, Col: col}
 	quote := 0
 	switch n.Style {
 	case 0:
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
 		quote = 1
 	default:
-		return
+		return p
 	}
 	line := c.src
 	for range n.Line - 1 {
@@ -809,6 +1055,7 @@ func (c *configDecoder) exprErrorf(n *yaml.Node, s string, i int, format string,
 	if bytes.HasPrefix(line, []byte(s[:i])) {
 		p.Col += quote + utf8.RuneCountInString(s[:i])
 	}
+	return p
 }
 
 func validEnvName(s string) bool {

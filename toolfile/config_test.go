@@ -11,16 +11,56 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
-	"go.yaml.in/yaml/v3"
 )
+
+// seed003At is where the MCP servers of the TypeScript agent's config.yml
+// are written.
+var seed003At = map[string]Position{
+	"filesystem": {File: "testdata/config/seed003.yml", Line: 23, Col: 7},
+	"database":   {File: "testdata/config/seed003.yml", Line: 26, Col: 7},
+}
+
+// seed003Missing are the warnings of the TypeScript agent's config.yml
+// while its folders are missing, as they are under testdata.
+func seed003Missing(t *testing.T) []string {
+	t.Helper()
+	abs, err := filepath.Abs("testdata/config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i, d := range []string{"data", "docs", "src"} {
+		out = append(out, fmt.Sprintf("testdata/config/seed003.yml:%d:7: tools.allowedPaths[%d]: the folder \"./%s\" (%s) does not exist yet: the file tools will use it once it is created", 11+i, i, d, filepath.Join(abs, d)))
+	}
+	return out
+}
+
+func warningStrings(ps Problems) []string {
+	var out []string
+	for _, p := range ps {
+		if !p.Warning {
+			out = append(out, "not a warning: "+p.String())
+			continue
+		}
+		out = append(out, p.String())
+	}
+	return out
+}
+
+// ignoreWarnings leaves Config.Warnings to the tests that check them.
+var ignoreWarnings = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Warnings" }, cmp.Ignore())
 
 func TestLoadConfigSeed003(t *testing.T) {
 	t.Setenv("WEB_SEARCH_API_KEY", "tvly-secret")
 	got, err := LoadConfig("testdata/config/seed003.yml")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if diff := cmp.Diff(seed003Missing(t), warningStrings(got.Warnings)); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 	want := &Config{
 		DefaultTimeout: 30 * time.Second,
@@ -31,8 +71,9 @@ func TestLoadConfigSeed003(t *testing.T) {
 			{Name: "filesystem", URL: "http://localhost:3000", Transport: "http", Enabled: true},
 			{Name: "database", URL: "http://localhost:3001", Transport: "http", Enabled: false},
 		},
+		MCPServerAt: seed003At,
 	}
-	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }), ignoreWarnings); diff != "" {
 		t.Errorf("LoadConfig mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -71,14 +112,167 @@ func TestLoadConfigWield(t *testing.T) {
 		HTTPAllow:      []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")},
 		HTTPAllowHosts: []string{"api.internal"},
 		SecretNames:    []string{"GITHUB_TOKEN"},
+		MCPServerAt: map[string]Position{
+			"fs": {File: "testdata/config/wield.yaml", Line: 20, Col: 5},
+			"db": {File: "testdata/config/wield.yaml", Line: 24, Col: 5},
+		},
+	}
+	abs, err := filepath.Abs("testdata/config/data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantWarnings := []string{
+		"testdata/config/wield.yaml:13:17: allowed_paths[0]: the folder \"./data\" (" + abs + ") does not exist yet: the file tools will use it once it is created",
+		"testdata/config/wield.yaml:13:25: allowed_paths[1]: the folder \"/srv/shared\" (/srv/shared) does not exist yet: the file tools will use it once it is created",
+	}
+	if diff := cmp.Diff(wantWarnings, warningStrings(got.Warnings)); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 	prefix := cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })
-	if diff := cmp.Diff(want, got, prefix); diff != "" {
+	if diff := cmp.Diff(want, got, prefix, ignoreWarnings); diff != "" {
 		t.Errorf("LoadConfig mismatch (-want +got):\n%s", diff)
 	}
 	wantGuard := &httptool.Guard{Allow: want.HTTPAllow, AllowHosts: want.HTTPAllowHosts}
 	if diff := cmp.Diff(wantGuard, got.Guard(), prefix); diff != "" {
 		t.Errorf("Guard mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// The TypeScript agent's config.yml as written, on a first run: no key
+// yet, and the folders not made. It loads, web_search off and the missing folders
+// named, each warning where its setting is written.
+func TestLoadConfigSeed003FirstRun(t *testing.T) {
+	t.Setenv("WEB_SEARCH_API_KEY", "")
+	os.Unsetenv("WEB_SEARCH_API_KEY")
+	got, err := LoadConfig("testdata/config/seed003.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := seed003Missing(t)
+	want = append(want, "testdata/config/seed003.yml:18:14: web_search is off: environment variable WEB_SEARCH_API_KEY is not set (tools.webSearch.apiKey)")
+	if diff := cmp.Diff(want, warningStrings(got.Warnings)); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if got.WebSearch != (WebSearch{}) {
+		t.Errorf("web search %+v, want off", got.WebSearch)
+	}
+	if len(got.AllowedPaths) != 3 || len(got.MCPServers) != 2 {
+		t.Errorf("allowed paths %q, servers %+v: want all three folders and both servers", got.AllowedPaths, got.MCPServers)
+	}
+}
+
+// Every ${VAR} and every path of the configuration, unset or missing: a
+// warning where the feature is optional (and it is off), a problem where the
+// setting cannot work without it. A default is never a concern.
+func TestLoadConfigFirstRun(t *testing.T) {
+	t.Setenv("WIELD_TEST_SET", "v")
+	t.Setenv("WIELD_TEST_EMPTY", "")
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "here"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const unset = "${WIELD_TEST_UNSET}"
+	tests := []struct {
+		name, src string
+		want      Config // compared without Warnings and MCPServerAt
+		warnings  []string
+		problems  []string // when set, the config does not load
+	}{
+		// Optional features: off, with a warning naming the variable.
+		{"web_search key", "web_search: {provider: tavily, api_key: \"" + unset + "\", max_results: 3}\n", Config{},
+			[]string{"1:42: web_search is off: environment variable WIELD_TEST_UNSET is not set (web_search.api_key)"}, nil},
+		{"webSearch key", "tools:\n  webSearch:\n    provider: brave\n    apiKey: " + unset + "\n", Config{},
+			[]string{"4:13: web_search is off: environment variable WIELD_TEST_UNSET is not set (tools.webSearch.apiKey)"}, nil},
+		{"web_search provider", "web_search: {provider: \"" + unset + "\", max_results: 3}\n", Config{},
+			[]string{"1:25: web_search is off: environment variable WIELD_TEST_UNSET is not set (web_search.provider)"}, nil},
+		{"web_search empty key", "web_search: {provider: bing, api_key: \"${WIELD_TEST_EMPTY}\"}\n", Config{},
+			[]string{"1:39: web_search is off: environment variable WIELD_TEST_EMPTY is empty (web_search.api_key), and provider bing needs a key"}, nil},
+		{"web_search key set", "web_search: {provider: bing, api_key: \"${WIELD_TEST_SET}\"}\n", Config{WebSearch: WebSearch{Provider: "bing", APIKey: "v"}}, nil, nil},
+		{"web_search key default", "web_search: {provider: bing, api_key: \"${WIELD_TEST_UNSET:-k}\"}\n", Config{WebSearch: WebSearch{Provider: "bing", APIKey: "k"}}, nil, nil},
+		{"duckduckgo needs no key", "web_search: {provider: duckduckgo}\n", Config{WebSearch: WebSearch{Provider: "duckduckgo"}}, nil, nil},
+		{"enabled mcp server", "mcp_servers:\n  - name: a\n    url: http://127.0.0.1:1/mcp\n    headers: {Authorization: \"Bearer " + unset + "\"}\n  - {name: b, command: [b]}\n",
+			Config{MCPServers: []MCPServer{{Name: "b", Command: []string{"b"}, Transport: "stdio", Enabled: true}}},
+			[]string{"4:38: mcp server a is off: environment variable WIELD_TEST_UNSET is not set (mcp_servers[0].headers.Authorization)"}, nil},
+		{"mcp server enabled by an unset variable", "mcp_servers: [{name: a, command: [a], enabled: \"" + unset + "\"}]\n", Config{},
+			[]string{"1:49: mcp server a is off: environment variable WIELD_TEST_UNSET is not set (mcp_servers[0].enabled)"}, nil},
+		{"disabled mcp server", "mcp_servers: [{name: a, url: \"http://" + unset + "/mcp\", enabled: false}]\n", Config{}, nil, nil},
+		{"allowed path missing", "allowed_paths: [here, missing]\n", Config{AllowedPaths: []string{filepath.Join(dir, "here"), filepath.Join(dir, "missing")}},
+			[]string{"1:23: allowed_paths[1]: the folder \"missing\" (" + filepath.Join(dir, "missing") + ") does not exist yet: the file tools will use it once it is created"}, nil},
+		{"allowed path unset", "tools:\n  allowedPaths: [here, \"" + unset + "/x\"]\n", Config{AllowedPaths: []string{filepath.Join(dir, "here")}},
+			[]string{"2:25: tools.allowedPaths[1]: environment variable WIELD_TEST_UNSET is not set: the folder is left out of the file tools' allowed folders"}, nil},
+		{"allowed path default", "allowed_paths: [\"${WIELD_TEST_UNSET:-here}\"]\n", Config{AllowedPaths: []string{filepath.Join(dir, "here")}}, nil, nil},
+		// Mistakes that a first run does not excuse.
+		{"allowed path is a file", "allowed_paths: [file]\n", Config{}, nil,
+			[]string{"1:17: allowed_paths[0]: \"file\" (" + filepath.Join(dir, "file") + ") is not a folder"}},
+		{"provider needs a key", "tools:\n  webSearch: {provider: tavily}\n", Config{}, nil,
+			[]string{"2:3: tools.webSearch: provider tavily needs an API key (apiKey)"}},
+		{"google needs cx", "web_search: {provider: google, api_key: k}\n", Config{}, nil,
+			[]string{"1:41: web_search: provider google needs its engine id (cx) with the key: write api_key as KEY:CX"}},
+		{"web_search and a mistake", "web_search: {provider: tavily, api_key: \"" + unset + "\", colour: red}\n", Config{},
+			[]string{"1:42: web_search is off: environment variable WIELD_TEST_UNSET is not set (web_search.api_key)"},
+			[]string{`1:64: web_search: unknown field "colour"`}},
+		// Settings that cannot work without their variable.
+		{"store", "store: \"postgres://" + unset + "/db\"\n", Config{}, nil, []string{"1:20: store: environment variable WIELD_TEST_UNSET is not set"}},
+		{"tool_dirs", "tool_dirs: [\"" + unset + "\"]\n", Config{}, nil, []string{"1:14: tool_dirs[0]: environment variable WIELD_TEST_UNSET is not set"}},
+		{"redis", "redis: {url: \"redis://" + unset + "\"}\n", Config{}, nil, []string{"1:23: redis.url: environment variable WIELD_TEST_UNSET is not set"}},
+		{"server keys", "server: {keys: [\"" + unset + "\"]}\n", Config{}, nil, []string{"1:18: server.keys[0]: environment variable WIELD_TEST_UNSET is not set"}},
+		{"timeout", "timeout: \"" + unset + "\"\n", Config{}, nil, []string{"1:11: timeout: environment variable WIELD_TEST_UNSET is not set"}},
+		{"concurrency", "concurrency: {max: \"" + unset + "\"}\n", Config{}, nil, []string{"1:21: concurrency.max: environment variable WIELD_TEST_UNSET is not set"}},
+		{"http_allow", "http_allow: [\"" + unset + "\"]\n", Config{}, nil, []string{"1:15: http_allow[0]: environment variable WIELD_TEST_UNSET is not set"}},
+		{"secret_names", "secret_names: [\"" + unset + "\"]\n", Config{}, nil, []string{"1:17: secret_names[0]: environment variable WIELD_TEST_UNSET is not set"}},
+		{"env_allow", "env_allow: [\"" + unset + "\"]\n", Config{}, nil, []string{"1:14: env_allow[0]: environment variable WIELD_TEST_UNSET is not set"}},
+		{"mcp resource", "mcp:\n  resources: [{uri: \"a://" + unset + "\", name: a, text: t}]\n", Config{}, nil,
+			[]string{"2:26: mcp.resources[0].uri: environment variable WIELD_TEST_UNSET is not set"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "wield.yaml")
+			if err := os.WriteFile(path, []byte(tt.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			at := func(ps []string) []string {
+				out := make([]string, len(ps))
+				for i, p := range ps {
+					out[i] = path + ":" + p
+				}
+				return out
+			}
+			got, err := LoadConfig(path)
+			if tt.problems != nil {
+				var ps Problems
+				if !errors.As(err, &ps) || got != nil {
+					t.Fatalf("LoadConfig = %v, %v; want problems", got, err)
+				}
+				var errs, warns []string
+				for _, p := range ps {
+					if p.Warning {
+						warns = append(warns, p.String())
+					} else {
+						errs = append(errs, p.String())
+					}
+				}
+				if diff := cmp.Diff(at(tt.problems), errs); diff != "" {
+					t.Errorf("problems (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(at(tt.warnings), warns, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("warnings among the problems (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(at(tt.warnings), warningStrings(got.Warnings), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			got.MCPServerAt = nil
+			if diff := cmp.Diff(&tt.want, got, ignoreWarnings, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("LoadConfig mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -116,7 +310,6 @@ func TestLoadConfigMistakes(t *testing.T) {
 		`11:24: provider: "altavista" is not one of tavily, brave, bing, google, bocha, duckduckgo`,
 		"13:5: mcp server neither: needs a url or a command",
 		"14:5: mcp server both: has both a url and a command",
-		"18:18: mcp_servers[2].url: environment variable MCP_HOST is not set",
 		"19:14: enabled: expected true or false, got string",
 		`22:5: mcp_servers: duplicate server name "twice"`,
 		`23:8: store: "mysql://db" is neither sqlite:PATH nor postgres://...`,
@@ -178,7 +371,7 @@ func TestLoadConfigEnv(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(&tt.want, got); diff != "" {
+			if diff := cmp.Diff(&tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("LoadConfig mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -222,8 +415,7 @@ func FuzzConfig(f *testing.F) {
 	}
 	f.Add([]byte("store: ${A:-${B}}\nhttp_allow: [\"::ffff:10.0.0.1\"]\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		c := &configDecoder{decoder: decoder{file: "fuzz.yaml"}, expanded: map[*yaml.Node]bool{}, setBy: map[string]string{},
-			lookup: func(string) (string, bool) { return "", false }}
+		c := newConfigDecoder("fuzz.yaml", func(string) (string, bool) { return "", false })
 		c.config(src, ".")
 	})
 }

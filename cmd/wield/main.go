@@ -20,14 +20,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -129,6 +132,11 @@ type app struct {
 	// wrapApprover, when set, wraps the engine's approver (serve and mcp
 	// ask MCP clients first, by elicitation).
 	wrapApprover func(wield.Approver) wield.Approver
+	// inboxLog, when set (serve sets it), receives the approval inbox's
+	// failures; inbox is the engine's approval inbox once setup ran with a
+	// store, which serve has take up decisions whose callers left.
+	inboxLog *slog.Logger
+	inbox    *approval.Inbox
 	// serving is set by the commands that run until stopped (serve, mcp):
 	// only they relay events between servers; a one-shot command would
 	// start a relay and exit before it carried anything.
@@ -162,8 +170,24 @@ func (a *app) command() *cobra.Command {
 			return nil
 		}
 		cfg, err := toolfile.LoadConfig(a.config)
+		var ps toolfile.Problems
+		if errors.As(err, &ps) {
+			// The warnings first, as warnings; the error is the rest.
+			var errs toolfile.Problems
+			for _, p := range ps {
+				if p.Warning {
+					fmt.Fprintln(a.stderr, "warning:", p)
+				} else {
+					errs = append(errs, p)
+				}
+			}
+			return errs
+		}
 		if err != nil {
-			return fmt.Errorf("%w", err)
+			return err
+		}
+		for _, p := range cfg.Warnings {
+			fmt.Fprintln(a.stderr, "warning:", p)
 		}
 		a.cfg = cfg
 		a.tools = append(cfg.ToolDirs, a.tools...)
@@ -251,12 +275,26 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 	for _, s := range c.MCPServers {
 		switch err := im.Add(ctx, mcpbridge.ServerConfig(s)); {
 		case errors.Is(err, mcpbridge.ErrUnavailable):
-			fmt.Fprintln(a.stderr, "warning:", err)
+			// Nothing may listen yet on a first run: said where the server
+			// is written, and tried again until it answers.
+			fmt.Fprintf(a.stderr, "warning: %s: mcp server %s (%s) does not answer now (%s); it is tried again in the background, and its tools appear when it answers\n",
+				c.MCPServerAt[s.Name], s.Name, cmp.Or(s.URL, strings.Join(s.Command, " ")), reasonOf(err))
 		case err != nil:
 			return nil, fmt.Errorf("%s: mcp_servers: %w", a.config, err)
 		}
 	}
 	return im, nil
+}
+
+// reasonOf is the part of a connection error a user acts on: the failed
+// dial ("dial tcp 127.0.0.1:3000: connect: connection refused") when there
+// is one, else the whole error.
+func reasonOf(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Error()
+	}
+	return err.Error()
 }
 
 // setup builds the registry and engine every command works with; store,
@@ -267,7 +305,8 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	if err != nil {
 		return nil, nil, fmt.Errorf("built-in tools: %w", err)
 	}
-	if err := reg.Register(defaults...); err != nil {
+	// The built-ins are defaults: a tool file of the same name replaces one.
+	if err := reg.RegisterDefaults(defaults...); err != nil {
 		return nil, nil, fmt.Errorf("register built-in tools: %w", err)
 	}
 	if c := a.cfg; a.serving && c != nil && c.Redis.ShareEvents && c.Redis.URL != "" {
@@ -298,25 +337,17 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 		kinds["mcp"] = im.Kind()
 	}
 	if len(a.tools) > 0 {
-		l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: kinds}
-		set, err := l.LoadDirs(context.Background(), a.tools...)
+		l := &toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: kinds,
+			Known: func(name string) bool { _, ok := reg.Tool(name); return ok }}
+		agents, err := a.loadToolFiles(reg, l)
 		if err != nil {
-			return nil, nil, fmt.Errorf("load tool files:\n%w", err)
+			return nil, nil, err
 		}
-		for _, p := range set.Problems {
-			fmt.Fprintln(a.stderr, "warning:", p)
-		}
-		if err := set.Apply(reg); err != nil {
-			return nil, nil, fmt.Errorf("load tool files: %w", err)
-		}
-		// call_subagent exists when there are agents to route to.
-		var agents []string
-		for _, ag := range set.Agents {
-			agents = append(agents, ag.Name)
-		}
+		// call_subagent exists when there are agents to route to (and no
+		// file has the name).
 		a.agents = agents
-		if len(agents) > 0 {
-			if err := reg.Register(builtin.CallSubagent(func() []string { return agents })); err != nil {
+		if _, taken := reg.Tool("call_subagent"); len(agents) > 0 && !taken {
+			if err := reg.RegisterDefaults(builtin.CallSubagent(func() []string { return agents })); err != nil {
 				return nil, nil, fmt.Errorf("register call_subagent: %w", err)
 			}
 		}
@@ -326,7 +357,7 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	// every definition can find what they need; the full list stays.
 	if _, taken := reg.Tool("search_tools"); !taken && reg.Len() > toolsearch.DefaultThreshold {
 		search := toolsearch.Tool(toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) }), nil)
-		if err := reg.Register(search); err != nil {
+		if err := reg.RegisterDefaults(search); err != nil {
 			return nil, nil, fmt.Errorf("register search_tools: %w", err)
 		}
 	}
@@ -342,7 +373,7 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	}
 	if store != nil {
 		opts.Store = store
-		ao := &approval.Options{}
+		ao := &approval.Options{Logger: a.inboxLog}
 		if _, ok := store.(wield.DecisionNotifier); !ok && a.cfg != nil && a.cfg.Redis.URL != "" {
 			// Servers sharing a store without LISTEN/NOTIFY hear of each
 			// other's decisions through Redis.
@@ -352,7 +383,8 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 			}
 			ao.Notifier = wredis.NewNotifier(rdb, a.cfg.Redis.Prefix)
 		}
-		opts.Approver = approval.New(store, ao)
+		a.inbox = approval.New(store, ao)
+		opts.Approver = a.inbox
 		if a.wrapApprover != nil {
 			opts.Approver = a.wrapApprover(opts.Approver)
 		}

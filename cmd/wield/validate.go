@@ -27,14 +27,17 @@ func (a *app) validateCommand() *cobra.Command {
 		Use:   "validate [PATH...]",
 		Short: "Check tool files, toolsets and agents",
 		Long: `Check tool files, toolsets and agent files (folders are searched recursively) and
-print every problem as file:line:col: message. Exit code 1 if there is any problem
-(warnings included), 0 otherwise. Without paths, the folders of --tools are checked.
-A file named wield.yaml, wield.yml, config.yml or config.yaml is checked as configuration.
+print every problem as file:line:col: message, warnings marked "warning:" and
+notes (a file re-declaring a built-in tool) "info:". Exit code 1 if there is an
+error, 0 otherwise: warnings and notes do not count. Without paths, the folders of
+--tools are checked. A file named wield.yaml, wield.yml, config.yml or config.yaml
+is checked as configuration. Toolsets and agents may name the built-in tools.
 
-The tools are also exported to each model dialect of --dialect, and what a
-dialect cannot express (a name it refuses, a schema keyword it lacks whose loss
-would change the tool's meaning, a published limit) is listed as a warning at
-the tool's line: that tool would be left out of that dialect's tool list.`,
+The tools are also exported to the model dialects (openai, anthropic, gemini and
+mcp), and what a dialect cannot express (a name it refuses, a schema keyword it
+lacks whose loss would change the tool's meaning, a published limit) is listed at
+the tool's line: that tool would be left out of that dialect's tool list. It is a
+warning, unless --dialect names that dialect: then it is an error.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			if len(paths) == 0 {
 				paths = a.tools
@@ -42,8 +45,12 @@ the tool's line: that tool would be left out of that dialect's tool list.`,
 			if len(paths) == 0 {
 				return usagef("validate: name the files or folders to check (or give --tools)")
 			}
-			l := toolfile.Loader{Builtins: toolfile.HandlersOf(builtin.Defaults()...), Kinds: a.fileKinds()}
-			var problems []toolfile.Problem
+			defaults, err := builtin.All(a.builtinOptions(nil))
+			if err != nil {
+				return fmt.Errorf("built-in tools: %w", err)
+			}
+			l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds()}
+			var problems, notes []toolfile.Problem
 			var toolPaths []string
 			for _, p := range paths {
 				if !isConfigFile(p) {
@@ -59,23 +66,34 @@ the tool's line: that tool would be left out of that dialect's tool list.`,
 				}
 			}
 			if len(toolPaths) > 0 {
-				problems = append(problems, l.Lint(toolPaths...)...)
-				ps, err := dialectProblems(cmd.Context(), &l, toolPaths, dialects)
+				set, _ := l.LoadDirs(cmd.Context(), toolPaths...) // the error is set.Problems'
+				problems, notes = append(problems, set.Problems...), set.Notes
+				ps, err := dialectProblems(set, dialects, cmd.Flags().Changed("dialect"))
 				if err != nil {
 					return err
 				}
 				problems = append(problems, ps...)
 			}
+			errs, warnings := 0, 0
 			for _, p := range problems {
 				kind := ""
 				if p.Warning {
 					kind = "warning: "
+					warnings++
+				} else {
+					errs++
 				}
 				fmt.Fprintf(a.stdout, "%s:%d:%d: %s%s\n", p.File, p.Line, p.Col, kind, p.Message)
 			}
-			if len(problems) > 0 {
-				fmt.Fprintf(a.stderr, "%d problem(s)\n", len(problems))
+			for _, p := range notes {
+				fmt.Fprintf(a.stdout, "%s:%d:%d: info: %s\n", p.File, p.Line, p.Col, p.Message)
+			}
+			if errs > 0 {
+				fmt.Fprintf(a.stderr, "%d error(s), %d warning(s)\n", errs, warnings)
 				return exitError{1}
+			}
+			if warnings > 0 {
+				fmt.Fprintf(a.stderr, "%d warning(s)\n", warnings)
 			}
 			fmt.Fprintln(a.stdout, "ok")
 			return nil
@@ -97,9 +115,10 @@ var dialectsByName = map[string]llm.Dialect{
 	"mcp":                     llm.MCP,
 }
 
-// dialectProblems exports the tools that load to each dialect and returns
-// what a dialect refused, as warnings at the tool's definition.
-func dialectProblems(ctx context.Context, l *toolfile.Loader, paths, names []string) ([]toolfile.Problem, error) {
+// dialectProblems exports the tools that loaded to each dialect and returns
+// what a dialect refused, at the tool's definition: warnings, or errors when
+// the user named the dialects (--dialect).
+func dialectProblems(set *toolfile.Set, names []string, asked bool) ([]toolfile.Problem, error) {
 	var ds []llm.Dialect
 	for _, n := range names {
 		d, ok := dialectsByName[n]
@@ -108,12 +127,11 @@ func dialectProblems(ctx context.Context, l *toolfile.Loader, paths, names []str
 		}
 		ds = append(ds, d)
 	}
-	set, _ := l.LoadDirs(ctx, paths...) // its problems were listed by Lint
 	var out []toolfile.Problem
 	for _, d := range ds {
 		_, ps := llm.Export(d, set.Tools)
 		for _, p := range ps {
-			pr := toolfile.Problem{Line: 1, Col: 1, Warning: true, Message: p.String()}
+			pr := toolfile.Problem{Line: 1, Col: 1, Warning: !asked, Message: p.String()}
 			for i, t := range set.Tools {
 				if t.Name == p.Tool {
 					pr.File, pr.Line, pr.Col = set.Defs[i].File, set.Defs[i].Line, set.Defs[i].Col
