@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,10 +57,11 @@ type Watcher struct {
 	dirs   []string
 	log    *slog.Logger
 
-	mu    sync.Mutex      // serialises reloads
-	apply applier         // what it registered, and how
-	cache fileCache       // what unchanged files loaded as
-	said  map[string]bool // the problems logged, as of the latest load
+	mu     sync.Mutex      // serialises reloads
+	apply  applier         // what it registered, and how
+	cache  fileCache       // what unchanged files loaded as
+	said   map[string]bool // the problems logged, as of the latest load
+	agents []string        // of the first load, whose toolkits it made
 
 	fsw       *fsnotify.Watcher
 	cancel    context.CancelFunc
@@ -169,6 +171,10 @@ func (w *Watcher) run(ctx context.Context, o WatchOptions) {
 	}
 }
 
+// Agents returns the names of the agents whose toolkits the first load
+// made (later loads leave toolkits alone).
+func (w *Watcher) Agents() []string { return slices.Clone(w.agents) }
+
 // Close stops watching. The tools stay registered.
 func (w *Watcher) Close() error {
 	var err error
@@ -231,6 +237,11 @@ func (w *Watcher) load(ctx context.Context, first bool) error {
 	}
 
 	res := w.apply.apply(set, broken, first)
+	if first {
+		for _, a := range set.Agents {
+			w.agents = append(w.agents, a.Name)
+		}
+	}
 	w.tell(append(set.Problems, res.warnings...), set.Notes)
 	for _, err := range res.errs {
 		w.log.Warn("tool files: " + err.Error())

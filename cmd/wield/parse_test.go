@@ -143,8 +143,13 @@ func TestValidateDialects(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
-	if code != 1 || strings.Contains(out, "mcp:") {
+	// Dialect refusals nobody asked about are warnings: they do not fail
+	// validate. Naming the dialect makes its refusals errors.
+	if code != 0 || strings.Contains(out, "mcp:") {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if code, out, _ := runIn(t, "", "validate", "--dialect", "openai", dir); code != 1 || !strings.Contains(out, `t.yaml:2:1: openai: tool "files.read"`) {
+		t.Errorf("--dialect openai: exit %d, want 1 with the refusal as an error:\n%s", code, out)
 	}
 	if code, out, _ := runIn(t, "", "validate", "--dialect", "mcp", dir); code != 0 || strings.TrimSpace(out) != "ok" {
 		t.Errorf("mcp only: exit %d %s", code, out)
