@@ -9,14 +9,18 @@
 // polling) ends the wait. A decision is an atomic claim: of two people
 // clicking at once, one wins and the other is told it was already decided.
 //
-// # Restarts
+// # Callers that left, and restarts
 //
-// Pending approvals are in the store, so they outlive the process. After a
-// restart, [Inbox.Resume] watches those whose calls no longer wait anywhere
-// and, when one is decided, runs its call through the engine with the stored
-// arguments under the original call ID (the engine checks that the approval
-// is for exactly that call, tool and arguments), so the decision takes
-// effect and the result is recorded where the caller will look for it.
+// Approvals are in the store, so they outlive the caller and the process.
+// A decided call runs (or is refused) and is recorded whether or not its
+// caller still waits: [Inbox.Resume] takes up, through the engine
+// ([Runner]), every decision whose call no longer waits in this process,
+// at start-up (approvals decided while no server ran, or left pending by a
+// stopped one) and while it runs (a caller left while waiting, or a
+// decision came from the CLI or another server). The engine claims each
+// decision before acting on it, so that with several servers sharing a
+// store exactly one runs the call; a caller still waiting elsewhere gets
+// that run's result.
 package approval
 
 import (
@@ -55,11 +59,18 @@ type Inbox struct {
 	notifier wield.DecisionNotifier
 	stop     context.CancelFunc
 	stopped  chan struct{}
+
+	// Taking up decisions whose callers left (see Resume).
+	kick     chan struct{}       // a decision was heard or a caller left: look now
+	resuming bool                // Resume runs: callers that leave are its orphans
+	orphans  map[string]struct{} // approvals known to wait for nobody
+	running  map[string]struct{} // decisions being acted on here
 }
 
 // New returns an inbox over store.
 func New(store wield.ApprovalStore, opts *Options) *Inbox {
-	in := &Inbox{store: store, poll: 500 * time.Millisecond, log: slog.Default(), waiters: map[string]chan struct{}{}}
+	in := &Inbox{store: store, poll: 500 * time.Millisecond, log: slog.Default(), waiters: map[string]chan struct{}{},
+		kick: make(chan struct{}, 1), orphans: map[string]struct{}{}, running: map[string]struct{}{}}
 	if opts != nil {
 		if opts.Poll > 0 {
 			in.poll = opts.Poll
@@ -134,6 +145,15 @@ func (in *Inbox) wake(id string) {
 		default:
 		}
 	}
+	in.poke()
+}
+
+// poke tells Resume's loop to look for decisions to take up now.
+func (in *Inbox) poke() {
+	select {
+	case in.kick <- struct{}{}:
+	default:
+	}
 }
 
 // Approve records the request as pending and waits for its decision, its
@@ -145,7 +165,18 @@ func (in *Inbox) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield
 	if req.Pending != nil {
 		req.Pending()
 	}
-	return in.wait(ctx, req.ID)
+	d, err := in.wait(ctx, req.ID)
+	if err != nil && ctx.Err() != nil && (req.ExpiresAt.IsZero() || time.Now().Before(req.ExpiresAt)) {
+		// The caller left before the expiry: the decision, when it comes,
+		// is taken up by Resume without delay.
+		in.mu.Lock()
+		if in.resuming {
+			in.orphans[req.ID] = struct{}{}
+		}
+		in.mu.Unlock()
+		in.poke()
+	}
+	return d, err
 }
 
 // NotifiesPending reports that Approve calls ApprovalRequest.Pending once
@@ -223,41 +254,143 @@ func (in *Inbox) Pending(ctx context.Context) ([]*wield.Approval, error) {
 	return in.store.Approvals(ctx, wield.ApprovalPending)
 }
 
-// Resume watches the pending approvals whose calls are not waiting in this
-// process (their process stopped) and, when one is decided, runs its call
-// through inv with the approval's ID, so that the decision takes effect and
-// is recorded under the original call ID. It returns how many it watches;
-// the watching goes on in the background until ctx ends.
-func (in *Inbox) Resume(ctx context.Context, inv wield.Invoker) (int, error) {
-	pending, err := in.Pending(ctx)
+// Runner acts on a decision whose caller no longer waits: it claims the
+// decision and, if no other run has, runs the approved call or records the
+// refusal, under the original call ID. *engine.Engine is one
+// (engine.Engine.Resume); it returns nil, nil when another run took the
+// decision.
+type Runner interface {
+	Resume(ctx context.Context, a *wield.Approval) (*wield.Result, error)
+}
+
+// handover is how long a decision on an approval that may still have a
+// waiting caller in another process is left to that caller before Resume
+// takes it up (that caller hears of it within one poll, or at once by
+// notification): counted in polls.
+const handover = 3
+
+// Resume takes up, through r, every decision whose call does not wait in
+// this process, until ctx ends: at once those decided (or expired) before
+// it started, and those whose caller is known to have left (here, or in a
+// process that stopped before this one started); after a short handover
+// (three polls) those that a caller in another process might still be
+// waiting for. It looks at start, whenever it hears of a decision, when a
+// caller here leaves, and every poll. Each decision is acted on once
+// however many servers do this: r claims it first.
+//
+// It returns how many approvals from before the start it took up (pending
+// ones it now watches, and decided ones it acts on); the work goes on in
+// the background until ctx ends.
+func (in *Inbox) Resume(ctx context.Context, r Runner) (int, error) {
+	backlog, err := in.unclaimed(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("approval: resume: %w", err)
 	}
 	n := 0
-	for _, a := range pending {
-		in.mu.Lock()
-		_, waited := in.waiters[a.ID]
-		in.mu.Unlock()
-		if waited {
-			continue
+	in.mu.Lock()
+	in.resuming = true
+	for _, a := range backlog {
+		if _, waited := in.waiters[a.ID]; !waited {
+			in.orphans[a.ID] = struct{}{}
+			n++
 		}
-		n++
-		go in.resume(ctx, inv, a)
 	}
+	in.mu.Unlock()
+	go in.resume(ctx, r)
 	return n, nil
 }
 
-func (in *Inbox) resume(ctx context.Context, inv wield.Invoker, a *wield.Approval) {
-	if _, err := in.wait(ctx, a.ID); err != nil && ctx.Err() != nil {
-		return // shutting down: the next start resumes it
-	} else if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		in.log.Error("approval: resume: wait", "approval_id", a.ID, "err", err)
+// unclaimed lists the approvals nobody has acted on.
+func (in *Inbox) unclaimed(ctx context.Context) ([]*wield.Approval, error) {
+	if b, ok := in.store.(wield.ApprovalBacklog); ok {
+		return b.UnclaimedApprovals(ctx)
+	}
+	all, err := in.store.Approvals(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, a := range all {
+		if a.ClaimedAt.IsZero() {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// resume is Resume's loop.
+func (in *Inbox) resume(ctx context.Context, r Runner) {
+	tick := time.NewTicker(in.poll)
+	defer tick.Stop()
+	for {
+		in.takeUp(ctx, r)
+		select {
+		case <-ctx.Done():
+			return
+		case <-in.kick:
+		case <-tick.C:
+		}
+	}
+}
+
+// takeUp starts acting on each decision that is due: not pending, not
+// waited on here, not already being acted on here, and either known to
+// wait for nobody or past its handover.
+func (in *Inbox) takeUp(ctx context.Context, r Runner) {
+	list, err := in.unclaimed(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			in.log.Warn("approval: look for decisions to take up; looking again later", "error", err)
+		}
 		return
 	}
-	// Decided or expired: the engine reads the outcome from the store and
-	// runs or refuses the call, recording it either way.
-	c := wield.Call{ID: a.CallID, Tool: a.Tool, Arguments: a.Arguments, Caller: a.Caller, ApprovalID: a.ID}
-	if _, err := inv.Call(ctx, c); err != nil {
-		in.log.Error("approval: resume: call", "approval_id", a.ID, "call_id", a.CallID, "err", err)
+	now := time.Now()
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	listed := make(map[string]struct{}, len(list))
+	for _, a := range list {
+		listed[a.ID] = struct{}{}
+		if a.Status == wield.ApprovalPending {
+			continue
+		}
+		if _, waited := in.waiters[a.ID]; waited {
+			continue
+		}
+		if _, busy := in.running[a.ID]; busy {
+			continue
+		}
+		if _, orphan := in.orphans[a.ID]; !orphan && now.Sub(settled(a)) < handover*in.poll {
+			continue
+		}
+		delete(in.orphans, a.ID)
+		in.running[a.ID] = struct{}{}
+		go in.act(ctx, r, a)
+	}
+	// Those taken up elsewhere are no longer anyone's orphans here.
+	for id := range in.orphans {
+		if _, ok := listed[id]; !ok {
+			delete(in.orphans, id)
+		}
+	}
+}
+
+// settled is when approval a stopped being pending: its decision, or its
+// expiry.
+func settled(a *wield.Approval) time.Time {
+	if a.Status == wield.ApprovalExpired || a.DecidedAt.IsZero() {
+		return a.ExpiresAt
+	}
+	return a.DecidedAt
+}
+
+// act has r act on decision a.
+func (in *Inbox) act(ctx context.Context, r Runner, a *wield.Approval) {
+	defer func() {
+		in.mu.Lock()
+		delete(in.running, a.ID)
+		in.mu.Unlock()
+	}()
+	if _, err := r.Resume(ctx, a); err != nil && ctx.Err() == nil && !errors.Is(err, wield.ErrClosed) {
+		in.log.Error("approval: take up a decision", "approval_id", a.ID, "call_id", a.CallID, "status", a.Status, "err", err)
 	}
 }

@@ -210,3 +210,149 @@ func TestExpiry(t *testing.T) {
 		t.Errorf("%d expired approvals, want 1", len(all))
 	}
 }
+
+// recorded waits (a bounded while) for the record of a call.
+func recorded(t *testing.T, s *sqlite.Store, callID string) *wield.Record {
+	t.Helper()
+	for range 300 {
+		if rec, err := s.Call(context.Background(), callID); err == nil {
+			return rec
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no record of call %s after 3s", callID)
+	return nil
+}
+
+// leave starts a call and lets its caller go away once it is pending; it
+// returns the pending approval.
+func leave(t *testing.T, w *world, path string) *wield.Approval {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	done := w.eng.Go(ctx, wield.Call{Tool: "rm", Arguments: json.RawMessage(`{"path":"` + path + `"}`)})
+	a := pendingOne(t, w.inbox)
+	stop()
+	if res, _ := done.Wait(context.Background()); res == nil || res.ErrorType != wield.ErrCanceled {
+		t.Fatalf("the abandoned call: %+v", res)
+	}
+	return a
+}
+
+// TestCallerLeft: the caller goes away while its call waits; the decision,
+// made afterwards from another process (the CLI on the same database), is
+// acted on by the server, once, and recorded under the call's ID.
+func TestCallerLeft(t *testing.T) {
+	tests := []struct {
+		name     string
+		decision *wield.Decision // nil: none, it expires
+		want     wield.ErrorType
+		error    string
+		runs     int64
+	}{
+		{name: "approved", decision: &wield.Decision{Approved: true, By: "ann"}, runs: 1},
+		{name: "denied", decision: &wield.Decision{By: "ann", Reason: "not that"}, want: wield.ErrApprovalDenied, error: "The user denied the call of tool 'rm': not that"},
+		{name: "expired", want: wield.ErrApprovalDenied, error: "Approval for tool 'rm' was not given: expired"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs atomic.Int64
+			path := filepath.Join(t.TempDir(), "w.db")
+			w := newWorld(t, path, &runs)
+			defer w.close(t)
+			eng := w.eng
+			if tt.decision == nil {
+				eng = engine.New(w.eng.Registry(), &engine.Options{Store: w.store, Approver: w.inbox, ApprovalTimeout: 300 * time.Millisecond})
+				defer eng.Close(context.Background())
+			}
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			if _, err := w.inbox.Resume(ctx, eng); err != nil {
+				t.Fatal(err)
+			}
+			a := leave(t, &world{store: w.store, inbox: w.inbox, eng: eng}, "/left")
+			if tt.decision != nil {
+				cli := newWorld(t, path, &runs) // another process: no notification reaches the server
+				if _, err := cli.inbox.Decide(context.Background(), a.ID, a.Digest, *tt.decision); err != nil {
+					t.Fatal(err)
+				}
+				cli.close(t)
+			}
+			rec := recorded(t, w.store, a.CallID)
+			if rec.Result.ErrorType != tt.want || rec.Result.Error != tt.error || runs.Load() != tt.runs {
+				t.Errorf("record %s %q, %d runs; want %q %q, %d", rec.Result.ErrorType, rec.Result.Error, runs.Load(), tt.want, tt.error, tt.runs)
+			}
+			if got, err := w.store.Approval(context.Background(), a.ID); err != nil || got.ClaimedAt.IsZero() {
+				t.Errorf("the approval after: %+v, %v; want it claimed", got, err)
+			}
+		})
+	}
+}
+
+// TestApprovedWhileStopped: the caller left, the server stopped, the call
+// was approved while no server ran; the next start runs it.
+func TestApprovedWhileStopped(t *testing.T) {
+	var runs atomic.Int64
+	path := filepath.Join(t.TempDir(), "w.db")
+	w := newWorld(t, path, &runs)
+	a := leave(t, w, "/stopped")
+	w.close(t)
+	if _, err := approval.New(mustOpen(t, path), nil).Decide(context.Background(), a.ID, a.Digest, wield.Decision{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	w2 := newWorld(t, path, &runs)
+	defer w2.close(t)
+	n, err := w2.inbox.Resume(t.Context(), w2.eng)
+	if err != nil || n != 1 {
+		t.Fatalf("Resume = %d, %v; want 1", n, err)
+	}
+	if rec := recorded(t, w2.store, a.CallID); !rec.Result.OK || string(rec.Result.Output) != `"removed /stopped"` || runs.Load() != 1 {
+		t.Errorf("record %+v, %d runs", rec.Result, runs.Load())
+	}
+}
+
+// mustOpen opens the store at path, closed when the test ends.
+func mustOpen(t *testing.T, path string) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(context.Background()) })
+	return s
+}
+
+// TestTwoServers: two servers over one database both take decisions up;
+// a call whose caller left runs once, and a caller that still waits on one
+// server gets its result from the one run.
+func TestTwoServers(t *testing.T) {
+	var runs atomic.Int64
+	path := filepath.Join(t.TempDir(), "w.db")
+	one := newWorld(t, path, &runs)
+	defer one.close(t)
+	two := newWorld(t, path, &runs)
+	defer two.close(t)
+	for _, w := range []*world{one, two} {
+		if _, err := w.inbox.Resume(t.Context(), w.eng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := leave(t, one, "/gone")
+	if _, err := two.inbox.Decide(context.Background(), a.ID, a.Digest, wield.Decision{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	recorded(t, one.store, a.CallID)
+
+	done := one.eng.Go(context.Background(), wield.Call{Tool: "rm", Arguments: json.RawMessage(`{"path":"/waits"}`)})
+	b := pendingOne(t, two.inbox)
+	if _, err := two.inbox.Decide(context.Background(), b.ID, b.Digest, wield.Decision{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := done.Wait(context.Background())
+	if err != nil || !res.OK || string(res.Output) != `"removed /waits"` {
+		t.Errorf("the waiting caller: %+v, %v", res, err)
+	}
+	time.Sleep(200 * time.Millisecond) // past the handover: nobody runs it again
+	if runs.Load() != 2 {
+		t.Errorf("%d runs of two calls, want 2", runs.Load())
+	}
+}

@@ -240,6 +240,12 @@ type call struct {
 
 	flight *flight // held while a call with an idempotency key runs
 	parked bool    // its approval is pending or ran elsewhere: no record here
+	// adopted: the result is that of the run that took the approval,
+	// already recorded and announced by it.
+	adopted bool
+	// resumed is the approval this call runs after, its claim already
+	// taken (see Engine.Resume).
+	resumed *wield.Approval
 
 	// Kept here so that one allocation serves the whole call.
 	result wield.Result
@@ -257,7 +263,11 @@ func (e *Engine) Call(ctx context.Context, c wield.Call) (*wield.Result, error) 
 	}
 	defer e.leave()
 
-	k := &call{Call: c}
+	return e.pipeline(ctx, &call{Call: c})
+}
+
+// arrive stamps a call's arrival and gives it an ID and a result.
+func (e *Engine) arrive(k *call) {
 	arrived := e.now()
 	k.rec.QueuedAt = arrived // the arrival, kept where the record wants it
 	if k.ID == "" {
@@ -265,7 +275,11 @@ func (e *Engine) Call(ctx context.Context, c wield.Call) (*wield.Result, error) 
 	}
 	k.result = wield.Result{CallID: k.ID, Tool: k.Tool, StartedAt: arrived}
 	k.res = &k.result
+}
 
+// pipeline runs a call, new or resumed, through the steps.
+func (e *Engine) pipeline(ctx context.Context, k *call) (*wield.Result, error) {
+	e.arrive(k)
 	if e.lookup(k) && e.decode(k) && !e.replay(ctx, k) && e.policy(k) && e.approve(ctx, k) {
 		if permit, ok := e.acquire(ctx, k); ok {
 			e.run(ctx, k, permit)

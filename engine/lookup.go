@@ -12,6 +12,9 @@ func (e *Engine) lookup(k *call) bool {
 		return k.fail(wield.ErrToolNotFound, kit.NotAvailable(k.Tool))
 	}
 	k.entry = e.reg.Entry(k.Tool)
+	if k.entry == nil && k.resumed != nil {
+		return k.fail(wield.ErrToolNotFound, fmt.Sprintf("Tool '%s' no longer exists: approval %s was given for this call, and it could not run", k.Tool, k.resumed.ID))
+	}
 	if k.entry == nil {
 		// Seed 001's words, which agents built on it match.
 		return k.fail(wield.ErrToolNotFound, fmt.Sprintf("Can not find tool named '%s'", k.Tool))

@@ -10,6 +10,9 @@ import (
 
 // finish stamps the result, counts it, records it and announces it.
 func (e *Engine) finish(ctx context.Context, k *call) error {
+	if k.adopted {
+		return nil // the run it adopted timed, counted, recorded and announced it
+	}
 	r := k.res
 	// One monotonic clock reading instead of a wall and a monotonic one:
 	// reading the clock is a tenth of an echo call on a virtual machine.

@@ -258,6 +258,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	// elicitation), else waits in the approval inbox like any other.
 	a.wrapApprover = func(fallback wield.Approver) wield.Approver { return mcpbridge.NewApprover(fallback) }
 	a.serving = true
+	a.inboxLog = log
 	reg, eng, err := a.setup(observed)
 	if err != nil {
 		return err
@@ -275,10 +276,13 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	defer cancelBase()
 	inbox := approval.New(observed, &approval.Options{Logger: log, Notifier: notifier})
 	defer inbox.Close()
-	if n, err := inbox.Resume(base, eng); err != nil {
+	// Decided calls whose callers left (before the start, or while
+	// serving) run, or are refused, and are recorded: the engine's inbox
+	// takes them up, since it knows which callers still wait.
+	if n, err := a.inbox.Resume(base, eng); err != nil {
 		return err
 	} else if n > 0 {
-		log.Info("watching approvals pending from before the start", "count", n)
+		log.Info("taking up approvals left from before the start", "count", n)
 	}
 	srv, err := httpapi.New(httpapi.Options{Engine: eng, Store: store, Approvals: inbox, Keys: keys,
 		Metrics: metrics, Logger: log, Agents: a.agents, Heartbeat: f.heartbeat, MCP: mcpSrv.Handler()})
