@@ -248,7 +248,9 @@ func (g *gated) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield.
 	return <-g.answer, nil
 }
 
-func (g *gated) ClaimApproval(ctx context.Context, id string) error { return g.s.ClaimApproval(ctx, id) }
+func (g *gated) ClaimApproval(ctx context.Context, id string) error {
+	return g.s.ClaimApproval(ctx, id)
+}
 
 // TestWaitingCallerAdopts: while a caller still waits, another server takes
 // the decision up first; the caller gets that one run's result, and the
