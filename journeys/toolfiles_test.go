@@ -76,12 +76,12 @@ func toolsOf(t *testing.T, s *server, path string) map[string]listedTool {
 	return out
 }
 
-// TestJourneyToolFilesDocument004 puts document 004's http_request.yaml, as
-// written, in tools/native beside a toolset in document 002's format that
-// names it and the built-in echo: it validates, lists with the file's
+// TestJourneyToolFilesHTTPRequestExample puts the tool format's own
+// http_request.yaml example, as written, in tools/native beside a toolset
+// file (name, description, tools) that names it and the built-in echo: it validates, lists with the file's
 // description and rules, refuses what the rules refuse, and sends a real
 // request through the built-in handler.
-func TestJourneyToolFilesDocument004(t *testing.T) {
+func TestJourneyToolFilesHTTPRequestExample(t *testing.T) {
 	u := newUser(t)
 	u.copy("seeds/004/http_request.yaml", "tools/native/http_request.yaml")
 	u.write("configs/tool_sets/basic_set.yaml", "name: basic_set\ndescription: 基础工具集\ntools:\n  - http_request\n  - echo\n")

@@ -43,10 +43,10 @@ func messages(ps []toolfile.Problem) []string {
 	return out
 }
 
-// TestRedeclaredHTTPRequest: document 004's http_request.yaml re-declares the
-// built-in: it loads without a problem (a note says what it does), its
-// description and rules replace the built-in's, and the built-in handler
-// runs with what the file's schema admits.
+// TestRedeclaredHTTPRequest: the tool format's own http_request.yaml example
+// re-declares the built-in: it loads without a problem (a note says what it
+// does), its description and rules replace the built-in's, and the built-in
+// handler runs with what the file's schema admits.
 func TestRedeclaredHTTPRequest(t *testing.T) {
 	var mu sync.Mutex
 	var seen http.Header
