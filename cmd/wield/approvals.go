@@ -100,7 +100,12 @@ the arguments shown by 'wield approvals list' is used.`,
 				if d == "" {
 					d = ap.Digest
 				}
-				got, err := approval.New(s, nil).Decide(cmd.Context(), id, d, wield.Decision{Approved: approve, By: by, Reason: reason})
+				// The inbox listens for decisions on a store that notifies
+				// (PostgreSQL holds a connection for it): closed before the
+				// store is, or closing the store waits for it.
+				inbox := approval.New(s, nil)
+				defer inbox.Close()
+				got, err := inbox.Decide(cmd.Context(), id, d, wield.Decision{Approved: approve, By: by, Reason: reason})
 				switch {
 				case errors.Is(err, wield.ErrAlreadyDecided):
 					return fmt.Errorf("approval %s is no longer pending (%s)", id, ap.Status)
