@@ -34,6 +34,17 @@
 // call. Duplicates that arrive while the first still runs wait for it. The
 // same key with other arguments is refused.
 //
+// # Approvals
+//
+// A call of a confirm tool waits for its [Options].Approver. With a durable
+// one (a [wield.ApprovalClaimer], as package approval's inbox is), the
+// decision outlives the caller: a caller that leaves gets canceled and the
+// call is parked, unrecorded; whoever acts on the decision later
+// ([Engine.Resume]) runs it, or records its refusal, under the same call ID.
+// Every decision is claimed before it is acted on, so it is acted on once;
+// a caller that still waits but loses the claim gets the winning run's
+// recorded result.
+//
 // # Records
 //
 // Every finished call is handed to the store, with the values of secret
