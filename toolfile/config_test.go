@@ -414,6 +414,8 @@ func FuzzConfig(f *testing.F) {
 		f.Add(src)
 	}
 	f.Add([]byte("store: ${A:-${B}}\nhttp_allow: [\"::ffff:10.0.0.1\"]\n"))
+	// Unset variables where they turn a feature off, also through aliases.
+	f.Add([]byte("web_search: &w {provider: \"${P}\", api_key: ${K}, max_results: ${N}}\nmcp_servers: [{name: a, url: \"${U}\", enabled: ${E}}, {name: b, command: [b], env: *w}]\nallowed_paths: [\"${D}\", *w]\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		c := newConfigDecoder("fuzz.yaml", func(string) (string, bool) { return "", false })
 		c.config(src, ".")
