@@ -35,9 +35,9 @@
 // # Prompt fallback
 //
 // For a model without native function calling, [XMLInstructions] lists the
-// tools in the exact layout of seed 000's prompt generator and asks for
-// <tool_call> blocks with CDATA values; [JSONInstructions] asks for
-// {"name": ..., "parameters": {...}} objects, seed 002's structured output.
+// tools in the exact layout of the XML call format's prompt generator and
+// asks for <tool_call> blocks with CDATA values; [JSONInstructions] asks for
+// {"name": ..., "parameters": {...}} objects, the JSON structured output.
 // [Parse] reads either back, along with the other formats models write.
 //
 // # Parsing tool calls
@@ -46,14 +46,54 @@
 // (the XML format above, Hermes JSON, <function=…>, <invoke>, fenced or
 // bare JSON, whole provider response bodies), and returns each as a
 // [ParsedCall] with a JSON object of arguments, ready for the engine, which
-// validates them.
+// validates them. Where a model's text is ambiguous, it decides so:
+//
+// Calls without arguments. A tool without parameters is called with {}:
+// a missing arguments key, null, "" and the string "null" all read as {};
+// parameters, args, input, params and tool_input stand for arguments; a
+// JSON-encoded string is decoded, twice if it was encoded twice. Where the
+// context marks a call (inside <tool_call>, after <|python_tag|> or
+// [TOOL_CALLS]), a name with no arguments key is a call whose arguments
+// are the object's other members (less id, type and index), as some models
+// write them beside the name. In prose or a fence, JSON without an
+// arguments key is a call only when it holds nothing but a name that reads
+// as a tool name ({"name": "current_time"}), and, when the parse has
+// schemas, a known tool's: {"name": "Alice", "age": 30} stays data.
+//
+// CDATA inside CDATA. In the XML call format a value may hold CDATA itself
+// (an SVG with a <style> section, an XML or HTML file), which XML cannot
+// express, since the first "]]>" ends a section; models write it nested.
+// Sections are counted as they open and close, and a value runs to its own
+// closing tag outside every section. Its text is then what XML reads when
+// that is well formed (sections joined with the text between them,
+// entities decoded, so "a]]]]><![CDATA[>b" carries "]]>"), else the
+// outermost section's content with the inner markers kept as written. A
+// section that never closes ends at the element's last closing tag. A value
+// is never silently "": markup with no closing tag, or a section that never
+// closes with no closing tag after it, loses the call, and the
+// [*IncompleteError] says which parameter and why.
+//
+// Reasoning. What a model thinks before it answers is never a source of
+// calls, though it often drafts one: <think>, <thinking> and <reasoning>
+// blocks (any namespace prefix, as in <seed:think>), Magistral's
+// [THINK]…[/THINK], Command's <|START_THINKING|>…<|END_THINKING|>,
+// <|begin_of_thought|>…<|end_of_thought|> and gpt-oss's harmony analysis
+// channel are skipped whole, wherever they are. A closing marker with no
+// opening one (Qwen3 and DeepSeek-R1 templates put <think> in the prompt)
+// makes everything before it reasoning. A block never closed runs to the
+// end of the text, and a call inside it is reported as lost rather than
+// made: the model was cut off while thinking, or forgot to close the block,
+// and should write the call again outside it. A marker inside `code` in
+// prose is prose. Reasoning that providers return apart from the answer
+// (reasoning_content, thinking blocks, thought parts, reasoning items) is
+// not read for calls, by Parse nor by the clients.
 //
 // # Results
 //
-// A [wield.Result] goes back to the model as [XMLResult] (seed 000's
-// format_tool_result), [JSONResult], [OpenAIResult], [OpenAIResponsesResult],
-// [AnthropicResult], [GeminiResult] or [MCPResult]. A failed call reads as
-// seed 001 words it: "Can not find tool named 'x'" for an unknown tool,
-// "Error: <message>" otherwise. Only the result's model-facing fields are
-// used; internal error text never reaches a model.
+// A [wield.Result] goes back to the model as [XMLResult] (the XML call
+// format's format_tool_result), [JSONResult], [OpenAIResult],
+// [OpenAIResponsesResult], [AnthropicResult], [GeminiResult] or
+// [MCPResult]. A failed call reads "Can not find tool named 'x'" for an
+// unknown tool, "Error: <message>" otherwise. Only the result's model-facing
+// fields are used; internal error text never reaches a model.
 package llm

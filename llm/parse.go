@@ -18,7 +18,8 @@ const (
 	FormatAuto Format = "auto"
 	// FormatXML is the prompt fallback format: <tool_call><name>…</name>
 	// <params><p><![CDATA[v]]></p></params></tool_call>, read tolerantly
-	// (missing closing tags, mixed case, extra whitespace).
+	// (missing closing tags, mixed case, extra whitespace, CDATA nested in
+	// CDATA: see the package doc).
 	FormatXML Format = "xml"
 	// FormatHermes is <tool_call>{"name":…,"arguments":{…}}</tool_call>
 	// (Hermes, Qwen2.5).
@@ -31,7 +32,8 @@ const (
 	FormatInvoke Format = "invoke"
 	// FormatJSON is JSON in a ```json fence or bare: one call or an array of
 	// calls, with keys name/arguments, tool/parameters, or
-	// function{name, arguments}; arguments may be a JSON-encoded string.
+	// function{name, arguments}; arguments may be a JSON-encoded string,
+	// null or missing (a tool without parameters).
 	FormatJSON Format = "json"
 	// FormatPythonTag is <|python_tag|>{"name":…,"parameters":{…}} (Llama 3.1),
 	// and the built-in tool form <|python_tag|>brave_search.call(query="…").
@@ -83,9 +85,11 @@ type ParseOptions struct {
 }
 
 // IncompleteError reports calls that were started in the text but could not be
-// recovered whole: cut off mid-way (a reply that hit its token limit) or
-// unreadable (arguments that are not a JSON object). [Parse] returns the calls
-// it did recover together with this error.
+// recovered whole: cut off mid-way (a reply that hit its token limit),
+// unreadable (arguments that are not a JSON object, a value whose end cannot
+// be told), or written inside reasoning that was never closed. Such a call is
+// reported rather than returned with a guessed or empty value. [Parse]
+// returns the calls it did recover together with this error.
 type IncompleteError struct {
 	// Recovered is the number of calls returned.
 	Recovered int
@@ -102,7 +106,8 @@ func (e *IncompleteError) Error() string {
 // Parse finds the tool calls in a model's text, in order of appearance.
 //
 // Text with no call (plain prose, a tag mentioned inside `backticks`, JSON
-// that is not a call) gives an empty, non-nil slice. When a call was started
+// that is not a call, calls drafted in reasoning such as <think>) gives an
+// empty, non-nil slice. When a call was started
 // but is cut off or unreadable, Parse returns the calls it recovered and an
 // [*IncompleteError] saying what was lost. An unknown format, or a provider
 // format (openai, anthropic, gemini) whose text is not JSON, is an error with
@@ -182,7 +187,12 @@ type parseState struct {
 	calls  []ParsedCall
 	lost   []string
 	seen   int // calls started so far, recovered or lost: numbers calls in messages
-	depth  int // nesting of fences, to bound recursion
+	depth  int // nesting of fences, nested texts and reasoning, to bound recursion
+	fence  int // nesting of code fences
+	// base, baseLost and baseSeen are calls, lost and seen when the scan of
+	// this text began: what a closing reasoning marker with no opening one
+	// keeps (see parse_reasoning.go).
+	base, baseLost, baseSeen int
 }
 
 func (p *parseState) result() ([]ParsedCall, error) {
@@ -224,11 +234,15 @@ func (p *parseState) scan(from, to int) {
 		case '`':
 			next = p.scanBackticks(j, to)
 		case '<':
-			if end, ok := p.scanAngle(j, to); ok {
+			if end, ok := p.scanReasoning(j, to); ok {
+				next = end
+			} else if end, ok := p.scanAngle(j, to); ok {
 				next = end
 			}
 		case '[':
-			if p.kinds&parseKindMistral != 0 && strings.HasPrefix(p.text[j:to], "[TOOL_CALLS]") {
+			if end, ok := p.scanReasoning(j, to); ok {
+				next = end
+			} else if p.kinds&parseKindMistral != 0 && strings.HasPrefix(p.text[j:to], "[TOOL_CALLS]") {
 				next = p.scanMistral(j+len("[TOOL_CALLS]"), to)
 			} else if p.kinds&parseKindJSON != 0 {
 				next = p.scanBareJSON(j, to)
@@ -271,7 +285,9 @@ func (p *parseState) scanBackticks(j, to int) int {
 		}
 		if p.depth < 4 {
 			p.depth++
+			p.fence++
 			p.scan(start, end)
+			p.fence--
 			p.depth--
 		}
 		return after
@@ -409,8 +425,20 @@ func (p *parseState) scanToolCall(open parseTag, to int) (int, bool) {
 // findBlockEnd finds where a block opened before from ends: at its closing
 // tag, at the next opening tag of the same name (the model forgot to close
 // it), or at to. CDATA sections are skipped, so code that mentions the tag is
-// not an end. closed reports a closing tag was found.
+// not an end: counted as they nest, or, when they do not balance that way
+// (a literal "<![CDATA[" inside one), as XML reads them, a section that
+// never ends being read as text. closed reports a closing tag was found.
 func (p *parseState) findBlockEnd(from, to int, name string) (bodyEnd, after int, closed bool) {
+	if bodyEnd, after, closed, ok := p.findBlockEndCDATA(from, to, name, true); ok {
+		return bodyEnd, after, closed
+	}
+	bodyEnd, after, closed, _ = p.findBlockEndCDATA(from, to, name, false)
+	return bodyEnd, after, closed
+}
+
+// findBlockEndCDATA is findBlockEnd with sections counted as they nest, or
+// not; ok is false when a section does not end.
+func (p *parseState) findBlockEndCDATA(from, to int, name string, nested bool) (bodyEnd, after int, closed, ok bool) {
 	i := from
 	for i < to {
 		k := strings.IndexByte(p.lower[i:to], '<')
@@ -418,24 +446,35 @@ func (p *parseState) findBlockEnd(from, to int, name string) (bodyEnd, after int
 			break
 		}
 		k += i
-		if strings.HasPrefix(p.lower[k:to], "<![cdata[") {
-			e := strings.Index(p.lower[k:to], "]]>")
-			if e < 0 {
-				break
+		if strings.HasPrefix(p.lower[k:to], parseCDATAOpen) {
+			e := -1
+			if nested {
+				e = parseCDATAEnd(p.lower, k, to)
+			} else if c := strings.Index(p.lower[k:to], "]]>"); c >= 0 {
+				e = k + c + 3
 			}
-			i = k + e + 3
+			switch {
+			case e >= 0:
+				i = e
+			case nested:
+				return to, to, false, false
+			default:
+				// A section that never ends: its marker is read as text,
+				// so the block's own closing tag still ends it.
+				i = k + len(parseCDATAOpen)
+			}
 			continue
 		}
-		tag, ok := parseTagAt(p.text, p.lower, k, to)
-		if ok && tag.name == name {
+		tag, isTag := parseTagAt(p.text, p.lower, k, to)
+		if isTag && tag.name == name {
 			if tag.closing {
-				return k, tag.end, true
+				return k, tag.end, true, true
 			}
-			return k, k, false
+			return k, k, false, true
 		}
 		i = k + 1
 	}
-	return to, to, false
+	return to, to, false, true
 }
 
 // parseASCIILower lowers ASCII letters only, so offsets into the result are

@@ -22,8 +22,20 @@ const (
 	// parseRuleGeneric: {"name"|"tool"|"tool_name": …, "arguments"|
 	// "parameters"|"args"|"input"|"params": …}.
 	parseRuleGeneric
+	// parseRuleMarked: the context says the JSON is a call (inside
+	// <tool_call>, after <|python_tag|> or [TOOL_CALLS]), so a name without
+	// an arguments key is still a call. It holds for the value and the
+	// elements of an array, not for objects found deeper.
+	parseRuleMarked
 
 	parseRuleAll = parseRuleOpenAI | parseRuleAnthropic | parseRuleGemini | parseRuleGeneric
+)
+
+// The keys the generic rule reads a call's name and arguments from, in the
+// order they are tried.
+var (
+	parseNameKeys = []string{"name", "tool", "tool_name", "function"}
+	parseArgKeys  = []string{"arguments", "parameters", "args", "input", "params", "tool_input"}
 )
 
 // parseSpanStatus says how a JSON value ended.
@@ -276,6 +288,10 @@ func (p *parseState) scanBareJSON(j, to int) int {
 func (p *parseState) jsonCut(s string, force bool) bool {
 	cut := s
 	recovered := false
+	rules := p.rules
+	if force {
+		rules |= parseRuleMarked
+	}
 	if s[0] == '[' {
 		i := parseJSONSkipWS(s, 1)
 		cut = ""
@@ -285,7 +301,7 @@ func (p *parseState) jsonCut(s string, force bool) bool {
 				cut = s[i:]
 				break
 			}
-			if p.jsonExtract(s[i:e], p.rules, 0) {
+			if p.jsonExtract(s[i:e], rules, 0) {
 				recovered = true
 			}
 			i = parseJSONSkipWS(s, e)
@@ -339,8 +355,8 @@ func (p *parseState) scanHermes(from, to int, closed bool) {
 			}
 			return
 		}
-		if !p.jsonExtract(raw, p.rules, 0) {
-			p.loseCall("", "in <tool_call> is JSON without a tool name and arguments")
+		if !p.jsonExtract(raw, p.rules|parseRuleMarked, 0) {
+			p.loseCall("", "in <tool_call> is JSON without a tool name")
 		}
 		k = parseJSONSkipWS(p.text[:to], end)
 		if k < to && p.text[k] == ',' {
@@ -494,18 +510,27 @@ func (p *parseState) jsonExtract(raw string, rules parseRule, depth int) bool {
 		}
 	}
 	if rules&parseRuleGeneric != 0 {
-		for _, nk := range []string{"name", "tool", "tool_name", "function"} {
+		for _, nk := range parseNameKeys {
 			name := str(nk)
 			if name == "" {
 				continue
 			}
-			for _, ak := range []string{"arguments", "parameters", "args", "input", "params", "tool_input"} {
+			for _, ak := range parseArgKeys {
 				if a, ok := get(ak); ok {
 					return p.jsonCall(name, json.RawMessage(a), false)
 				}
 			}
+			// A name and no arguments key: models write that for tools
+			// without parameters.
+			if rules&parseRuleMarked != 0 {
+				return p.jsonCall(name, parseFlatArgs(m, nk), true)
+			}
+			if p.bareNameCall(m, nk, name) {
+				return p.jsonCall(name, nil, false)
+			}
 		}
 	}
+	rules &^= parseRuleMarked
 	found := false
 	for _, mem := range m {
 		follow := false
@@ -531,6 +556,73 @@ func (p *parseState) jsonExtract(raw string, rules parseRule, depth int) bool {
 	return found
 }
 
+// parseFlatArgs returns the arguments of a call whose JSON has a name but no
+// arguments key: the object's other members (a model may write the
+// arguments beside the name), leaving out the name and the call's own id,
+// type and index; nil when there are none, which reads as {}.
+func parseFlatArgs(m []parseMember, nameKey string) json.RawMessage {
+	var b []byte
+	for _, mem := range m {
+		switch mem.key {
+		case nameKey, "id", "call_id", "type", "index":
+			continue
+		}
+		if b == nil {
+			b = append(b, '{')
+		} else {
+			b = append(b, ',')
+		}
+		b = parseAppendString(b, mem.key)
+		b = append(b, ':')
+		b = parseAppendCompact(b, mem.val)
+	}
+	if b == nil {
+		return nil
+	}
+	return append(b, '}')
+}
+
+// bareNameCall reports whether an object found in prose or a fence, with a
+// name and no arguments, is a call: it must hold nothing but the name (and
+// a "type" of "function" or "tool_call"), the name must read as a tool name,
+// and a known tool when the parse has schemas. {"name": "Alice", "age": 30}
+// is data, {"name": "current_time"} is a call.
+func (p *parseState) bareNameCall(m []parseMember, nameKey, name string) bool {
+	for _, mem := range m {
+		switch mem.key {
+		case nameKey:
+		case "type":
+			if t, _ := parseJSONStr(mem.val); t != "function" && t != "tool_call" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	if !parseIsToolName(name) {
+		return false
+	}
+	return p.schema == nil || p.schema(name) != nil
+}
+
+// parseIsToolName reports whether s reads as a tool name: a letter or '_'
+// first, then letters, digits and _ - . : /, at most 128 bytes.
+func parseIsToolName(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.' || c == ':' || c == '/'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // scanNested reads the calls in text found inside a JSON value, numbering
 // them after the calls found so far, and reports whether it found any.
 func (p *parseState) scanNested(text string) bool {
@@ -541,6 +633,7 @@ func (p *parseState) scanNested(text string) bool {
 		text: text, lower: parseASCIILower(text), schema: p.schema,
 		kinds: parseKindAll, rules: parseRuleAll, calls: p.calls, lost: p.lost,
 		seen: p.seen, depth: p.depth + 1,
+		base: len(p.calls), baseLost: len(p.lost), baseSeen: p.seen,
 	}
 	sub.scan(0, len(text))
 	found := sub.seen > p.seen
@@ -569,8 +662,8 @@ func (p *parseState) jsonCall(name string, args json.RawMessage, strict bool) bo
 }
 
 // parseArgsObject turns a call's arguments into a JSON object: an object as
-// is, a JSON-encoded string decoded (OpenAI sends arguments that way), absent
-// or null as {}.
+// is, a JSON-encoded string decoded (OpenAI sends arguments that way; some
+// servers encode them twice), absent, null, "" or "null" as {}.
 func parseArgsObject(raw json.RawMessage) (json.RawMessage, string) {
 	t := strings.TrimSpace(string(raw))
 	if t == "" || t == "null" {
@@ -582,8 +675,22 @@ func parseArgsObject(raw json.RawMessage) (json.RawMessage, string) {
 			return nil, "has an arguments string that is not valid JSON"
 		}
 		t = strings.TrimSpace(s)
-		if t == "" {
+		if t == "" || t == "null" {
 			return json.RawMessage("{}"), ""
+		}
+		if t[0] == '"' {
+			// Encoded twice, or a string where an object belongs.
+			var s2 string
+			if json.Unmarshal([]byte(t), &s2) == nil {
+				if s2 = strings.TrimSpace(s2); s2 == "" || s2 == "null" {
+					return json.RawMessage("{}"), ""
+				} else if s2[0] == '{' {
+					t = s2
+				}
+			}
+			if t[0] == '"' {
+				return nil, "has arguments that are a string, not a JSON object"
+			}
 		}
 		end, st := parseJSONSpan(t, 0, 0)
 		switch {

@@ -3,6 +3,7 @@ package llm
 import (
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -176,49 +177,32 @@ type parseElem struct {
 	cdata     bool // the value was CDATA: kept byte for byte
 	end       int  // where reading continues
 	truncated bool // the text ended inside the value
+	// problem says why the value cannot be recovered ("markup but no
+	// closing tag </content>"); the call is then lost, never given "".
+	problem string
 }
 
 // readElem reads the value of the element named name whose opening tag ends
 // at from. The value ends at its closing tag; when that is missing, at the
-// next tag (a sibling opening, or the parent closing, named in stops). CDATA
-// sections are kept byte for byte, adjacent ones joined, as XML does.
-// atEOF says the enclosing block runs to the end of the text, so a value
-// with no end is cut off rather than unclosed.
+// next tag (a sibling opening, or the parent closing, named in stops). A
+// value that starts with CDATA is read by readCDATAElem (sections joined as
+// XML does, nested ones kept). atEOF says the enclosing block runs to the
+// end of the text, so a value with no end is cut off rather than unclosed.
 func (p *parseState) readElem(name string, from, limit int, mode parseValueMode, atEOF bool, stops ...string) parseElem {
 	text, lower := p.text, p.lower
 	k := from
 	for k < limit && parseIsSpace(text[k]) {
 		k++
 	}
-	if strings.HasPrefix(lower[k:limit], "<![cdata[") {
-		var b strings.Builder
-		for strings.HasPrefix(lower[k:limit], "<![cdata[") {
-			c := k + len("<![CDATA[")
-			e := strings.Index(text[c:limit], "]]>")
-			if e < 0 {
-				b.WriteString(text[c:limit])
-				return parseElem{text: b.String(), cdata: true, end: limit, truncated: atEOF}
-			}
-			b.WriteString(text[c : c+e])
-			k = c + e + 3
-		}
-		m := k
-		for m < limit && parseIsSpace(text[m]) {
-			m++
-		}
-		end := k
-		if m < limit && text[m] == '<' {
-			if t, ok := parseTagAt(text, lower, m, limit); ok && t.closing && t.name == name {
-				end = t.end
-			}
-		}
-		return parseElem{text: b.String(), cdata: true, end: end}
+	if strings.HasPrefix(lower[k:limit], parseCDATAOpen) {
+		return p.readCDATAElem(name, k, limit, mode, atEOF)
 	}
 	// The value ends at its closing tag. Without one it ends, in XML mode,
 	// at the first tag inside it (values with markup belong in CDATA); in
 	// raw mode, where code with tags of its own is common, at the next
 	// sibling or the parent's closing tag.
 	first, stop := -1, -1
+	var firstTag parseTag
 	i := from
 	for tags := 0; i < limit; tags++ {
 		if mode == parseValueXML && tags >= parseMaxInnerTags {
@@ -229,16 +213,23 @@ func (p *parseState) readElem(name string, from, limit int, mode parseValueMode,
 			break
 		}
 		lt += i
+		if strings.HasPrefix(lower[lt:limit], parseCDATAOpen) {
+			// A section later in the value: nothing inside it is a tag.
+			if e := parseCDATAEnd(lower, lt, limit); e >= 0 {
+				i = e
+				continue
+			}
+		}
 		t, ok := parseTagAt(text, lower, lt, limit)
 		if !ok {
 			i = lt + 1
 			continue
 		}
 		if first < 0 {
-			first = lt
+			first, firstTag = lt, t
 		}
 		if t.name == name && t.closing {
-			return parseElem{text: parseFinishText(text[from:lt], mode), end: t.end}
+			return parseElem{text: parseFinishText(text[from:lt], lower[from:lt], mode), end: t.end}
 		}
 		if t.name == name && !t.closing && !t.selfClosing || parseIsStop(t, stops) {
 			stop = lt
@@ -248,11 +239,18 @@ func (p *parseState) readElem(name string, from, limit int, mode parseValueMode,
 	}
 	switch {
 	case mode == parseValueXML && first >= 0:
-		return parseElem{text: parseFinishText(text[from:first], mode), end: first}
+		v := parseFinishText(text[from:first], lower[from:first], mode)
+		if v == "" && !firstTag.closing {
+			// <content><svg>…: markup that is the value, or an empty
+			// element followed by a sibling? Either reading may be wrong,
+			// and "" would be a value the model did not write.
+			return parseElem{end: first, problem: "markup but no closing tag </" + name + ">"}
+		}
+		return parseElem{text: v, end: first}
 	case mode == parseValueRaw && stop >= 0:
-		return parseElem{text: parseFinishText(text[from:stop], mode), end: stop}
+		return parseElem{text: parseFinishText(text[from:stop], lower[from:stop], mode), end: stop}
 	}
-	return parseElem{text: parseFinishText(text[from:limit], mode), end: limit, truncated: atEOF}
+	return parseElem{text: parseFinishText(text[from:limit], lower[from:limit], mode), end: limit, truncated: atEOF}
 }
 
 // parseMaxInnerTags bounds the tags readElem looks through for a closing tag
@@ -274,9 +272,21 @@ func parseIsStop(t parseTag, stops []string) bool {
 	return false
 }
 
-func parseFinishText(s string, mode parseValueMode) string {
+// parseFinishText turns an element's content (lower is the same, lowered)
+// into its value: in XML mode trimmed, entities decoded and CDATA sections
+// inside it read as XML reads them; in raw mode as written, less the
+// newlines that frame it.
+func parseFinishText(s, lower string, mode parseValueMode) string {
 	if mode == parseValueXML {
-		return parseXMLUnescape(strings.TrimSpace(s))
+		t := strings.TrimSpace(s)
+		if !strings.Contains(lower, parseCDATAOpen) {
+			return parseXMLUnescape(t)
+		}
+		lead := len(s) - len(strings.TrimLeftFunc(s, unicode.IsSpace))
+		if v, ok := parseCDATAFlat(t, lower[lead:lead+len(t)], true, false); ok {
+			return v
+		}
+		return parseXMLUnescape(t)
 	}
 	if t := strings.TrimSpace(s); strings.HasPrefix(t, "<![CDATA[") && strings.HasSuffix(t, "]]>") &&
 		!strings.Contains(t[9:len(t)-3], "]]>") {

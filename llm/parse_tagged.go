@@ -22,7 +22,7 @@ func (p *parseState) scanPythonTag(from, to int) int {
 			end, st := parseJSONSpan(p.text[:to], k, 0)
 			switch st {
 			case parseSpanOK:
-				p.jsonExtract(p.text[k:end], p.rules, 0)
+				p.jsonExtract(p.text[k:end], p.rules|parseRuleMarked, 0)
 				k = end
 			case parseSpanTruncated:
 				if to == len(p.text) {
@@ -256,8 +256,8 @@ func (p *parseState) scanMistral(from, to int) int {
 		end, st := parseJSONSpan(s, k, 0)
 		switch st {
 		case parseSpanOK:
-			if !p.jsonExtract(s[k:end], p.rules, 0) {
-				p.loseCall("", "after [TOOL_CALLS] is JSON without a tool name and arguments")
+			if !p.jsonExtract(s[k:end], p.rules|parseRuleMarked, 0) {
+				p.loseCall("", "after [TOOL_CALLS] is JSON without a tool name")
 			}
 			return end
 		case parseSpanTruncated:

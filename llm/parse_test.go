@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,10 +51,14 @@ type parseCase struct {
 	lost   string // the IncompleteError's Lost, "" for none
 }
 
-var parseCases = []parseCase{
-	// The XML prompt format (seed 000), as written by the prompt generator.
+// parseCases is the table TestParse checks and FuzzParse starts from: the
+// formats below, and the classes in parse_classes_test.go.
+var parseCases = slices.Concat(parseCasesFormats, parseCasesNoArguments, parseCasesCDATA, parseCasesReasoning)
+
+var parseCasesFormats = []parseCase{
+	// The XML prompt format, as written by the prompt generator.
 	{
-		name: "xml seed example",
+		name: "xml: the example of the XML call format",
 		text: "I'll search for that.\n\n<tool_call>\n  <name>web_search</name>\n  <params>\n    <query><![CDATA[Python async best practices]]></query>\n    <max_results><![CDATA[10]]></max_results>\n  </params>\n</tool_call>",
 		want: []parseGot{parseWant("web_search", `{"query":"Python async best practices","max_results":10}`)},
 	},
@@ -274,9 +279,9 @@ var parseCases = []parseCase{
 		lost: "call 1 (send_email) cut off inside its JSON",
 	},
 
-	// JSON in text (seed 002 §4.3, DeepSeek-style fences, bare).
+	// JSON in text (the JSON prompt format, DeepSeek-style fences, bare).
 	{
-		name: "json seed 002 name/parameters in a fence",
+		name: "json prompt format name/parameters in a fence",
 		text: "好的，我来调用工具：\n```json\n{\n  \"name\": \"sql_tool\",\n  \"parameters\": {\n    \"query\": \"SELECT * FROM orders WHERE total > 100\",\n    \"limit\": 20\n  }\n}\n```",
 		want: []parseGot{parseWant("sql_tool", `{"query":"SELECT * FROM orders WHERE total > 100","limit":20}`)},
 	},
@@ -537,6 +542,11 @@ func TestParseSchema(t *testing.T) {
 			name: "json formats keep their types",
 			text: "<tool_call>{\"name\": \"t\", \"arguments\": {\"code\": 7, \"n\": \"5\"}}</tool_call>",
 			want: []parseGot{parseWant("t", `{"code":7,"n":"5"}`)},
+		},
+		{
+			name: "a bare name alone is a call of a known tool only",
+			text: "```json\n{\"name\": \"t\"}\n```\n{\"name\": \"Alice\"}\n<tool_call>{\"name\": \"other\"}</tool_call>",
+			want: []parseGot{parseWant("t", `{}`), parseWant("other", `{}`)},
 		},
 		{
 			name: "unknown tool converts as without schema",

@@ -55,9 +55,15 @@ func (p *parseState) parseTailCut(i, end int, atEOF bool) bool {
 	return strings.HasPrefix(rest, "<") && !strings.Contains(rest, ">")
 }
 
+// parseUnreadable says why the value of parameter key cannot be recovered,
+// to follow a call's number and name.
+func parseUnreadable(key, problem string) string {
+	return `has parameter "` + key + `" with ` + problem + `, so its value cannot be recovered`
+}
+
 // scanXMLCall reads the XML format's call in text[from:to]:
 // <name>tool</name><params><p><![CDATA[v]]></p>…</params>. It tolerates what
-// the seed's regex fallback tolerates and more: missing closing tags, any
+// the format's own regex fallback tolerates and more: missing closing tags, any
 // case, whitespace inside tags, the name given as an attribute, parameters
 // directly under <tool_call>, and synonyms of <name> and <params>.
 func (p *parseState) scanXMLCall(open parseTag, from, to int, closed bool) {
@@ -100,6 +106,10 @@ func (p *parseState) scanXMLCall(open parseTag, from, to int, closed bool) {
 				p.loseCall("", "cut off inside its <"+t.name+">")
 				return
 			}
+			if v.problem != "" {
+				p.loseCall("", "has a <"+t.name+"> with "+v.problem)
+				return
+			}
 			name = strings.TrimSpace(v.text)
 			i = v.end
 			continue
@@ -127,6 +137,10 @@ func (p *parseState) scanXMLCall(open parseTag, from, to int, closed bool) {
 		v := p.readElem(t.name, t.end, to, parseValueXML, atEOF, parseXMLStops...)
 		if v.truncated {
 			p.loseCall(name, `cut off inside the value of parameter "`+t.rawName+`"`)
+			return
+		}
+		if v.problem != "" {
+			p.loseCall(name, parseUnreadable(t.rawName, v.problem))
 			return
 		}
 		args.set(t.rawName, parseArgVal{text: v.text, cdata: v.cdata})
@@ -194,6 +208,10 @@ func (p *parseState) scanQwenFunction(open parseTag, to int) int {
 		if v.truncated {
 			p.loseCall(name, `cut off inside the value of parameter "`+t.eq+`"`)
 			return bodyEnd
+		}
+		if v.problem != "" {
+			p.loseCall(name, parseUnreadable(t.eq, v.problem))
+			return after
 		}
 		args.set(t.eq, parseArgVal{text: v.text, cdata: v.cdata})
 		i = v.end
@@ -303,6 +321,10 @@ func (p *parseState) scanInvoke(open parseTag, to int) int {
 		if v.truncated {
 			p.loseCall(name, `cut off inside the value of parameter "`+key+`"`)
 			return bodyEnd
+		}
+		if v.problem != "" {
+			p.loseCall(name, parseUnreadable(key, v.problem))
+			return after
 		}
 		args.set(key, parseArgVal{text: v.text, cdata: v.cdata})
 		i = v.end
