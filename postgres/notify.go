@@ -5,8 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/wieldhq/wield"
 )
 
 // channel is the LISTEN/NOTIFY channel of the store's decisions: one per
@@ -31,25 +34,40 @@ func (s *Store) NotifyDecision(ctx context.Context, id string) error {
 }
 
 // Decisions implements wield.DecisionNotifier with LISTEN on a connection
-// of its own, held until ctx ends or the connection fails (the channel is
-// then closed; the approval inbox listens again).
+// of its own, held until ctx ends, the store is closed, or the connection
+// fails (the channel is then closed; the approval inbox listens again).
+// Close ends it, so a listener whose caller forgot it cannot hold Close.
 func (s *Store) Decisions(ctx context.Context) (<-chan string, error) {
+	if s.life.Err() != nil {
+		return nil, fmt.Errorf("postgres: listen for decisions: %w", wield.ErrClosed)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.life, cancel)
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
+		stop()
+		cancel()
 		return nil, fmt.Errorf("postgres: listen for decisions: %w", err)
 	}
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{s.channel()}.Sanitize()); err != nil {
 		conn.Release()
+		stop()
+		cancel()
 		return nil, fmt.Errorf("postgres: listen for decisions: %w", err)
 	}
 	out := make(chan string, 16)
 	go func() {
 		defer close(out)
+		defer cancel()
+		defer stop()
 		defer func() {
 			// The connection goes back to the pool still listening:
-			// drop it instead.
+			// drop it instead (a clean close, bounded: the server may
+			// be gone).
 			raw := conn.Hijack()
-			_ = raw.Close(context.Background())
+			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = raw.Close(cctx)
 		}()
 		for {
 			n, err := conn.Conn().WaitForNotification(ctx)

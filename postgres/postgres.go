@@ -121,10 +121,19 @@ type Store struct {
 
 	refused atomic.Int64 // async records refused by the database (duplicate IDs)
 
+	// life ends when Close begins: the listeners of Decisions end with it,
+	// so that a caller that forgot to stop one cannot keep Close waiting.
+	life    context.Context
+	endLife context.CancelFunc
+
 	closeOnce sync.Once
 	closed    chan struct{}
 	closeErr  error
 }
+
+// closeWait bounds how long Close waits for connections still in use when
+// its context has no deadline.
+const closeWait = 10 * time.Second
 
 var _ wield.Storage = (*Store)(nil)
 
@@ -174,6 +183,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
 	s := &Store{pool: pool, schema: o.Schema, async: o.Async, log: o.Logger, closed: make(chan struct{})}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	q := pgx.Identifier{o.Schema}.Sanitize() + "."
 	s.names = strings.NewReplacer("@calls", q+"calls", "@approvals", q+"approvals", "@artifacts", q+"artifacts")
 	s.progress.changed = make(chan struct{})
@@ -189,12 +199,20 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	return s, nil
 }
 
-// Close writes the records still buffered and closes the connections. It
-// gives up when ctx ends, and then says how many records were not written;
-// it also reports async records the database refused (logged as they
-// were). Calls after the first return the first's result.
+// Close writes the records still buffered, ends the listeners of
+// [Store.Decisions] and closes the connections. It gives up when ctx ends
+// (after 10 s when ctx has no deadline), and then says how many records
+// were not written, or that connections were still in use (a query that
+// did not return; they are closed when it does). It also reports async
+// records the database refused (logged as they were). Calls after the
+// first return the first's result.
 func (s *Store) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
+		if _, ok := ctx.Deadline(); !ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, closeWait)
+			defer cancel()
+		}
 		var errs []error
 		if err := s.commit.Close(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("%d records not written: %w", s.commit.Pending(), err))
@@ -203,7 +221,19 @@ func (s *Store) Close(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("%d buffered records were refused: %w (see the log)", n, ErrDuplicateID))
 		}
 		close(s.closed)
-		s.pool.Close()
+		s.endLife()
+		// pgxpool.Close waits for every connection in use to come back;
+		// a query that never returns must not hold Close for ever.
+		pooled := make(chan struct{})
+		go func() {
+			defer close(pooled)
+			s.pool.Close()
+		}()
+		select {
+		case <-pooled:
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("connections still in use: %w", ctx.Err()))
+		}
 		if err := errors.Join(errs...); err != nil {
 			s.closeErr = fmt.Errorf("postgres: close: %w", err)
 		}
