@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -371,4 +372,57 @@ func Value(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// JSON marshals v as a model should read it, indented by indent ("" for
+// compact): with <, > and & written as they are. encoding/json escapes them
+// for HTML even when told not to, in the output of a value's own
+// MarshalJSON (jsonschema.Schema marshals itself with json.Marshal), so
+// the escapes are turned back afterwards. The result is the same JSON
+// value; it has no final newline.
+func JSON(v any, indent string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return unescapeHTML(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+// unescapeHTML turns the escapes \u003c, \u003e and \u0026 of JSON text
+// back into <, > and &, leaving every other escape as it is. Escapes stand
+// only inside strings, and each is read whole from its backslash, so an
+// escaped backslash followed by "u003c" stays text.
+func unescapeHTML(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 == len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+6 <= len(b) {
+			var c byte
+			switch string(b[i+2 : i+6]) {
+			case "003c":
+				c = '<'
+			case "003e":
+				c = '>'
+			case "0026":
+				c = '&'
+			}
+			if c != 0 {
+				out = append(out, c)
+				i += 5
+				continue
+			}
+		}
+		out = append(out, b[i], b[i+1])
+		i++
+	}
+	return out
 }

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -125,7 +124,7 @@ func promptXMLTool(b *strings.Builder, t *wield.Tool) {
 			b.WriteString("\n")
 		}
 		if p.typ == "object" || p.typ == "array" {
-			if raw, err := promptMarshal(promptWithDefs(root, p.s), ""); err == nil {
+			if raw, err := JSON(promptWithDefs(root, p.s), ""); err == nil {
 				b.WriteString("    Schema: ")
 				b.Write(raw)
 				b.WriteString("\n")
@@ -247,7 +246,7 @@ func promptSampleAt(root, s *jsonschema.Schema, name string, depth int, budget *
 }
 
 func promptMust(v any) json.RawMessage {
-	raw, err := promptMarshal(v, "")
+	raw, err := JSON(v, "")
 	if err != nil {
 		return json.RawMessage("null")
 	}
@@ -375,19 +374,6 @@ func promptContains(list []string, s string) bool {
 	return false
 }
 
-// promptMarshal writes v as JSON without escaping <, > and &, which a
-// model reads better as they are; indent "" means compact.
-func promptMarshal(v any, indent string) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", indent)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // promptWithDefs returns s with the root's definitions attached when s
 // refers to them, so that a parameter's schema can be read on its own.
 func promptWithDefs(root, s *jsonschema.Schema) *jsonschema.Schema {
@@ -432,7 +418,7 @@ func JSONInstructions(tools []*wield.Tool) string {
 		b.WriteString("\nDescription: ")
 		b.WriteString(t.Description)
 		b.WriteString("\nParameters (JSON Schema):\n")
-		raw, err := promptMarshal(t.InputSchema, "  ")
+		raw, err := JSON(t.InputSchema, "  ")
 		if err != nil {
 			raw = []byte(`{"type": "object"}`)
 		}
