@@ -138,16 +138,34 @@ func (c *Client) Tools(ctx context.Context, q ToolQuery) ([]ToolInfo, error) {
 	return out.Tools, err
 }
 
-// Export returns the tools in a format: openai, openai-strict,
-// openai-responses, anthropic, gemini, mcp, xml or json.
+// Export returns the tools in a format, one of [ExportFormats]: the
+// server's document as it is, with the problems of the tools left out.
 func (c *Client) Export(ctx context.Context, format string, q ToolQuery) (*Export, error) {
 	v := q.values()
 	v.Set("format", format)
-	var out Export
-	if err := c.Do(ctx, "GET", withQuery("/v1/tools", v), nil, &out); err != nil {
-		return nil, err
+	path := withQuery("/v1/tools", v)
+	req, err := http.NewRequestWithContext(ctx, "GET", c.BaseURL+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
 	}
-	return &out, nil
+	c.auth(req)
+	resp, err := c.http().Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: read answer: %w", path, err)
+	}
+	if resp.StatusCode >= 300 {
+		return nil, answerError(resp.StatusCode, b)
+	}
+	ps, err := exportProblems(resp.Header)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	return &Export{Format: format, ContentType: resp.Header.Get("Content-Type"), Body: b, Problems: ps}, nil
 }
 
 // Tool describes one tool.

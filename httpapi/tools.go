@@ -12,9 +12,6 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/limit"
 	"github.com/wieldhq/wield/llm"
-	"github.com/wieldhq/wield/llm/anthropic"
-	"github.com/wieldhq/wield/llm/gemini"
-	"github.com/wieldhq/wield/llm/openai"
 )
 
 // ToolInfo is a tool as the API describes it: its definition with the
@@ -49,83 +46,51 @@ type ToolList struct {
 	Tools []ToolInfo `json:"tools"`
 }
 
-// Export is the answer of GET /v1/tools with a format: the tools in a
-// provider's or MCP's form (Tools, ready for the "tools" of the provider's
-// request; for Gemini one tool of functionDeclarations) with the problems
-// of those left out, or
-// for xml and json the prompt that teaches a model without function calling
-// to call them (Instructions).
-type Export struct {
-	Format       string        `json:"format"`
-	Tools        []any         `json:"tools,omitempty"`
-	Problems     []llm.Problem `json:"problems,omitempty"`
-	Instructions string        `json:"instructions,omitempty"`
-}
-
-// dialects are the export formats that are tool lists.
-var dialects = map[string]llm.Dialect{
-	"openai":           openai.Chat,
-	"openai-strict":    openai.ChatStrict,
-	"openai-responses": openai.Responses,
-	"anthropic":        anthropic.Dialect,
-	"gemini":           gemini.Dialect,
-	"mcp":              llm.MCP,
-}
-
-// listTools answers GET /v1/tools?category=&tag=&toolset=&agent=&format=.
+// listTools answers GET /v1/tools?category=&tag=&toolset=&agent=&format=:
+// the tools the key reaches as a [ToolList], or with a format the export
+// document itself (see [ExportTools]).
 func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	query := wield.Query{Category: wield.Category(q.Get("category")), Toolset: q.Get("toolset")}
+	sel := ToolSelection{Category: wield.Category(q.Get("category")), Toolset: q.Get("toolset"), Agent: q.Get("agent")}
 	for _, t := range q["tag"] {
 		for x := range strings.SplitSeq(t, ",") {
 			if x = strings.TrimSpace(x); x != "" {
-				query.Tags = append(query.Tags, x)
+				sel.Tags = append(sel.Tags, x)
 			}
 		}
 	}
-	if query.Toolset != "" {
-		if _, ok := s.reg.Toolset(query.Toolset); !ok {
-			return apiError(http.StatusNotFound, CodeNotFound, "no toolset '"+query.Toolset+"'")
+	tools, err := SelectTools(s.reg, sel, s.agentNames())
+	var ce *ChoiceError
+	if errors.As(err, &ce) {
+		if k := KeyFrom(r.Context()); ce.Kind == "toolset" && k != nil && k.Scoped() {
+			// A scoped key learns only of its own toolsets.
+			ce.Choices = slices.DeleteFunc(ce.Choices, func(n string) bool { return !slices.Contains(k.Toolsets, n) })
 		}
+		return apiError(http.StatusNotFound, CodeNotFound, ce.Error())
 	}
-	tools := s.reg.List(query)
-	if agent := q.Get("agent"); agent != "" {
-		k, ok := s.reg.Toolkit(agent)
-		if !ok {
-			return apiError(http.StatusNotFound, CodeNotFound, "no agent '"+agent+"'")
-		}
-		tools = slices.DeleteFunc(tools, func(t *wield.Tool) bool { return !k.Has(t.Name) })
+	if err != nil {
+		return err
 	}
 	scope := s.scope(r)
 	tools = slices.DeleteFunc(tools, func(t *wield.Tool) bool { return !inScope(scope, t.Name) })
 
-	switch f := q.Get("format"); f {
-	case "":
+	f := q.Get("format")
+	if f == "" {
 		out := ToolList{Tools: make([]ToolInfo, len(tools))}
 		for i, t := range tools {
 			out.Tools[i] = toolInfo(t)
 		}
 		writeJSON(w, http.StatusOK, out)
-	case "xml":
-		writeJSON(w, http.StatusOK, Export{Format: f, Instructions: llm.XMLInstructions(tools)})
-	case "json":
-		writeJSON(w, http.StatusOK, Export{Format: f, Instructions: llm.JSONInstructions(tools)})
-	default:
-		d, ok := dialects[f]
-		if !ok {
-			return apiError(http.StatusBadRequest, CodeBadRequest, "format '"+f+"' is not openai, openai-strict, openai-responses, anthropic, gemini, mcp, xml or json")
-		}
-		vs, ps := llm.Export(d, tools)
-		if f == "gemini" {
-			// Gemini's request takes its functions in one tool.
-			decls := make([]gemini.FunctionDeclaration, len(vs))
-			for i, v := range vs {
-				decls[i] = v.(gemini.FunctionDeclaration)
-			}
-			vs = []any{gemini.Tool{FunctionDeclarations: decls}}
-		}
-		writeJSON(w, http.StatusOK, Export{Format: f, Tools: vs, Problems: ps})
+		return nil
 	}
+	x, err := ExportTools(f, tools)
+	if errors.As(err, &ce) {
+		return apiError(http.StatusBadRequest, CodeBadRequest, ce.Error())
+	}
+	if err != nil {
+		return err
+	}
+	writeExport(w, x)
 	return nil
 }
 

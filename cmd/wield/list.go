@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -43,31 +47,35 @@ func viewOf(t *wield.Tool) toolView {
 
 func (a *app) listCommand() *cobra.Command {
 	var asJSON bool
-	var category string
+	var category, format, toolset, agent string
 	var tags []string
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the tools",
-		Long:  "List the registered tools, optionally only those of a category or carrying any of the given tags.",
-		Args:  cobra.NoArgs,
+		Short: "List the tools, or export them for a model",
+		Long: "List the registered tools, optionally only those of a category, carrying any of the given tags, of a toolset or of an agent's toolkit.\n\n" +
+			"With --format, print instead the document GET /v1/tools?format= answers, byte for byte, to wire wield into an agent by hand: " +
+			"the tools as a provider's or MCP's JSON (openai, openai-strict, responses, responses-strict, anthropic, gemini, mcp), ready to be the request's tools, " +
+			"or the prompt for a model without function calling (xml, json-prompt). Tools a provider would refuse are left out, with a warning on stderr. " +
+			"--json prints wield's own description of the tools and cannot be combined with --format.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var tools []*wield.Tool
-			if c := a.client(); c != nil {
-				infos, err := c.Tools(cmd.Context(), httpapi.ToolQuery{Category: category, Tags: tags})
-				if err != nil {
-					return err
+			sel := httpapi.ToolSelection{Category: wield.Category(category), Tags: tags, Toolset: toolset, Agent: agent}
+			if format != "" {
+				if asJSON {
+					return usagef("--json and --format exclude each other: --json prints wield's own description of the tools, --format a document for a model")
 				}
-				for _, ti := range infos {
-					tools = append(tools, &wield.Tool{Name: ti.Name, Version: ti.Version, Description: ti.Description, Category: ti.Category,
-						Tags: ti.Tags, InputSchema: ti.InputSchema, OutputSchema: ti.OutputSchema, Annotations: ti.Annotations,
-						Permission: ti.Permission, Timeout: time.Duration(ti.TimeoutMS) * time.Millisecond, Status: ti.Status, Source: ti.Source})
+				if !slices.Contains(httpapi.ExportFormats, format) {
+					err := error(&httpapi.ChoiceError{Kind: "format", Name: format, Choices: httpapi.ExportFormats})
+					if format == "json" {
+						err = fmt.Errorf("%w (for wield's own description of the tools, use --json)", err)
+					}
+					return usageError{err}
 				}
-			} else {
-				reg, _, err := a.setup(nil)
-				if err != nil {
-					return err
-				}
-				tools = reg.List(wield.Query{Category: wield.Category(category), Tags: tags})
+				return a.export(cmd.Context(), format, sel)
+			}
+			tools, err := a.selectTools(cmd.Context(), sel)
+			if err != nil {
+				return err
 			}
 			if asJSON {
 				views := make([]toolView, len(tools))
@@ -90,10 +98,85 @@ func (a *app) listCommand() *cobra.Command {
 			return w.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tools with their schemas as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tools with their schemas as JSON (wield's own description; not with --format)")
+	cmd.Flags().StringVar(&format, "format", "", "print the tools for a model instead: "+strings.Join(httpapi.ExportFormats, ", "))
 	cmd.Flags().StringVar(&category, "category", "", "only tools of this category ("+categories()+")")
 	cmd.Flags().StringSliceVar(&tags, "tag", nil, "only tools with any of these tags (repeatable)")
+	cmd.Flags().StringVar(&toolset, "toolset", "", "only the tools of this toolset")
+	cmd.Flags().StringVar(&agent, "agent", "", "only the tools of this agent's toolkit (its tools and those of its toolsets)")
 	return cmd
+}
+
+// selectTools returns the tools sel chooses, from --server or the local
+// registry. An unknown toolset or agent is a usage error listing those
+// there are.
+func (a *app) selectTools(ctx context.Context, sel httpapi.ToolSelection) ([]*wield.Tool, error) {
+	if c := a.client(); c != nil {
+		infos, err := c.Tools(ctx, toolQuery(sel))
+		if err != nil {
+			return nil, selectionError(err, sel)
+		}
+		tools := make([]*wield.Tool, len(infos))
+		for i, ti := range infos {
+			tools[i] = &wield.Tool{Name: ti.Name, Version: ti.Version, Description: ti.Description, Category: ti.Category,
+				Tags: ti.Tags, InputSchema: ti.InputSchema, OutputSchema: ti.OutputSchema, Annotations: ti.Annotations,
+				Permission: ti.Permission, Timeout: time.Duration(ti.TimeoutMS) * time.Millisecond, Status: ti.Status, Source: ti.Source}
+		}
+		return tools, nil
+	}
+	reg, _, err := a.setup(nil)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := httpapi.SelectTools(reg, sel, a.agents)
+	if err != nil {
+		return nil, selectionError(err, sel)
+	}
+	return tools, nil
+}
+
+// export prints the export document of the chosen tools in format, as
+// GET /v1/tools?format= answers it (from --server, that answer itself), and
+// the tools the format left out as warnings on stderr.
+func (a *app) export(ctx context.Context, format string, sel httpapi.ToolSelection) error {
+	var x *httpapi.Export
+	if c := a.client(); c != nil {
+		var err error
+		if x, err = c.Export(ctx, format, toolQuery(sel)); err != nil {
+			return selectionError(err, sel)
+		}
+	} else {
+		tools, err := a.selectTools(ctx, sel)
+		if err != nil {
+			return err
+		}
+		if x, err = httpapi.ExportTools(format, tools); err != nil {
+			return err
+		}
+	}
+	for _, p := range x.Problems {
+		fmt.Fprintln(a.stderr, "warning:", p)
+	}
+	_, err := a.stdout.Write(x.Body)
+	return err
+}
+
+func toolQuery(sel httpapi.ToolSelection) httpapi.ToolQuery {
+	return httpapi.ToolQuery{Category: string(sel.Category), Tags: sel.Tags, Toolset: sel.Toolset, Agent: sel.Agent}
+}
+
+// selectionError makes a usage error of an unknown toolset or agent, named
+// locally or answered by the server (404 to a selection that names one).
+func selectionError(err error, sel httpapi.ToolSelection) error {
+	var ce *httpapi.ChoiceError
+	var ae *httpapi.Error
+	switch {
+	case errors.As(err, &ce):
+		return usageError{err}
+	case errors.As(err, &ae) && ae.Status == http.StatusNotFound && (sel.Toolset != "" || sel.Agent != ""):
+		return usageError{err}
+	}
+	return err
 }
 
 func categories() string {

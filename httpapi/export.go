@@ -1,0 +1,189 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/anthropic"
+	"github.com/wieldhq/wield/llm/gemini"
+	"github.com/wieldhq/wield/llm/openai"
+)
+
+// ExportFormats are the formats of GET /v1/tools?format= and of
+// `wield list --format`, in the order they are listed to people: the
+// provider dialects and MCP, whose documents are JSON lists of tools, then
+// the prompts for models without function calling, which are text.
+var ExportFormats = []string{"openai", "openai-strict", "responses", "responses-strict", "anthropic", "gemini", "mcp", "xml", "json-prompt"}
+
+// exportDialects are the formats of ExportFormats that are tool lists.
+var exportDialects = map[string]llm.Dialect{
+	"openai":           openai.Chat,
+	"openai-strict":    openai.ChatStrict,
+	"responses":        openai.Responses,
+	"responses-strict": openai.ResponsesStrict,
+	"anthropic":        anthropic.Dialect,
+	"gemini":           gemini.Dialect,
+	"mcp":              llm.MCP,
+}
+
+// exportPrompts are the formats of ExportFormats that are prompts.
+var exportPrompts = map[string]func([]*wield.Tool) string{
+	"xml":         llm.XMLInstructions,
+	"json-prompt": llm.JSONInstructions,
+}
+
+// Export is one export document: what GET /v1/tools?format= answers and
+// `wield list --format` prints, byte for byte, so that a person wiring wield
+// into an agent by hand can take either.
+type Export struct {
+	// Format is the format asked for, one of [ExportFormats].
+	Format string
+	// ContentType is the document's media type: application/json for a
+	// tool list, text/plain for a prompt.
+	ContentType string
+	// Body is the document, ending with a newline: for a provider or MCP
+	// the JSON array to put as the "tools" of its request (Gemini's holds
+	// one tool of functionDeclarations); for xml and json-prompt the text
+	// a model is given. Text for a model is never HTML-escaped: <, > and &
+	// are written as they are.
+	Body []byte
+	// Problems are the tools the dialect left out and why (what the
+	// provider would refuse). They are warnings: the document stands
+	// without those tools. The API sends each as a [ProblemHeader].
+	Problems []llm.Problem
+}
+
+// ProblemHeader is the response header of GET /v1/tools?format= that
+// carries one of the export's problems as a JSON object (tool, dialect,
+// path, message), repeated once per problem, so that the body stays the
+// document itself.
+const ProblemHeader = "Wield-Problem"
+
+const textType = "text/plain; charset=utf-8"
+
+// ExportTools writes tools, in order, in format. An unknown format is a
+// [*ChoiceError] listing [ExportFormats].
+func ExportTools(format string, tools []*wield.Tool) (*Export, error) {
+	if prompt, ok := exportPrompts[format]; ok {
+		return &Export{Format: format, ContentType: textType, Body: []byte(prompt(tools))}, nil
+	}
+	d, ok := exportDialects[format]
+	if !ok {
+		return nil, &ChoiceError{Kind: "format", Name: format, Choices: ExportFormats}
+	}
+	vs, ps := llm.Export(d, tools)
+	if format == "gemini" && len(vs) > 0 {
+		// Gemini's request takes its functions in one tool.
+		decls := make([]gemini.FunctionDeclaration, len(vs))
+		for i, v := range vs {
+			decls[i] = v.(gemini.FunctionDeclaration)
+		}
+		vs = []any{gemini.Tool{FunctionDeclarations: decls}}
+	}
+	body, err := llm.JSON(vs, "  ")
+	if err != nil {
+		return nil, fmt.Errorf("export %s: %w", format, err)
+	}
+	return &Export{Format: format, ContentType: "application/json", Body: append(body, '\n'), Problems: ps}, nil
+}
+
+// ToolSelection chooses tools from a registry, for GET /v1/tools and
+// `wield list`; empty fields do not filter, and a tool must pass every
+// filter that is set.
+type ToolSelection struct {
+	Category wield.Category
+	// Tags keeps the tools with any of them.
+	Tags []string
+	// Toolset keeps the tools of a toolset.
+	Toolset string
+	// Agent keeps the tools of an agent's toolkit: its tools and the tools
+	// of its toolsets.
+	Agent string
+}
+
+// SelectTools returns the tools of reg that sel chooses, in the registry's
+// order. An unknown toolset or agent is a [*ChoiceError] listing those
+// there are; agents names the agents known to the caller (those of the
+// tool files), which the registry cannot list.
+func SelectTools(reg *wield.Registry, sel ToolSelection, agents []string) ([]*wield.Tool, error) {
+	if sel.Toolset != "" {
+		if _, ok := reg.Toolset(sel.Toolset); !ok {
+			var names []string
+			for _, ts := range reg.Toolsets() {
+				names = append(names, ts.Name)
+			}
+			return nil, &ChoiceError{Kind: "toolset", Name: sel.Toolset, Choices: names}
+		}
+	}
+	var k *wield.Toolkit
+	if sel.Agent != "" {
+		var ok bool
+		if k, ok = reg.Toolkit(sel.Agent); !ok {
+			return nil, &ChoiceError{Kind: "agent", Name: sel.Agent, Choices: agents}
+		}
+	}
+	tools := reg.List(wield.Query{Category: sel.Category, Tags: sel.Tags, Toolset: sel.Toolset})
+	if k != nil {
+		tools = slices.DeleteFunc(tools, func(t *wield.Tool) bool { return !k.Has(t.Name) })
+	}
+	return tools, nil
+}
+
+// ChoiceError is a name that is not one of the choices: an export format,
+// a toolset or an agent. Its message lists the choices.
+type ChoiceError struct {
+	// Kind is what was named: "format", "toolset" or "agent".
+	Kind    string
+	Name    string
+	Choices []string
+}
+
+func (e *ChoiceError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "unknown %s %q: ", e.Kind, e.Name)
+	if len(e.Choices) == 0 {
+		fmt.Fprintf(&b, "there are no %ss", e.Kind)
+		return b.String()
+	}
+	choices := slices.Clone(e.Choices)
+	if e.Kind != "format" {
+		slices.Sort(choices) // formats keep their order, the others are found faster sorted
+	}
+	fmt.Fprintf(&b, "the %ss are %s", e.Kind, strings.Join(choices, ", "))
+	return b.String()
+}
+
+// writeExport answers with an export: its body as it is, its problems in
+// headers.
+func writeExport(w http.ResponseWriter, x *Export) {
+	h := w.Header()
+	h.Set("Content-Type", x.ContentType)
+	h["X-Content-Type-Options"] = nosniff
+	for _, p := range x.Problems {
+		b, err := json.Marshal(p)
+		if err != nil {
+			continue // a Problem is strings only: this cannot happen
+		}
+		h.Add(ProblemHeader, string(b))
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(x.Body)
+}
+
+// exportProblems reads the problems of an export's answer.
+func exportProblems(h http.Header) ([]llm.Problem, error) {
+	var out []llm.Problem
+	for _, v := range h.Values(ProblemHeader) {
+		var p llm.Problem
+		if err := json.Unmarshal([]byte(v), &p); err != nil {
+			return nil, fmt.Errorf("read %s header: %w", ProblemHeader, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
