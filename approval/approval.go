@@ -56,9 +56,17 @@ type Inbox struct {
 	mu      sync.Mutex
 	waiters map[string]chan struct{} // approvals waited on in this process
 
-	notifier wield.DecisionNotifier
-	stop     context.CancelFunc
-	stopped  chan struct{}
+	notifier  wield.DecisionNotifier
+	listening bool // the listener runs (it starts with the first wait or Resume)
+
+	// The inbox's own goroutines (the listener, Resume's loop and the
+	// decisions it acts on) run until life ends, which Close ends before
+	// it waits for them in bg. closed (under mu) keeps new ones from
+	// starting once Close began.
+	life   context.Context
+	end    context.CancelFunc
+	bg     sync.WaitGroup
+	closed bool
 
 	// Taking up decisions whose callers left (see Resume).
 	kick     chan struct{}       // a decision was heard or a caller left: look now
@@ -83,38 +91,82 @@ func New(store wield.ApprovalStore, opts *Options) *Inbox {
 	if in.notifier == nil {
 		in.notifier, _ = store.(wield.DecisionNotifier)
 	}
-	if in.notifier != nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		in.stop, in.stopped = cancel, make(chan struct{})
-		go in.listen(ctx)
-	}
+	in.life, in.end = context.WithCancel(context.Background())
 	return in
 }
 
-// Close stops listening for decisions made elsewhere. Waiting calls then
-// rely on polling.
+// Close stops what the inbox runs in the background, and waits for it:
+// listening for decisions made elsewhere, and Resume's work (a decision
+// being acted on is canceled: close the engine first, so that it finishes).
+// Calls still waiting in Approve then rely on polling. Close is safe to
+// call more than once.
 func (in *Inbox) Close() error {
-	if in.stop != nil {
-		in.stop()
-		<-in.stopped
-	}
+	in.mu.Lock()
+	in.closed = true
+	in.mu.Unlock()
+	in.end()
+	in.bg.Wait()
 	return nil
 }
 
-// listen wakes the local waiters of approvals decided anywhere, and
-// listens again, after a pause, when the notifier fails.
-func (in *Inbox) listen(ctx context.Context) {
-	defer close(in.stopped)
+// spawnLocked runs f on a goroutine of the inbox's own, under a context
+// that ends with ctx or with Close, which waits for it. It reports false
+// when the inbox is closed. in.mu must be held.
+func (in *Inbox) spawnLocked(ctx context.Context, f func(context.Context)) bool {
+	if in.closed {
+		return false
+	}
+	in.bg.Add(1)
+	go func() {
+		defer in.bg.Done()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(in.life, cancel)()
+		f(ctx)
+	}()
+	return true
+}
+
+// listen starts listening for decisions made elsewhere, once: an inbox
+// that only lists and decides (as a command line does) holds no listener,
+// and so no connection of the store's.
+func (in *Inbox) listen() {
+	if in.notifier == nil {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if !in.listening {
+		in.listening = in.spawnLocked(context.Background(), in.listenLoop)
+	}
+}
+
+// listenLoop wakes the local waiters of approvals decided anywhere, and
+// listens again, after a pause, when the notifier fails. It ends with ctx,
+// even if the notifier's channel does not.
+func (in *Inbox) listenLoop(ctx context.Context) {
 	for ctx.Err() == nil {
 		ch, err := in.notifier.Decisions(ctx)
 		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
 			in.log.Warn("approval: listen for decisions; polling meanwhile", "error", err)
 		} else {
 			// A decision made before the subscription took hold was
 			// not heard: every waiter looks again.
 			in.wakeAll()
-			for id := range ch {
-				in.wake(id)
+		heard:
+			for {
+				select {
+				case id, ok := <-ch:
+					if !ok {
+						break heard
+					}
+					in.wake(id)
+				case <-ctx.Done():
+					return
+				}
 			}
 		}
 		select {
@@ -185,6 +237,7 @@ func (in *Inbox) NotifiesPending() bool { return true }
 
 // wait waits for the decision on approval id.
 func (in *Inbox) wait(ctx context.Context, id string) (wield.Decision, error) {
+	in.listen()
 	wake := make(chan struct{}, 1)
 	in.mu.Lock()
 	in.waiters[id] = wake
@@ -280,7 +333,8 @@ const handover = 3
 //
 // It returns how many approvals from before the start it took up (pending
 // ones it now watches, and decided ones it acts on); the work goes on in
-// the background until ctx ends.
+// the background until ctx ends or the inbox is closed. On a closed inbox
+// it fails with wield.ErrClosed.
 func (in *Inbox) Resume(ctx context.Context, r Runner) (int, error) {
 	backlog, err := in.unclaimed(ctx)
 	if err != nil {
@@ -295,8 +349,12 @@ func (in *Inbox) Resume(ctx context.Context, r Runner) (int, error) {
 			n++
 		}
 	}
+	started := in.spawnLocked(ctx, func(ctx context.Context) { in.resume(ctx, r) })
 	in.mu.Unlock()
-	go in.resume(ctx, r)
+	if !started {
+		return 0, fmt.Errorf("approval: resume: %w", wield.ErrClosed)
+	}
+	in.listen() // decisions heard are taken up at once
 	return n, nil
 }
 
@@ -362,9 +420,11 @@ func (in *Inbox) takeUp(ctx context.Context, r Runner) {
 		if _, orphan := in.orphans[a.ID]; !orphan && now.Sub(settled(a)) < handover*in.poll {
 			continue
 		}
+		if !in.spawnLocked(ctx, func(ctx context.Context) { in.act(ctx, r, a) }) {
+			return // closed
+		}
 		delete(in.orphans, a.ID)
 		in.running[a.ID] = struct{}{}
-		go in.act(ctx, r, a)
 	}
 	// Those taken up elsewhere are no longer anyone's orphans here.
 	for id := range in.orphans {
