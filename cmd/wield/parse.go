@@ -23,8 +23,15 @@ func (a *app) parseCommand() *cobra.Command {
 Without --tools or --config no schema is used: XML values become booleans,
 integers and floats where they look like them, else strings. With them, each
 tool's schema decides (a string parameter keeps "007"). Nothing is validated:
-that is the engine's job. A call cut off mid-way: what was recovered is
-printed, the loss is said on stderr, and the exit code is 1.`,
+that is the engine's job. A tool without parameters may be called with no
+arguments at all: it gets {}. Calls written inside reasoning (<think>,
+<thinking>, <reasoning>, [THINK], gpt-oss's analysis channel, or before a
+lone </think>) are not calls.
+
+A call cut off mid-way, a value whose end cannot be told (markup with no
+closing tag, CDATA that never closes), or a call inside reasoning that is
+never closed: what was recovered is printed, what was lost is said on
+stderr, and the exit code is 1. A value is never given as "" in its place.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !validFormat(format) {
