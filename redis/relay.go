@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/wieldhq/wield"
@@ -36,7 +37,8 @@ func NewRelay(rdb goredis.UniversalClient, prefix string, bus *wield.Bus, server
 }
 
 // Run relays until ctx ends; it returns ctx's error, or the error of a
-// subscription that could not start.
+// subscription that could not start. It returns once it no longer uses the
+// client, so its owner may close the client then.
 func (r *Relay) Run(ctx context.Context) error {
 	sub := r.rdb.Subscribe(ctx, r.channel)
 	defer sub.Close()
@@ -45,9 +47,13 @@ func (r *Relay) Run(ctx context.Context) error {
 	}
 	local := r.bus.Subscribe(func(e *wield.Event) bool { return e.Server == "" })
 	defer local.Close()
-	go func() {
+	var publishing sync.WaitGroup
+	defer publishing.Wait()
+	pctx, stop := context.WithCancel(ctx)
+	defer stop() // before the wait: the publisher ends with it
+	publishing.Go(func() {
 		for {
-			e, err := local.Next(ctx)
+			e, err := local.Next(pctx)
 			if err != nil {
 				return
 			}
@@ -56,11 +62,11 @@ func (r *Relay) Run(ctx context.Context) error {
 			if err != nil {
 				continue
 			}
-			if err := r.rdb.Publish(ctx, r.channel, b).Err(); err != nil && ctx.Err() == nil {
+			if err := r.rdb.Publish(pctx, r.channel, b).Err(); err != nil && pctx.Err() == nil {
 				r.log.Warn("redis relay: publish event", "error", err)
 			}
 		}
-	}()
+	})
 	ch := sub.Channel()
 	for {
 		select {

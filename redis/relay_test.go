@@ -2,10 +2,12 @@ package redis_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	goredis "github.com/redis/go-redis/v9"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/redis"
 )
@@ -63,5 +65,74 @@ func TestRelaySharesEventsBetweenServers(t *testing.T) {
 		if err := <-done; err != context.Canceled {
 			t.Errorf("relay ended with %v", err)
 		}
+	}
+}
+
+// publishHook holds each PUBLISH until its context ends, then a moment
+// longer, and counts those still held.
+type publishHook struct {
+	entered chan struct{}
+	held    atomic.Int32
+}
+
+func (h *publishHook) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+
+func (h *publishHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return next
+}
+
+func (h *publishHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
+		if cmd.Name() != "publish" {
+			return next(ctx, cmd)
+		}
+		h.held.Add(1)
+		defer h.held.Add(-1)
+		select {
+		case h.entered <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		time.Sleep(50 * time.Millisecond) // a reply on its way
+		return ctx.Err()
+	}
+}
+
+// TestRelayRunReturnsWhenDone: Run returns only once nothing of it uses the
+// client, so that its owner can close the client right after.
+func TestRelayRunReturnsWhenDone(t *testing.T) {
+	rdb := client(t)
+	hook := &publishHook{entered: make(chan struct{}, 1)}
+	rdb.AddHook(hook)
+	bus := wield.NewBus(0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- redis.NewRelay(rdb, "wield:test:"+wield.NewID(), bus, "a", nil).Run(ctx) }()
+	// The relay subscribes to the bus asynchronously: publish (bounded)
+	// until one of its publications is under way.
+	for i := 0; ; i++ {
+		bus.Publish(wield.Event{Type: wield.EventExecutionCompleted, Tool: "echo"})
+		select {
+		case <-hook.entered:
+		case <-time.After(20 * time.Millisecond):
+			if i == 500 {
+				t.Fatal("the relay never published")
+			}
+			continue
+		}
+		break
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != context.Canceled {
+			t.Errorf("Run = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return 10 s after its context ended")
+	}
+	if n := hook.held.Load(); n != 0 {
+		t.Errorf("Run returned with %d publications still using the client", n)
 	}
 }
