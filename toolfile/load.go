@@ -2,6 +2,7 @@ package toolfile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -98,7 +99,16 @@ func (l *Loader) loadDirs(ctx context.Context, dirs []string, cache fileCache) (
 	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 			if err != nil {
-				set.Problems = append(set.Problems, Problem{File: path, Line: 1, Col: 1, Message: err.Error()})
+				// A tool folder that does not exist yet is ordinary on a
+				// first run (the configuration names it before anyone has
+				// put a tool there): a warning, and a reload finds it once
+				// it exists.
+				missing := path == dir && errors.Is(err, fs.ErrNotExist)
+				msg := err.Error()
+				if missing {
+					msg = "tool folder does not exist (yet): no tools loaded from it"
+				}
+				set.Problems = append(set.Problems, Problem{File: path, Line: 1, Col: 1, Message: msg, Warning: missing})
 				return nil
 			}
 			if path != dir && strings.HasPrefix(e.Name(), ".") {

@@ -210,3 +210,23 @@ func TestTooDeep(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadDirsMissingFolder: a tool folder the configuration names before it
+// exists is a warning, not an error, and the other folders still load.
+func TestLoadDirsMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "say.yaml"), []byte("name: say\ndescription: Say it\nparameters: [{name: message, type: string}]\nentry: {type: builtin, handler: echo}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "tools", "native")
+	set, err := LoadDirs(missing, dir)
+	if err != nil {
+		t.Fatalf("a missing folder is an error: %v", err)
+	}
+	if len(set.Tools) != 1 || set.Tools[0].Name != "say" {
+		t.Errorf("tools %v, want say from the folder that exists", set.Tools)
+	}
+	if len(set.Problems) != 1 || !set.Problems[0].Warning || set.Problems[0].File != missing || !strings.Contains(set.Problems[0].Message, "does not exist (yet)") {
+		t.Errorf("problems %v, want one warning naming %s", set.Problems, missing)
+	}
+}
