@@ -247,8 +247,10 @@ func (t *turns) system() string {
 	return s
 }
 
-// parse reads the calls written in a reply. A call cut off mid-way is
-// answered with a note, so the model writes it again whole.
+// parse reads the calls written in a reply; calls drafted in its reasoning
+// are not among them (see llm.Parse). A call that could not be read (cut
+// off mid-way, a value whose end cannot be told, inside reasoning never
+// closed) is answered with a note, so the model writes it again whole.
 func (t *turns) parse(text string) ([]llm.ToolCall, string) {
 	parsed, err := llm.Parse(text, &llm.ParseOptions{Format: llm.FormatAuto, Schema: func(name string) *jsonschema.Schema {
 		if tl := t.byName[name]; tl != nil {
@@ -262,7 +264,7 @@ func (t *turns) parse(text string) ([]llm.ToolCall, string) {
 	}
 	var inc *llm.IncompleteError
 	if errors.As(err, &inc) {
-		return calls, "Your last tool call was cut off (" + inc.Error() + "); write it again, complete."
+		return calls, "A tool call in your last reply could not be read (" + inc.Lost + "); write it again, complete, outside your reasoning."
 	}
 	return calls, ""
 }
