@@ -86,3 +86,21 @@ type DecisionNotifier interface {
 	// still looks in the store now and then.
 	Decisions(ctx context.Context) (<-chan string, error)
 }
+
+type requesterKey struct{}
+
+// WithRequester returns a context that says who asks for the calls made
+// with it, as a server authenticated them ("key:" and the ID of an API
+// key). The engine keeps it in the [ApprovalRequest] of a call that waits
+// for approval, so that the key that asked can be refused the decision: a
+// model that can call a confirm tool must not be the one that approves it.
+func WithRequester(ctx context.Context, who string) context.Context {
+	return context.WithValue(ctx, requesterKey{}, who)
+}
+
+// RequesterFrom returns who ctx says asks for its calls ([WithRequester]),
+// or "" when it does not say.
+func RequesterFrom(ctx context.Context) string {
+	s, _ := ctx.Value(requesterKey{}).(string)
+	return s
+}

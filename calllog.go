@@ -85,6 +85,11 @@ func (l LatencyStats) MarshalJSON() ([]byte, error) {
 type StatsQuery struct {
 	ConversationID string
 	Since, Until   time.Time
+	// Tools, when not nil, keeps the calls of these tools only; an empty
+	// non-nil list keeps none. A server sets it to the tools an API key
+	// reaches, so that the totals and categories of a scoped key count no
+	// call of tools out of its scope.
+	Tools []string
 }
 
 // Statistics describe many calls: overall, per tool and per category.

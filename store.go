@@ -61,6 +61,13 @@ type ApprovalRequest struct {
 	// run after its caller left has it too; it counts from when the call
 	// runs, not from when it was asked. Zero means the tool's.
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// RequestedBy is who asked for the call as the server that took it
+	// authenticated them ("key:" and an API key's ID; see [WithRequester]),
+	// unlike Caller, which the client says of itself. A server refuses that
+	// key the decision on its own call unless self-approval is allowed.
+	// Empty when the call came without such a requester (a program, the
+	// CLI, a server without keys).
+	RequestedBy string `json:"requested_by,omitempty"`
 	// Pending, when set, is called by an approver that keeps requests (a
 	// [PendingNotifier]) as soon as this one is stored and can be decided,
 	// so that the news of it never arrives before the request itself.

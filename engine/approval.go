@@ -40,6 +40,9 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 		CreatedAt: now,
 		ExpiresAt: now.Add(e.opts.ApprovalTimeout),
 		Timeout:   k.Timeout,
+		// Who asked, as the server authenticated them: the decision may be
+		// refused to them (a model must not approve its own call).
+		RequestedBy: wield.RequesterFrom(ctx),
 	}
 	announce := func() { e.publish(k, wield.EventPermissionRequested, "approval "+req.ID) }
 	if pn, ok := e.approver.(wield.PendingNotifier); ok && pn.NotifiesPending() {

@@ -22,7 +22,7 @@ const nowNanos = `(extract(epoch FROM now()) * 1000000000)::bigint`
 const approvalStatus = `CASE WHEN status = 'pending' AND expires_at <= ` + nowNanos + ` THEN 'expired' ELSE status END`
 
 const approvalColumns = `id, call_id, tool, caller, arguments, digest, created_at, expires_at, ` +
-	approvalStatus + `, approved, decided_by, reason, decided_at, claimed_at, timeout`
+	approvalStatus + `, approved, decided_by, reason, decided_at, claimed_at, timeout, requested_by`
 
 // CreateApproval records req as pending. An empty ID is given one
 // (wield.NewID), a zero CreatedAt the present time; a zero ExpiresAt never
@@ -51,9 +51,14 @@ func (s *Store) CreateApproval(ctx context.Context, req *wield.ApprovalRequest) 
 		ns := int64(req.Timeout)
 		timeout = &ns
 	}
-	_, err = s.pool.Exec(ctx, s.sql(`INSERT INTO @approvals (id, call_id, tool, caller, arguments, digest, created_at, expires_at, timeout)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`),
-		text(req.ID), text(req.CallID), text(req.Tool), caller, []byte(req.Arguments), text(req.Digest), created, expires, timeout)
+	var requester *string
+	if req.RequestedBy != "" {
+		r := text(req.RequestedBy)
+		requester = &r
+	}
+	_, err = s.pool.Exec(ctx, s.sql(`INSERT INTO @approvals (id, call_id, tool, caller, arguments, digest, created_at, expires_at, timeout, requested_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`),
+		text(req.ID), text(req.CallID), text(req.Tool), caller, []byte(req.Arguments), text(req.Digest), created, expires, timeout, requester)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return fmt.Errorf("postgres: create approval %s: an approval with this ID exists", req.ID)
@@ -178,9 +183,10 @@ func scanApprovals(rows pgx.Rows) ([]*wield.Approval, error) {
 			status                      string
 			approved                    *bool
 			by, reason                  string
+			requester                   *string
 		)
 		err := rows.Scan(&a.ID, &a.CallID, &a.Tool, &caller, (*[]byte)(&a.Arguments), &a.Digest, &created, &expires,
-			&status, &approved, &by, &reason, &decidedAt, &claimedAt, &timeout)
+			&status, &approved, &by, &reason, &decidedAt, &claimedAt, &timeout, &requester)
 		if err != nil {
 			return nil, err
 		}
@@ -193,6 +199,9 @@ func scanApprovals(rows pgx.Rows) ([]*wield.Approval, error) {
 		a.Status = wield.ApprovalStatus(status)
 		if timeout != nil {
 			a.Timeout = time.Duration(*timeout)
+		}
+		if requester != nil {
+			a.RequestedBy = *requester
 		}
 		if approved != nil && (a.Status == wield.ApprovalApproved || a.Status == wield.ApprovalDenied) {
 			a.Decision = &wield.Decision{Approved: *approved, By: by, Reason: reason}

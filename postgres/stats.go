@@ -48,7 +48,8 @@ func rate(ok, total int64) float64 {
 	return 100 * float64(ok) / float64(total)
 }
 
-// Statistics counts the calls that match q and their latencies, overall,
+// Statistics counts the calls that match q (q.Tools, when not nil, keeps
+// those of the tools it names) and their latencies, overall,
 // per tool and per category (tools without a category under ""), in one
 // query. Percentiles are nearest-rank: p50
 // is the duration at rank ceil(0.5·n) of the sorted durations, which is what
@@ -71,6 +72,10 @@ func (s *Store) Statistics(ctx context.Context, q wield.StatsQuery) (wield.Stati
 	}
 	if !q.Until.IsZero() {
 		add("queued_at < ?", clampNanos(q.Until))
+	}
+	if q.Tools != nil {
+		// An empty list keeps no call: tool = ANY('{}') is false.
+		add("tool = ANY(?)", q.Tools)
 	}
 	sql := `SELECT grouping(tool, category), tool, category, count(*), count(*) FILTER (WHERE NOT ok),
 		percentile_disc(0.5) WITHIN GROUP (ORDER BY duration),

@@ -12,7 +12,7 @@ import (
 )
 
 const approvalColumns = `id, call_id, tool, caller, arguments, digest, created_at, expires_at, status,
-	approved, decided_by, reason, decided_at, claimed_at, timeout`
+	approved, decided_by, reason, decided_at, claimed_at, timeout, requested_by`
 
 // CreateApproval keeps a pending approval. A request without an ID gets
 // one, and one without a creation time gets the present. It fails when the
@@ -33,9 +33,9 @@ func (s *Store) CreateApproval(ctx context.Context, req *wield.ApprovalRequest) 
 	}
 	err = s.writing(func(c *sql.Conn) error {
 		_, err := c.ExecContext(ctx, `INSERT INTO approvals (id, call_id, tool, caller, arguments, digest,
-			created_at, expires_at, status, timeout) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
+			created_at, expires_at, status, timeout, requested_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
 			req.ID, req.CallID, req.Tool, string(caller), blob(req.Arguments), req.Digest,
-			req.CreatedAt.UnixMicro(), micros(req.ExpiresAt), timeoutNanos(req.Timeout))
+			req.CreatedAt.UnixMicro(), micros(req.ExpiresAt), timeoutNanos(req.Timeout), text(req.RequestedBy))
 		return err
 	})
 	if isConstraint(err) {
@@ -222,10 +222,10 @@ func scanApprovals(rows *sql.Rows, now time.Time) ([]*wield.Approval, error) {
 		var created int64
 		var expires, decided, claimed, timeout sql.NullInt64
 		var approved sql.NullBool
-		var by, reason sql.NullString
+		var by, reason, requester sql.NullString
 		var status string
 		if err := rows.Scan(&a.ID, &a.CallID, &a.Tool, &caller, (*[]byte)(&a.Arguments), &a.Digest,
-			&created, &expires, &status, &approved, &by, &reason, &decided, &claimed, &timeout); err != nil {
+			&created, &expires, &status, &approved, &by, &reason, &decided, &claimed, &timeout, &requester); err != nil {
 			return nil, describe(err)
 		}
 		if err := json.Unmarshal([]byte(caller), &a.Caller); err != nil {
@@ -243,6 +243,7 @@ func scanApprovals(rows *sql.Rows, now time.Time) ([]*wield.Approval, error) {
 		}
 		a.ClaimedAt = fromMicros(claimed)
 		a.Timeout = time.Duration(timeout.Int64)
+		a.RequestedBy = requester.String
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {

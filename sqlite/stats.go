@@ -42,8 +42,9 @@ func (s *Store) Summary(ctx context.Context, conversationID string) (wield.Summa
 	return sum, nil
 }
 
-// Statistics describes the calls that q selects, overall, per tool and per
-// category (calls of tools without a category under the empty one).
+// Statistics describes the calls that q selects (q.Tools, when not nil,
+// keeps those of the tools it names), overall, per tool and per category
+// (calls of tools without a category under the empty one).
 // Latencies are the calls' durations, queueing included; p50
 // and p95 are nearest-rank percentiles: the value at rank ceil(p·n) of the
 // n durations sorted.
@@ -64,6 +65,16 @@ func (s *Store) Statistics(ctx context.Context, q wield.StatsQuery) (wield.Stati
 	if !q.Until.IsZero() {
 		where = append(where, "queued_at < ?")
 		args = append(args, q.Until.UnixMicro())
+	}
+	if q.Tools != nil {
+		if len(q.Tools) == 0 {
+			where = append(where, "0") // an empty list keeps no call
+		} else {
+			where = append(where, "tool IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(q.Tools)), ", ")+")")
+			for _, t := range q.Tools {
+				args = append(args, t)
+			}
+		}
 	}
 	query := `SELECT tool, coalesce(category, ''), ok, duration_ns FROM calls`
 	if len(where) > 0 {

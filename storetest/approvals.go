@@ -32,6 +32,7 @@ func testApprovals(t *testing.T, e *env) {
 	b := request("a2", now.Add(-2*time.Minute), now.Add(time.Hour))
 	c := request("a3", now.Add(-time.Minute), time.Time{}) // never expires
 	c.Timeout = 1500 * time.Millisecond                    // the call's own, kept to the nanosecond
+	b.RequestedBy = "key:key_0a1b2c"                       // the API key that asked, kept for the decision
 	for _, r := range []*wield.ApprovalRequest{a, b, c} {
 		if err := e.s.CreateApproval(ctx, r); err != nil {
 			t.Fatalf("CreateApproval: %v", err)

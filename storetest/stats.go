@@ -132,6 +132,14 @@ func testStatistics(t *testing.T, e *env) {
 			return r.Call.Caller.ConversationID == "conv-1" && !r.QueuedAt.Before(at(300))
 		}},
 		{wield.StatsQuery{ConversationID: "nobody"}, func(*wield.Record) bool { return false }},
+		// The tools an API key reaches: totals and categories count theirs only.
+		{wield.StatsQuery{Tools: []string{"pinned", "tool-1"}}, func(r *wield.Record) bool {
+			return r.Call.Tool == "pinned" || r.Call.Tool == "tool-1"
+		}},
+		{wield.StatsQuery{ConversationID: "conv-p", Tools: []string{"three"}}, func(r *wield.Record) bool {
+			return r.Call.Caller.ConversationID == "conv-p" && r.Call.Tool == "three"
+		}},
+		{wield.StatsQuery{Tools: []string{}}, func(*wield.Record) bool { return false }},
 	}
 	for _, tt := range tests {
 		got, err := e.s.Statistics(t.Context(), tt.q)
