@@ -38,7 +38,7 @@ func (e *Engine) acquire(ctx context.Context, k *call) (limit.Permit, bool) {
 	case errors.Is(err, limit.ErrQueueTimeout):
 		k.fail(wield.ErrRejected, "No capacity became free in time; this call was not run. Try again later.")
 	case ctx.Err() != nil:
-		k.fail(wield.ErrCanceled, "the call was canceled while waiting for capacity")
+		k.fail(wield.ErrCanceled, canceledBecause(ctx, "the call was canceled while waiting for capacity"))
 	default:
 		e.log.Error("limiter failed", "tool", k.Tool, "call_id", k.ID, "err", err)
 		k.fail(wield.ErrRejected, "The concurrency limiter is unavailable; this call was not run.")

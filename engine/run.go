@@ -124,11 +124,23 @@ func runInline(ctx context.Context, h wield.Handler, args []byte) (out json.RawM
 // ended reports a call whose context ended while it ran.
 func (e *Engine) ended(ctx context.Context, k *call, limit time.Duration) {
 	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		k.fail(wield.ErrCanceled, "the call was canceled before the tool finished")
+		k.fail(wield.ErrCanceled, canceledBecause(ctx, "the call was canceled before the tool finished"))
 		return
 	}
 	// Seed 003's ToolTimeoutError words it so.
 	k.fail(wield.ErrTimeout, fmt.Sprintf("Tool execution timed out after %dms", limit.Milliseconds()))
+}
+
+// canceledBecause is msg, followed by why ctx was canceled when whoever
+// canceled it said so in words a model may read: a *wield.Error of type
+// canceled as the cause (context.WithCancelCause), as a server that shuts
+// down gives. Any other cause stays out of the result.
+func canceledBecause(ctx context.Context, msg string) string {
+	var we *wield.Error
+	if errors.As(context.Cause(ctx), &we) && we.Type == wield.ErrCanceled && we.Message != "" {
+		return msg + ": " + we.Message
+	}
+	return msg
 }
 
 func (k *call) succeed(out json.RawMessage, trusted bool) {
