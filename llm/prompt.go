@@ -9,10 +9,10 @@ import (
 )
 
 // XMLInstructions tells a model without native function calling which tools
-// it has and how to call them with XML (seed 000): a "## Available Tools"
-// section with one block per tool, in the exact layout of seed 000's prompt
-// generator, then how to write a <tool_call> and the rules for it. Each
-// block reads:
+// it has and how to call them with XML whose values are wrapped in CDATA:
+// a "## Available Tools" section with one block per tool, in the exact
+// layout of the architecture's tool prompt generator (ToolPromptGenerator),
+// then how to write a <tool_call> and the rules for it. Each block reads:
 //
 //	### web_search
 //	Description: Search the web for information
@@ -31,10 +31,10 @@ import (
 //
 // The parameters are the top-level properties of the input schema, in
 // order. The note "Default: x" that wield's schema inference appends to a
-// description is shown on its own line instead, as seed 000 does. Beyond
-// what seed 000's parameters can carry, a parameter with an enum gets an
-// "Allowed values:" line and an object or array parameter a "Schema:" line
-// with its JSON Schema (and the definitions it refers to). The example call
+// description is shown on its own line instead, as the generator does.
+// Beyond what the generator's parameters can carry, a parameter with an
+// enum gets an "Allowed values:" line and an object or array parameter a
+// "Schema:" line with its JSON Schema (and the definitions it refers to). The example call
 // gives the required parameters and the optional ones that have a default
 // or an example; a value is the parameter's default, else its first
 // example, else its first allowed value, else "your_<name>_here" for a
@@ -160,14 +160,14 @@ type promptParam struct {
 
 // inExample reports whether the parameter appears in example calls: the
 // required ones, and the optional ones with a default or an example, as in
-// seed 000's example where both optional parameters have defaults.
+// the generator's example where both optional parameters have defaults.
 func (p promptParam) inExample() bool {
 	return p.required || p.s.Default != nil || len(p.s.Examples) > 0
 }
 
 // promptSample is an example value of s as JSON: its default, its first
 // example, its first allowed value or its const, else a placeholder of its
-// type: "your_<name>_here" for a string (as seed 000 writes), a sample of
+// type: "your_<name>_here" for a string (as the generator writes), a sample of
 // its format for dates, e-mail addresses and URLs, the minimum or 1 for a
 // number, true, one sample item for an array, and the required properties
 // for an object.
@@ -300,7 +300,7 @@ func promptDeref(root, s *jsonschema.Schema) *jsonschema.Schema {
 	return s
 }
 
-// promptType names a parameter's type as seed 000 does: "string",
+// promptType names a parameter's type as the generator does: "string",
 // "integer", ...; several as "string | null"; none as "any".
 func promptType(root, s *jsonschema.Schema) string {
 	return promptTypeDepth(root, s, 0)
@@ -397,10 +397,10 @@ func CDATA(s string) string {
 
 // JSONInstructions tells a model without native function calling which tools
 // it has and how to call them with JSON: the structured-output fallback of
-// seed 002 (§4.3.2), whose call is {"name": ..., "parameters": {...}}. Each
-// tool is listed with its description, its input schema and an example
-// call; the parameter values of the example are chosen as in
-// [XMLInstructions].
+// the architecture's output strategy (fallback_to_structured_output), whose
+// call is {"name": ..., "parameters": {...}}. Each tool is listed with its
+// description, its input schema and an example call; the parameter values
+// of the example are chosen as in [XMLInstructions].
 func JSONInstructions(tools []*wield.Tool) string {
 	var b strings.Builder
 	b.WriteString("## Available Tools\n\n")
@@ -453,7 +453,8 @@ Notes:
 - Each result comes back in a later message; wait for it before relying on it.
 `
 
-// promptJSONExample is an example call of t, indented as the seed's template.
+// promptJSONExample is an example call of t, indented as the structured
+// output's template.
 func promptJSONExample(t *wield.Tool) string {
 	var b strings.Builder
 	b.WriteString("{\n  \"name\": ")
