@@ -37,9 +37,22 @@ type ServerOptions struct {
 	// JSONResponse answers HTTP requests with application/json instead of
 	// an event stream when the answer is a single message.
 	JSONResponse bool
-	// SessionTimeout closes HTTP sessions idle for that long; zero keeps
-	// them until the client ends them.
+	// SessionTimeout closes HTTP sessions idle for that long: no request
+	// of theirs in progress (a standing GET stream is one) and none ended
+	// within it. Zero means [DefaultSessionTimeout]; a negative value keeps
+	// them until the client ends them (DELETE).
 	SessionTimeout time.Duration
+	// MaxSessions bounds the HTTP sessions open at once on every endpoint
+	// together, and MaxSessionsPerClient those of one client (see
+	// ClientKey). A request that would open one more is refused with HTTP
+	// 503 or 429 and a JSON-RPC error of code [CodeSessionLimit] that says
+	// how to free a place. Zero means [DefaultMaxSessions] and
+	// [DefaultMaxSessionsPerClient]; a negative value sets no bound.
+	MaxSessions, MaxSessionsPerClient int
+	// ClientKey names the client of a request, for MaxSessionsPerClient:
+	// the API key it presents, say. Nil, or an empty name, means the
+	// request's remote IP address.
+	ClientKey func(*http.Request) string
 	// Caller is who the calls are made as. An empty ID becomes "mcp:" and
 	// the client's name, an empty Type [wield.CallerDirect], and an empty
 	// ConversationID the MCP session's ID, so that a session's calls are
@@ -107,6 +120,8 @@ type Server struct {
 	promptList []*srvPrompt          // Prompts, compiled, in order
 	prompts    map[string]*srvPrompt // the same, by name
 
+	sessions *srvSessions // the HTTP sessions of every endpoint
+
 	mu        sync.Mutex
 	endpoints map[string]*srvEndpoint // by toolset; "" is the whole registry
 	stop      func()                  // ends the bus listener
@@ -124,8 +139,6 @@ type srvEndpoint struct {
 	listed map[string]*mcp.Tool   // the same, as listed
 	warned map[*wield.Tool]bool   // tools left out, reported once
 	list   []byte                 // the tools/list result, encoded; nil after a change
-
-	sessions sync.Map // session ID to *mcp.ServerSession, for the fast path
 }
 
 // NewServer returns a server of reg's tools, which runs calls through eng
@@ -158,6 +171,7 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 			panic(fmt.Sprintf("mcpbridge.NewServer: protocol version %q is not one the go-sdk speaks (%v)", v, mcp.SupportedProtocolVersions()))
 		}
 	}
+	s.sessions = newSrvSessions(&s.opts)
 	s.log = s.opts.Logger
 	if s.log == nil {
 		s.log = slog.Default()
@@ -190,14 +204,19 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 	return s
 }
 
-// Close stops following the registry. Sessions in progress are ended by
-// their transports (the HTTP server's shutdown, the end of stdio).
+// Close stops following the registry and ends the HTTP sessions still
+// open (a stdio session ends with its transport).
 func (s *Server) Close() {
 	if s.stop != nil {
 		s.stop()
 	}
 	s.stopPoll()
+	s.sessions.closeAll()
 }
+
+// Sessions returns how many HTTP sessions are open, on every endpoint
+// together.
+func (s *Server) Sessions() int { return s.sessions.open() }
 
 // ServeStdio serves the registry (or the toolset of
 // [ServerOptions].Toolset) to one client over newline-delimited JSON-RPC on
@@ -239,8 +258,12 @@ func (srvWriteCloser) Close() error { return nil }
 // SDK's protocol types: no cursor and no _meta in the request, a session the
 // SDK knows (or a stateless server), a client that declared neither
 // elicitation nor sampling (a tool might ask it something, which the SDK
-// must route), no session timeout to refresh. Everything else goes to the
-// SDK.
+// must route). Everything else goes to the SDK.
+//
+// Sessions are wield's to bound, on both paths: one idle for
+// [ServerOptions].SessionTimeout is closed, and a request that would open
+// one past MaxSessions or MaxSessionsPerClient is refused (see
+// [CodeSessionLimit]).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
@@ -262,10 +285,11 @@ func (s *Server) srvServeEndpoint(w http.ResponseWriter, r *http.Request, toolse
 		http.Error(w, "no such toolset", http.StatusNotFound)
 		return
 	}
-	if !s.opts.DisableFastPath && r.Method == http.MethodPost && s.srvFast(w, r, ep) {
+	if s.opts.Stateless {
+		s.srvServeSDK(w, r, ep, nil)
 		return
 	}
-	ep.http.ServeHTTP(w, r)
+	s.srvServeSessions(w, r, ep)
 }
 
 // srvEndpoint returns the MCP server of a toolset ("" for the registry),
@@ -313,8 +337,8 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 	ep.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, mopts)
 	// Sync before each tools/list too: a registry without a bus reports no
 	// changes, and a toolset's membership changes without an event. And
-	// tell the fast path of each session once it is initialised, before
-	// the client learns its ID.
+	// note each HTTP session opened by an initialize, which the request
+	// that opened it then binds to its client (srvServeSessions).
 	ep.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/list" {
@@ -322,8 +346,9 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 			}
 			res, err := next(ctx, method, req)
 			if method == "initialize" && err == nil && !s.opts.Stateless {
-				if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-					ep.srvTrack(ss)
+				ss, ok := req.GetSession().(*mcp.ServerSession)
+				if x := req.GetExtra(); ok && x != nil && x.Header != nil && x.Header.Get("Mcp-Session-Id") == "" {
+					s.sessions.initialized(ss)
 				}
 			}
 			return res, err
@@ -336,10 +361,11 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 	s.srvAddPrompts(ep)
 	s.srvSync(ep)
 	ep.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ep.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:      s.opts.Stateless,
-		JSONResponse:   s.opts.JSONResponse,
-		Logger:         srvQuiet(s.log),
-		SessionTimeout: s.opts.SessionTimeout,
+		Stateless:    s.opts.Stateless,
+		JSONResponse: s.opts.JSONResponse,
+		Logger:       srvQuiet(s.log),
+		// No SessionTimeout: the SDK would not see the fast path's
+		// requests. srvSessions closes idle sessions instead.
 		// Handler's guard checks Host as the SDK would, and also knows
 		// AllowedHosts.
 		DisableLocalhostProtection: true,

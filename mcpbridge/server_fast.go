@@ -19,20 +19,6 @@ import (
 // go to the SDK.
 const srvFastMax = 1 << 20
 
-// srvTrack remembers an initialised session for the fast path, until it
-// ends. Sessions without an ID (stdio) are never reached over HTTP.
-func (ep *srvEndpoint) srvTrack(ss *mcp.ServerSession) {
-	id := ss.ID()
-	if id == "" {
-		return
-	}
-	ep.sessions.Store(id, ss)
-	go func() {
-		ss.Wait()
-		ep.sessions.Delete(id)
-	}()
-}
-
 // srvFastRequest is a JSON-RPC request as the fast path reads it.
 type srvFastRequest struct {
 	ID     json.RawMessage
@@ -95,8 +81,9 @@ func srvDecode(body []byte) (srvFastRequest, bool) {
 
 // srvFast answers tools/call and tools/list when nothing in the request
 // needs the SDK, and reports whether it did. When it did not, r is as it
-// came, body included.
-func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint) bool {
+// came, body included. sess is the request's open session, nil for a
+// stateless server (or an ID no session of ep has).
+func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, sess *srvSession) bool {
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
 		// Parameters, or another spelling: read as the SDK reads them.
 		if base, _, err := mime.ParseMediaType(ct); err != nil || base != "application/json" {
@@ -111,14 +98,10 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 	}
 	var ss *mcp.ServerSession
 	if !s.opts.Stateless {
-		if s.opts.SessionTimeout > 0 {
-			return false // the SDK's idle timer must see the request
+		if sess == nil {
+			return false // the SDK says the session is unknown
 		}
-		v, ok := ep.sessions.Load(r.Header.Get("Mcp-Session-Id"))
-		if !ok {
-			return false
-		}
-		ss = v.(*mcp.ServerSession)
+		ss = sess.ss
 		if srvCanElicit(ss) || srvCanSample(ss) {
 			return false
 		}

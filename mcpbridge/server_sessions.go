@@ -1,0 +1,326 @@
+package mcpbridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The bounds of HTTP sessions when [ServerOptions] leaves them zero. A
+// session costs the go-sdk a goroutine and about 15 KB; without bounds, a
+// client looping on initialize holds memory until the server dies.
+const (
+	// DefaultSessionTimeout is how long a session may stay idle.
+	DefaultSessionTimeout = 10 * time.Minute
+	// DefaultMaxSessions bounds the sessions open at once, on every
+	// endpoint together.
+	DefaultMaxSessions = 10000
+	// DefaultMaxSessionsPerClient bounds the sessions one client has open.
+	DefaultMaxSessionsPerClient = 100
+)
+
+// CodeSessionLimit is the JSON-RPC error code of a new session refused
+// because a bound of [ServerOptions] is reached (HTTP 429 for the client's
+// bound, 503 for the server's). It is in the range JSON-RPC leaves to
+// servers.
+const CodeSessionLimit = -32029
+
+// srvSessions are the HTTP sessions of a server, on every endpoint: how
+// many each client has, when each was last used, and the timers that close
+// idle ones. The go-sdk's own idle timer is not used: the fast path answers
+// requests it never sees.
+type srvSessions struct {
+	idle      time.Duration // <= 0: never
+	max       int           // <= 0: no bound
+	perClient int           // <= 0: no bound
+	clientKey func(*http.Request) string
+
+	fresh sync.Map // session ID to *mcp.ServerSession, initialised, not yet claimed
+
+	mu     sync.Mutex
+	total  int                    // open and reserved
+	per    map[string]int         // the same, by client
+	byID   map[string]*srvSession // open
+	closed bool
+}
+
+// srvSession is one open HTTP session.
+type srvSession struct {
+	sessions *srvSessions
+	id       string
+	ss       *mcp.ServerSession
+	ep       *srvEndpoint
+	client   string
+
+	mu    sync.Mutex
+	busy  int       // requests in progress, a standing GET stream included
+	last  time.Time // when the last request ended
+	timer *time.Timer
+	ended bool
+}
+
+func newSrvSessions(o *ServerOptions) *srvSessions {
+	ss := &srvSessions{idle: o.SessionTimeout, max: o.MaxSessions, perClient: o.MaxSessionsPerClient, clientKey: o.ClientKey,
+		per: map[string]int{}, byID: map[string]*srvSession{}}
+	if ss.idle == 0 {
+		ss.idle = DefaultSessionTimeout
+	}
+	if ss.max == 0 {
+		ss.max = DefaultMaxSessions
+	}
+	if ss.perClient == 0 {
+		ss.perClient = DefaultMaxSessionsPerClient
+	}
+	return ss
+}
+
+// client names the client of a request: what ClientKey says, else the
+// remote IP address.
+func (ss *srvSessions) client(r *http.Request) string {
+	if ss.clientKey != nil {
+		if k := ss.clientKey(r); k != "" {
+			return k
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// reserve takes a place for a session of client, or reports which bound
+// stops it: "client" or "server".
+func (ss *srvSessions) reserve(client string) (ok bool, bound string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	switch {
+	case ss.closed:
+		return false, "server"
+	case ss.perClient > 0 && ss.per[client] >= ss.perClient:
+		return false, "client"
+	case ss.max > 0 && ss.total >= ss.max:
+		return false, "server"
+	}
+	ss.total++
+	ss.per[client]++
+	return true, ""
+}
+
+// release gives back a place taken by reserve.
+func (ss *srvSessions) release(client string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.total--
+	if ss.per[client]--; ss.per[client] <= 0 {
+		delete(ss.per, client) // the map shrinks back after a flood
+	}
+}
+
+// initialized notes a session the go-sdk has just initialised, for
+// claim.
+func (ss *srvSessions) initialized(s *mcp.ServerSession) {
+	if id := s.ID(); id != "" {
+		ss.fresh.Store(id, s)
+	}
+}
+
+// claim binds the place reserved for client to the session the go-sdk
+// opened (its ID is in the response's header), or gives the place back
+// when no session was opened.
+func (ss *srvSessions) claim(ep *srvEndpoint, id, client string) {
+	v, ok := ss.fresh.LoadAndDelete(id)
+	if id == "" || !ok {
+		ss.release(client)
+		return
+	}
+	s := &srvSession{sessions: ss, id: id, ss: v.(*mcp.ServerSession), ep: ep, client: client, last: time.Now()}
+	ss.mu.Lock()
+	if ss.closed {
+		ss.mu.Unlock()
+		s.ss.Close()
+		ss.release(client)
+		return
+	}
+	ss.byID[id] = s
+	if ss.idle > 0 {
+		s.timer = time.AfterFunc(ss.idle, s.expire)
+	}
+	ss.mu.Unlock()
+}
+
+// lookup returns the open session of an ID on ep, or nil.
+func (ss *srvSessions) lookup(ep *srvEndpoint, id string) *srvSession {
+	if id == "" {
+		return nil
+	}
+	ss.mu.Lock()
+	s := ss.byID[id]
+	ss.mu.Unlock()
+	if s == nil || s.ep != ep {
+		return nil // another endpoint's session: the go-sdk says it is unknown here
+	}
+	return s
+}
+
+// open returns how many sessions are open.
+func (ss *srvSessions) open() int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.byID)
+}
+
+// closeAll ends every session and takes no more.
+func (ss *srvSessions) closeAll() {
+	ss.mu.Lock()
+	ss.closed = true
+	all := make([]*srvSession, 0, len(ss.byID))
+	for _, s := range ss.byID {
+		all = append(all, s)
+	}
+	ss.mu.Unlock()
+	for _, s := range all {
+		s.end()
+	}
+}
+
+// begin marks a request of the session in progress: the session is not
+// idle until the matching done.
+func (s *srvSession) begin() {
+	s.mu.Lock()
+	s.busy++
+	s.mu.Unlock()
+}
+
+func (s *srvSession) done() {
+	s.mu.Lock()
+	s.busy--
+	s.last = time.Now()
+	s.mu.Unlock()
+}
+
+// expire closes the session when it has been idle long enough, or looks
+// again when it could be.
+func (s *srvSession) expire() {
+	idle := s.sessions.idle
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	if s.busy > 0 {
+		s.timer.Reset(idle)
+		s.mu.Unlock()
+		return
+	}
+	if left := idle - time.Since(s.last); left > 0 {
+		s.timer.Reset(left)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.end()
+}
+
+// end closes the session (the go-sdk forgets it, and its goroutine ends)
+// and gives its place back, once.
+func (s *srvSession) end() {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.ended = true
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.mu.Unlock()
+	s.ss.Close()
+	ss := s.sessions
+	ss.mu.Lock()
+	delete(ss.byID, s.id)
+	ss.mu.Unlock()
+	ss.release(s.client)
+}
+
+// srvServeSessions serves a request of a stateful endpoint: a request of a
+// session keeps it alive, a DELETE ends it, and a request that would open
+// a session is refused past the bounds (see [CodeSessionLimit]).
+func (s *Server) srvServeSessions(w http.ResponseWriter, r *http.Request, ep *srvEndpoint) {
+	ss := s.sessions
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		sess := ss.lookup(ep, id)
+		if sess != nil {
+			sess.begin()
+			defer sess.done()
+		}
+		s.srvServeSDK(w, r, ep, sess)
+		if sess != nil && r.Method == http.MethodDelete {
+			sess.end()
+		}
+		return
+	}
+	if r.Method != http.MethodPost {
+		ep.http.ServeHTTP(w, r) // the go-sdk says what is missing
+		return
+	}
+	client := ss.client(r)
+	if ok, bound := ss.reserve(client); !ok {
+		s.srvRefuseSession(w, r, bound)
+		return
+	}
+	ep.http.ServeHTTP(w, r)
+	ss.claim(ep, w.Header().Get("Mcp-Session-Id"), client)
+}
+
+// srvServeSDK answers by the fast path when it can, else by the go-sdk.
+func (s *Server) srvServeSDK(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, sess *srvSession) {
+	if !s.opts.DisableFastPath && r.Method == http.MethodPost && s.srvFast(w, r, ep, sess) {
+		return
+	}
+	ep.http.ServeHTTP(w, r)
+}
+
+// srvRefuseSession answers a request that would open a session past a
+// bound: 429 when the client's bound stops it, 503 when the server's
+// does, with a JSON-RPC error that says how to free a place.
+func (s *Server) srvRefuseSession(w http.ResponseWriter, r *http.Request, bound string) {
+	ss := s.sessions
+	id := json.RawMessage("null")
+	if body, err := io.ReadAll(io.LimitReader(r.Body, srvFastMax)); err == nil {
+		var req struct{ ID json.RawMessage }
+		if json.Unmarshal(body, &req) == nil && srvPlainID(req.ID) {
+			id = req.ID
+		}
+	}
+	free := "end a session you no longer use (an HTTP DELETE of this endpoint with its Mcp-Session-Id header)"
+	if ss.idle > 0 {
+		free += fmt.Sprintf(" or wait for idle ones to close (after %s without a request)", ss.idle)
+	}
+	status, msg := http.StatusTooManyRequests, fmt.Sprintf("session limit reached: this client has %d MCP sessions open, the most allowed; %s", ss.perClient, free)
+	if bound == "server" {
+		status, msg = http.StatusServiceUnavailable, fmt.Sprintf("session limit reached: the server has %d MCP sessions open, the most it keeps; %s", ss.max, free)
+	}
+	data, _ := json.Marshal(map[string]any{"bound": bound, "max": map[bool]int{true: ss.perClient, false: ss.max}[bound == "client"]})
+	e, _ := json.Marshal(&jsonrpc.Error{Code: CodeSessionLimit, Message: msg, Data: data})
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(id)
+	b.WriteString(`,"error":`)
+	b.Write(e)
+	b.WriteString("}\n")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}
