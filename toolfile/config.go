@@ -20,6 +20,7 @@
 //	  - {name: db, url: "http://localhost:3001", headers: {Authorization: "Bearer ${DB_TOKEN}"}, enabled: false}
 //	store: sqlite:wield.db                    # or postgres://...
 //	server: {addr: ":8080", keys: ["${WIELD_KEY}"]}
+//	                                          # also body_timeout: 30s, max_conns_per_client: 512
 //	http_allow: [127.0.0.1/32, 10.0.0.0/8]
 //	http_allow_hosts: [api.internal]
 //	secret_names: [GITHUB_TOKEN]
@@ -28,6 +29,7 @@
 //	reload: {watch: true, interval: 5s}       # reload tool files on change, and/or every interval
 //	strict_validation: false                  # true: no coercion ("5" for an integer is refused)
 //	mcp: {resources: [...], resource_templates: [...], prompts: [...]}   # see MCPConfig
+//	                                          # and session_idle: 10m, max_sessions: 10000, max_sessions_per_client: 100
 //
 // Seed 004's ToolEngineConfig keys are accepted as written too:
 // tools_directory (a folder), auto_reload with reload_interval (seconds:
@@ -203,6 +205,14 @@ type Server struct {
 	Addr string
 	// Keys are the API keys clients must present.
 	Keys []string
+	// BodyTimeout is how long a client may take to send a request's body
+	// (body_timeout; 30 s when zero): a body trickled slower is cut, and
+	// its connection closed. Responses, event streams included, are not
+	// limited by it.
+	BodyTimeout time.Duration
+	// MaxConnsPerClient bounds the connections open at once from one IP
+	// address (max_conns_per_client; 512 when zero); more are refused.
+	MaxConnsPerClient int
 }
 
 // Guard returns the SSRF guard the configuration asks for: the default
@@ -829,6 +839,10 @@ func (c *configDecoder) server(sf field) Server {
 			s.Addr = c.str(f)
 		case "keys":
 			s.Keys = c.strings(f)
+		case "body_timeout":
+			s.BodyTimeout = c.dur(f, time.Second)
+		case "max_conns_per_client":
+			s.MaxConnsPerClient = c.integer(f)
 		default:
 			c.unknown(f, "server")
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -39,10 +40,21 @@ import (
 // relative to the config file's folder: a resource's file is read at each
 // read (and clients subscribed to it are told when it changes), a
 // message's when the configuration loads.
+//
+// The HTTP sessions of MCP clients are bounded (zero means the default):
+//
+//	mcp:
+//	  session_idle: 10m              # a session without a request for that long is closed
+//	  max_sessions: 10000            # open at once, on every endpoint together
+//	  max_sessions_per_client: 100   # of one API key, or of one IP address without keys
 type MCPConfig struct {
 	Resources         []MCPResource
 	ResourceTemplates []MCPResourceTemplate
 	Prompts           []MCPPrompt
+	// SessionIdle, MaxSessions and MaxSessionsPerClient bound the HTTP
+	// sessions (session_idle, max_sessions, max_sessions_per_client).
+	SessionIdle                       time.Duration
+	MaxSessions, MaxSessionsPerClient int
 }
 
 // MCPResource is one resource of [MCPConfig]: Text, Blob or File.
@@ -102,7 +114,18 @@ func (c *configDecoder) mcpConfig(mf field, dir string) MCPConfig {
 		return out
 	}
 	for _, f := range fs {
-		if f.name != "resources" && f.name != "resource_templates" && f.name != "prompts" {
+		switch f.name {
+		case "session_idle":
+			out.SessionIdle = c.dur(f, time.Second)
+			continue
+		case "max_sessions":
+			out.MaxSessions = c.integer(f)
+			continue
+		case "max_sessions_per_client":
+			out.MaxSessionsPerClient = c.integer(f)
+			continue
+		case "resources", "resource_templates", "prompts":
+		default:
 			c.unknown(f, "mcp")
 			continue
 		}
