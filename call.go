@@ -2,10 +2,7 @@ package wield
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
-	"sync/atomic"
 	"time"
 )
 
@@ -94,56 +91,4 @@ func CallFrom(ctx context.Context) *Call {
 // Invoker runs calls. The engine implements it; a [Toolkit] narrows one.
 type Invoker interface {
 	Call(ctx context.Context, c Call) (*Result, error)
-}
-
-var (
-	idPrefix  [4]byte
-	idCounter atomic.Uint64
-)
-
-func init() {
-	_, _ = rand.Read(idPrefix[:])
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	idCounter.Store(binary.BigEndian.Uint64(b[:]) >> 24) // room to count without wrapping
-}
-
-const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
-
-// NewID returns a unique, time-ordered identifier: 48 bits of milliseconds,
-// 32 random bits fixed per process, and a 48-bit counter, in 26 characters of
-// Crockford base32 (as a ULID). IDs from one process sort in creation order.
-func NewID() string { return NewIDAt(time.Now()) }
-
-// NewIDAt is [NewID] for a time the caller has already read.
-func NewIDAt(t time.Time) string {
-	var raw [16]byte
-	binary.BigEndian.PutUint64(raw[0:8], uint64(t.UnixMilli())<<16)
-	copy(raw[6:10], idPrefix[:])
-	n := idCounter.Add(1)
-	raw[10] = byte(n >> 40)
-	raw[11] = byte(n >> 32)
-	binary.BigEndian.PutUint32(raw[12:16], uint32(n))
-	return encodeID(&raw)
-}
-
-// encodeID writes 128 bits as 26 base32 digits, most significant first,
-// unrolled as ULIDs are (a loop took longer than the rest of a call's set-up).
-func encodeID(id *[16]byte) string {
-	out := [26]byte{
-		crockford[(id[0]&224)>>5], crockford[id[0]&31],
-		crockford[(id[1]&248)>>3], crockford[((id[1]&7)<<2)|((id[2]&192)>>6)],
-		crockford[(id[2]&62)>>1], crockford[((id[2]&1)<<4)|((id[3]&240)>>4)],
-		crockford[((id[3]&15)<<1)|((id[4]&128)>>7)], crockford[(id[4]&124)>>2],
-		crockford[((id[4]&3)<<3)|((id[5]&224)>>5)], crockford[id[5]&31],
-		crockford[(id[6]&248)>>3], crockford[((id[6]&7)<<2)|((id[7]&192)>>6)],
-		crockford[(id[7]&62)>>1], crockford[((id[7]&1)<<4)|((id[8]&240)>>4)],
-		crockford[((id[8]&15)<<1)|((id[9]&128)>>7)], crockford[(id[9]&124)>>2],
-		crockford[((id[9]&3)<<3)|((id[10]&224)>>5)], crockford[id[10]&31],
-		crockford[(id[11]&248)>>3], crockford[((id[11]&7)<<2)|((id[12]&192)>>6)],
-		crockford[(id[12]&62)>>1], crockford[((id[12]&1)<<4)|((id[13]&240)>>4)],
-		crockford[((id[13]&15)<<1)|((id[14]&128)>>7)], crockford[(id[14]&124)>>2],
-		crockford[((id[14]&3)<<3)|((id[15]&224)>>5)], crockford[id[15]&31],
-	}
-	return string(out[:])
 }
