@@ -47,9 +47,15 @@
 //
 // # Records
 //
-// Every finished call is handed to the store, with the values of secret
-// parameters (the tool's Secrets and Options.SecretNames) replaced by
-// [Redacted] in the recorded arguments; the handler gets the real values.
+// Every finished call is handed to the store with its secrets replaced by
+// [Redacted]: values under secret names ([DefaultSecretNames],
+// Options.SecretNames and the tool's Secrets) at any depth of the raw and
+// the normalised arguments and of the output, header maps included, the
+// same names as query parameters of URLs, and the user information of
+// URLs. Error texts in records and events lose the same. The handler gets
+// the real values and the caller the real output; a result read back from
+// the record (an idempotent replay, a run adopted after an approval) is the
+// redacted one.
 //
 // # Retries
 //
@@ -103,9 +109,10 @@ type Options struct {
 	// integer, "true" for a boolean): seed 004's strict_validation.
 	StrictValidation bool
 	Retry            RetryPolicy
-	// SecretNames are parameter names whose values records never keep
-	// (besides each tool's Secrets); nil means DefaultSecretNames, an empty
-	// non-nil slice none.
+	// SecretNames are names whose values records, log lines and events
+	// never keep, in addition to DefaultSecretNames and each tool's
+	// Secrets: argument and output keys, header names in them, and query
+	// parameters of the URLs they hold.
 	SecretNames []string
 }
 
@@ -212,9 +219,6 @@ func New(reg *wield.Registry, opts *Options) *Engine {
 	}
 	if o.MaxArguments <= 0 {
 		o.MaxArguments = DefaultMaxArguments
-	}
-	if o.SecretNames == nil {
-		o.SecretNames = DefaultSecretNames
 	}
 	if o.Retry.MaxAttempts <= 0 {
 		o.Retry.MaxAttempts = 3

@@ -13,14 +13,14 @@ func (e *Engine) publish(k *call, t wield.EventType, msg string) {
 		CallID:         k.ID,
 		CallerID:       k.Caller.ID,
 		ConversationID: k.Caller.ConversationID,
-		Message:        msg,
+		Message:        e.redactor.text(msg),
 	}
 	switch t {
 	case wield.EventExecutionStarted:
 		ev.Time = k.res.StartedAt
 	case wield.EventExecutionCompleted, wield.EventExecutionFailed, wield.EventValidationError:
 		ev.ErrorType = k.res.ErrorType
-		ev.Error = k.res.Error
+		ev.Error = e.redactor.text(k.res.Error) // it may quote a URL with a key
 		ev.Duration = k.res.Duration
 		ev.Attempts = k.res.Attempts
 		ev.Time = k.res.FinishedAt

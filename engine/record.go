@@ -34,9 +34,7 @@ func (e *Engine) finish(ctx context.Context, k *call) error {
 			rec.Category = k.entry.Tool.Category
 			secrets = k.entry.Tool.Secrets
 		}
-		if k.entry == nil || e.redactor.needed(k.entry) {
-			e.redactor.redactRecord(rec, secrets)
-		}
+		e.redactor.redactRecord(rec, secrets, k.entry == nil || e.redactor.needed(k.entry))
 		// The record is kept even when the caller has gone away.
 		sctx := ctx
 		if ctx.Done() != nil {
