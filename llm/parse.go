@@ -193,6 +193,7 @@ type parseState struct {
 	// this text began: what a closing reasoning marker with no opening one
 	// keeps (see parse_reasoning.go).
 	base, baseLost, baseSeen int
+	cdata                    *parseCDATAMarks // see cdataEnd
 }
 
 func (p *parseState) result() ([]ParsedCall, error) {
@@ -447,12 +448,7 @@ func (p *parseState) findBlockEndCDATA(from, to int, name string, nested bool) (
 		}
 		k += i
 		if strings.HasPrefix(p.lower[k:to], parseCDATAOpen) {
-			e := -1
-			if nested {
-				e = parseCDATAEnd(p.lower, k, to)
-			} else if c := strings.Index(p.lower[k:to], "]]>"); c >= 0 {
-				e = k + c + 3
-			}
+			e := p.cdataEnd(k, to, !nested)
 			switch {
 			case e >= 0:
 				i = e

@@ -1,6 +1,9 @@
 package llm
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // CDATA in a model's text.
 //
@@ -17,39 +20,67 @@ import "strings"
 
 const parseCDATAOpen = "<![cdata["
 
-// parseCDATAEnd returns where the section that opens at lower[k] ends (just
+// cdataEnd returns where the section that opens at text[k] ends (just
 // after its "]]>"), counting sections nested in it, or -1 when it does not
-// end before to.
-func parseCDATAEnd(lower string, k, to int) int {
-	depth := 0
-	i := k
-	open, cls := -2, -2 // next marker positions, cached: -1 means none left
-	for i < to {
-		if open != -1 && open < i {
-			if open = strings.Index(lower[i:to], parseCDATAOpen); open >= 0 {
-				open += i
-			}
-		}
-		if cls != -1 && cls < i {
-			if cls = strings.Index(lower[i:to], "]]>"); cls >= 0 {
-				cls += i
-			}
-		}
-		switch {
-		case open >= 0 && (cls < 0 || open < cls):
-			depth++
-			i = open + len(parseCDATAOpen)
-		case cls >= 0:
-			depth--
-			i = cls + 3
-			if depth == 0 {
-				return i
-			}
-		default:
-			return -1
+// end before to. With flat it is XML's end instead: the first "]]>". The
+// markers of the whole text are found once, the first time one is asked
+// for, so text full of sections that never end costs no more than once.
+func (p *parseState) cdataEnd(k, to int, flat bool) int {
+	if p.cdata == nil {
+		p.cdata = parseCDATAScan(p.lower)
+	}
+	e := p.cdata.ends[k]
+	if flat {
+		e = -1
+		if i, _ := slices.BinarySearch(p.cdata.closes, k+len(parseCDATAOpen)); i < len(p.cdata.closes) {
+			e = p.cdata.closes[i] + 3
 		}
 	}
+	if e > 0 && e <= to {
+		return e
+	}
 	return -1
+}
+
+// parseCDATAMarks are the CDATA markers of a text.
+type parseCDATAMarks struct {
+	// ends maps the offset of each section's "<![cdata[" to the offset
+	// just after the "]]>" that ends it when sections nest: each "]]>"
+	// ends the innermost section still open, and one with none open is
+	// text. Sections that never end are not in it.
+	ends map[int]int
+	// closes are the offsets of every "]]>", in order.
+	closes []int
+}
+
+func parseCDATAScan(lower string) *parseCDATAMarks {
+	all := func(marker string) []int {
+		var out []int
+		for i := 0; ; {
+			k := strings.Index(lower[i:], marker)
+			if k < 0 {
+				return out
+			}
+			out = append(out, i+k)
+			i += k + len(marker)
+		}
+	}
+	opens := all(parseCDATAOpen)
+	m := &parseCDATAMarks{ends: make(map[int]int, len(opens)), closes: all("]]>")}
+	var stack []int
+	for oi, ci := 0, 0; ci < len(m.closes); {
+		if oi < len(opens) && opens[oi] < m.closes[ci] {
+			stack = append(stack, opens[oi])
+			oi++
+			continue
+		}
+		if n := len(stack); n > 0 {
+			m.ends[stack[n-1]] = m.closes[ci] + 3
+			stack = stack[:n-1]
+		}
+		ci++
+	}
+	return m
 }
 
 // parseCDATAValue reads an element's content that starts with a CDATA
@@ -122,7 +153,7 @@ func (p *parseState) readCDATAElem(name string, k, limit int, mode parseValueMod
 		}
 		lt += i
 		if strings.HasPrefix(lower[lt:limit], parseCDATAOpen) {
-			e := parseCDATAEnd(lower, lt, limit)
+			e := p.cdataEnd(lt, limit, false)
 			if e < 0 {
 				return p.readUnclosedCDATA(name, k, limit, xml, atEOF)
 			}

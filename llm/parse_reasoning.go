@@ -105,17 +105,21 @@ func (p *parseState) scanHarmony(j, to int) (int, bool) {
 		return 0, false
 	}
 	from += len("analysis")
-	end := -1
-	if e := strings.Index(lower[from:], "<|end|>"); e >= 0 {
-		end = from + e + len("<|end|>")
-	}
-	for _, m := range parseHarmonyEnds {
-		if e := strings.Index(lower[from:], m); e >= 0 && (end < 0 || from+e < end) {
-			end = from + e
+	for i := from; i < to; {
+		k := strings.Index(lower[i:], "<|")
+		if k < 0 {
+			break
 		}
-	}
-	if end >= 0 {
-		return end, true
+		k += i
+		if strings.HasPrefix(lower[k:], "<|end|>") {
+			return k + len("<|end|>"), true
+		}
+		for _, m := range parseHarmonyEnds {
+			if strings.HasPrefix(lower[k:], m) {
+				return k, true
+			}
+		}
+		i = k + 2
 	}
 	p.unclosedReasoning("<|channel|>analysis", from, to)
 	return to, true

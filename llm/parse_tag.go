@@ -215,7 +215,7 @@ func (p *parseState) readElem(name string, from, limit int, mode parseValueMode,
 		lt += i
 		if strings.HasPrefix(lower[lt:limit], parseCDATAOpen) {
 			// A section later in the value: nothing inside it is a tag.
-			if e := parseCDATAEnd(lower, lt, limit); e >= 0 {
+			if e := p.cdataEnd(lt, limit, false); e >= 0 {
 				i = e
 				continue
 			}
