@@ -72,7 +72,10 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) error { return 
 func (s *Server) deny(w http.ResponseWriter, r *http.Request) error    { return s.decide(w, r, false) }
 
 // decide records a decision bound to the digest of the arguments decided
-// on; the waiting call is woken.
+// on; the waiting call is woken. The key that asked for the call is refused
+// the decision unless the server allows self-approval; the decision names
+// the key that made it beside what the body says (by), which is the
+// client's own word.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request, approved bool) error {
 	var req DecisionRequest
 	if err := decode(r, &req); err != nil {
@@ -81,14 +84,22 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, approved bool) e
 	if req.Digest == "" {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "digest is required: the digest of the arguments decided on, as GET /v1/approvals shows it")
 	}
-	if _, err := s.approval(r); err != nil {
+	a, err := s.approval(r)
+	if err != nil {
 		return err
 	}
 	by := req.By
-	if k := KeyFrom(r.Context()); k != nil && by == "" {
-		by = "key:" + k.ID
+	if k := KeyFrom(r.Context()); k != nil {
+		if a.RequestedBy == requester(k) && !s.selfOK {
+			return apiError(http.StatusForbidden, CodeForbidden, "this key asked for the call: the key that asked cannot decide its approval; decide with another key that has the \"approve\" right (or set server.self_approval: true for a single-user setup)")
+		}
+		if by == "" {
+			by = requester(k)
+		} else {
+			by += " (" + requester(k) + ")"
+		}
 	}
-	a, err := s.decider.Decide(r.Context(), r.PathValue("id"), req.Digest, wield.Decision{Approved: approved, By: by, Reason: req.Reason})
+	a, err = s.decider.Decide(r.Context(), r.PathValue("id"), req.Digest, wield.Decision{Approved: approved, By: by, Reason: req.Reason})
 	if err != nil {
 		return err
 	}

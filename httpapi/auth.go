@@ -21,36 +21,98 @@ import (
 	"time"
 )
 
-// Right is what a key may do. A key with RightCall may also read.
+// Right is one thing a key may do. Every key reads; the other rights are
+// granted one by one and none implies another: a key that calls tools does
+// not decide their approvals, so a model holding it cannot approve its own
+// calls.
 type Right string
 
 // The rights.
 const (
 	// RightRead lists and describes tools, reads calls, statistics,
-	// approvals, artifacts and events, and parses text.
+	// approvals, artifacts and events, and parses text. Every key has it.
 	RightRead Right = "read"
-	// RightCall also calls tools, decides approvals and writes artifacts.
+	// RightCall calls tools (REST and MCP) and writes artifacts.
 	RightCall Right = "call"
+	// RightApprove decides approvals: approves or denies the calls of
+	// confirm tools. The key that asked for a call is refused the decision
+	// on it unless the server allows self-approval (Options.SelfApproval).
+	RightApprove Right = "approve"
+	// RightMetrics reads /metrics, whose series cover every tool: an
+	// operator's right, which a key scoped to toolsets cannot have.
+	RightMetrics Right = "metrics"
+	// RightWorkflow lets calls claim caller.type workflow_node, which
+	// bypasses the concurrency limits: meant for trusted workflow engines.
+	RightWorkflow Right = "workflow"
 )
 
-// allows reports whether a key with right r may do what needs want.
-func (r Right) allows(want Right) bool { return want == RightRead || r == RightCall }
+// Rights are every right, in the order help and listings show them.
+var Rights = []Right{RightRead, RightCall, RightApprove, RightMetrics, RightWorkflow}
+
+// ParseRights reads a list of rights as `wield keys create --rights` takes
+// it: names separated by commas ("call,approve"). Unknown, empty or
+// repeated names are errors.
+func ParseRights(list string) ([]Right, error) {
+	var out []Right
+	for name := range strings.SplitSeq(list, ",") {
+		r := Right(strings.TrimSpace(name))
+		switch {
+		case r == "":
+			return nil, fmt.Errorf("rights %q: an empty name; list rights separated by commas, e.g. call,approve", list)
+		case !slices.Contains(Rights, r):
+			return nil, fmt.Errorf("rights %q: unknown right %q; the rights are %s", list, r, rightNames())
+		case slices.Contains(out, r):
+			return nil, fmt.Errorf("rights %q: %q is named twice", list, r)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// rightNames lists the rights for error messages.
+func rightNames() string {
+	names := make([]string, len(Rights))
+	for i, r := range Rights {
+		names[i] = string(r)
+	}
+	return strings.Join(names, ", ")
+}
 
 // Key is an API key as the server keeps it: only the SHA-256 of the secret,
 // never the secret itself. A key reaches the tools of its Toolsets only (all
 // tools when empty): listing hides the others and calling them is refused.
 type Key struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name,omitempty"`
-	Hash      string    `json:"sha256"` // hex of the SHA-256 of the secret
-	Toolsets  []string  `json:"toolsets,omitempty"`
-	Right     Right     `json:"right"`
+	ID       string   `json:"id"`
+	Name     string   `json:"name,omitempty"`
+	Hash     string   `json:"sha256"` // hex of the SHA-256 of the secret
+	Toolsets []string `json:"toolsets,omitempty"`
+	// Right is read or call, as keys files held it before rights were a
+	// list; call here grants the call right and nothing more (not approve).
+	Right Right `json:"right"`
+	// Rights are the key's rights besides read (see [Right]).
+	Rights    []Right   `json:"rights,omitempty"`
 	CreatedAt time.Time `json:"created_at,omitzero"`
 	Revoked   bool      `json:"revoked,omitempty"`
 }
 
 // Scoped reports whether the key is limited to some toolsets.
 func (k *Key) Scoped() bool { return len(k.Toolsets) > 0 }
+
+// Has reports whether the key has right r. Every key reads.
+func (k *Key) Has(r Right) bool {
+	return r == RightRead || slices.Contains(k.Rights, r) || (r == RightCall && k.Right == RightCall)
+}
+
+// Granted lists the key's rights, read first, in the order of [Rights].
+func (k *Key) Granted() []Right {
+	var out []Right
+	for _, r := range Rights {
+		if k.Has(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // HashKey returns the hex SHA-256 of a secret, as keys are stored.
 func HashKey(secret string) string {
@@ -60,14 +122,17 @@ func HashKey(secret string) string {
 
 // ConfigKey makes the key of a `server.keys` entry of the configuration:
 // either the secret itself or "sha256:" and its hash, so that a
-// configuration file need not hold secrets. Such keys have every right on
-// every tool.
+// configuration file need not hold secrets. Such keys are the operator's:
+// they reach every tool and have every right but workflow (claiming the
+// workflow bypass of the concurrency limits takes a key made with that
+// right).
 func ConfigKey(i int, entry string) Key {
 	h, ok := strings.CutPrefix(entry, "sha256:")
 	if !ok {
 		h = HashKey(entry)
 	}
-	return Key{ID: fmt.Sprintf("config-%d", i+1), Hash: strings.ToLower(h), Right: RightCall}
+	return Key{ID: fmt.Sprintf("config-%d", i+1), Hash: strings.ToLower(h), Right: RightCall,
+		Rights: []Right{RightCall, RightApprove, RightMetrics}}
 }
 
 // Keyring answers whether a presented secret is a valid key. It holds keys
@@ -209,12 +274,25 @@ func writeKeys(path string, keys []Key) error {
 // keysMu serialises changes to keys files made by this process.
 var keysMu sync.Mutex
 
-// CreateKey makes a new key with the right and toolsets, adds its hash to
-// the keys file at path, and returns the secret, which is shown once and
-// kept nowhere.
-func CreateKey(path, name string, right Right, toolsets []string) (secret string, key Key, err error) {
-	if right != RightRead && right != RightCall {
-		return "", Key{}, fmt.Errorf("create key: right %q is not read or call", right)
+// CreateKey makes a new key with right and the more rights (read is
+// implied; see [Right]) on the tools of toolsets (every tool when empty),
+// adds its hash to the keys file at path, and returns the secret, which is
+// shown once and kept nowhere. A key scoped to toolsets cannot have the
+// metrics right, whose series cover every tool.
+func CreateKey(path, name string, right Right, toolsets []string, more ...Right) (secret string, key Key, err error) {
+	base, extra := RightRead, []Right(nil)
+	for _, r := range append([]Right{right}, more...) {
+		switch {
+		case !slices.Contains(Rights, r):
+			return "", Key{}, fmt.Errorf("create key: unknown right %q; the rights are %s", r, rightNames())
+		case r == RightMetrics && len(toolsets) > 0:
+			return "", Key{}, errors.New("create key: the metrics right shows the figures of every tool; a key scoped to toolsets cannot have it")
+		case r == RightCall:
+			base = RightCall
+		}
+		if r != RightRead && !slices.Contains(extra, r) {
+			extra = append(extra, r)
+		}
 	}
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -226,7 +304,7 @@ func CreateKey(path, name string, right Right, toolsets []string) (secret string
 	}
 	secret = "wield_" + base64.RawURLEncoding.EncodeToString(raw[:])
 	key = Key{ID: "key_" + hex.EncodeToString(id[:]), Name: name, Hash: HashKey(secret),
-		Toolsets: slices.Clone(toolsets), Right: right, CreatedAt: time.Now().UTC().Truncate(time.Second)}
+		Toolsets: slices.Clone(toolsets), Right: base, Rights: extra, CreatedAt: time.Now().UTC().Truncate(time.Second)}
 	keysMu.Lock()
 	defer keysMu.Unlock()
 	keys, err := ReadKeys(path)
@@ -258,6 +336,32 @@ func RevokeKey(path, id string) error {
 	}
 	return nil
 }
+
+// missingRight is the refusal of a request that needs a right the key
+// lacks; it names the right and how to get a key with it.
+func missingRight(r Right) error {
+	return apiError(http.StatusForbidden, CodeForbidden, fmt.Sprintf("this key lacks the %q right: make a key with it (wield keys create --rights %s)", r, r))
+}
+
+// mayBypass answers whether a request may claim caller.type workflow_node,
+// which bypasses the concurrency limits: with keys, a key with the
+// workflow right may; without, only a server told so
+// (Options.AllowWorkflowBypass). The refusal says which.
+func (s *Server) mayBypass(r *http.Request) error {
+	if k := KeyFrom(r.Context()); k != nil {
+		if k.Has(RightWorkflow) {
+			return nil
+		}
+		return apiError(http.StatusForbidden, CodeForbidden, fmt.Sprintf("caller.type workflow_node bypasses the concurrency limits: this key lacks the %q right (wield keys create --rights call,%s)", RightWorkflow, RightWorkflow))
+	}
+	if s.keys == nil && s.bypass {
+		return nil
+	}
+	return apiError(http.StatusForbidden, CodeForbidden, "caller.type workflow_node bypasses the concurrency limits: this server takes it from no request (set server.allow_workflow_bypass: true in the configuration to let local clients claim it)")
+}
+
+// requester is how approvals name the key that asked for a call.
+func requester(k *Key) string { return "key:" + k.ID }
 
 type keyCtx struct{}
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -103,18 +104,23 @@ func (s *Server) getCall(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// summary answers GET /v1/conversations/{id}/summary: seed 004's summary
-// of one conversation's calls. A scoped key sees the usage of its tools only.
+// summary answers GET /v1/conversations/{id}/summary: the summary of one
+// conversation's calls. A scoped key's summary counts the calls of its
+// tools only, totals and success rate included: it is made from the
+// statistics of those tools, since the store's summary counts every call.
 func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
-	sum, err := s.store.Summary(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
+	id := r.PathValue("id")
+	var sum wield.Summary
 	if scope := s.scope(r); scope != nil {
-		for t := range sum.ToolUsage {
-			if !scope[t] {
-				delete(sum.ToolUsage, t)
-			}
+		st, err := s.store.Statistics(r.Context(), wield.StatsQuery{ConversationID: id, Tools: scopeTools(scope)})
+		if err != nil {
+			return err
+		}
+		sum = summaryOf(id, st)
+	} else {
+		var err error
+		if sum, err = s.store.Summary(r.Context(), id); err != nil {
+			return err
 		}
 	}
 	if sum.ToolUsage == nil {
@@ -125,7 +131,8 @@ func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
 }
 
 // statistics answers GET /v1/statistics?conversation=&since=&until=. A
-// scoped key sees the per-tool figures of its tools only.
+// scoped key's figures, overall and per category too, count the calls of
+// its tools only.
 func (s *Server) statistics(w http.ResponseWriter, r *http.Request) error {
 	p := r.URL.Query()
 	q := wield.StatsQuery{ConversationID: p.Get("conversation")}
@@ -136,16 +143,12 @@ func (s *Server) statistics(w http.ResponseWriter, r *http.Request) error {
 	if q.Until, err = parseTime("until", p.Get("until")); err != nil {
 		return err
 	}
+	if scope := s.scope(r); scope != nil {
+		q.Tools = scopeTools(scope)
+	}
 	st, err := s.store.Statistics(r.Context(), q)
 	if err != nil {
 		return err
-	}
-	if scope := s.scope(r); scope != nil {
-		for t := range st.Tools {
-			if !scope[t] {
-				delete(st.Tools, t)
-			}
-		}
 	}
 	if st.Tools == nil {
 		st.Tools = map[string]wield.LatencyStats{}
@@ -155,4 +158,32 @@ func (s *Server) statistics(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, st)
 	return nil
+}
+
+// scopeTools lists the tools of a scope, sorted; never nil, so that an
+// empty scope selects no call.
+func scopeTools(scope map[string]bool) []string {
+	out := make([]string, 0, len(scope))
+	for t := range scope {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// summaryOf is the summary of a conversation's calls made from their
+// statistics, per tool.
+func summaryOf(id string, st wield.Statistics) wield.Summary {
+	sum := wield.Summary{ConversationID: id, ToolUsage: make(map[string]int, len(st.Tools))}
+	for t, l := range st.Tools {
+		sum.ToolUsage[t] = int(l.Count)
+		sum.TotalCalls += int(l.Count)
+		sum.FailedCalls += int(l.Failures)
+	}
+	sum.SuccessfulCalls = sum.TotalCalls - sum.FailedCalls
+	if sum.TotalCalls > 0 {
+		sum.SuccessRate = 100 * float64(sum.SuccessfulCalls) / float64(sum.TotalCalls)
+	}
+	sum.HasErrors = sum.FailedCalls > 0
+	return sum
 }

@@ -25,11 +25,22 @@
 //
 // A server given a non-empty [Keyring] refuses every request but /healthz
 // and /readyz without a valid key (401), presented as "Authorization:
-// Bearer KEY" or "X-API-Key: KEY". A key has a [Right] (read, or call
-// which includes read) and may be scoped to toolsets: the tools of other
-// toolsets are left out of listings, events, calls and approvals, and
-// naming one is refused (403). A scoped key cannot use the MCP endpoint,
-// which serves the whole registry.
+// Bearer KEY" or "X-API-Key: KEY". Every key reads; the other rights
+// ([RightCall], [RightApprove], [RightMetrics], [RightWorkflow]) are
+// granted one by one, and a request that needs one the key lacks is
+// refused (403, naming the right). A key may be scoped to toolsets: the
+// tools of other toolsets are left out of listings, events, calls,
+// approvals, statistics and summaries, and naming one is refused (403). A
+// scoped key cannot use the MCP endpoint, which serves the whole registry,
+// nor read /metrics, whose series cover every tool.
+//
+// Two guards hold with or without keys. A call that claims caller.type
+// workflow_node, which bypasses the concurrency limits, needs a key with
+// the workflow right, or on a server without keys
+// [Options.AllowWorkflowBypass]; it is refused (403) otherwise. And the key
+// that asked for a call that waits for approval is refused the decision on
+// it (403) unless [Options.SelfApproval] is set: a model that can call a
+// confirm tool must not be the one that approves it.
 package httpapi
 
 import (
@@ -79,6 +90,16 @@ type Options struct {
 	// MCP, when set, is served at /mcp and /mcp/ (to keys with the call
 	// right on every tool).
 	MCP http.Handler
+	// AllowWorkflowBypass lets calls on a server without keys claim
+	// caller.type workflow_node, which bypasses the concurrency limits.
+	// Without it such calls are refused (403): a model that reaches the
+	// loopback server with an HTTP tool must not lift the limits. With
+	// keys, only a key with [RightWorkflow] may claim it, whatever this says.
+	AllowWorkflowBypass bool
+	// SelfApproval lets a key with [RightApprove] decide the approval of a
+	// call it asked for itself: a single-user setup with one key. Without
+	// it that decision is refused (403).
+	SelfApproval bool
 	// Agents names the agents whose toolkits GET /v1/agents lists (the
 	// registry finds a toolkit by name but does not list them).
 	Agents []string
@@ -99,6 +120,8 @@ type Server struct {
 	metrics   *Metrics
 	log       *slog.Logger
 	agents    []string
+	bypass    bool // Options.AllowWorkflowBypass
+	selfOK    bool // Options.SelfApproval
 	heartbeat time.Duration
 	maxBody   int64
 	mux       *http.ServeMux
@@ -122,7 +145,7 @@ func (s *Server) routes() []route {
 	return []route{
 		{"GET", "/healthz", "", s.healthz},
 		{"GET", "/readyz", "", s.readyz},
-		{"GET", "/metrics", RightRead, s.serveMetrics},
+		{"GET", "/metrics", RightMetrics, s.serveMetrics},
 		{"GET", "/openapi.json", RightRead, s.openAPI},
 		{"GET", "/v1/tools", RightRead, s.listTools},
 		{"GET", "/v1/tools/{name}", RightRead, s.describeTool},
@@ -140,8 +163,8 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/limiter", RightRead, s.limiter},
 		{"GET", "/v1/approvals", RightRead, s.listApprovals},
 		{"GET", "/v1/approvals/{id}", RightRead, s.getApproval},
-		{"POST", "/v1/approvals/{id}/approve", RightCall, s.approve},
-		{"POST", "/v1/approvals/{id}/deny", RightCall, s.deny},
+		{"POST", "/v1/approvals/{id}/approve", RightApprove, s.approve},
+		{"POST", "/v1/approvals/{id}/deny", RightApprove, s.deny},
 		{"POST", "/v1/artifacts", RightCall, s.createArtifact},
 		{"GET", "/v1/artifacts/{id}", RightRead, s.getArtifact},
 		{"PATCH", "/v1/artifacts/{id}", RightCall, s.updateArtifact},
@@ -159,7 +182,8 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		eng: opts.Engine, reg: opts.Engine.Registry(), store: opts.Store, decider: opts.Approvals,
 		artifacts: artifact.New(opts.Store), keys: opts.Keys, metrics: opts.Metrics, log: opts.Logger,
-		agents: opts.Agents, heartbeat: opts.Heartbeat, maxBody: opts.MaxBody,
+		agents: opts.Agents, bypass: opts.AllowWorkflowBypass, selfOK: opts.SelfApproval,
+		heartbeat: opts.Heartbeat, maxBody: opts.MaxBody,
 		mux: http.NewServeMux(), done: make(chan struct{}),
 	}
 	if s.decider == nil {
@@ -231,11 +255,18 @@ func (s *Server) wrap(rt route) http.Handler {
 				s.writeError(sw, r, apiError(http.StatusUnauthorized, CodeUnauthorized, "a valid API key is required: send Authorization: Bearer KEY or X-API-Key: KEY"))
 				return
 			}
-			if !k.Right.allows(rt.right) {
-				s.writeError(sw, r, apiError(http.StatusForbidden, CodeForbidden, "this key may only read"))
+			if !k.Has(rt.right) {
+				s.writeError(sw, r, missingRight(rt.right))
 				return
 			}
-			r = r.WithContext(context.WithValue(r.Context(), keyCtx{}, k))
+			if rt.right == RightMetrics && k.Scoped() {
+				s.writeError(sw, r, apiError(http.StatusForbidden, CodeForbidden, "/metrics shows the figures of every tool: a key scoped to toolsets cannot read it"))
+				return
+			}
+			// The engine keeps who asked in the approval of a call that
+			// waits for one, so the key can be refused its own decision.
+			ctx := wield.WithRequester(context.WithValue(r.Context(), keyCtx{}, k), requester(k))
+			r = r.WithContext(ctx)
 		}
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(sw, r.Body, s.maxBody)

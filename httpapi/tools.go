@@ -144,7 +144,11 @@ func (s *Server) call(r *http.Request, scope map[string]bool, req CallRequest) (
 		return wield.Call{}, apiError(http.StatusBadRequest, CodeBadRequest, "timeout_ms is negative")
 	}
 	switch req.Caller.Type {
-	case "", wield.CallerConversationAgent, wield.CallerWorkflowNode, wield.CallerDirect:
+	case "", wield.CallerConversationAgent, wield.CallerDirect:
+	case wield.CallerWorkflowNode:
+		if err := s.mayBypass(r); err != nil {
+			return wield.Call{}, err
+		}
 	default:
 		return wield.Call{}, apiError(http.StatusBadRequest, CodeBadRequest, "caller.type is not conversation_agent, workflow_node or direct")
 	}

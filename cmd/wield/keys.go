@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -48,14 +49,34 @@ file again when it changes.`,
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Make a key; print it once on stdout",
-		Example: `  wield keys create --rights call
+		Long: `Make a key; print it once on stdout. Every key reads (lists and describes
+tools, reads calls, statistics, approvals, artifacts and events); --rights
+grants more, each on its own, none implying another:
+
+  call      call tools (REST and MCP) and write artifacts
+  approve   approve or deny the calls of confirm tools; the key that asked
+            for a call cannot decide it unless the server has
+            server.self_approval: true
+  metrics   read /metrics, whose series cover every tool (not with --toolset)
+  workflow  claim caller.type workflow_node, which bypasses the concurrency
+            limits: for trusted workflow engines only
+
+Give the key an agent uses call, and the person who approves another key
+with approve: a model must not approve its own calls.`,
+		Example: `  wield keys create --rights call --name agent
+  wield keys create --rights approve --name reviewer
+  wield keys create --rights metrics --name prometheus
   wield keys create --toolset math --toolset text --rights read --name dashboard`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if rights != string(httpapi.RightRead) && rights != string(httpapi.RightCall) {
-				return usagef("--rights %q: use read or call", rights)
+			list, err := httpapi.ParseRights(rights)
+			if err != nil {
+				return usagef("--rights: %v", err)
 			}
-			secret, k, err := httpapi.CreateKey(file, name, httpapi.Right(rights), toolsets)
+			if slices.Contains(list, httpapi.RightMetrics) && len(toolsets) > 0 {
+				return usagef("--rights metrics with --toolset: /metrics shows the figures of every tool, so a key scoped to toolsets cannot read it")
+			}
+			secret, k, err := httpapi.CreateKey(file, name, list[0], toolsets, list[1:]...)
 			if err != nil {
 				return err
 			}
@@ -63,13 +84,13 @@ file again when it changes.`,
 			if len(k.Toolsets) > 0 {
 				scope = "toolsets " + strings.Join(k.Toolsets, ", ")
 			}
-			fmt.Fprintf(a.stderr, "created key %s (%s on %s) in %s; it is shown once:\n", k.ID, k.Right, scope, file)
+			fmt.Fprintf(a.stderr, "created key %s (%s on %s) in %s; it is shown once:\n", k.ID, rightList(&k), scope, file)
 			fmt.Fprintln(a.stdout, secret)
 			return nil
 		},
 	}
 	create.Flags().StringVar(&name, "name", "", "a name to recognise the key by")
-	create.Flags().StringVar(&rights, "rights", string(httpapi.RightCall), "read (list, describe, query, events) or call (also call tools, decide approvals, write artifacts)")
+	create.Flags().StringVar(&rights, "rights", string(httpapi.RightCall), "the rights, separated by commas: read, call, approve, metrics, workflow (see above)")
 	create.Flags().StringSliceVar(&toolsets, "toolset", nil, "limit the key to the tools of this toolset (repeatable; default every tool)")
 
 	var asJSON bool
@@ -100,7 +121,7 @@ file again when it changes.`,
 				if k.Revoked {
 					state = "revoked"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Right, sets, k.CreatedAt.Format("2006-01-02 15:04"), state)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, rightList(&k), sets, k.CreatedAt.Format("2006-01-02 15:04"), state)
 			}
 			return tw.Flush()
 		},
@@ -125,4 +146,13 @@ file again when it changes.`,
 	}
 	cmd.AddCommand(create, list, revoke)
 	return cmd
+}
+
+// rightList shows a key's rights as --rights takes them: "read,call,approve".
+func rightList(k *httpapi.Key) string {
+	var names []string
+	for _, r := range k.Granted() {
+		names = append(names, string(r))
+	}
+	return strings.Join(names, ",")
 }
