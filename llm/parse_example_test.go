@@ -59,3 +59,30 @@ func ExampleIncompleteError() {
 	// recovered: 1 read_file
 	// lost: call 2 (write_file) cut off inside the value of parameter "content"
 }
+
+func ExampleParse_reasoning() {
+	// A reasoning model drafts a call in its thinking, then makes another;
+	// a tool without parameters is called with a name only.
+	text := "<think>\nI could run <tool_call>{\"name\": \"delete_file\", \"arguments\": {\"path\": \"/\"}}</tool_call>, but no.\n</think>\n\n" +
+		"<tool_call>{\"name\": \"current_time\"}</tool_call>"
+	calls, err := llm.Parse(text, nil)
+	if err != nil {
+		fmt.Println(err)
+	}
+	for _, c := range calls {
+		fmt.Println(c.Name, string(c.Arguments))
+	}
+	// Output:
+	// current_time {}
+}
+
+func ExampleParse_nestedCDATA() {
+	// An SVG whose <style> holds CDATA, inside the XML call format's CDATA.
+	text := "<tool_call><name>write_file</name><params>" +
+		"<content><![CDATA[<svg><style><![CDATA[.a{fill:red}]]></style></svg>]]></content>" +
+		"<path><![CDATA[icon.svg]]></path></params></tool_call>"
+	calls, _ := llm.Parse(text, &llm.ParseOptions{Format: llm.FormatXML})
+	fmt.Println(calls[0].Name, string(calls[0].Arguments))
+	// Output:
+	// write_file {"content":"<svg><style><![CDATA[.a{fill:red}]]></style></svg>","path":"icon.svg"}
+}
