@@ -20,7 +20,8 @@
 //	  - {name: db, url: "http://localhost:3001", headers: {Authorization: "Bearer ${DB_TOKEN}"}, enabled: false}
 //	store: sqlite:wield.db                    # or postgres://...
 //	server: {addr: ":8080", keys: ["${WIELD_KEY}"]}
-//	                                          # also body_timeout: 30s, max_conns_per_client: 512
+//	                                          # also body_timeout: 30s, max_conns_per_client: 512,
+//	                                          # allow_workflow_bypass: false, self_approval: false
 //	http_allow: [127.0.0.1/32, 10.0.0.0/8]
 //	http_allow_hosts: [api.internal]
 //	secret_names: [GITHUB_TOKEN]
@@ -213,6 +214,15 @@ type Server struct {
 	// MaxConnsPerClient bounds the connections open at once from one IP
 	// address (max_conns_per_client; 512 when zero); more are refused.
 	MaxConnsPerClient int
+	// AllowWorkflowBypass (allow_workflow_bypass) lets requests to a
+	// server without keys claim caller.type workflow_node, which bypasses
+	// the concurrency limits; without it they are refused. With keys only
+	// a key with the workflow right may claim it.
+	AllowWorkflowBypass bool
+	// SelfApproval (self_approval) lets the key that asked for a call
+	// decide its approval, for a single-user setup with one key; without
+	// it another key with the approve right must.
+	SelfApproval bool
 }
 
 // Guard returns the SSRF guard the configuration asks for: the default
@@ -843,6 +853,10 @@ func (c *configDecoder) server(sf field) Server {
 			s.BodyTimeout = c.dur(f, time.Second)
 		case "max_conns_per_client":
 			s.MaxConnsPerClient = c.integer(f)
+		case "allow_workflow_bypass":
+			s.AllowWorkflowBypass = c.boolean(f)
+		case "self_approval":
+			s.SelfApproval = c.boolean(f)
 		default:
 			c.unknown(f, "server")
 		}
