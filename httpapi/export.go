@@ -31,6 +31,14 @@ var exportDialects = map[string]llm.Dialect{
 	"mcp":              llm.MCP,
 }
 
+// exportAliases are other names of formats: the names of the dialects as
+// problems and `wield validate --dialect` give them. They are taken but not
+// listed.
+var exportAliases = map[string]string{
+	"openai-responses":        "responses",
+	"openai-responses-strict": "responses-strict",
+}
+
 // exportPrompts are the formats of ExportFormats that are prompts.
 var exportPrompts = map[string]func([]*wield.Tool) string{
 	"xml":         llm.XMLInstructions,
@@ -66,18 +74,37 @@ const ProblemHeader = "Wield-Problem"
 
 const textType = "text/plain; charset=utf-8"
 
+// CheckExportFormat returns nil when format is one of [ExportFormats] (or
+// another name of one, such as openai-responses), else a [*ChoiceError]
+// listing them.
+func CheckExportFormat(format string) error {
+	if alias, ok := exportAliases[format]; ok {
+		format = alias
+	}
+	if _, ok := exportDialects[format]; ok {
+		return nil
+	}
+	if _, ok := exportPrompts[format]; ok {
+		return nil
+	}
+	return &ChoiceError{Kind: "format", Name: format, Choices: ExportFormats}
+}
+
 // ExportTools writes tools, in order, in format. An unknown format is a
 // [*ChoiceError] listing [ExportFormats].
 func ExportTools(format string, tools []*wield.Tool) (*Export, error) {
-	if prompt, ok := exportPrompts[format]; ok {
+	if err := CheckExportFormat(format); err != nil {
+		return nil, err
+	}
+	name := format
+	if alias, ok := exportAliases[format]; ok {
+		name = alias
+	}
+	if prompt, ok := exportPrompts[name]; ok {
 		return &Export{Format: format, ContentType: textType, Body: []byte(prompt(tools))}, nil
 	}
-	d, ok := exportDialects[format]
-	if !ok {
-		return nil, &ChoiceError{Kind: "format", Name: format, Choices: ExportFormats}
-	}
-	vs, ps := llm.Export(d, tools)
-	if format == "gemini" && len(vs) > 0 {
+	vs, ps := llm.Export(exportDialects[name], tools)
+	if name == "gemini" && len(vs) > 0 {
 		// Gemini's request takes its functions in one tool.
 		decls := make([]gemini.FunctionDeclaration, len(vs))
 		for i, v := range vs {

@@ -43,6 +43,17 @@ func TestExportChoices(t *testing.T) {
 	if _, err := ExportTools("cobol", nil); err == nil || err.Error() != `unknown format "cobol": the formats are `+strings.Join(ExportFormats, ", ") {
 		t.Errorf("unknown format: %v", err)
 	}
+	// The dialects' own names are taken too.
+	for alias, name := range map[string]string{"openai-responses": "responses", "openai-responses-strict": "responses-strict"} {
+		a, err := ExportTools(alias, []*wield.Tool{wield.Raw("x", "X", &jsonschema.Schema{Type: "object"}, nil)})
+		if err != nil {
+			t.Fatalf("%s: %v", alias, err)
+		}
+		b, _ := ExportTools(name, []*wield.Tool{wield.Raw("x", "X", &jsonschema.Schema{Type: "object"}, nil)})
+		if string(a.Body) != string(b.Body) {
+			t.Errorf("%s differs from %s:\n%s\n%s", alias, name, a.Body, b.Body)
+		}
+	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "keys.json")
 	math, _, err := CreateKey(file, "math", RightCall, []string{"math"})

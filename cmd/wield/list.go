@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -64,8 +63,7 @@ func (a *app) listCommand() *cobra.Command {
 				if asJSON {
 					return usagef("--json and --format exclude each other: --json prints wield's own description of the tools, --format a document for a model")
 				}
-				if !slices.Contains(httpapi.ExportFormats, format) {
-					err := error(&httpapi.ChoiceError{Kind: "format", Name: format, Choices: httpapi.ExportFormats})
+				if err := httpapi.CheckExportFormat(format); err != nil {
 					if format == "json" {
 						err = fmt.Errorf("%w (for wield's own description of the tools, use --json)", err)
 					}
