@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -17,8 +18,13 @@ import (
 // Guard keeps HTTP tools away from internal addresses (server-side request
 // forgery): a model that can choose a URL must not reach the loopback
 // interface, the private network or a cloud metadata service. Its zero value
-// (and a nil *Guard) refuses every internal address; Allow and AllowHosts open
-// ranges and host names explicitly, for configurations that need them.
+// (and a nil *Guard) refuses every internal address; Allow, AllowPorts and
+// AllowHosts open ranges, ports and host names explicitly, for
+// configurations that need them.
+//
+// Whatever it allows, a Guard refuses the addresses wield itself listens on
+// (see [Listening]) unless AllowPorts, or AllowHosts with a port, names the
+// address with its port: a tool must not call the server that runs it.
 //
 // A Guard must not be changed once a client made from it is in use.
 type Guard struct {
@@ -27,8 +33,13 @@ type Guard struct {
 	// range also allows the IPv4-mapped IPv6 form of its addresses, which
 	// reach the same host.
 	Allow []netip.Prefix
+	// AllowPorts lists address ranges that are reachable on one port only,
+	// such as 127.0.0.1:8080 for a local test server and nothing else on
+	// loopback.
+	AllowPorts []Endpoint
 	// AllowHosts lists host names (or literal addresses as written in URLs)
-	// that are reachable whatever they resolve to. Matching ignores case.
+	// that are reachable whatever they resolve to, on every port, or on
+	// one when written with it ("localhost:8080"). Matching ignores case.
 	AllowHosts []string
 }
 
@@ -93,29 +104,47 @@ func classify(ip netip.Addr) string {
 	return ""
 }
 
-// Check reports whether a request may go to ip. It returns nil for a public
-// address or one inside Allow, and otherwise a *[wield.Error] of type
-// [wield.ErrPermissionDenied] that tells the model why.
+// Check reports whether a request may go to ip, on any port. It returns nil
+// for a public address or one inside Allow, and otherwise a *[wield.Error]
+// of type [wield.ErrPermissionDenied] that tells the model why. It knows no
+// port, so AllowPorts and wield's own addresses are left to
+// [Guard.CheckAddrPort].
 func (g *Guard) Check(ip netip.Addr) error {
-	return g.check("", ip)
-}
-
-// check is Check for an address that host resolved to; a host in AllowHosts
-// passes whatever its address.
-func (g *Guard) check(host string, ip netip.Addr) error {
-	if what := g.refused(host, ip); what != "" {
+	if what := classify(ip); what != "" && !g.ipAllowed(ip) {
 		return refuse(ip.String(), what)
 	}
 	return nil
 }
 
-// refused returns the internal class of ip, or "" if the guard lets it pass.
-func (g *Guard) refused(host string, ip netip.Addr) string {
-	what := classify(ip)
-	if what == "" || g.hostAllowed(host) || g.ipAllowed(ip) {
-		return ""
+// CheckAddrPort reports whether a request may go to ap: [Guard.Check] with
+// AllowPorts, and wield's own listening addresses refused unless named
+// with their port.
+func (g *Guard) CheckAddrPort(ap netip.AddrPort) error {
+	return g.checkAt("", ap)
+}
+
+// checkAt is CheckAddrPort for an address that host resolved to; a host in
+// AllowHosts passes whatever its address, but for wield's own.
+func (g *Guard) checkAt(host string, ap netip.AddrPort) error {
+	ip := ap.Addr()
+	name := ip.String()
+	if host != "" && strings.Trim(host, "[]") != name {
+		name = host + " (" + name + ")"
 	}
-	return what
+	if isOwn(ap) && !g.explicit(host, ap) {
+		return wield.Errorf(wield.ErrPermissionDenied,
+			"Access denied: %s:%d is wield's own server (a tool may not call the server that runs it; allow the address with its port in the configuration)", name, ap.Port())
+	}
+	if what := classify(ip); what != "" && !g.hostAllowed(host, ap.Port(), false) && !g.ipAllowed(ip) && !g.portAllowed(ap) {
+		return refuse(name, what)
+	}
+	return nil
+}
+
+// explicit reports whether the guard names ap with its port: the only way
+// to reach wield's own server.
+func (g *Guard) explicit(host string, ap netip.AddrPort) bool {
+	return g.portAllowed(ap) || g.hostAllowed(host, ap.Port(), true)
 }
 
 func refuse(addr, what string) *wield.Error {
@@ -136,17 +165,49 @@ func (g *Guard) ipAllowed(ip netip.Addr) bool {
 	return false
 }
 
-func (g *Guard) hostAllowed(host string) bool {
+func (g *Guard) portAllowed(ap netip.AddrPort) bool {
+	if g == nil || !ap.Addr().IsValid() {
+		return false
+	}
+	for _, e := range g.AllowPorts {
+		if e.Contains(ap) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostAllowed reports whether AllowHosts lets host through on port; with
+// withPort, only an entry written with that port counts.
+func (g *Guard) hostAllowed(host string, port uint16, withPort bool) bool {
 	if g == nil || host == "" {
 		return false
 	}
 	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
 	for _, h := range g.AllowHosts {
-		if strings.EqualFold(strings.TrimSuffix(strings.Trim(h, "[]"), "."), host) {
+		name, p := splitHostPort(h)
+		if (p == 0 && withPort) || (p != 0 && p != port) {
+			continue
+		}
+		if strings.EqualFold(strings.TrimSuffix(strings.Trim(name, "[]"), "."), host) {
 			return true
 		}
 	}
 	return false
+}
+
+// splitHostPort reads "host", "host:port", "[v6]" or "[v6]:port"; port is
+// 0 when none is written.
+func splitHostPort(s string) (string, uint16) {
+	h, p, err := net.SplitHostPort(s)
+	if err != nil {
+		return s, 0
+	}
+	n, err := strconv.ParseUint(p, 10, 16)
+	if err != nil {
+		return s, 0
+	}
+	return h, uint16(n)
 }
 
 // Client returns an HTTP client that enforces the guard. Host names are
@@ -186,7 +247,16 @@ func (g *Guard) checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	host := req.URL.Hostname()
 	if ip, err := netip.ParseAddr(host); err == nil {
-		if err := g.check(host, ip); err != nil {
+		port := uint16(80)
+		if req.URL.Scheme == "https" {
+			port = 443
+		}
+		if p := req.URL.Port(); p != "" {
+			if n, err := strconv.ParseUint(p, 10, 16); err == nil {
+				port = uint16(n)
+			}
+		}
+		if err := g.checkAt(host, netip.AddrPortFrom(ip, port)); err != nil {
 			return err
 		}
 	}
@@ -194,12 +264,27 @@ func (g *Guard) checkRedirect(req *http.Request, via []*http.Request) error {
 }
 
 func (g *Guard) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	host, port, err := net.SplitHostPort(addr)
+	host, p, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
 	}
-	if g.hostAllowed(host) {
-		var d net.Dialer
+	n, err := strconv.ParseUint(p, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("guard: port %q: %w", p, err)
+	}
+	port := uint16(n)
+	if g.hostAllowed(host, port, false) {
+		// An allowed host may be internal, but not wield's own server.
+		d := net.Dialer{Control: func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return fmt.Errorf("guard: unexpected address %q: %w", address, err)
+			}
+			if isOwn(ap) && !g.explicit(host, ap) {
+				return g.checkAt(host, ap)
+			}
+			return nil
+		}}
 		return d.DialContext(ctx, network, addr)
 	}
 	var ips []netip.Addr
@@ -220,18 +305,14 @@ func (g *Guard) dialContext(ctx context.Context, network, addr string) (net.Conn
 	// Every address must pass: a name that resolves to one public and one
 	// internal address is refused rather than tried in turn.
 	for _, ip := range ips {
-		if what := g.refused(host, ip); what != "" {
-			name := ip.String()
-			if host != name {
-				name = host + " (" + name + ")"
-			}
-			return nil, refuse(name, what)
+		if err := g.checkAt(host, netip.AddrPortFrom(ip, port)); err != nil {
+			return nil, err
 		}
 	}
-	d := net.Dialer{Control: g.control}
+	d := net.Dialer{Control: g.control(host)}
 	var errs []error
 	for _, ip := range ips {
-		c, err := d.DialContext(ctx, network, net.JoinHostPort(ip.String(), port))
+		c, err := d.DialContext(ctx, network, net.JoinHostPort(ip.String(), p))
 		if err == nil {
 			return c, nil
 		}
@@ -243,16 +324,16 @@ func (g *Guard) dialContext(ctx context.Context, network, addr string) (net.Conn
 	return nil, errors.Join(errs...)
 }
 
-// control checks the address the socket is about to connect to.
-func (g *Guard) control(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("guard: unexpected address %q: %w", address, err)
+// control returns the check of the address a socket is about to connect
+// to, which host resolved to.
+func (g *Guard) control(host string) func(network, address string, c syscall.RawConn) error {
+	return func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("guard: unexpected address %q: %w", address, err)
+		}
+		return g.checkAt(host, ap)
 	}
-	if err := g.Check(ap.Addr()); err != nil {
-		return err
-	}
-	return nil
 }
 
 func ipNetwork(network string) string {

@@ -200,7 +200,7 @@ func TestGuardNames(t *testing.T) {
 // checked before connect, even when the dial does not go through the
 // resolving dialer.
 func TestGuardControl(t *testing.T) {
-	d := net.Dialer{Control: (&Guard{}).control}
+	d := net.Dialer{Control: (&Guard{}).control("")}
 	_, err := d.Dial("tcp", "127.0.0.1:9")
 	assertRefused(t, err, "loopback address")
 }

@@ -22,8 +22,8 @@
 //	server: {addr: ":8080", keys: ["${WIELD_KEY}"]}
 //	                                          # also body_timeout: 30s, max_conns_per_client: 512,
 //	                                          # allow_workflow_bypass: false, self_approval: false
-//	http_allow: [127.0.0.1/32, 10.0.0.0/8]
-//	http_allow_hosts: [api.internal]
+//	http_allow: [127.0.0.1/32, 10.0.0.0/8, "127.0.0.1:8080"]   # a port: that port only
+//	http_allow_hosts: [api.internal, "localhost:8080"]
 //	secret_names: [GITHUB_TOKEN]
 //	redis: {url: "redis://127.0.0.1:6379/0", prefix: wield, lease_ttl: 10s, share_events: true}
 //	                                          # with concurrency.backend: redis, the limits are shared
@@ -125,9 +125,14 @@ type Config struct {
 	Server Server
 	// HTTPAllow and HTTPAllowHosts are the internal ranges and hosts that
 	// HTTP tools may reach despite the SSRF guard; see [Config.Guard].
+	// HTTPAllowPorts are http_allow's entries written with a port
+	// ("127.0.0.1:8080", "10.0.0.0/8:443"): that port only.
 	HTTPAllow      []netip.Prefix
+	HTTPAllowPorts []httptool.Endpoint
 	HTTPAllowHosts []string
-	// SecretNames are the environment variables tools may use as secrets.
+	// SecretNames are names (of parameters, headers, query parameters)
+	// whose values records, logs and events never keep, in addition to the
+	// defaults (engine.DefaultSecretNames).
 	SecretNames []string
 	// Reload says when the tool folders are loaded again.
 	Reload Reload
@@ -226,10 +231,13 @@ type Server struct {
 }
 
 // Guard returns the SSRF guard the configuration asks for: the default
-// refusals, less the ranges and hosts of http_allow and http_allow_hosts.
+// refusals, less the ranges, ports and hosts of http_allow and
+// http_allow_hosts. wield's own listening address stays refused unless
+// one of them names it with its port.
 func (c *Config) Guard() *httptool.Guard {
 	return &httptool.Guard{
 		Allow:      append([]netip.Prefix(nil), c.HTTPAllow...),
+		AllowPorts: append([]httptool.Endpoint(nil), c.HTTPAllowPorts...),
 		AllowHosts: append([]string(nil), c.HTTPAllowHosts...),
 	}
 }
@@ -468,7 +476,7 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 		case "server":
 			cfg.Server = c.server(f)
 		case "http_allow":
-			cfg.HTTPAllow = c.prefixes(f)
+			cfg.HTTPAllow, cfg.HTTPAllowPorts = c.prefixes(f)
 		case "http_allow_hosts":
 			cfg.HTTPAllowHosts = c.strings(f)
 		case "secret_names":
@@ -864,31 +872,43 @@ func (c *configDecoder) server(sf field) Server {
 	return s
 }
 
-// prefixes reads CIDR ranges; a bare address is its own /32 or /128.
-func (c *configDecoder) prefixes(f field) []netip.Prefix {
+// prefixes reads CIDR ranges, a bare address being its own /32 or /128,
+// and ranges or addresses with a port ("127.0.0.1:8080", "[::1]:8080",
+// "10.0.0.0/8:443").
+func (c *configDecoder) prefixes(f field) ([]netip.Prefix, []httptool.Endpoint) {
 	list, ok := seq(f.val)
 	if !ok {
 		c.errorf(f.val, "%s: expected a list of CIDR ranges, got %s", f.name, kindName(f.val))
-		return nil
+		return nil, nil
 	}
 	var out []netip.Prefix
+	var ports []httptool.Endpoint
 	for _, n := range list {
 		s := c.str(field{name: f.name, val: n})
 		if s == "" {
+			continue
+		}
+		if strings.HasPrefix(s, "[") || strings.Count(s, ":") == 1 {
+			e, err := httptool.ParseEndpoint(s)
+			if err != nil {
+				c.errorf(n, "%s: %v", f.name, err)
+				continue
+			}
+			ports = append(ports, e)
 			continue
 		}
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
 			a, aerr := netip.ParseAddr(s)
 			if aerr != nil {
-				c.errorf(n, "%s: %q is not a CIDR range like \"10.0.0.0/8\"", f.name, s)
+				c.errorf(n, "%s: %q is not a CIDR range like \"10.0.0.0/8\", or one with a port like \"127.0.0.1:8080\"", f.name, s)
 				continue
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
 		out = append(out, p.Masked())
 	}
-	return out
+	return out, ports
 }
 
 func (c *configDecoder) stringMap(f field) map[string]string {

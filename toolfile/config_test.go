@@ -313,7 +313,7 @@ func TestLoadConfigMistakes(t *testing.T) {
 		"19:14: enabled: expected true or false, got string",
 		`22:5: mcp_servers: duplicate server name "twice"`,
 		`23:8: store: "mysql://db" is neither sqlite:PATH nor postgres://...`,
-		`24:14: http_allow: "10.0.0.0/33" is not a CIDR range like "10.0.0.0/8"`,
+		`24:14: http_allow: "10.0.0.0/33" is not a CIDR range like "10.0.0.0/8", or one with a port like "127.0.0.1:8080"`,
 		"26:3: tools.timeout: default timeout already set by timeout at 2:1",
 		"27:3: tools.maxConcurrent: concurrency max already set by concurrency.max at 5:3",
 		`28:3: tools: unknown field "color"`,
