@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/mcpbridge"
 )
 
@@ -146,6 +147,7 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, f mcpFlags, lo
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	defer httptool.Listening(ln.Addr())() // the tools' guard refuses this server
 	// A client's standing event stream (GET) lasts as long as its session:
 	// shutting down ends those streams, and lets calls in flight finish.
 	streams, endStreams := context.WithCancel(context.Background())

@@ -17,6 +17,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/approval"
 	"github.com/wieldhq/wield/httpapi"
+	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/mcpbridge"
 	"github.com/wieldhq/wield/sqlite"
 	"github.com/wieldhq/wield/toolfile"
@@ -293,6 +294,9 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	// The tools' guard refuses this address from now on: a model must not
+	// call the API of the server that runs it.
+	defer httptool.Listening(ln.Addr())()
 	bound := ln.Addr().String()
 	if f.addrFile != "" {
 		if err := os.WriteFile(f.addrFile, []byte(bound+"\n"), 0o644); err != nil {
