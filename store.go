@@ -7,8 +7,9 @@ import (
 )
 
 // Record is one finished call as a store keeps it. Stores list records
-// newest first by call ID, which engine-made IDs ([NewID]) make time-ordered;
-// a caller that supplies its own IDs gets its records in ID order instead.
+// newest first by call ID, which engine-made IDs ([NewID]) make time-ordered
+// to the millisecond (calls of one millisecond come in random order); a
+// caller that supplies its own IDs gets its records in ID order instead.
 // Metadata and caller variables come back as JSON decodes them (numbers as
 // float64).
 type Record struct {

@@ -14,6 +14,13 @@
 // no other passage is nearly as close. An exact fragment found more than
 // once, a weak match and two equally good matches are refused with errors
 // that say what to send instead.
+//
+// # Whose artifacts
+//
+// Every read and change names a [Scope]: the owner (the API key that asks,
+// or "" without keys) and, for a tool called in a conversation, the
+// conversation. An artifact outside the scope is [wield.ErrNotFound], the
+// same as one that does not exist, so a scope learns nothing of the others.
 package artifact
 
 import (
@@ -47,7 +54,16 @@ type Manager struct {
 // New returns a manager over store.
 func New(store wield.ArtifactStore) *Manager { return &Manager{store: store} }
 
-// Create stores a new artifact as version 1; it assigns an ID when a.ID is empty.
+// Scope is whose artifacts a read or change may reach: those of Owner
+// (see [wield.Artifact].Owner) and, when Conversation is set, only those of
+// that conversation and of none ([wield.ArtifactVisible]).
+type Scope struct {
+	Owner        string
+	Conversation string
+}
+
+// Create stores a new artifact as version 1 for a.Owner; it assigns an ID
+// (unguessable: [wield.NewID]) when a.ID is empty.
 func (m *Manager) Create(ctx context.Context, a wield.Artifact) (*wield.Artifact, error) {
 	if a.ID == "" {
 		a.ID = "art_" + wield.NewID()
@@ -62,27 +78,42 @@ func (m *Manager) Create(ctx context.Context, a wield.Artifact) (*wield.Artifact
 	return &a, nil
 }
 
-// Read returns a version of an artifact; version 0 is the latest.
-func (m *Manager) Read(ctx context.Context, id string, version int) (*wield.Artifact, error) {
-	a, err := m.store.Artifact(ctx, id, version)
+// Read returns a version of an artifact in scope; version 0 is the latest.
+// One out of scope is wield.ErrNotFound.
+func (m *Manager) Read(ctx context.Context, sc Scope, id string, version int) (*wield.Artifact, error) {
+	a, err := m.read(ctx, sc, id, version)
 	if err != nil {
 		return nil, fmt.Errorf("read artifact %s: %w", id, err)
 	}
 	return a, nil
 }
 
-// Rewrite replaces the whole content with a new version.
-func (m *Manager) Rewrite(ctx context.Context, id, content string) (*wield.Artifact, error) {
-	return m.change(ctx, id, func(string) (string, error) { return content, nil })
+// read is the one way to an artifact: from the owner's, and in the
+// conversation's sight.
+func (m *Manager) read(ctx context.Context, sc Scope, id string, version int) (*wield.Artifact, error) {
+	a, err := m.store.Artifact(ctx, sc.Owner, id, version)
+	if err != nil {
+		return nil, err
+	}
+	if !wield.ArtifactVisible(a, sc.Conversation) {
+		return nil, fmt.Errorf("artifact %s version %d: %w", id, version, wield.ErrNotFound)
+	}
+	return a, nil
 }
 
-// Update replaces the fragment old with new in the latest version, finding
-// old exactly or, failing that, by fuzzy match (see the package doc).
-func (m *Manager) Update(ctx context.Context, id, old, new string) (*wield.Artifact, error) {
+// Rewrite replaces the whole content of an artifact in scope with a new version.
+func (m *Manager) Rewrite(ctx context.Context, sc Scope, id, content string) (*wield.Artifact, error) {
+	return m.change(ctx, sc, id, func(string) (string, error) { return content, nil })
+}
+
+// Update replaces the fragment old with new in the latest version of an
+// artifact in scope, finding old exactly or, failing that, by fuzzy match
+// (see the package doc).
+func (m *Manager) Update(ctx context.Context, sc Scope, id, old, new string) (*wield.Artifact, error) {
 	if old == "" {
 		return nil, fmt.Errorf("update artifact %s: the fragment to replace is empty: use rewrite to replace everything", id)
 	}
-	return m.change(ctx, id, func(text string) (string, error) {
+	return m.change(ctx, sc, id, func(text string) (string, error) {
 		start, end, err := m.locate(text, old)
 		if err != nil {
 			return "", err
@@ -91,9 +122,11 @@ func (m *Manager) Update(ctx context.Context, id, old, new string) (*wield.Artif
 	})
 }
 
-func (m *Manager) change(ctx context.Context, id string, edit func(string) (string, error)) (*wield.Artifact, error) {
+func (m *Manager) change(ctx context.Context, sc Scope, id string, edit func(string) (string, error)) (*wield.Artifact, error) {
 	for range 5 {
-		cur, err := m.store.Artifact(ctx, id, 0)
+		// The new version keeps the owner and conversation of cur, so the
+		// check of cur holds for it.
+		cur, err := m.read(ctx, sc, id, 0)
 		if err != nil {
 			return nil, fmt.Errorf("change artifact %s: %w", id, err)
 		}
@@ -101,7 +134,7 @@ func (m *Manager) change(ctx context.Context, id string, edit func(string) (stri
 		if err != nil {
 			return nil, fmt.Errorf("change artifact %s (version %d): %w", id, cur.Version, err)
 		}
-		a, err := m.store.PutArtifactVersion(ctx, id, cur.Version, text)
+		a, err := m.store.PutArtifactVersion(ctx, sc.Owner, id, cur.Version, text)
 		if errors.Is(err, wield.ErrConflict) {
 			continue // someone else wrote a version: apply the change to it
 		}

@@ -51,7 +51,7 @@ func TestUpdate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, id := setup(t)
-			a, err := m.Update(context.Background(), id, tt.old, tt.new)
+			a, err := m.Update(context.Background(), artifact.Scope{}, id, tt.old, tt.new)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) {
 					t.Fatalf("err = %v, want %v", err, tt.err)
@@ -67,7 +67,7 @@ func TestUpdate(t *testing.T) {
 			if strings.Count(a.Content, "\n") != strings.Count(doc, "\n") {
 				t.Errorf("the update touched other lines:\n%s", a.Content)
 			}
-			old, err := m.Read(context.Background(), id, 1)
+			old, err := m.Read(context.Background(), artifact.Scope{}, id, 1)
 			if err != nil || old.Content != doc {
 				t.Errorf("version 1 changed: %v", err)
 			}
@@ -79,7 +79,7 @@ func TestAmbiguousFuzzy(t *testing.T) {
 	m := artifact.New(memstore.NewArtifacts())
 	text := "alpha: set the timeout to 30 seconds\nbeta: set the timeout to 30 seconds\n"
 	a, _ := m.Create(context.Background(), wield.Artifact{Content: text})
-	_, err := m.Update(context.Background(), a.ID, "set the timeout to 31 seconds", "x")
+	_, err := m.Update(context.Background(), artifact.Scope{}, a.ID, "set the timeout to 31 seconds", "x")
 	if !errors.Is(err, artifact.ErrAmbiguous) {
 		t.Errorf("err = %v, want ambiguous", err)
 	}
@@ -88,25 +88,25 @@ func TestAmbiguousFuzzy(t *testing.T) {
 func TestRewriteAndVersions(t *testing.T) {
 	m, id := setup(t)
 	ctx := context.Background()
-	if _, err := m.Rewrite(ctx, id, "v2"); err != nil {
+	if _, err := m.Rewrite(ctx, artifact.Scope{}, id, "v2"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Rewrite(ctx, id, "v3"); err != nil {
+	if _, err := m.Rewrite(ctx, artifact.Scope{}, id, "v3"); err != nil {
 		t.Fatal(err)
 	}
 	for v, want := range map[int]string{0: "v3", 1: doc, 2: "v2", 3: "v3"} {
-		a, err := m.Read(ctx, id, v)
+		a, err := m.Read(ctx, artifact.Scope{}, id, v)
 		if err != nil || a.Content != want {
 			t.Errorf("version %d: %v %q", v, err, a.Content)
 		}
 	}
-	if _, err := m.Read(ctx, id, 9); !errors.Is(err, wield.ErrNotFound) {
+	if _, err := m.Read(ctx, artifact.Scope{}, id, 9); !errors.Is(err, wield.ErrNotFound) {
 		t.Errorf("version 9: %v", err)
 	}
-	if _, err := m.Update(ctx, "nope", "a", "b"); !errors.Is(err, wield.ErrNotFound) {
+	if _, err := m.Update(ctx, artifact.Scope{}, "nope", "a", "b"); !errors.Is(err, wield.ErrNotFound) {
 		t.Errorf("unknown id: %v", err)
 	}
-	if _, err := m.Update(ctx, id, "", "b"); err == nil {
+	if _, err := m.Update(ctx, artifact.Scope{}, id, "", "b"); err == nil {
 		t.Error("an empty fragment was accepted")
 	}
 }
@@ -119,7 +119,7 @@ func TestConcurrentUpdates(t *testing.T) {
 	done := make(chan error, 4)
 	for _, w := range []string{"a", "b", "c", "d"} {
 		go func() {
-			_, err := m.Update(ctx, a.ID, w, strings.ToUpper(w))
+			_, err := m.Update(ctx, artifact.Scope{}, a.ID, w, strings.ToUpper(w))
 			done <- err
 		}()
 	}
@@ -128,7 +128,7 @@ func TestConcurrentUpdates(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	got, _ := m.Read(ctx, a.ID, 0)
+	got, _ := m.Read(ctx, artifact.Scope{}, a.ID, 0)
 	if got.Content != "A B C D" || got.Version != 5 {
 		t.Errorf("got %q version %d", got.Content, got.Version)
 	}
@@ -147,7 +147,7 @@ func FuzzUpdate(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := m.Update(ctx, a.ID, old, new)
+		got, err := m.Update(ctx, artifact.Scope{}, a.ID, old, new)
 		if err != nil {
 			return
 		}

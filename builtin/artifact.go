@@ -57,21 +57,25 @@ func artifactOutput(a *wield.Artifact, withContent bool) ArtifactOutput {
 	return out
 }
 
-// ArtifactTools returns seed 000's create_artifact, read_artifact,
-// update_artifact and rewrite_artifact over a store (any wield.Storage, or
-// memstore). Every change is a new version; nothing is overwritten, so the
-// tools run without confirmation (seed 000 marks them AUTO). An artifact
-// created in a conversation belongs to it. Missing artifacts and versions,
-// and fragments that match nothing or too much, are validation_error with
-// a message that says what to send instead.
+// ArtifactTools returns create_artifact, read_artifact, update_artifact and
+// rewrite_artifact over a store (any wield.Storage, or memstore). Every
+// change is a new version; nothing is overwritten, so the tools run without
+// confirmation (AUTO, as the artifact tools are specified).
+//
+// An artifact belongs to whoever called the tool that made it: the API key
+// the server authenticated ([wield.RequesterFrom]; none is one owner), and
+// the conversation of the call when it has one. The tools reach only the
+// caller's own artifacts, and in a conversation only those of that
+// conversation and those made outside any (see [artifact.Scope]); another's
+// is "not found" like an ID that does not exist. Missing artifacts and
+// versions, and fragments that match nothing or too much, are
+// validation_error with a message that says what to send instead.
 func ArtifactTools(store wield.ArtifactStore) []*wield.Tool {
 	m := artifact.New(store)
 	create := wield.Func("create_artifact", "Create a new document (artifact) that can be read and edited later; returns its id and version 1.",
 		func(ctx context.Context, in CreateArtifactInput) (ArtifactOutput, error) {
-			a := wield.Artifact{Title: in.Title, Type: in.Type, Content: in.Content}
-			if c := wield.CallFrom(ctx); c != nil {
-				a.ConversationID = c.Caller.ConversationID
-			}
+			sc := artifactScope(ctx)
+			a := wield.Artifact{Title: in.Title, Type: in.Type, Content: in.Content, Owner: sc.Owner, ConversationID: sc.Conversation}
 			if a.Type == "" {
 				a.Type = "markdown"
 			}
@@ -83,7 +87,7 @@ func ArtifactTools(store wield.ArtifactStore) []*wield.Tool {
 		})
 	read := wield.Func("read_artifact", "Read a document (artifact): its latest version, or an older one.",
 		func(ctx context.Context, in ReadArtifactInput) (ArtifactOutput, error) {
-			a, err := m.Read(ctx, in.ID, in.Version)
+			a, err := m.Read(ctx, artifactScope(ctx), in.ID, in.Version)
 			if err != nil {
 				return ArtifactOutput{}, artifactError(err, in.ID, in.Version)
 			}
@@ -91,7 +95,7 @@ func ArtifactTools(store wield.ArtifactStore) []*wield.Tool {
 		})
 	update := wield.Func("update_artifact", "Edit a document (artifact) by replacing one passage of its latest version with new text.",
 		func(ctx context.Context, in UpdateArtifactInput) (ArtifactOutput, error) {
-			a, err := m.Update(ctx, in.ID, in.Old, in.New)
+			a, err := m.Update(ctx, artifactScope(ctx), in.ID, in.Old, in.New)
 			if err != nil {
 				return ArtifactOutput{}, artifactError(err, in.ID, 0)
 			}
@@ -99,7 +103,7 @@ func ArtifactTools(store wield.ArtifactStore) []*wield.Tool {
 		})
 	rewrite := wield.Func("rewrite_artifact", "Replace the whole content of a document (artifact) with a new version.",
 		func(ctx context.Context, in RewriteArtifactInput) (ArtifactOutput, error) {
-			a, err := m.Rewrite(ctx, in.ID, in.Content)
+			a, err := m.Rewrite(ctx, artifactScope(ctx), in.ID, in.Content)
 			if err != nil {
 				return ArtifactOutput{}, artifactError(err, in.ID, 0)
 			}
@@ -116,6 +120,16 @@ func ArtifactTools(store wield.ArtifactStore) []*wield.Tool {
 		t.Source = "builtin"
 	}
 	return tools
+}
+
+// artifactScope is whose artifacts a tool call reaches: those of the key
+// that asked, in the call's conversation.
+func artifactScope(ctx context.Context) artifact.Scope {
+	sc := artifact.Scope{Owner: wield.RequesterFrom(ctx)}
+	if c := wield.CallFrom(ctx); c != nil {
+		sc.Conversation = c.Caller.ConversationID
+	}
+	return sc
 }
 
 // artifactError turns what a model can fix into validation errors that say

@@ -29,7 +29,7 @@ func TestArtifactTools(t *testing.T) {
 	if made.Version != 1 || made.Type != "markdown" || made.Content != "" || !strings.HasPrefix(made.ID, "art_") {
 		t.Errorf("created %+v", made)
 	}
-	if a, _ := store.Artifact(context.Background(), made.ID, 1); a == nil || a.ConversationID != "conv-7" {
+	if a, _ := store.Artifact(context.Background(), "", made.ID, 1); a == nil || a.ConversationID != "conv-7" {
 		t.Errorf("stored %+v, want it in conversation conv-7", a)
 	}
 	id := made.ID
@@ -90,7 +90,7 @@ func TestArtifactTools(t *testing.T) {
 // brokenStore fails as a database that went away does.
 type brokenStore struct{ wield.ArtifactStore }
 
-func (brokenStore) Artifact(context.Context, string, int) (*wield.Artifact, error) {
+func (brokenStore) Artifact(context.Context, string, string, int) (*wield.Artifact, error) {
 	return nil, errors.New("dial tcp 10.1.2.3:5432: connect: connection refused")
 }
 
@@ -116,5 +116,56 @@ func TestCallSubagent(t *testing.T) {
 	agents = nil
 	if res := call(t, e, "call_subagent", `{"agent_name":"coder"}`); res.OK || !strings.Contains(res.Error, "no agents are configured") {
 		t.Errorf("no agents: %s %q", res.ErrorType, res.Error)
+	}
+}
+
+// TestArtifactToolsScoped is a model that holds key B's calls and knows the
+// ID of key A's artifact (from a log, a shared chat, a guess): read, update
+// and rewrite find nothing, as for an ID that does not exist, and A's
+// artifact is unchanged. In one key, a call in another conversation finds
+// nothing either, while calls without a conversation reach all the key's.
+func TestArtifactToolsScoped(t *testing.T) {
+	store := memstore.NewArtifacts()
+	e := newEngine(t, builtin.ArtifactTools(store)...)
+	as := func(key, conv, tool, args string) *wield.Result {
+		t.Helper()
+		ctx := context.Background()
+		if key != "" {
+			ctx = wield.WithRequester(ctx, "key:"+key)
+		}
+		res, err := e.Call(ctx, wield.Call{Tool: tool, Arguments: json.RawMessage(args), Caller: wield.ForConversation("agent", conv)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := as("a", "conv-a", "create_artifact", `{"content":"A's secret plan"}`)
+	var made builtin.ArtifactOutput
+	if !res.OK || json.Unmarshal(res.Output, &made) != nil {
+		t.Fatalf("create as key a: %s %s", res.Output, res.Error)
+	}
+	notFound := `there is no artifact with id "` + made.ID + `"`
+	for _, who := range []struct{ key, conv string }{{"b", "conv-a"}, {"b", ""}, {"", "conv-a"}, {"a", "conv-other"}} {
+		for _, c := range []struct{ tool, args string }{
+			{"read_artifact", `{"id":"` + made.ID + `"}`},
+			{"read_artifact", `{"id":"` + made.ID + `","version":1}`},
+			{"update_artifact", `{"id":"` + made.ID + `","old":"secret","new":"stolen"}`},
+			{"rewrite_artifact", `{"id":"` + made.ID + `","content":"overwritten"}`},
+		} {
+			res := as(who.key, who.conv, c.tool, c.args)
+			if res.OK || res.ErrorType != wield.ErrValidation || (!strings.Contains(res.Error, notFound) && !strings.Contains(res.Error, "or does not exist")) {
+				t.Errorf("key %q in %q: %s %s: ok=%v %s %q, want not found", who.key, who.conv, c.tool, c.args, res.OK, res.ErrorType, res.Error)
+			}
+		}
+	}
+	for _, conv := range []string{"conv-a", ""} {
+		res := as("a", conv, "read_artifact", `{"id":"`+made.ID+`"}`)
+		var out builtin.ArtifactOutput
+		if !res.OK || json.Unmarshal(res.Output, &out) != nil || out.Content != "A's secret plan" || out.Version != 1 {
+			t.Errorf("key a in %q reads its own: %s %s, want version 1 unchanged", conv, res.Output, res.Error)
+		}
+	}
+	if a, err := store.Artifact(context.Background(), "key:a", made.ID, 0); err != nil || a.Owner != "key:a" || a.ConversationID != "conv-a" {
+		t.Errorf("stored %+v, %v; want owner key:a in conv-a", a, err)
 	}
 }

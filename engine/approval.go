@@ -259,6 +259,10 @@ func (e *Engine) Resume(ctx context.Context, a *wield.Approval) (*wield.Result, 
 			return rec.Result, nil
 		}
 	}
+	// The call runs as whoever asked for it, not as whoever resumes it (an
+	// approver's request, a server after a restart): a tool that keeps
+	// things per requester (the artifact tools) finds the requester's own.
+	ctx = wield.WithRequester(ctx, a.RequestedBy)
 	k := &call{Call: wield.Call{ID: a.CallID, Tool: a.Tool, Arguments: a.Arguments, Caller: a.Caller, Timeout: a.Timeout, ApprovalID: a.ID}, resumed: a}
 	if a.Status == wield.ApprovalApproved {
 		return e.pipeline(ctx, k)

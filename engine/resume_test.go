@@ -342,3 +342,42 @@ func TestResumeClosed(t *testing.T) {
 		t.Errorf("a closed engine claimed the approval: %+v", got)
 	}
 }
+
+// TestResumeRunsAsRequester: a call resumed after its approval runs as the
+// key that asked for it, whoever resumes it, so that a tool keeping things
+// per requester (the artifact tools) writes the requester's own.
+func TestResumeRunsAsRequester(t *testing.T) {
+	for _, tt := range []struct{ requestedBy, resumer string }{
+		{"key:asker", ""}, {"key:asker", "key:approver"}, {"", "key:approver"},
+	} {
+		s := durable(t)
+		var seen atomic.Value
+		who := wield.Func("rm", "Remove a file", func(ctx context.Context, in pathIn) (string, error) {
+			seen.Store(wield.RequesterFrom(ctx))
+			return "removed", nil
+		})
+		who.Annotations.Destructive = true
+		e := newEngine(t, &engine.Options{Store: s}, who)
+		ctx := context.Background()
+		a := args(`{"path":"/tmp/x"}`)
+		req := &wield.ApprovalRequest{ID: "a", CallID: "call-a", Tool: "rm", Arguments: a, Digest: engine.Digest(a),
+			CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour), RequestedBy: tt.requestedBy}
+		if err := s.CreateApproval(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.DecideApproval(ctx, "a", req.Digest, wield.Decision{Approved: true, By: "ann"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rctx := ctx
+		if tt.resumer != "" {
+			rctx = wield.WithRequester(ctx, tt.resumer)
+		}
+		if res, err := e.Resume(rctx, got); err != nil || res == nil || !res.OK {
+			t.Fatalf("Resume: %+v, %v", res, err)
+		}
+		if s, _ := seen.Load().(string); s != tt.requestedBy {
+			t.Errorf("asked by %q, resumed by %q: the tool ran as %q, want %q", tt.requestedBy, tt.resumer, s, tt.requestedBy)
+		}
+	}
+}

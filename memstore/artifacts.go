@@ -10,20 +10,28 @@ import (
 )
 
 // Artifacts keeps artifacts and all their versions in memory; it implements
-// wield.ArtifactStore.
+// wield.ArtifactStore, each owner's artifacts apart.
 type Artifacts struct {
 	mu       sync.Mutex
-	versions map[string][]wield.Artifact
+	versions map[artifactKey][]wield.Artifact
 }
 
-// NewArtifacts returns an empty artifact store.
-func NewArtifacts() *Artifacts { return &Artifacts{versions: map[string][]wield.Artifact{}} }
+// artifactKey names an artifact: an ID within its owner.
+type artifactKey struct{ owner, id string }
 
-// CreateArtifact stores a as version 1; its ID must be new.
+// NewArtifacts returns an empty artifact store.
+func NewArtifacts() *Artifacts { return &Artifacts{versions: map[artifactKey][]wield.Artifact{}} }
+
+// CreateArtifact stores a as version 1; its ID must be new to its owner.
+// An empty ID is given one.
 func (s *Artifacts) CreateArtifact(_ context.Context, a *wield.Artifact) error {
+	if a.ID == "" {
+		a.ID = wield.NewID()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.versions[a.ID]; ok {
+	k := artifactKey{a.Owner, a.ID}
+	if _, ok := s.versions[k]; ok {
 		return fmt.Errorf("create artifact %s: %w", a.ID, wield.ErrConflict)
 	}
 	cp := *a
@@ -31,16 +39,16 @@ func (s *Artifacts) CreateArtifact(_ context.Context, a *wield.Artifact) error {
 	if cp.CreatedAt.IsZero() {
 		cp.CreatedAt = time.Now()
 	}
-	s.versions[a.ID] = []wield.Artifact{cp}
+	s.versions[k] = []wield.Artifact{cp}
 	*a = cp
 	return nil
 }
 
-// Artifact returns a version (0: the latest).
-func (s *Artifacts) Artifact(_ context.Context, id string, version int) (*wield.Artifact, error) {
+// Artifact returns a version (0: the latest) of an artifact of owner.
+func (s *Artifacts) Artifact(_ context.Context, owner, id string, version int) (*wield.Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	vs := s.versions[id]
+	vs := s.versions[artifactKey{owner, id}]
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("artifact %s: %w", id, wield.ErrNotFound)
 	}
@@ -54,11 +62,13 @@ func (s *Artifacts) Artifact(_ context.Context, id string, version int) (*wield.
 	return &a, nil
 }
 
-// PutArtifactVersion writes version base+1 if base is the latest.
-func (s *Artifacts) PutArtifactVersion(_ context.Context, id string, base int, content string) (*wield.Artifact, error) {
+// PutArtifactVersion writes version base+1 of an artifact of owner if base
+// is the latest.
+func (s *Artifacts) PutArtifactVersion(_ context.Context, owner, id string, base int, content string) (*wield.Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	vs := s.versions[id]
+	k := artifactKey{owner, id}
+	vs := s.versions[k]
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("artifact %s: %w", id, wield.ErrNotFound)
 	}
@@ -67,6 +77,6 @@ func (s *Artifacts) PutArtifactVersion(_ context.Context, id string, base int, c
 	}
 	a := vs[len(vs)-1]
 	a.Version, a.Content, a.CreatedAt = base+1, content, time.Now()
-	s.versions[id] = append(vs, a)
+	s.versions[k] = append(vs, a)
 	return &a, nil
 }

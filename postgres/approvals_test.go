@@ -164,21 +164,21 @@ func TestArtifacts(t *testing.T) {
 	if err := s.CreateArtifact(ctx, &wield.Artifact{ID: a.ID, Content: "again"}); !errors.Is(err, wield.ErrConflict) {
 		t.Errorf("second create with one ID: %v, want ErrConflict", err)
 	}
-	v2, err := s.PutArtifactVersion(ctx, a.ID, 1, "v2")
+	v2, err := s.PutArtifactVersion(ctx, "", a.ID, 1, "v2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v2.Version != 2 || v2.Title != "Plan" || v2.Type != "markdown" || v2.ConversationID != "c1" || v2.Content != "v2" {
 		t.Errorf("version 2: %+v", v2)
 	}
-	if _, err := s.PutArtifactVersion(ctx, a.ID, 1, "stale"); !errors.Is(err, wield.ErrConflict) {
+	if _, err := s.PutArtifactVersion(ctx, "", a.ID, 1, "stale"); !errors.Is(err, wield.ErrConflict) {
 		t.Errorf("put on a stale version: %v, want ErrConflict", err)
 	}
-	if _, err := s.PutArtifactVersion(ctx, "nope", 1, "x"); !errors.Is(err, wield.ErrNotFound) {
+	if _, err := s.PutArtifactVersion(ctx, "", "nope", 1, "x"); !errors.Is(err, wield.ErrNotFound) {
 		t.Errorf("put on an unknown artifact: %v, want ErrNotFound", err)
 	}
 	for v, want := range map[int]string{0: "v2", 1: "v1", 2: "v2"} {
-		got, err := s.Artifact(ctx, a.ID, v)
+		got, err := s.Artifact(ctx, "", a.ID, v)
 		if err != nil || got.Content != want {
 			t.Errorf("Artifact(%d) = %+v, %v; want %q", v, got, err, want)
 		}
@@ -187,7 +187,7 @@ func TestArtifacts(t *testing.T) {
 		t.Errorf("version 1 (-want +got)\n%s", diff)
 	}
 	for _, v := range []int{3, -1} {
-		if _, err := s.Artifact(ctx, a.ID, v); !errors.Is(err, wield.ErrNotFound) {
+		if _, err := s.Artifact(ctx, "", a.ID, v); !errors.Is(err, wield.ErrNotFound) {
 			t.Errorf("Artifact(%d): %v, want ErrNotFound", v, err)
 		}
 	}
@@ -198,7 +198,7 @@ func TestArtifacts(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 8 {
 			wg.Go(func() {
-				_, err := s.PutArtifactVersion(ctx, a.ID, base, "race")
+				_, err := s.PutArtifactVersion(ctx, "", a.ID, base, "race")
 				switch {
 				case err == nil:
 					wins.Add(1)
@@ -219,7 +219,7 @@ func TestArtifacts(t *testing.T) {
 
 func mustArtifact(t *testing.T, s *postgres.Store, id string, v int) *wield.Artifact {
 	t.Helper()
-	a, err := s.Artifact(context.Background(), id, v)
+	a, err := s.Artifact(context.Background(), "", id, v)
 	if err != nil {
 		t.Fatal(err)
 	}

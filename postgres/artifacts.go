@@ -12,11 +12,12 @@ import (
 	"github.com/wieldhq/wield"
 )
 
-const artifactColumns = `id, version, title, type, content, conversation_id, created_at`
+const artifactColumns = `owner, id, version, title, type, content, conversation_id, created_at`
 
-// CreateArtifact stores version 1 of a new artifact. An empty ID is given
-// one (wield.NewID) and a zero CreatedAt the present time; a.Version is set
-// to 1. An ID already used fails with an error wrapping [wield.ErrConflict].
+// CreateArtifact stores version 1 of a new artifact of a.Owner. An empty ID
+// is given one (wield.NewID) and a zero CreatedAt the present time;
+// a.Version is set to 1. An ID the owner has already fails with an error
+// wrapping [wield.ErrConflict]; another owner's is no hindrance.
 func (s *Store) CreateArtifact(ctx context.Context, a *wield.Artifact) error {
 	if a.ID == "" {
 		a.ID = wield.NewID()
@@ -29,8 +30,8 @@ func (s *Store) CreateArtifact(ctx context.Context, a *wield.Artifact) error {
 		return fmt.Errorf("postgres: create artifact %s: created_at: %w", a.ID, err)
 	}
 	a.Version = 1
-	_, err = s.pool.Exec(ctx, s.sql(`INSERT INTO @artifacts (`+artifactColumns+`) VALUES ($1, 1, $2, $3, $4, $5, $6)`),
-		a.ID, a.Title, a.Type, a.Content, a.ConversationID, created)
+	_, err = s.pool.Exec(ctx, s.sql(`INSERT INTO @artifacts (`+artifactColumns+`) VALUES ($1, $2, 1, $3, $4, $5, $6, $7)`),
+		a.Owner, a.ID, a.Title, a.Type, a.Content, a.ConversationID, created)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return fmt.Errorf("postgres: create artifact %s: the ID is taken: %w", a.ID, wield.ErrConflict)
@@ -41,14 +42,15 @@ func (s *Store) CreateArtifact(ctx context.Context, a *wield.Artifact) error {
 	return nil
 }
 
-// Artifact returns a version of an artifact, the latest when version is 0,
-// or an error wrapping [wield.ErrNotFound].
-func (s *Store) Artifact(ctx context.Context, id string, version int) (*wield.Artifact, error) {
+// Artifact returns a version of an artifact of owner, the latest when
+// version is 0, or an error wrapping [wield.ErrNotFound] (another owner's
+// artifact included).
+func (s *Store) Artifact(ctx context.Context, owner, id string, version int) (*wield.Artifact, error) {
 	var row pgx.Row
 	if version == 0 {
-		row = s.pool.QueryRow(ctx, s.sql(`SELECT `+artifactColumns+` FROM @artifacts WHERE id = $1 ORDER BY version DESC LIMIT 1`), id)
+		row = s.pool.QueryRow(ctx, s.sql(`SELECT `+artifactColumns+` FROM @artifacts WHERE owner = $1 AND id = $2 ORDER BY version DESC LIMIT 1`), owner, id)
 	} else {
-		row = s.pool.QueryRow(ctx, s.sql(`SELECT `+artifactColumns+` FROM @artifacts WHERE id = $1 AND version = $2`), id, version)
+		row = s.pool.QueryRow(ctx, s.sql(`SELECT `+artifactColumns+` FROM @artifacts WHERE owner = $1 AND id = $2 AND version = $3`), owner, id, version)
 	}
 	a, err := scanArtifact(row)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -60,16 +62,18 @@ func (s *Store) Artifact(ctx context.Context, id string, version int) (*wield.Ar
 	return a, nil
 }
 
-// PutArtifactVersion stores content as version base+1 of the artifact, with
-// its title, type and conversation. It fails with an error wrapping
-// [wield.ErrConflict] unless base is the latest version (of two writers
-// from the same base, one wins: (id, version) is the primary key), or
-// [wield.ErrNotFound] for an unknown artifact.
-func (s *Store) PutArtifactVersion(ctx context.Context, id string, base int, content string) (*wield.Artifact, error) {
+// PutArtifactVersion stores content as version base+1 of an artifact of
+// owner, with its title, type and conversation. It fails with an error
+// wrapping [wield.ErrConflict] unless base is the latest version (of two
+// writers from the same base, one wins: (owner, id, version) is the primary
+// key), or [wield.ErrNotFound] for an unknown artifact (another owner's
+// included).
+func (s *Store) PutArtifactVersion(ctx context.Context, owner, id string, base int, content string) (*wield.Artifact, error) {
 	row := s.pool.QueryRow(ctx, s.sql(`INSERT INTO @artifacts (`+artifactColumns+`)
-		SELECT id, version + 1, title, type, $3, conversation_id, $4 FROM @artifacts
-		WHERE id = $1 AND version = $2 AND NOT EXISTS (SELECT 1 FROM @artifacts WHERE id = $1 AND version > $2)
-		RETURNING `+artifactColumns), id, base, content, time.Now().UnixNano())
+		SELECT owner, id, version + 1, title, type, $4, conversation_id, $5 FROM @artifacts
+		WHERE owner = $1 AND id = $2 AND version = $3
+			AND NOT EXISTS (SELECT 1 FROM @artifacts WHERE owner = $1 AND id = $2 AND version > $3)
+		RETURNING `+artifactColumns), owner, id, base, content, time.Now().UnixNano())
 	a, err := scanArtifact(row)
 	if err == nil {
 		return a, nil
@@ -82,7 +86,7 @@ func (s *Store) PutArtifactVersion(ctx context.Context, id string, base int, con
 		return nil, fmt.Errorf("postgres: put artifact %s version %d: %w", id, base+1, err)
 	}
 	var latest *int32
-	if err := s.pool.QueryRow(ctx, s.sql(`SELECT max(version) FROM @artifacts WHERE id = $1`), id).Scan(&latest); err != nil {
+	if err := s.pool.QueryRow(ctx, s.sql(`SELECT max(version) FROM @artifacts WHERE owner = $1 AND id = $2`), owner, id).Scan(&latest); err != nil {
 		return nil, fmt.Errorf("postgres: put artifact %s version %d: %w", id, base+1, err)
 	}
 	if latest == nil {
@@ -97,7 +101,7 @@ func scanArtifact(row pgx.Row) (*wield.Artifact, error) {
 		version int32
 		created int64
 	)
-	if err := row.Scan(&a.ID, &version, &a.Title, &a.Type, &a.Content, &a.ConversationID, &created); err != nil {
+	if err := row.Scan(&a.Owner, &a.ID, &version, &a.Title, &a.Type, &a.Content, &a.ConversationID, &created); err != nil {
 		return nil, err
 	}
 	a.Version = int(version)

@@ -240,7 +240,7 @@ func TestOddSchemaName(t *testing.T) {
 	if err := s.CreateArtifact(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutArtifactVersion(ctx, a.ID, 1, "y"); err != nil {
+	if _, err := s.PutArtifactVersion(ctx, "", a.ID, 1, "y"); err != nil {
 		t.Error(err)
 	}
 	if got := versions(t, s, schema); len(got) != len(migrations) {

@@ -45,8 +45,10 @@
 //
 // Times are stored as Unix nanoseconds, so they read back exactly; the
 // arguments and outputs are stored byte for byte (bytea). Records are read
-// newest first by call ID, which wield.NewID makes time-ordered, and the
-// cursor of a page is the last ID it returned. Indexes serve one
+// newest first by call ID, which wield.NewID makes time-ordered (to the
+// millisecond), and the cursor of a page is the last ID it returned.
+// Artifacts are kept per owner: (owner, id, version) is their key, and every
+// query names the owner. Indexes serve one
 // conversation, tool or caller newest first, failures, time ranges, and
 // idempotent replays.
 package postgres

@@ -10,11 +10,12 @@ import (
 	"github.com/wieldhq/wield"
 )
 
-const artifactColumns = `id, version, title, type, content, conversation_id, created_at`
+const artifactColumns = `owner, id, version, title, type, content, conversation_id, created_at`
 
-// CreateArtifact stores version 1 of a new artifact and sets a.Version to
-// 1; an empty ID is given one and a zero CreatedAt the present time. An ID
-// already used fails with an error wrapping [wield.ErrConflict].
+// CreateArtifact stores version 1 of a new artifact of a.Owner and sets
+// a.Version to 1; an empty ID is given one and a zero CreatedAt the present
+// time. An ID the owner has already fails with an error wrapping
+// [wield.ErrConflict]; another owner's is no hindrance.
 func (s *Store) CreateArtifact(ctx context.Context, a *wield.Artifact) error {
 	if a == nil {
 		return errors.New("create artifact: nil artifact")
@@ -26,8 +27,8 @@ func (s *Store) CreateArtifact(ctx context.Context, a *wield.Artifact) error {
 		a.CreatedAt = time.Now()
 	}
 	err := s.writing(func(c *sql.Conn) error {
-		_, err := c.ExecContext(ctx, `INSERT INTO artifact_versions (`+artifactColumns+`) VALUES (?, 1, ?, ?, ?, ?, ?)`,
-			a.ID, a.Title, a.Type, a.Content, a.ConversationID, a.CreatedAt.UnixMicro())
+		_, err := c.ExecContext(ctx, `INSERT INTO artifact_versions (`+artifactColumns+`) VALUES (?, ?, 1, ?, ?, ?, ?, ?)`,
+			a.Owner, a.ID, a.Title, a.Type, a.Content, a.ConversationID, a.CreatedAt.UnixMicro())
 		return err
 	})
 	if isConstraint(err) {
@@ -40,19 +41,20 @@ func (s *Store) CreateArtifact(ctx context.Context, a *wield.Artifact) error {
 	return nil
 }
 
-// Artifact returns a version of an artifact, the latest when version is 0,
-// or an error wrapping [wield.ErrNotFound].
-func (s *Store) Artifact(ctx context.Context, id string, version int) (*wield.Artifact, error) {
+// Artifact returns a version of an artifact of owner, the latest when
+// version is 0, or an error wrapping [wield.ErrNotFound] (another owner's
+// artifact included).
+func (s *Store) Artifact(ctx context.Context, owner, id string, version int) (*wield.Artifact, error) {
 	if err := s.open(); err != nil {
 		return nil, fmt.Errorf("read artifact %s: %w", id, err)
 	}
 	var row *sql.Row
 	if version == 0 {
 		row = s.r.QueryRowContext(ctx, `SELECT `+artifactColumns+` FROM artifact_versions
-			WHERE id = ? ORDER BY version DESC LIMIT 1`, id)
+			WHERE owner = ? AND id = ? ORDER BY version DESC LIMIT 1`, owner, id)
 	} else {
 		row = s.r.QueryRowContext(ctx, `SELECT `+artifactColumns+` FROM artifact_versions
-			WHERE id = ? AND version = ?`, id, version)
+			WHERE owner = ? AND id = ? AND version = ?`, owner, id, version)
 	}
 	a, err := scanArtifact(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -64,12 +66,12 @@ func (s *Store) Artifact(ctx context.Context, id string, version int) (*wield.Ar
 	return a, nil
 }
 
-// PutArtifactVersion stores content as version base+1, with the title, type
-// and conversation of version base. It fails with an error wrapping
-// [wield.ErrConflict] unless base is the latest version (of two writers
-// from the same base exactly one wins), or [wield.ErrNotFound] for an
-// unknown artifact.
-func (s *Store) PutArtifactVersion(ctx context.Context, id string, base int, content string) (*wield.Artifact, error) {
+// PutArtifactVersion stores content as version base+1 of an artifact of
+// owner, with the title, type and conversation of version base. It fails
+// with an error wrapping [wield.ErrConflict] unless base is the latest
+// version (of two writers from the same base exactly one wins), or
+// [wield.ErrNotFound] for an unknown artifact (another owner's included).
+func (s *Store) PutArtifactVersion(ctx context.Context, owner, id string, base int, content string) (*wield.Artifact, error) {
 	var a *wield.Artifact
 	var latest sql.NullInt64
 	err := s.writing(func(c *sql.Conn) error {
@@ -77,11 +79,12 @@ func (s *Store) PutArtifactVersion(ctx context.Context, id string, base int, con
 		// be separated.
 		var err error
 		a, err = scanArtifact(c.QueryRowContext(ctx, `INSERT INTO artifact_versions (`+artifactColumns+`)
-			SELECT id, version + 1, title, type, ?, conversation_id, ? FROM artifact_versions
-			WHERE id = ? AND version = ? AND NOT EXISTS (SELECT 1 FROM artifact_versions WHERE id = ? AND version > ?)
-			RETURNING `+artifactColumns, content, time.Now().UnixMicro(), id, base, id, base))
+			SELECT owner, id, version + 1, title, type, ?, conversation_id, ? FROM artifact_versions
+			WHERE owner = ? AND id = ? AND version = ?
+				AND NOT EXISTS (SELECT 1 FROM artifact_versions WHERE owner = ? AND id = ? AND version > ?)
+			RETURNING `+artifactColumns, content, time.Now().UnixMicro(), owner, id, base, owner, id, base))
 		if errors.Is(err, sql.ErrNoRows) {
-			return c.QueryRowContext(ctx, `SELECT max(version) FROM artifact_versions WHERE id = ?`, id).Scan(&latest)
+			return c.QueryRowContext(ctx, `SELECT max(version) FROM artifact_versions WHERE owner = ? AND id = ?`, owner, id).Scan(&latest)
 		}
 		return err
 	})
@@ -101,7 +104,7 @@ func (s *Store) PutArtifactVersion(ctx context.Context, id string, base int, con
 func scanArtifact(row *sql.Row) (*wield.Artifact, error) {
 	var a wield.Artifact
 	var created int64
-	if err := row.Scan(&a.ID, &a.Version, &a.Title, &a.Type, &a.Content, &a.ConversationID, &created); err != nil {
+	if err := row.Scan(&a.Owner, &a.ID, &a.Version, &a.Title, &a.Type, &a.Content, &a.ConversationID, &created); err != nil {
 		return nil, err
 	}
 	a.CreatedAt = time.UnixMicro(created)

@@ -34,8 +34,12 @@ func ExampleOpen() {
 	reg.MustRegister(wield.Func("echo", "Echo a message", echo))
 	e := engine.New(reg, &engine.Options{Store: s})
 	caller := wield.ForConversation("agent", "conv-1")
-	for _, args := range []string{`{"message":"hello"}`, `{"message":"world"}`, `{"text":"oops"}`} {
-		if _, err := e.Call(ctx, wield.Call{Tool: "echo", Arguments: json.RawMessage(args), Caller: caller}); err != nil {
+	// Records list newest first by call ID. The engine's IDs sort by time to
+	// the millisecond (in random order within one); calls made in the same
+	// millisecond keep their order only with IDs of the caller's own.
+	for i, args := range []string{`{"message":"hello"}`, `{"message":"world"}`, `{"text":"oops"}`} {
+		id := fmt.Sprintf("call-%d", i+1)
+		if _, err := e.Call(ctx, wield.Call{ID: id, Tool: "echo", Arguments: json.RawMessage(args), Caller: caller}); err != nil {
 			fmt.Println(err)
 			return
 		}

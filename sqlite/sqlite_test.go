@@ -186,7 +186,7 @@ func TestSaveAfterClose(t *testing.T) {
 		_, callsErr := s.Calls(ctx, wield.CallQuery{})
 		_, sumErr := s.Summary(ctx, "c")
 		_, decideErr := s.DecideApproval(ctx, "a", "", wield.Decision{})
-		_, artErr := s.Artifact(ctx, "a", 0)
+		_, artErr := s.Artifact(ctx, "", "a", 0)
 		for what, err := range map[string]error{
 			"Save":           s.Save(ctx, r),
 			"Call":           callErr,

@@ -81,6 +81,7 @@ func Run(t *testing.T, h Harness) {
 		{"ApprovalBacklog", testApprovalBacklog},
 		{"Artifacts", testArtifacts},
 		{"ArtifactOneWinner", testArtifactOneWinner},
+		{"ArtifactOwners", testArtifactOwners},
 		{"ConcurrentSaves", testConcurrentSaves},
 		{"CloseFlushes", testCloseFlushes},
 	}
