@@ -19,6 +19,7 @@ import (
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httptool"
+	"github.com/wieldhq/wield/internal/redact"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -106,7 +107,9 @@ type HTTPRequestInput struct {
 }
 
 // HTTPOutput is the result of the HTTP tools. Status and StatusCode hold the
-// same number: seed 003 calls it status, seed 004 status_code.
+// same number: seed 003 calls it status, seed 004 status_code. Secrets are
+// [REDACTED] in it: headers that carry credentials (Set-Cookie,
+// Authorization, ...) and keys in the URL's query.
 type HTTPOutput struct {
 	Status     int               `json:"status"`
 	StatusCode int               `json:"status_code"`
@@ -304,8 +307,8 @@ func (f *fetcher) do(ctx context.Context, req *http.Request, timeout time.Durati
 		return nil, requestError(ctx, req, err, timeout)
 	}
 	final := *resp.Request.URL
-	final.User = nil // credentials in the URL stay out of the output
-	out := &netResponse{status: resp.StatusCode, url: final.String(), header: resp.Header, body: body}
+	final.User = nil // credentials in the URL stay out of the output, and keys in its query
+	out := &netResponse{status: resp.StatusCode, url: redact.Default.URL(final.String()), header: resp.Header, body: body}
 	if int64(len(body)) > f.max {
 		out.body, out.truncated = body[:f.max], true
 	}
@@ -362,9 +365,17 @@ func urlCause(err error) string {
 	return err.Error()
 }
 
+// flatHeaders is the response's headers for the output, one value each;
+// those that carry credentials (Set-Cookie, Authorization, X-Api-Key:
+// internal/redact's names) are [REDACTED], since the output is written to
+// records and read by a model that may be led to send it elsewhere.
 func flatHeaders(h http.Header) map[string]string {
 	out := make(map[string]string, len(h))
 	for k, vs := range h {
+		if redact.Default.Match(k) {
+			out[k] = redact.Mark
+			continue
+		}
 		out[k] = strings.Join(vs, ", ")
 	}
 	return out

@@ -1,6 +1,8 @@
 package httptool
 
 import (
+	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 func TestParseEndpoint(t *testing.T) {
@@ -161,4 +165,31 @@ func TestGuardAllowPorts(t *testing.T) {
 	_, bport, _ := net.SplitHostPort(b.Listener.Addr().String())
 	_, err = get(hosts, "http://localhost:"+bport+"/")
 	assertRefused(t, err, "loopback address")
+}
+
+// TestSpecOwnServerAndSecrets: an http entry whose URL the model chooses
+// cannot reach wield's own server, and its output keeps no credential
+// header.
+func TestSpecOwnServerAndSecrets(t *testing.T) {
+	self, _ := ownServer(t)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "abc"})
+		w.Write([]byte("ok"))
+	}))
+	defer other.Close()
+	input := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"url": {Type: "string"}}}
+	tool, err := New("fetch", "x", input, Spec{URL: "{url}"}, &Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tool.Handler.Handle(context.Background(), json.RawMessage(`{"url":"`+self+`/v1/calls"}`))
+	assertRefused(t, err, "wield's own server")
+	out, err := tool.Handler.Handle(context.Background(), json.RawMessage(`{"url":"`+other.URL+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o Output
+	if err := json.Unmarshal(out, &o); err != nil || o.Headers["Set-Cookie"] != "[REDACTED]" || strings.Contains(string(out), "sid=abc") {
+		t.Errorf("output %s, %v", out, err)
+	}
 }

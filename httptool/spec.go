@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
+	secret "github.com/wieldhq/wield/internal/redact"
 )
 
 // DefaultMaxResponse is the response body limit of a [Spec] that sets none.
@@ -293,6 +294,11 @@ func (h *handler) Handle(ctx context.Context, args json.RawMessage) (json.RawMes
 	out := Output{StatusCode: resp.StatusCode, Headers: make(map[string]string, len(resp.Header))}
 	for k, vs := range resp.Header {
 		out.Headers[k] = strings.Join(vs, ", ")
+		if secret.Default.Match(k) {
+			// Set-Cookie and the like: the output is written to records
+			// and read by a model that may be led to send it elsewhere.
+			out.Headers[k] = secret.Mark
+		}
 	}
 	out.Body = responseBody(resp.Header.Get("Content-Type"), body)
 	return json.Marshal(out)
