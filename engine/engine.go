@@ -137,7 +137,8 @@ type Engine struct {
 	redactor *redactor
 	stray    atomic.Int64 // handlers still running after their call timed out
 
-	flights flights
+	flights  flights
+	idClaims idClaims // caller-chosen IDs of the calls running here
 	// state counts the calls in flight, with closedBit set by Close; the
 	// call that leaves a closed engine empty closes idle.
 	state    atomic.Int64
@@ -261,6 +262,8 @@ type call struct {
 	// resumed is the approval this call runs after, its claim already
 	// taken (see Engine.Resume).
 	resumed *wield.Approval
+	// idClaimed: the call's ID, chosen by its caller, is in Engine.idClaims.
+	idClaimed bool
 
 	// Kept here so that one allocation serves the whole call.
 	result wield.Result
@@ -269,9 +272,11 @@ type call struct {
 }
 
 // Call runs one call through the pipeline and returns its result. The result
-// is never nil when err is nil. err is non-nil only when the system failed:
-// [wield.ErrClosed] after Close, or the store could not keep the record (the
-// result is returned too, since the tool did run).
+// is never nil when err is nil. err is non-nil when the system failed
+// ([wield.ErrClosed] after Close, or the store could not keep the record:
+// the result is returned too, since the tool did run), and when the ID the
+// caller chose is taken ([wield.ErrCallIDTaken], with no result: nothing ran
+// and nothing is recorded).
 func (e *Engine) Call(ctx context.Context, c wield.Call) (*wield.Result, error) {
 	if !e.enter() {
 		return nil, wield.ErrClosed
@@ -292,10 +297,20 @@ func (e *Engine) arrive(k *call) {
 	k.res = &k.result
 }
 
-// pipeline runs a call, new or resumed, through the steps.
+// pipeline runs a call, new or resumed, through the steps. A call whose
+// caller chose its ID first claims it (see claimID); one resumed after its
+// approval has it already.
 func (e *Engine) pipeline(ctx context.Context, k *call) (*wield.Result, error) {
+	chosen := k.ID != "" && k.ApprovalID == "" && k.resumed == nil
 	e.arrive(k)
-	if e.lookup(k) && e.decode(k) && !e.replay(ctx, k) && e.policy(k) && e.approve(ctx, k) {
+	ok := true
+	if chosen {
+		var err error
+		if ok, err = e.claimID(ctx, k); err != nil {
+			return nil, err
+		}
+	}
+	if ok && e.lookup(k) && e.decode(k) && !e.replay(ctx, k) && e.policy(k) && e.approve(ctx, k) {
 		if permit, ok := e.acquire(ctx, k); ok {
 			e.run(ctx, k, permit)
 		}
@@ -303,6 +318,7 @@ func (e *Engine) pipeline(ctx context.Context, k *call) (*wield.Result, error) {
 	e.budget(k)
 	err := e.finish(ctx, k)
 	e.land(k)
+	e.unclaimID(k)
 	return k.res, err
 }
 

@@ -22,6 +22,7 @@ const (
 	CodeConflict         = "conflict"           // 409: an artifact changed since the version read
 	CodeAlreadyDecided   = "already_decided"    // 409: the approval is no longer pending
 	CodeDigestMismatch   = "digest_mismatch"    // 409: the decision names other arguments
+	CodeCallIDTaken      = "call_id_taken"      // 409: another call has the call's chosen ID; nothing ran
 	CodeTooLarge         = "too_large"          // 413: the body is over the limit
 	CodeUnprocessable    = "unprocessable"      // 422: an artifact fragment not found or ambiguous
 	CodeUnavailable      = "unavailable"        // 503: shutting down, or the store is unreachable
@@ -40,6 +41,12 @@ type Error struct {
 // Error formats the code and message, as "httpapi: code: message".
 func (e *Error) Error() string {
 	return "httpapi: " + e.Code + ": " + e.Message
+}
+
+// Is lets a [Client]'s caller test an answer with errors.Is against the
+// wield error it stands for: call_id_taken is [wield.ErrCallIDTaken].
+func (e *Error) Is(target error) bool {
+	return target == wield.ErrCallIDTaken && e.Code == CodeCallIDTaken
 }
 
 type errorBody struct {
@@ -65,6 +72,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e = apiError(http.StatusConflict, CodeAlreadyDecided, "the approval is no longer pending: it was decided or it expired")
 	case errors.Is(err, wield.ErrDigestMismatch):
 		e = apiError(http.StatusConflict, CodeDigestMismatch, "the digest is not that of the pending call's arguments")
+	case errors.Is(err, wield.ErrCallIDTaken):
+		e = apiError(http.StatusConflict, CodeCallIDTaken, msgCallIDTaken)
 	case errors.Is(err, wield.ErrConflict):
 		e = apiError(http.StatusConflict, CodeConflict, "the artifact changed since the version read")
 	case errors.Is(err, artifact.ErrNoMatch), errors.Is(err, artifact.ErrAmbiguous):

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -131,8 +132,29 @@ type CallRequest struct {
 	Agent string `json:"agent,omitempty"`
 }
 
+// msgCallIDTaken is the answer (409 call_id_taken) to a call whose chosen
+// ID another call has: nothing ran, and nothing was recorded.
+const msgCallIDTaken = "another call has this id (recorded, running or waiting for approval); the call did not run: choose another id, or leave id out and the server makes one"
+
+// checkCallID refuses a chosen call ID that has the shape of the IDs the
+// server makes (wield.NewID): a client that read such an ID from the event
+// stream or the approval inbox, of a call still running or waiting for a
+// decision, could run another call under it before the first is recorded
+// (the engine checks the IDs clients choose against records and
+// reservations, and those calls have neither yet).
+func checkCallID(id string) error {
+	if wield.LooksLikeNewID(id) {
+		return apiError(http.StatusBadRequest, CodeBadRequest, "id '"+id+"' has the shape of the IDs the server makes (26 lowercase base32 characters): choose an id of another shape (a prefix will do), or leave it out")
+	}
+	return nil
+}
+
+// maxTimeoutMS bounds a call's timeout_ms: 24 hours. A larger number would
+// overflow the duration it becomes, and no call waits that long.
+const maxTimeoutMS = int64(24 * time.Hour / time.Millisecond)
+
 // call turns a request into an engine call, checking what the engine does
-// not: the key's scope and the agent.
+// not: the key's scope, the agent, and the shape of a chosen ID.
 func (s *Server) call(r *http.Request, scope map[string]bool, req CallRequest) (wield.Call, error) {
 	if req.Tool == "" {
 		return wield.Call{}, apiError(http.StatusBadRequest, CodeBadRequest, "a call needs a tool")
@@ -140,8 +162,11 @@ func (s *Server) call(r *http.Request, scope map[string]bool, req CallRequest) (
 	if !inScope(scope, req.Tool) {
 		return wield.Call{}, outOfScope(req.Tool)
 	}
-	if req.TimeoutMS < 0 {
-		return wield.Call{}, apiError(http.StatusBadRequest, CodeBadRequest, "timeout_ms is negative")
+	if req.TimeoutMS < 0 || req.TimeoutMS > maxTimeoutMS {
+		return wield.Call{}, apiError(http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("timeout_ms: %d is not from 0 (the tool's own timeout) to %d (24 h)", req.TimeoutMS, maxTimeoutMS))
+	}
+	if err := checkCallID(req.ID); err != nil {
+		return wield.Call{}, err
 	}
 	switch req.Caller.Type {
 	case "", wield.CallerConversationAgent, wield.CallerDirect:
@@ -224,10 +249,16 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) error {
 	calls := make([]wield.Call, len(req.Calls))
 	for i, cr := range req.Calls {
 		c, err := s.call(r, scope, cr)
+		if e, ok := err.(*Error); ok && e.Status == http.StatusBadRequest {
+			return apiError(e.Status, e.Code, fmt.Sprintf("calls/%d: %s", i, e.Message))
+		}
 		if err != nil {
 			return err
 		}
 		calls[i] = c
+	}
+	if err := s.batchIDs(r, calls); err != nil {
+		return err
 	}
 	var out BatchResponse
 	switch req.Mode {
@@ -252,6 +283,28 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) error {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "mode is not parallel or sequential")
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// batchIDs refuses, before any call of a batch runs, a batch whose calls
+// share a chosen ID or choose one a recorded call has (409 call_id_taken):
+// the engine would refuse those calls alone, after the others ran.
+func (s *Server) batchIDs(r *http.Request, calls []wield.Call) error {
+	seen := map[string]int{}
+	for i, c := range calls {
+		if c.ID == "" {
+			continue
+		}
+		if j, ok := seen[c.ID]; ok {
+			return apiError(http.StatusConflict, CodeCallIDTaken, fmt.Sprintf("calls %d and %d of the batch have the id '%s'; no call ran: give each call an id of its own, or none", j+1, i+1, c.ID))
+		}
+		seen[c.ID] = i
+		if _, err := s.store.Call(r.Context(), c.ID); err == nil {
+			return apiError(http.StatusConflict, CodeCallIDTaken, fmt.Sprintf("call %d of the batch has the id '%s', which a recorded call has; no call ran: choose another id, or none", i+1, c.ID))
+		} else if !errors.Is(err, wield.ErrNotFound) {
+			return err
+		}
+	}
 	return nil
 }
 

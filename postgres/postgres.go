@@ -187,7 +187,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	s := &Store{pool: pool, schema: o.Schema, async: o.Async, log: o.Logger, closed: make(chan struct{})}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	q := pgx.Identifier{o.Schema}.Sanitize() + "."
-	s.names = strings.NewReplacer("@calls", q+"calls", "@approvals", q+"approvals", "@artifacts", q+"artifacts")
+	s.names = strings.NewReplacer("@call_ids", q+"call_ids", "@calls", q+"calls", "@approvals", q+"approvals", "@artifacts", q+"artifacts")
 	s.progress.changed = make(chan struct{})
 	s.commit = commit.New(s.write, commit.Options{
 		Async:    o.Async,

@@ -82,6 +82,7 @@ func Run(t *testing.T, h Harness) {
 		{"Artifacts", testArtifacts},
 		{"ArtifactOneWinner", testArtifactOneWinner},
 		{"ArtifactOwners", testArtifactOwners},
+		{"CallIDs", testCallIDs},
 		{"ConcurrentSaves", testConcurrentSaves},
 		{"CloseFlushes", testCloseFlushes},
 	}

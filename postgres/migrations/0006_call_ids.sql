@@ -1,0 +1,8 @@
+-- Call IDs that callers chose, each taken before its call runs, on whichever
+-- server: a second call under an ID already recorded, running or waiting
+-- for approval is refused before its tool runs (a record is kept once the
+-- call finishes, too late to refuse it then).
+CREATE TABLE call_ids (
+    id          text COLLATE "C" PRIMARY KEY,
+    reserved_at bigint NOT NULL -- Unix nanoseconds
+);
