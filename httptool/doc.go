@@ -26,4 +26,14 @@
 // [Guard.Client] checks every address a name resolves to and dials the
 // checked address, and re-checks each redirect. Refusals are permission_denied
 // errors whose message tells the model what happened.
+//
+// Ranges may be opened on one port only ([Guard.AllowPorts], [Endpoint]:
+// "127.0.0.1:8080", "10.0.0.0/8:443"; a host in AllowHosts as
+// "localhost:8080"). Whatever is open, the addresses wield itself listens on
+// ([Listening], told by `wield serve` and `wield mcp --http` once they
+// listen) are refused at connect time unless named with their port: a tool
+// must not call the server that runs it.
+//
+// The output of a tool keeps no credential header: Set-Cookie,
+// Authorization and other headers named as secrets are [REDACTED].
 package httptool
