@@ -1,20 +1,32 @@
-// Package jsondec decodes JSON into Go values as encoding/json does, faster,
-// for the shapes tool arguments have: structs of strings, numbers, booleans,
-// slices, maps and nested structs. Types it does not handle itself (anything
-// with its own UnmarshalJSON or UnmarshalText, interfaces, []byte, embedded
-// structs, the ",string" option, non-string map keys) are handed to
-// encoding/json for their part of the input, so the result is the same.
+// Package jsondec decodes JSON into Go values, faster than encoding/json,
+// for the shapes tool arguments and request bodies have: structs of
+// strings, numbers, booleans, slices, maps and nested structs.
 //
-// When the input is malformed, or a value does not fit its Go type, Unmarshal
-// decodes the whole input again with encoding/json, so errors read exactly as
-// encoding/json writes them.
+// It decodes two ways:
+//
+//   - [Decode] as encoding/json does (keys matched in any letter case,
+//     unknown keys ignored, the last of duplicate keys kept). It is for
+//     values wield has already checked, such as arguments a schema passed.
+//   - [DecodeStrict] as encoding/json/v2 does with unknown members
+//     rejected (github.com/go-json-experiment/json): keys matched exactly,
+//     unknown keys, duplicate keys, invalid UTF-8 and lone surrogates
+//     refused, numbers that do not fit refused. It is for untrusted input
+//     such as REST request bodies, where a lenient decoder lets
+//     {"ARGUMENTS":a,"arguments":b} mean one thing to wield and another to
+//     whatever looked at the body before it.
+//
+// Types it does not handle itself (anything with its own UnmarshalJSON or
+// UnmarshalText, interfaces, []byte, arrays, embedded structs, the ",string"
+// option, non-string map keys) are handed to the reference decoder for their
+// part of the input, so the result is the same. When the input is
+// malformed, or a value does not fit its Go type, the whole input is decoded
+// again by the reference decoder, which has the last word and the error.
 package jsondec
 
 import (
 	"encoding"
 	"encoding/json"
 	"errors"
-	"github.com/wieldhq/wield/internal/jsonscan"
 	"math"
 	"reflect"
 	"strconv"
@@ -22,6 +34,10 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/wieldhq/wield/internal/jsonscan"
 )
 
 // Decode decodes data into *v as json.Unmarshal would decode it into a
@@ -35,19 +51,38 @@ func Decode[T any](data []byte, v *T) error {
 	return json.Unmarshal(data, v)
 }
 
-// DecodeStrict decodes data into *v as a json.Decoder with
-// DisallowUnknownFields would, when it can do so itself, and reports
-// whether it did: it leaves *v untouched and reports false for input with a
-// key no field of a struct takes (in any letter case), for malformed input,
-// and for values that do not fit, which the caller then hands to
-// encoding/json for its result and its error.
-func DecodeStrict[T any](data []byte, v *T) bool { return decode(data, v, true) }
+// DecodeStrict decodes data into *v as encoding/json/v2 does with unknown
+// members rejected, replacing *v: keys match struct fields exactly (letter
+// case included); an unknown key, a duplicate key (at any depth, inside
+// json.RawMessage and map values too), invalid UTF-8, a lone surrogate
+// escape, a number that does not fit its field, a value of the wrong kind
+// and anything after the value are refused. On failure *v is left as it was
+// and the error is an [*Error] that names the key or value at fault.
+func DecodeStrict[T any](data []byte, v *T) error {
+	if decode(data, v, true) {
+		return nil
+	}
+	var tmp T
+	if err := jsonv2.Unmarshal(data, &tmp, strictOptions); err != nil {
+		return describe(data, err)
+	}
+	*v = tmp
+	return nil
+}
+
+// strictOptions are encoding/json/v2's defaults (exact names, no duplicate
+// names, valid UTF-8 only) with unknown members refused.
+var strictOptions = jsonv2.RejectUnknownMembers(true)
+
+// maxDepth is how deeply the fast path nests before it leaves the input to
+// the reference decoder, which refuses what nests deeper than its own limit.
+const maxDepth = 10000
 
 func decode[T any](data []byte, v *T, strict bool) bool {
 	var tmp T
 	rv := reflect.ValueOf(&tmp).Elem()
 	d := decoders.Get().(*decoder)
-	d.data, d.i, d.strict = data, 0, strict
+	d.data, d.i, d.strict, d.depth = data, 0, strict, 0
 	d.ws()
 	err := planFor(rv.Type()).decode(d, rv)
 	if err == nil {
@@ -74,7 +109,17 @@ var errSlow = errors.New("jsondec: not for the fast path")
 type decoder struct {
 	data   []byte
 	i      int
-	strict bool // an unknown key of a struct ends the fast path
+	strict bool // encoding/json/v2's rules: see DecodeStrict
+	depth  int  // containers open around the value being decoded
+}
+
+// enter counts one more container open, and refuses what nests too deeply.
+func (d *decoder) enter() error {
+	d.depth++
+	if d.depth > maxDepth {
+		return errSlow
+	}
+	return nil
 }
 
 func (d *decoder) ws() {
@@ -98,19 +143,19 @@ func (d *decoder) peek() byte {
 // skip passes over one value, checking it as it goes, and returns its text.
 func (d *decoder) skip() ([]byte, error) {
 	start := d.i
-	if err := d.skipValue(0); err != nil {
+	if err := d.skipValue(d.depth); err != nil {
 		return nil, err
 	}
 	return d.data[start:d.i], nil
 }
 
 func (d *decoder) skipValue(depth int) error {
-	if depth > 10000 {
+	if depth > maxDepth {
 		return errSlow
 	}
 	switch c := d.peek(); {
 	case c == '"':
-		_, _, err := d.str()
+		_, err := d.key()
 		return err
 	case c == '{':
 		d.i++
@@ -119,10 +164,15 @@ func (d *decoder) skipValue(depth int) error {
 			d.i++
 			return nil
 		}
+		var seen keySet
 		for {
 			d.ws()
-			if _, _, err := d.str(); err != nil {
+			k, err := d.key()
+			if err != nil {
 				return err
+			}
+			if d.strict && !seen.add(k) {
+				return errSlow // a duplicate key
 			}
 			d.ws()
 			if d.peek() != ':' {
@@ -197,6 +247,56 @@ func (d *decoder) number() ([]byte, error) {
 	return d.data[start:end], nil
 }
 
+// key reads a string as a strict decoding must check it (valid UTF-8, no
+// lone surrogates) and returns its decoded text; outside strict mode it only
+// reads it, and returns its body.
+func (d *decoder) key() ([]byte, error) {
+	body, esc, err := d.str()
+	if err != nil || !esc || !d.strict {
+		return body, err
+	}
+	s, ok := unquoteStrict(body)
+	if !ok {
+		return nil, errSlow
+	}
+	return s, nil
+}
+
+// keySet holds the keys of one object, to find a duplicate: a few in
+// place, more in a map.
+type keySet struct {
+	small [8][]byte
+	n     int
+	big   map[string]struct{}
+}
+
+// add records k and reports whether it was new.
+func (s *keySet) add(k []byte) bool {
+	if s.big != nil {
+		if _, ok := s.big[string(k)]; ok {
+			return false
+		}
+		s.big[string(k)] = struct{}{}
+		return true
+	}
+	for _, o := range s.small[:s.n] {
+		if string(o) == string(k) {
+			return false
+		}
+	}
+	if s.n < len(s.small) {
+		s.small[s.n] = k
+		s.n++
+		return true
+	}
+	s.big = make(map[string]struct{}, 2*len(s.small))
+	for _, o := range s.small {
+		s.big[string(o)] = struct{}{}
+	}
+	s.big[string(k)] = struct{}{}
+	return true
+}
+
 // str reads a string and returns its body and whether it has escapes.
 func (d *decoder) str() ([]byte, bool, error) {
 	b := d.data
@@ -259,7 +359,69 @@ func (d *decoder) stringValue() (string, error) {
 	if !esc {
 		return string(body), nil
 	}
+	if d.strict {
+		s, ok := unquoteStrict(body)
+		if !ok {
+			return "", errSlow
+		}
+		return string(s), nil
+	}
 	return unquote(body), nil
+}
+
+// unquoteStrict decodes the escapes of a string body, and reports false
+// for invalid UTF-8 and lone surrogates, which a strict decoding refuses.
+func unquoteStrict(s []byte) ([]byte, bool) {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x80 {
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return nil, false
+			}
+			out = append(out, s[i:i+size]...)
+			i += size
+			continue
+		}
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := jsonscan.Hex4(s[i+1 : i+5])
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if !(i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u') {
+					return nil, false
+				}
+				dec := utf16.DecodeRune(r, jsonscan.Hex4(s[i+3:i+7]))
+				if dec == utf8.RuneError {
+					return nil, false
+				}
+				r = dec
+				i += 6
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			out = append(out, s[i])
+		}
+		i++
+	}
+	return out, true
 }
 
 // unquote decodes the escapes of a string body and replaces invalid UTF-8
@@ -408,32 +570,29 @@ func (b *builder) build(t reflect.Type) plan {
 	return slowPlan{}
 }
 
-// slowPlan hands a value's text to encoding/json.
+// slowPlan hands a value's text to the reference decoder: encoding/json,
+// or encoding/json/v2 in strict mode. The text is checked first as the
+// whole input would be (in strict mode: no duplicate keys, valid UTF-8).
 type slowPlan struct{}
 
 func (slowPlan) decode(d *decoder, v reflect.Value) error {
-	if d.strict && hasStruct(v.Type()) {
-		return errSlow // json.Unmarshal would take unknown keys there
-	}
+	depth := d.depth
 	text, err := d.skip()
+	d.depth = depth
 	if err != nil {
 		return err
 	}
-	return json.Unmarshal(text, v.Addr().Interface())
+	if !d.strict {
+		return json.Unmarshal(text, v.Addr().Interface())
+	}
+	if v.Type() == rawMessage {
+		v.SetBytes(append([]byte(nil), text...)) // as checked: no need to read it again
+		return nil
+	}
+	return jsonv2.Unmarshal(text, v.Addr().Interface(), strictOptions)
 }
 
-// hasStruct reports whether values of t may hold a struct: what a strict
-// decoding must not hand to json.Unmarshal, which ignores unknown keys.
-// json.RawMessage and interfaces hold none (an interface decodes to maps).
-func hasStruct(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Struct:
-		return true
-	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
-		return hasStruct(t.Elem())
-	}
-	return false
-}
+var rawMessage = reflect.TypeFor[json.RawMessage]()
 
 // null consumes a null; for it, pointers, slices, maps and interfaces become
 // nil and every other kind is left as it was.
@@ -545,7 +704,12 @@ func (p ptrPlan) decode(d *decoder, v reflect.Value) error {
 	if v.IsNil() {
 		v.Set(reflect.New(v.Type().Elem()))
 	}
-	return p.elem.decode(d, v.Elem())
+	if err := d.enter(); err != nil {
+		return err
+	}
+	err := p.elem.decode(d, v.Elem())
+	d.depth--
+	return err
 }
 
 type slicePlan struct{ elem plan }
@@ -557,6 +721,10 @@ func (p slicePlan) decode(d *decoder, v reflect.Value) error {
 	if d.peek() != '[' {
 		return errSlow
 	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer func() { d.depth-- }()
 	d.i++
 	d.ws()
 	n := 0
@@ -601,6 +769,10 @@ func (p mapPlan) decode(d *decoder, v reflect.Value) error {
 	if d.peek() != '{' {
 		return errSlow
 	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer func() { d.depth-- }()
 	if v.IsNil() {
 		v.Set(reflect.MakeMap(v.Type()))
 	}
@@ -623,11 +795,15 @@ func (p mapPlan) decode(d *decoder, v reflect.Value) error {
 		}
 		d.i++
 		d.ws()
+		kv := reflect.ValueOf(key).Convert(v.Type().Key())
+		if d.strict && v.MapIndex(kv).IsValid() {
+			return errSlow // a duplicate key: the map was empty to begin with
+		}
 		ev := reflect.New(et).Elem()
 		if err := p.elem.decode(d, ev); err != nil {
 			return err
 		}
-		v.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), ev)
+		v.SetMapIndex(kv, ev)
 		d.ws()
 		if d.peek() == ',' {
 			d.i++
@@ -679,13 +855,17 @@ func (b *builder) buildStruct(t reflect.Type) plan {
 	return sp
 }
 
-func (p *structPlan) lookup(key []byte) *field {
+// lookup finds the field a key names: the exact name, or else (outside
+// strict mode, as encoding/json does) a name in another letter case.
+func (p *structPlan) lookup(key []byte, strict bool) *field {
 	for i := range p.fields {
 		if p.fields[i].name == string(key) {
 			return &p.fields[i]
 		}
 	}
-	// encoding/json falls back to a case-insensitive match.
+	if strict {
+		return nil
+	}
 	for i := range p.fields {
 		if strings.EqualFold(p.fields[i].name, string(key)) {
 			return &p.fields[i]
@@ -701,12 +881,17 @@ func (p *structPlan) decode(d *decoder, v reflect.Value) error {
 	if d.peek() != '{' {
 		return errSlow
 	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer func() { d.depth-- }()
 	d.i++
 	d.ws()
 	if d.peek() == '}' {
 		d.i++
 		return nil
 	}
+	var seen fieldSet
 	for {
 		d.ws()
 		body, esc, err := d.str()
@@ -714,7 +899,14 @@ func (p *structPlan) decode(d *decoder, v reflect.Value) error {
 			return err
 		}
 		if esc {
-			body = []byte(unquote(body))
+			if d.strict {
+				var ok bool
+				if body, ok = unquoteStrict(body); !ok {
+					return errSlow
+				}
+			} else {
+				body = []byte(unquote(body))
+			}
 		}
 		d.ws()
 		if d.peek() != ':' {
@@ -722,7 +914,10 @@ func (p *structPlan) decode(d *decoder, v reflect.Value) error {
 		}
 		d.i++
 		d.ws()
-		if f := p.lookup(body); f != nil {
+		if f := p.lookup(body, d.strict); f != nil {
+			if d.strict && !seen.add(f.index) {
+				return errSlow // a duplicate key
+			}
 			if err := f.plan.decode(d, v.Field(f.index)); err != nil {
 				return err
 			}
@@ -742,4 +937,29 @@ func (p *structPlan) decode(d *decoder, v reflect.Value) error {
 		}
 		return errSlow
 	}
+}
+
+// fieldSet holds the fields of a struct already decoded, by index.
+type fieldSet struct {
+	low  uint64
+	high map[int]bool
+}
+
+// add records field i and reports whether it was new.
+func (s *fieldSet) add(i int) bool {
+	if i < 64 {
+		if s.low&(1<<i) != 0 {
+			return false
+		}
+		s.low |= 1 << i
+		return true
+	}
+	if s.high[i] {
+		return false
+	}
+	if s.high == nil {
+		s.high = map[int]bool{}
+	}
+	s.high[i] = true
+	return true
 }

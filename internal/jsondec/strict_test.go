@@ -1,42 +1,52 @@
 package jsondec
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
+	"strings"
 	"testing"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/google/go-cmp/cmp"
 )
 
-// strictJSON is what DecodeStrict stands in for: a json.Decoder with
-// DisallowUnknownFields, and nothing after the value.
+// strictJSON is what DecodeStrict stands in for: encoding/json/v2 with
+// unknown members rejected (exact key names, no duplicate keys, valid
+// UTF-8 only, nothing after the value).
 func strictJSON[T any](in []byte, v *T) error {
-	dec := json.NewDecoder(bytes.NewReader(in))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the value")
-	}
-	return nil
+	return jsonv2.Unmarshal(in, v, jsonv2.RejectUnknownMembers(true))
 }
 
+// compareStrict wants DecodeStrict, and its fast path alone, to agree with
+// the reference: the same refusals, the same values.
 func compareStrict[T any](t *testing.T, in string) {
 	t.Helper()
-	var want, got T
+	var want, got, fast T
 	werr := strictJSON([]byte(in), &want)
-	if !DecodeStrict([]byte(in), &got) {
-		return // encoding/json decides
-	}
-	if werr != nil {
-		t.Errorf("%T %q: the fast path took what encoding/json refuses: %v", got, in, werr)
+	gerr := DecodeStrict([]byte(in), &got)
+	if (werr == nil) != (gerr == nil) {
+		t.Errorf("%T %q: DecodeStrict says %v, encoding/json/v2 says %v", got, in, gerr, werr)
 		return
 	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(sample{}, embedded{}, inner{})); diff != "" {
-		t.Errorf("%T %q (-encoding/json +DecodeStrict):\n%s", got, in, diff)
+	var e *Error
+	if gerr != nil && !errors.As(gerr, &e) {
+		t.Errorf("%T %q: error %T, want *Error", got, in, gerr)
+	}
+	opt := cmp.AllowUnexported(sample{}, embedded{}, inner{})
+	if werr == nil {
+		if diff := cmp.Diff(want, got, opt); diff != "" {
+			t.Errorf("%T %q (-encoding/json/v2 +DecodeStrict):\n%s", got, in, diff)
+		}
+	}
+	if !decode([]byte(in), &fast, true) {
+		return // the reference decided
+	}
+	if werr != nil {
+		t.Errorf("%T %q: the fast path took what encoding/json/v2 refuses: %v", fast, in, werr)
+		return
+	}
+	if diff := cmp.Diff(want, fast, opt); diff != "" {
+		t.Errorf("%T %q (-encoding/json/v2 +fast path):\n%s", fast, in, diff)
 	}
 }
 
@@ -44,13 +54,38 @@ var strictInputs = []string{
 	`{"message":"hi"}`,
 	`{"message":"hi","extra":1}`,
 	`{"MESSAGE":"case"}`,
+	`{"message":"a","message":"b"}`,
+	`{"message":"a","Message":"b"}`,
+	`{"m\u0065ssage":"escaped key"}`,
+	`{"message":"a","m\u0065ssage":"escaped duplicate"}`,
+	"{\"message\":\"bad \xff utf8\"}",
+	"{\"mess\xffage\":\"bad key\"}",
+	`{"message":"\ud800 lone"}`,
+	`{"message":"\ud83d\ude00 pair"}`,
+	`{"message":"\udc00\ud800 reversed"}`,
 	`{"name":"x","nested":{"a":1,"zzz":2}}`,
+	`{"name":"x","nested":{"a":1,"a":2}}`,
 	`{"name":"x","pnested":{"a":1,"m":{"k":{"a":1,"q":0}}}}`,
+	`{"map":{"k":1,"k":2}}`,
+	`{"map":{"k":1,"\u006b":2}}`,
+	`{"any":{"free":"form","free":"again"}}`,
+	`{"any":["\ud800"]}`,
+	`{"raw":{"a":1,"a":2}}`,
+	`{"raw":{"a":{"b":1,"b":2}}}`,
+	"{\"raw\":[\"\xff\"]}",
+	`{"raw":{"A":1,"a":2}}`,
 	`{"skip":"tagged -"}`,
 	`{"hidden":"unexported"}`,
+	`{"Untag":"exact"}`,
+	`{"untag":"other case"}`,
 	`{"when":"2026-01-02T03:04:05Z"}`,
 	`{"any":{"free":"form"},"raw":{"also":"free"},"map":{"k":1}}`,
 	`{"v":1,"next":{"v":2,"next":{"v":3,"w":4}}}`,
+	`{"v":1,"V":2}`,
+	`{"count":-0}`,
+	`{"big":1e2}`,
+	`{"arr":[1,2]}`,
+	`{"tags":["a","a"],"deep":[[{"a":1,"a":1}]]}`,
 }
 
 func TestDecodeStrict(t *testing.T) {
@@ -58,13 +93,82 @@ func TestDecodeStrict(t *testing.T) {
 		compareStrict[sample](t, in)
 		compareStrict[recursive](t, in)
 		compareStrict[echoIn](t, in)
+		compareStrict[map[string]any](t, in)
 	}
 	var e echoIn
-	if !DecodeStrict([]byte(`{"message":"hi"}`), &e) || e.Message != "hi" {
-		t.Errorf("plain input left to encoding/json: %+v", e)
+	if err := DecodeStrict([]byte(`{"message":"hi"}`), &e); err != nil || e.Message != "hi" {
+		t.Errorf("plain input: %+v, %v", e, err)
 	}
-	if DecodeStrict([]byte(`{"message":"hi","x":1}`), &e) {
-		t.Error("an unknown key decoded")
+	if !decode([]byte(`{"message":"hi"}`), &e, true) {
+		t.Error("plain input left to the reference decoder")
+	}
+}
+
+// TestDecodeStrictErrors wants each refusal to name the key or value at
+// fault, in words a client can act on.
+func TestDecodeStrictErrors(t *testing.T) {
+	type caller struct {
+		ID        string         `json:"id"`
+		Variables map[string]any `json:"variables"`
+	}
+	type call struct {
+		Tool      string          `json:"tool"`
+		Arguments json.RawMessage `json:"arguments"`
+		Caller    caller          `json:"caller"`
+		TimeoutMS int64           `json:"timeout_ms"`
+		Priority  int8            `json:"priority"`
+		Ratio     float32         `json:"ratio"`
+	}
+	type batch struct {
+		Calls []call `json:"calls"`
+	}
+	tests := []struct {
+		in, path, msg string
+	}{
+		{`{"ARGUMENTS":{"a":1},"arguments":{"b":2}}`, "/ARGUMENTS", `unknown key "ARGUMENTS" (keys are case-sensitive: did you mean "arguments"?)`},
+		{`{"arguments":{"a":1},"arguments":{"b":2}}`, "/arguments", `duplicate key "arguments": each key may appear once`},
+		{`{"arguments":{"a":1,"a":2}}`, "/arguments/a", `duplicate key "a" in arguments: each key may appear once`},
+		{`{"caller":{"variables":{"x":1,"x":2}}}`, "/caller/variables/x", `duplicate key "x" in caller/variables: each key may appear once`},
+		{`{"timeout_ms":1e30}`, "/timeout_ms", `timeout_ms: 1e30 is not an integer from -9223372036854775808 to 9223372036854775807 (digits only: no fraction, no exponent)`},
+		{`{"timeout_ms":99999999999999999999}`, "/timeout_ms", `timeout_ms: 99999999999999999999 is not an integer from -9223372036854775808 to 9223372036854775807 (digits only: no fraction, no exponent)`},
+		{`{"timeout_ms":1.5}`, "/timeout_ms", `timeout_ms: 1.5 is not an integer from -9223372036854775808 to 9223372036854775807 (digits only: no fraction, no exponent)`},
+		{`{"priority":300}`, "/priority", `priority: 300 is not an integer from -128 to 127 (digits only: no fraction, no exponent)`},
+		{`{"ratio":1e39}`, "/ratio", `ratio: 1e39 is not a number in range`},
+		{`{"timeout_ms":"5"}`, "/timeout_ms", `timeout_ms: want an integer, not a string`},
+		{`{"caller":[]}`, "/caller", `caller: want an object, not an array`},
+		{`{"tool":"\ud800"}`, "/tool", `a string at tool has a \u escape of half a surrogate pair`},
+		{"{\"tool\":\"\xff\"}", "/tool", `a string at tool is not valid UTF-8`},
+		{`{"calls":[{"tool":"a","bad":1}]}`, "/calls/0/bad", `unknown key "bad" in calls/0`},
+		{`{"calls":[{"tool":"a","Tool":"b"}]}`, "/calls/0/Tool", `unknown key "Tool" in calls/0 (keys are case-sensitive: did you mean "tool"?)`},
+		{`{"tool":"a"} x`, "", `invalid JSON at byte 13: invalid character 'x' after top-level value`},
+		{``, "", `no JSON value`},
+		{`{"tool":`, "/tool", `the JSON ends too early, at byte 8`},
+	}
+	for _, tt := range tests {
+		var v batch
+		var c call
+		var err error
+		if strings.Contains(tt.in, `"calls"`) {
+			err = DecodeStrict([]byte(tt.in), &v)
+		} else {
+			err = DecodeStrict([]byte(tt.in), &c)
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%q: error %v, want *Error", tt.in, err)
+			continue
+		}
+		if e.Path != tt.path || e.Msg != tt.msg {
+			t.Errorf("%q:\n got  %q %q\n want %q %q", tt.in, e.Path, e.Msg, tt.path, tt.msg)
+		}
+	}
+}
+
+// TestDecodeStrictLeavesValue wants *v untouched by a refused input.
+func TestDecodeStrictLeavesValue(t *testing.T) {
+	v := echoIn{Message: "before"}
+	if err := DecodeStrict([]byte(`{"message":"a","message":"b"}`), &v); err == nil || v.Message != "before" {
+		t.Errorf("got %+v, %v", v, err)
 	}
 }
 
@@ -75,5 +179,6 @@ func FuzzDecodeStrict(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		compareStrict[sample](t, string(in))
 		compareStrict[recursive](t, string(in))
+		compareStrict[map[string]any](t, string(in))
 	})
 }
