@@ -241,8 +241,12 @@ func (a *app) limiter(c *toolfile.Config) (limit.Limiter, error) {
 	}
 	lim, err := wredis.New(rdb, &wredis.Options{Config: c.Concurrency, Prefix: prefix + ":limit", LeaseTTL: c.Redis.LeaseTTL})
 	if err != nil {
+		rdb.Close()
 		return nil, fmt.Errorf("%s: concurrency: %w", a.config, err)
 	}
+	// Its lease renewals and release listener stop, then its connections
+	// close (closers run after the engine's calls ended).
+	a.closers = append(a.closers, func() error { return errors.Join(lim.Close(), rdb.Close()) })
 	return lim, nil
 }
 
@@ -383,8 +387,12 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 				return nil, nil, err
 			}
 			ao.Notifier = wredis.NewNotifier(rdb, a.cfg.Redis.Prefix)
+			a.closers = append(a.closers, rdb.Close)
 		}
 		a.inbox = approval.New(store, ao)
+		// The inbox's listener and Resume's work end before the store
+		// closes (withStore and serve run the closers first).
+		a.closers = append(a.closers, a.inbox.Close)
 		opts.Approver = a.inbox
 		if a.wrapApprover != nil {
 			opts.Approver = a.wrapApprover(opts.Approver)

@@ -223,13 +223,22 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
+	// The store closes last, within the grace period (or at once after a
+	// second signal): what setup started over it (the engine's approval
+	// inbox, the event relay, the Redis limiter, MCP imports) ends first,
+	// so that nothing holds a connection the store's Close waits for.
+	closeWithin, stopped := f.grace, false
 	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.grace)
+		a.close()
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeWithin)
 		defer cancel()
 		ferr := store.Flush(cctx)
 		cerr := store.Close(cctx)
 		if e := errors.Join(ferr, cerr); e != nil && err == nil {
 			err = fmt.Errorf("close store: %w", e)
+		}
+		if stopped {
+			log.Info("stopped")
 		}
 	}()
 	metrics := httpapi.NewMetrics()
@@ -272,9 +281,10 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	defer mcpSrv.Close()
 
 	// base is the context of every request: it outlives ctx so that calls in
-	// flight finish, and ends when the grace period is over.
-	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelBase()
+	// flight finish, and ends when the grace period is over, with a cause
+	// that the calls it cuts report.
+	base, cancelBase := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelBase(context.Canceled)
 	inbox := approval.New(observed, &approval.Options{Logger: log, Notifier: notifier})
 	defer inbox.Close()
 	// Decided calls whose callers left (before the start, or while
@@ -331,24 +341,38 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	select {
 	case <-ctx.Done():
 	case err := <-served:
+	closeUnusedOnShutdown(hs)
 		srv.Close()
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info("shutting down: finishing calls in flight", "grace", f.grace)
 	srv.Close() // event streams end, so Shutdown does not wait for them
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.grace)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		log.Warn("shutdown: calls still in flight after the grace period; canceling them", "err", err)
-		cancelBase()
-		hs.Close()
+	grace, hurried, release := gracePeriod(f.grace, log)
+	defer release()
+	if err := hs.Shutdown(grace); err != nil {
+		why := context.Cause(grace)
+		log.Warn("shutdown: canceling the calls still in flight", "why", why.Error())
+		cancelBase(why)
+		// The calls cut record how they ended and answer their callers.
+		cut, cancel := context.WithTimeout(context.Background(), cutMargin)
+		if hs.Shutdown(cut) != nil {
+			hs.Close()
+		}
+		cancel()
 	}
 	<-served
-	cancelBase()
-	if err := eng.Close(sctx); err != nil {
+	// Work that is no request's (approved calls taken up by the inbox)
+	// ends too, and says why.
+	cancelBase(serverStopped("it stopped"))
+	ectx, cancel := context.WithTimeout(context.Background(), cutMargin)
+	defer cancel()
+	if err := eng.Close(ectx); err != nil {
 		log.Warn("shutdown: engine", "err", err)
 	}
-	log.Info("stopped")
+	if hurried() {
+		closeWithin = cutMargin
+	}
+	stopped = true
 	return nil
 }
 

@@ -70,6 +70,7 @@ func (a *app) decisionChannel(raw, observed wield.Storage) (wield.Storage, wield
 		if err != nil {
 			return nil, nil, usageError{err}
 		}
+		a.closers = append(a.closers, rdb.Close) // after the API's inbox, which serve closes first
 		return observed, wredis.NewNotifier(rdb, a.cfg.Redis.Prefix), nil
 	}
 	return notifyingStore{observed, newLocalNotifier()}, nil, nil

@@ -74,13 +74,17 @@ func openStore(ctx context.Context, dsn string) (wield.Storage, error) {
 	return s, nil
 }
 
-// withStore runs fn with the store of --db, closing it afterwards.
+// withStore runs fn with the store of --db, closing it afterwards: first
+// what setup started over it (the engine's approval inbox, relays,
+// limiters, MCP imports), then the store, so that nothing still holds a
+// connection its Close waits for.
 func (a *app) withStore(ctx context.Context, fn func(wield.Storage) error) error {
 	s, err := openStore(ctx, a.db)
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
 	ferr := fn(s)
+	a.close()
 	if cerr := s.Close(context.WithoutCancel(ctx)); cerr != nil && ferr == nil {
 		ferr = fmt.Errorf("close store: %w", cerr)
 	}
