@@ -76,7 +76,15 @@ func callRemote(ctx context.Context, client *http.Client, endpoint string, e rem
 	if c := wield.CallFrom(ctx); c != nil {
 		// The other server records the call under the same conversation
 		// (with an id of its own: the two may share a store).
-		body["caller"] = c.Caller
+		caller := c.Caller
+		if caller.Type == wield.CallerWorkflowNode {
+			// A workflow node's bypass of the concurrency limits is this
+			// server's to give: the other server limits the call like any
+			// other (and refuses the claim from a key without the workflow
+			// right, which would fail the call).
+			caller.Type = ""
+		}
+		body["caller"] = caller
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
