@@ -1,5 +1,5 @@
-// Package artifact edits the versioned documents agents work on (seed
-// 000's artifacts), over a [wield.ArtifactStore]: create, read a version,
+// Package artifact edits the versioned documents agents work on
+// (artifacts), over a [wield.ArtifactStore]: create, read a version,
 // update by replacing a fragment, rewrite. Every change is a new version;
 // old ones stay readable.
 //
