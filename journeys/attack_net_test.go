@@ -7,6 +7,7 @@ package journeys
 // up written in the clear.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -14,12 +15,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // toolResult is the answer of POST /v1/tools/{name}/call.
@@ -225,5 +229,55 @@ func TestJourneyAttackSecretsWritten(t *testing.T) {
 				t.Errorf("%s holds %q: …%q…", where, secret, text[max(0, i-120):min(len(text), i+60)])
 			}
 		}
+	}
+}
+
+// TestJourneyAttackSelfMCP: `wield mcp --http` is wield's own server too:
+// its http_get cannot reach its own /mcp endpoint, with loopback allowed.
+func TestJourneyAttackSelfMCP(t *testing.T) {
+	u := newUser(t)
+	u.write("wield.yaml", "http_allow: [127.0.0.1/32]\n")
+	cmd := exec.Command(bin, "mcp", "--http", "127.0.0.1:0", "--config", "wield.yaml")
+	cmd.Dir, cmd.Env = u.dir, u.env
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	url := ""
+	if !eventually(time.Minute, func() bool {
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			if rest, ok := strings.CutPrefix(line, "listening on "); ok {
+				url = strings.TrimSpace(rest)
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("wield mcp --http did not listen:\n%s", stderr.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "journey", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "http_get", Arguments: map[string]any{"url": url}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := ""
+	if len(res.Content) > 0 {
+		if c, ok := res.Content[0].(*mcp.TextContent); ok {
+			text = c.Text
+		}
+	}
+	if !res.IsError || !strings.Contains(text, "wield's own server") {
+		t.Errorf("http_get of wield mcp's own endpoint: %v %q; want a refusal", res.IsError, text)
 	}
 }
