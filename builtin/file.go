@@ -48,6 +48,11 @@ type FileOptions struct {
 	// CacheBytes bounds the in-memory cache of file contents (32 MiB);
 	// negative disables it.
 	CacheBytes int64
+	// AllowHardLinks lets read_file and write_file use a regular file that
+	// has more than one name (a hard link). Off by default: a hard link in
+	// an allowed folder may name a file outside it, which the folder's
+	// root cannot tell from a file of its own.
+	AllowHardLinks bool
 }
 
 // FileTools returns seed 003's six file tools, read_file, write_file,
@@ -84,6 +89,18 @@ type FileOptions struct {
 // folders. move_file between folders that share no root copies the file
 // and deletes the original.
 //
+// A hard link is another name of the same file, and it may be made
+// anywhere on the same file system: a hard link in an allowed folder to a
+// file outside is, to the folder's root, a file like any other. So unless
+// [FileOptions.AllowHardLinks] is set, read_file (and move_file's copy
+// between folders, which reads) refuses a regular file with more than one
+// name, checked on the opened file itself (fstat), so that no swap between
+// a check and the read can slip one past; write_file refuses one too,
+// although it would only replace the name in the folder (it never writes
+// in place), as the write would silently part the names. delete_file and
+// move_file within a folder act on the name alone, leaving the file's
+// other names as they are, and are allowed.
+//
 // # Cache
 //
 // Files read are kept in memory, bounded by CacheBytes, and served again
@@ -95,8 +112,8 @@ type FileOptions struct {
 // # Errors
 //
 // A path outside the folders (including "~", which is not expanded, and
-// Windows drive paths) is permission_denied with "Access denied" in the
-// message, as are the allowed folders themselves for delete_file and
+// Windows drive paths) or a file with more than one name (unless allowed)
+// is permission_denied with "Access denied" in the message, as are the allowed folders themselves for delete_file and
 // move_file. A malformed path (empty, with a NUL byte, longer than
 // [MaxPathBytes] or with a component longer than [MaxNameBytes]), a bad
 // glob pattern, undecodable content or content over the write limit is
@@ -120,6 +137,8 @@ type fileSet struct {
 	maxRead  int64
 	maxWrite int64
 	cache    *fileCache
+	// hardLinks allows files with more than one name; see FileTools.
+	hardLinks bool
 }
 
 // fileSpace is one allowed folder.
@@ -171,8 +190,9 @@ func newFiles(opts FileOptions) (*fileSet, error) {
 		return nil, errors.New("file tools: no allowed paths: name at least one folder the tools may use")
 	}
 	f := &fileSet{
-		maxRead:  positiveOr(opts.MaxReadBytes, DefaultMaxReadBytes),
-		maxWrite: positiveOr(opts.MaxWriteBytes, DefaultMaxWriteBytes),
+		maxRead:   positiveOr(opts.MaxReadBytes, DefaultMaxReadBytes),
+		maxWrite:  positiveOr(opts.MaxWriteBytes, DefaultMaxWriteBytes),
+		hardLinks: opts.AllowHardLinks,
 	}
 	if opts.CacheBytes >= 0 {
 		f.cache = newFileCache(positiveOr(opts.CacheBytes, DefaultFileCacheBytes))
@@ -547,6 +567,15 @@ func below(dir, p string) (string, bool) {
 		return rest, true
 	}
 	return "", false
+}
+
+// checkLinks refuses a regular file with more than one name, unless hard
+// links are allowed: links is what openLinks or entryLinks counted.
+func (f *fileSet) checkLinks(what string, links uint64) error {
+	if f.hardLinks || links <= 1 {
+		return nil
+	}
+	return fileAccessDenied("%s: the file has more than one link (%d names: a hard link, which may be a file outside the allowed folders); the server's configuration must set allow_hard_links: true for the file tools to use it", what, links)
 }
 
 func fileAccessDenied(format string, args ...any) *wield.Error {

@@ -249,6 +249,9 @@ func (f *fileSet) load(root *os.Root, t fileTarget, op string) (*cachedFile, err
 	case fi.Size() > f.maxRead:
 		return nil, f.tooLarge(what, fi.Size())
 	}
+	if err := f.checkLinks(what, openLinks(file, fi)); err != nil {
+		return nil, err
+	}
 	if c := f.cache.get(t.abs, fi); c != nil {
 		return c, nil
 	}
@@ -316,6 +319,11 @@ func (f *fileSet) writeAtomic(ctx context.Context, root *os.Root, t fileTarget, 
 	case err == nil && fi.IsDir():
 		return wield.Errorf(wield.ErrExecution, "%s: it is a directory", what)
 	case err == nil:
+		if fi.Mode().IsRegular() {
+			if err := f.checkLinks(what, entryLinks(root, t.rel, fi)); err != nil {
+				return err
+			}
+		}
 		mode = fi.Mode().Perm()
 	case !errors.Is(err, fs.ErrNotExist):
 		return fsError(what, err)

@@ -13,6 +13,7 @@
 //	  buckets: {http: {limit: 5, weight: 1}}
 //	  backend: local                          # or redis: one limit for every server (see redis:)
 //	allowed_paths: [./data]                   # what file tools may touch; relative to the config file
+//	allow_hard_links: false                   # true: file tools use files with more than one name
 //	env_allow: [APP_MODE, "PUBLIC_*"]         # what get_env/set_env may see (none by default)
 //	web_search: {provider: tavily, api_key: "${TAVILY_KEY}", max_results: 10}
 //	mcp_servers:
@@ -112,6 +113,10 @@ type Config struct {
 	// AllowedPaths are the folders file tools may touch; relative paths are
 	// resolved against the config file's folder.
 	AllowedPaths []string
+	// AllowHardLinks lets read_file and write_file use a file with more
+	// than one name (a hard link, which may be a file outside the allowed
+	// paths); off unless written.
+	AllowHardLinks bool
 	// EnvAllow lists the environment variables get_env and set_env may
 	// touch (a trailing * allows a prefix); none when empty.
 	EnvAllow []string
@@ -458,6 +463,8 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			if c.set(f, "allowed_paths", "allowed paths") {
 				cfg.AllowedPaths = c.allowedPaths(f, "allowed_paths", dir)
 			}
+		case "allow_hard_links":
+			cfg.AllowHardLinks = c.boolean(f)
 		case "env_allow":
 			cfg.EnvAllow = c.strings(f)
 		case "web_search":

@@ -214,6 +214,7 @@ func (a *app) builtinOptions(store wield.Storage) builtin.Options {
 	}
 	if c := a.cfg; c != nil {
 		opts.Files.AllowedPaths = c.AllowedPaths
+		opts.Files.AllowHardLinks = c.AllowHardLinks
 		opts.Env.Allow = c.EnvAllow
 		opts.Net = builtin.NetOptions{Guard: c.Guard(), Timeout: c.NetworkTimeout}
 		opts.Search = builtin.SearchOptions{Provider: c.WebSearch.Provider, APIKey: c.WebSearch.APIKey, MaxResults: c.WebSearch.MaxResults, Guard: c.Guard()}
