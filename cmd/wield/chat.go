@@ -34,7 +34,7 @@ read from the variable --api-key-env names (OPENAI_API_KEY by default).
 
 --agent names an agent file (tools, tool_sets, output_strategy); without one the
 agent has every tool. Models without function calling get the tools in the
-prompt (seed 000's XML) when the agent's output_strategy allows the fallback,
+prompt (the XML call format, docs/call-formats.md) when the agent's output_strategy allows the fallback,
 or always with --no-function-calling.`,
 		Example: `  wield chat --model http://127.0.0.1:11434/v1/qwen2.5:7b --agent agents/helper.yaml`,
 		Args:    cobra.NoArgs,
