@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// EventType names what happened. The names are those of seed 004 §6 plus the
-// ones wield adds (tool_shadowed, permission_requested, permission_decided).
+// EventType names what happened. The names are those of the ToolEngine
+// architecture's event types plus the ones wield adds (tool_shadowed,
+// permission_requested, permission_decided).
 type EventType string
 
 // The event types.
@@ -157,7 +158,10 @@ func (b *Bus) Last() uint64 {
 func (b *Bus) Lost() int64 { return b.lost.Load() }
 
 // Subscribe returns a subscription to the events published from now on that
-// pass filter (nil: all). Close it when done.
+// pass filter (nil: all). Close it when done. The filter runs on the
+// subscriber's goroutine, in Next, never under the bus's lock: however slow
+// it is, Publish does not wait for it. A filter that panics drops the event
+// (see [Protect]).
 func (b *Bus) Subscribe(filter func(*Event) bool) *Subscription {
 	return b.SubscribeAfter(b.Last(), filter)
 }
@@ -179,9 +183,12 @@ func (b *Bus) SubscribeAfter(after uint64, filter func(*Event) bool) *Subscripti
 	return s
 }
 
-// Listen calls fn for every event that passes filter, on a goroutine of its
-// own, until stop is called. A slow fn loses events rather than slowing the
-// bus down.
+// Listen calls fn for every event that passes filter, in order, on a
+// goroutine of its own, until stop is called. A slow fn loses events rather
+// than slowing the bus down (they count in [Bus.Lost]; a subscriber that
+// must know how many it lost uses [Bus.Subscribe] and [Subscription.Lost]).
+// A panic in fn or filter is contained, logged and counted (see [Protect]);
+// the listener goes on with the next event.
 func (b *Bus) Listen(filter func(*Event) bool, fn func(Event)) (stop func()) {
 	s := b.Subscribe(filter)
 	go func() {
@@ -190,7 +197,7 @@ func (b *Bus) Listen(filter func(*Event) bool, fn func(Event)) (stop func()) {
 			if err != nil {
 				return
 			}
-			fn(e)
+			Protect(nil, CallbackBusListener, func() { fn(e) })
 		}
 	}()
 	return func() { s.Close() }
@@ -245,14 +252,25 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 				b.lost.Add(n)
 				s.next = oldest
 			}
-			slot := &b.ring[s.next&b.mask]
+			s.buf = append(s.buf, b.ring[s.next&b.mask])
 			s.next++
-			if s.filter == nil || s.filter(slot) {
-				s.buf = append(s.buf, *slot)
-			}
 		}
+		caughtUp := s.next > b.last
 		b.mu.Unlock()
-		if len(s.buf) > 0 {
+		// The filter runs on the copies, outside the bus's lock: a slow
+		// or stuck filter delays its own subscriber, never Publish nor
+		// the other subscribers.
+		if s.filter != nil {
+			kept := s.buf[:0]
+			for i := range s.buf {
+				if s.pass(&s.buf[i]) {
+					kept = append(kept, s.buf[i])
+				}
+			}
+			clear(s.buf[len(kept):])
+			s.buf = kept
+		}
+		if len(s.buf) > 0 || !caughtUp {
 			continue
 		}
 		select {
@@ -279,6 +297,15 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 			return Event{}, ctx.Err()
 		}
 	}
+}
+
+// pass reports whether e passes the subscription's filter. A filter that
+// panics is contained (see [Protect]) and drops the event: a filter may be
+// what keeps a client from seeing tools outside its scope.
+func (s *Subscription) pass(e *Event) bool {
+	ok := false
+	Protect(nil, CallbackBusFilter, func() { ok = s.filter(e) })
+	return ok
 }
 
 // Lost returns how many events this subscription lost by falling behind.

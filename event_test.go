@@ -380,3 +380,118 @@ func TestListenStop(t *testing.T) {
 		}
 	})
 }
+
+// TestBusStuckFilter: a subscriber whose filter never returns stalls
+// neither Publish nor the other subscribers; once it returns, the stuck
+// subscriber goes on in order and counts what it lost.
+func TestBusStuckFilter(t *testing.T) {
+	b := wield.NewBus(8)
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	stuck := b.Subscribe(func(e *wield.Event) bool {
+		once.Do(func() { close(entered); <-release })
+		return true
+	})
+	defer stuck.Close()
+	other := b.Subscribe(nil)
+	defer other.Close()
+
+	got := make(chan []string, 1)
+	go func() { // not read: t.Fatal belongs to the test's goroutine
+		var tools []string
+		for range 2 {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			e, err := stuck.Next(ctx)
+			cancel()
+			if err != nil {
+				break
+			}
+			tools = append(tools, e.Tool)
+		}
+		got <- tools
+	}()
+	publish(b, "first")
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the filter was never called")
+	}
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 300 {
+			publish(b, itoa(i+2))
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("Publish waited for a filter that does not return")
+	}
+	// The other subscriber is not held up: it reads the newest events.
+	if diff := cmp.Diff([]string{"294", "295", "296", "297", "298", "299", "300", "301"}, read(t, other, 8)); diff != "" {
+		t.Errorf("other subscriber (-want +got):\n%s", diff)
+	}
+	close(release)
+	// The stuck one had copied its batch (only "first") before filtering;
+	// the ring kept the last 8 of the 300 that followed.
+	if diff := cmp.Diff([]string{"first", "294"}, <-got); diff != "" {
+		t.Errorf("stuck subscriber after release (-want +got):\n%s", diff)
+	}
+	if got := stuck.Lost(); got != 292 {
+		t.Errorf("stuck.Lost() = %d, want 292", got)
+	}
+}
+
+// TestBusFilterPanics: a filter that panics drops the event for its
+// subscriber only, is counted, and the subscription goes on.
+func TestBusFilterPanics(t *testing.T) {
+	before := wield.CallbackPanics()[wield.CallbackBusFilter]
+	b := wield.NewBus(16)
+	s := b.Subscribe(func(e *wield.Event) bool {
+		if e.Tool == "boom" {
+			panic("filter bug")
+		}
+		return true
+	})
+	defer s.Close()
+	publish(b, "a", "boom", "b")
+	if diff := cmp.Diff([]string{"a", "b"}, read(t, s, 2)); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if got := wield.CallbackPanics()[wield.CallbackBusFilter] - before; got != 1 {
+		t.Errorf("bus_filter panics counted: %d, want 1", got)
+	}
+}
+
+// TestListenPanics: a Listen function that panics leaves the process up,
+// is counted, and hears the next events.
+func TestListenPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		before := wield.CallbackPanics()[wield.CallbackBusListener]
+		b := wield.NewBus(16)
+		var mu sync.Mutex
+		var got []string
+		stop := b.Listen(nil, func(e wield.Event) {
+			if e.Tool == "boom" {
+				panic("listener bug")
+			}
+			mu.Lock()
+			got = append(got, e.Tool)
+			mu.Unlock()
+		})
+		defer stop()
+		publish(b, "a", "boom", "b")
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if diff := cmp.Diff([]string{"a", "b"}, got); diff != "" {
+			t.Errorf("listened (-want +got):\n%s", diff)
+		}
+		if got := wield.CallbackPanics()[wield.CallbackBusListener] - before; got != 1 {
+			t.Errorf("bus_listener panics counted: %d, want 1", got)
+		}
+	})
+}
