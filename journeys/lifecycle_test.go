@@ -445,3 +445,47 @@ func lcMCP(t *testing.T, u *user, args ...string) *server {
 	}
 	return s
 }
+
+// TestJourneyLifecycleMCPCut: `wield mcp --http` with a call longer than
+// its grace period exits 0 (it exited 1, "shut down: context deadline
+// exceeded"), without waiting past the call, and the call is recorded.
+//
+// Known gap: a call over MCP runs under the MCP session's context, not the
+// HTTP request's, so the end of the grace period does not cut it; the
+// process waits for it (bounded by the tool's timeout). When it is cut,
+// its record must say the grace period ended.
+func TestJourneyLifecycleMCPCut(t *testing.T) {
+	u := newUser(t)
+	s := lcMCP(t, u, "--grace", "1s")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "journey", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, s.stderr)
+	}
+	defer cs.Close()
+	answers := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"duration": 3}})
+		answers <- err
+	}()
+	time.Sleep(500 * time.Millisecond) // the call is under way (nothing shows it over MCP)
+	start := time.Now()
+	lcStop(t, s, syscall.SIGTERM, 10*time.Second)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("exit took %v with --grace 1s and a call of 3 s", took)
+	}
+	<-answers
+	r := u.must("calls", "--tool", "sleep", "--json")
+	var page struct {
+		Records []lcRecord `json:"records"`
+	}
+	r.json(t, &page)
+	if len(page.Records) != 1 {
+		t.Fatalf("%d sleep calls recorded, want 1", len(page.Records))
+	}
+	if res := page.Records[0].Result; !res.OK && (res.ErrorType != "canceled" || !strings.Contains(res.Error, "grace period of 1s")) {
+		t.Errorf("the cut call's record: %+v; want canceled, saying the grace period ended", res)
+	}
+}

@@ -86,7 +86,15 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		if err != nil {
 			return err
 		}
-		defer eng.Close(context.WithoutCancel(ctx))
+		defer func() {
+			// The server drained its requests: calls cut then have a
+			// moment to record how they ended.
+			ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cutMargin)
+			defer cancel()
+			if err := eng.Close(ectx); err != nil {
+				log.Warn("shutdown: engine", "err", err)
+			}
+		}()
 		if f.toolset != "" {
 			if _, ok := reg.Toolset(f.toolset); !ok {
 				return usagef("--toolset %q: no such toolset", f.toolset)
@@ -170,19 +178,22 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, f mcpFlags, lo
 	fmt.Fprintf(a.stderr, "listening on http://%s/mcp\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
+	// base is the context of every request: calls in flight outlive ctx
+	// for the grace period, then are canceled with a cause they report.
+	base, cancelBase := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelBase(context.Canceled)
+	hs.BaseContext = func(net.Listener) context.Context { return base }
+	closeUnusedOnShutdown(hs)
 	select {
 	case err := <-done:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.grace)
-	defer cancel()
-	err = hs.Shutdown(sctx)
+	grace, _, release := gracePeriod(f.grace, log)
+	defer release()
+	drain(hs, grace, cancelBase, log)
 	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
-	}
-	if err != nil {
-		return fmt.Errorf("shut down: %w", err)
+		return fmt.Errorf("serve: %w", serr)
 	}
 	return nil
 }

@@ -350,17 +350,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	srv.Close() // event streams end, so Shutdown does not wait for them
 	grace, hurried, release := gracePeriod(f.grace, log)
 	defer release()
-	if err := hs.Shutdown(grace); err != nil {
-		why := context.Cause(grace)
-		log.Warn("shutdown: canceling the calls still in flight", "why", why.Error())
-		cancelBase(why)
-		// The calls cut record how they ended and answer their callers.
-		cut, cancel := context.WithTimeout(context.Background(), cutMargin)
-		if hs.Shutdown(cut) != nil {
-			hs.Close()
-		}
-		cancel()
-	}
+	drain(hs, grace, cancelBase, log)
 	<-served
 	// Work that is no request's (approved calls taken up by the inbox)
 	// ends too, and says why.

@@ -119,3 +119,22 @@ func (u *unusedConns) closeAll() {
 	}
 	clear(u.conns)
 }
+
+// drain shuts hs down within the grace period: requests in flight may
+// finish until grace ends; those still running then are canceled through
+// cancelBase (the cancel of hs's BaseContext) with grace's cause, and have
+// cutMargin to record how they ended and answer their callers before their
+// connections are closed.
+func drain(hs *http.Server, grace context.Context, cancelBase context.CancelCauseFunc, log *slog.Logger) {
+	if hs.Shutdown(grace) == nil {
+		return
+	}
+	why := context.Cause(grace)
+	log.Warn("shutdown: canceling the calls still in flight", "why", why.Error())
+	cancelBase(why)
+	cut, cancel := context.WithTimeout(context.Background(), cutMargin)
+	defer cancel()
+	if hs.Shutdown(cut) != nil {
+		hs.Close()
+	}
+}
