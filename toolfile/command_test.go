@@ -20,7 +20,11 @@ func TestCommandArgv(t *testing.T) {
 		"n":       json.Number("3"),
 	}
 	want := []string{"grep", "-n", "a; rm -rf / $(id)", "--", "a b.txt", "c.txt", "x=3", "{literal}"}
-	if diff := cmp.Diff(want, c.argv(args)); diff != "" {
+	got, err := c.argv(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("argv (-want +got):\n%s", diff)
 	}
 }
