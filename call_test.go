@@ -16,8 +16,8 @@ func TestNewID(t *testing.T) {
 	prev := ""
 	for i := range n {
 		id := wield.NewID()
-		if len(id) != 26 {
-			t.Fatalf("NewID() = %q, %d characters, want 26", id, len(id))
+		if len(id) != wield.IDLen {
+			t.Fatalf("NewID() = %q, %d characters, want %d", id, len(id), wield.IDLen)
 		}
 		if strings.Trim(id, "0123456789abcdefghjkmnpqrstvwxyz") != "" {
 			t.Fatalf("NewID() = %q has characters outside Crockford base32", id)

@@ -25,13 +25,13 @@ type CallIDReserver interface {
 }
 
 // LooksLikeNewID reports whether s has the shape of the IDs [NewID] makes
-// (26 characters of lowercase Crockford base32). A server refuses such IDs
+// ([IDLen] characters of lowercase Crockford base32). A server refuses such IDs
 // from its clients: a client that read the ID of a call still running or
 // waiting for approval (from the event stream, the approval inbox) could
 // otherwise run a call under it before that call is recorded, and leave one
 // of the two without a record.
 func LooksLikeNewID(s string) bool {
-	if len(s) != 26 {
+	if len(s) != IDLen {
 		return false
 	}
 	for i := range len(s) {

@@ -3,105 +3,139 @@ package wield
 import (
 	crand "crypto/rand"
 	"encoding/binary"
+	"math/big"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// TestIDEncoding checks the unrolled encoder against the plain one: 128 bits
-// as 26 base32 digits, most significant first.
+// TestIDEncoding checks the encoder against math/big: 135 bits as 27 base32
+// digits, most significant first.
 func TestIDEncoding(t *testing.T) {
 	for range 10000 {
-		hi, lo := rand.Uint64(), rand.Uint64()
-		var raw [16]byte
-		binary.BigEndian.PutUint64(raw[0:8], hi)
-		binary.BigEndian.PutUint64(raw[8:16], lo)
-		var want [26]byte
-		h, l := hi, lo
-		for i := 25; i >= 0; i-- {
-			want[i] = crockford[l&31]
-			l = l>>5 | h<<59
-			h >>= 5
+		h, m, l := rand.Uint64()&127, rand.Uint64(), rand.Uint64()
+		v := new(big.Int).Lsh(new(big.Int).SetUint64(h), 128)
+		v.Or(v, new(big.Int).Lsh(new(big.Int).SetUint64(m), 64))
+		v.Or(v, new(big.Int).SetUint64(l))
+		var want [IDLen]byte
+		d := new(big.Int)
+		for i := IDLen - 1; i >= 0; i-- {
+			v.DivMod(v, big.NewInt(32), d)
+			want[i] = crockford[d.Int64()]
 		}
-		if got := encodeID(&raw); got != string(want[:]) {
-			t.Fatalf("%x%x: got %s, want %s", hi, lo, got, want)
+		if got := encodeID(h, m, l); got != string(want[:]) {
+			t.Fatalf("%x:%x:%x: got %s, want %s", h, m, l, got, want)
 		}
 	}
 }
 
-// decodeID is encodeID's inverse, for tests.
-func decodeID(t testing.TB, id string) (hi, lo uint64) {
+// decodeID is encodeID's inverse, for tests: the microseconds and the 83
+// random bits (the top 19 in r1, the low 64 in r0).
+func decodeID(t testing.TB, id string) (us, r1, r0 uint64) {
 	t.Helper()
-	if len(id) != 26 {
-		t.Fatalf("id %q: %d characters, want 26", id, len(id))
+	if len(id) != IDLen {
+		t.Fatalf("id %q: %d characters, want %d", id, len(id), IDLen)
 	}
+	var h, m, l uint64
 	for _, c := range []byte(id) {
 		d := strings.IndexByte(crockford, c)
 		if d < 0 {
 			t.Fatalf("id %q: %q is not lowercase Crockford base32", id, c)
 		}
-		hi = hi<<5 | lo>>59
-		lo = lo<<5 | uint64(d)
+		h = h<<5 | m>>59
+		m = m<<5 | l>>59
+		l = l<<5 | uint64(d)
 	}
-	return hi, lo
+	return h<<45 | m>>19, m & (1<<19 - 1), l
 }
 
-// TestIDLayout checks the time in the first 48 bits, and the order of IDs
-// of different milliseconds.
+// TestIDLayout checks the time in the first 52 bits, and the order of IDs
+// of different microseconds.
 func TestIDLayout(t *testing.T) {
-	t0 := time.UnixMilli(1764115200123)
+	t0 := time.UnixMicro(3764115200123456) // well after any ID made so far in this process
 	prev := ""
 	for i := range 100 {
 		at := t0.Add(time.Duration(i) * time.Millisecond)
 		id := NewIDAt(at)
-		hi, _ := decodeID(t, id)
-		if ms := int64(hi >> 16); ms != at.UnixMilli() {
-			t.Fatalf("id %s holds %d ms, want %d", id, ms, at.UnixMilli())
+		us, _, _ := decodeID(t, id)
+		if int64(us) != at.UnixMicro() {
+			t.Fatalf("id %s holds %d µs, want %d", id, us, at.UnixMicro())
 		}
 		if id <= prev {
-			t.Fatalf("id %s of a later millisecond sorts before %s", id, prev)
+			t.Fatalf("id %s of a later time sorts before %s", id, prev)
 		}
 		prev = id
 	}
 }
 
+// TestIDOrder: the IDs one process makes sort in the order it made them,
+// even many in one microsecond and from several goroutines at once.
+func TestIDOrder(t *testing.T) {
+	at := time.Now()
+	prev := ""
+	for range 10000 {
+		id := NewIDAt(at) // the same time: each takes the next microsecond
+		if id <= prev {
+			t.Fatalf("id %s sorts before the one made before it, %s", id, prev)
+		}
+		prev = id
+	}
+	var wg sync.WaitGroup
+	seen := sync.Map{}
+	for range 4 {
+		wg.Go(func() {
+			last := ""
+			for range 5000 {
+				id := NewID()
+				if id <= last {
+					t.Errorf("id %s sorts before %s, made before it on the same goroutine", id, last)
+					return
+				}
+				if _, dup := seen.LoadOrStore(id, true); dup {
+					t.Errorf("id %s made twice", id)
+					return
+				}
+				last = id
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // TestIDUnguessable is the guess of a client that holds two IDs made one
 // after the other and looks for a third made between or after them: with
 // the earlier layout (a per-process prefix and a counter) seven guesses
-// found it. Every one of the 80 bits after the time must vary between
-// consecutive IDs made in the same millisecond, each about half the time,
-// and no ID may be a small step from the one before.
+// found it. Every one of the 83 random bits must vary between consecutive
+// IDs, each about half the time, and no ID may be a small step from the one
+// before.
 func TestIDUnguessable(t *testing.T) {
 	const n = 4000
-	at := time.UnixMilli(1764115200123)
-	var flips [80]int
+	at := time.UnixMicro(3764115200123456)
+	var flips [83]int
 	seen := make(map[string]bool, n)
-	prevHi, prevLo := decodeID(t, NewIDAt(at))
+	_, prev1, prev0 := decodeID(t, NewIDAt(at))
 	for range n {
 		id := NewIDAt(at)
 		if seen[id] {
 			t.Fatalf("id %s made twice", id)
 		}
 		seen[id] = true
-		hi, lo := decodeID(t, id)
-		if hi>>16 != prevHi>>16 {
-			t.Fatalf("id %s: the time changed", id)
-		}
-		// The 80 random bits: the low 16 of hi, all of lo.
-		dh, dl := (hi^prevHi)&0xffff, lo^prevLo
+		_, r1, r0 := decodeID(t, id)
+		d1, d0 := r1^prev1, r0^prev0
 		for b := range 64 {
-			flips[b] += int(dl >> b & 1)
+			flips[b] += int(d0 >> b & 1)
 		}
-		for b := range 16 {
-			flips[64+b] += int(dh >> b & 1)
+		for b := range 19 {
+			flips[64+b] += int(d1 >> b & 1)
 		}
 		// A guesser steps from an ID it holds: ±2^20 around it finds nothing.
-		if d := lo - prevLo; dh == 0 && (d < 1<<20 || -d < 1<<20) {
+		if d := r0 - prev0; d1 == 0 && (d < 1<<20 || -d < 1<<20) {
 			t.Fatalf("id %s is %d steps from the one before", id, int64(d))
 		}
-		prevHi, prevLo = hi, lo
+		prev1, prev0 = r1, r0
 	}
 	varying := 0
 	for b, f := range flips {
@@ -113,8 +147,8 @@ func TestIDUnguessable(t *testing.T) {
 		}
 		varying++
 	}
-	if varying < 80 {
-		t.Errorf("%d of the 80 random bits vary between consecutive IDs, want 80", varying)
+	if varying < 83 {
+		t.Errorf("%d of the 83 random bits vary between consecutive IDs, want 83", varying)
 	}
 }
 
@@ -132,9 +166,9 @@ func BenchmarkNewIDCryptoRand(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var raw [16]byte
-		binary.BigEndian.PutUint64(raw[0:8], uint64(time.Now().UnixMilli())<<16)
-		_, _ = crand.Read(raw[6:16])
-		_ = encodeID(&raw)
+		_, _ = crand.Read(raw[5:16])
+		us := uint64(time.Now().UnixMicro())
+		_ = encodeID(us>>45, us<<19|binary.BigEndian.Uint64(raw[0:8])&(1<<19-1), binary.BigEndian.Uint64(raw[8:16]))
 	}
 }
 
@@ -143,13 +177,8 @@ func BenchmarkNewIDCounter(b *testing.B) {
 	var counter atomic.Uint64
 	b.ReportAllocs()
 	for b.Loop() {
-		var raw [16]byte
-		binary.BigEndian.PutUint64(raw[0:8], uint64(time.Now().UnixMilli())<<16)
-		copy(raw[6:10], prefix[:])
 		n := counter.Add(1)
-		raw[10] = byte(n >> 40)
-		raw[11] = byte(n >> 32)
-		binary.BigEndian.PutUint32(raw[12:16], uint32(n))
-		_ = encodeID(&raw)
+		us := uint64(time.Now().UnixMicro())
+		_ = encodeID(us>>45, us<<19|uint64(prefix[0])<<8|uint64(prefix[1]), uint64(prefix[2])<<56|uint64(prefix[3])<<48|n&(1<<48-1))
 	}
 }

@@ -232,7 +232,7 @@ func (f *fakeInvoker) Call(_ context.Context, c wield.Call) (*wield.Result, erro
 
 func TestDefaults(t *testing.T) {
 	a := agent.NewSubAgent(&fakeInvoker{}, agent.SubAgentOptions{})
-	if len(a.ID()) != 26 {
+	if len(a.ID()) != wield.IDLen {
 		t.Errorf("default ID %q is not a wield.NewID", a.ID())
 	}
 	b, err := json.Marshal(a.Summary())

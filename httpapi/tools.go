@@ -144,7 +144,7 @@ const msgCallIDTaken = "another call has this id (recorded, running or waiting f
 // reservations, and those calls have neither yet).
 func checkCallID(id string) error {
 	if wield.LooksLikeNewID(id) {
-		return apiError(http.StatusBadRequest, CodeBadRequest, "id '"+id+"' has the shape of the IDs the server makes (26 lowercase base32 characters): choose an id of another shape (a prefix will do), or leave it out")
+		return apiError(http.StatusBadRequest, CodeBadRequest, "id '"+id+"' has the shape of the IDs the server makes (27 lowercase base32 characters): choose an id of another shape (a prefix will do), or leave it out")
 	}
 	return nil
 }

@@ -140,14 +140,14 @@ func TestJourneyAttackArtifactsOtherKey(t *testing.T) {
 	}
 }
 
-// idBits decodes an ID of 26 lowercase Crockford base32 characters.
+// idBits decodes an ID of 27 lowercase Crockford base32 characters.
 func idBits(t *testing.T, id string) *big.Int {
 	t.Helper()
 	const digits = "0123456789abcdefghjkmnpqrstvwxyz"
 	id = strings.TrimPrefix(id, "art_")
 	n := new(big.Int)
-	if len(id) != 26 {
-		t.Fatalf("id %q is not 26 characters", id)
+	if len(id) != 27 {
+		t.Fatalf("id %q is not 27 characters", id)
 	}
 	for _, c := range id {
 		d := strings.IndexRune(digits, c)
@@ -164,7 +164,7 @@ func idBits(t *testing.T, id string) *big.Int {
 // ID from its two (IDs of one process used to differ by a counter: seven
 // guesses found it). Even the victim's own key, which could read it, finds
 // nothing at the guesses; and across 40 IDs made one after the other, each
-// of the 80 bits after the time changes between some consecutive two.
+// of the 83 bits after the time changes between some consecutive two.
 func TestJourneyAttackGuessArtifactID(t *testing.T) {
 	u := newUser(t)
 	s := u.serve()
@@ -187,9 +187,9 @@ func TestJourneyAttackGuessArtifactID(t *testing.T) {
 	guesses := map[string]bool{}
 	encode := func(n *big.Int) string {
 		const digits = "0123456789abcdefghjkmnpqrstvwxyz"
-		var out [26]byte
+		var out [27]byte
 		m := new(big.Int).Set(n)
-		for i := 25; i >= 0; i-- {
+		for i := 26; i >= 0; i-- {
 			out[i] = digits[new(big.Int).And(m, big.NewInt(31)).Int64()]
 			m.Rsh(m, 5)
 		}
@@ -217,7 +217,7 @@ func TestJourneyAttackGuessArtifactID(t *testing.T) {
 		t.Errorf("%d of %d guesses from %s and %s found an artifact", found, len(guesses), first, second)
 	}
 
-	// 40 IDs in a row: which of the 80 random bits ever change.
+	// 40 IDs in a row: which of the 83 random bits ever change.
 	changed := new(big.Int)
 	prev := idBits(t, create("n"))
 	for i := range 39 {
@@ -225,9 +225,9 @@ func TestJourneyAttackGuessArtifactID(t *testing.T) {
 		changed.Or(changed, new(big.Int).Xor(n, prev))
 		prev = n
 	}
-	random := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 80), big.NewInt(1))
+	random := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 83), big.NewInt(1))
 	if got := new(big.Int).And(changed, random); got.Cmp(random) != 0 {
-		t.Errorf("of the 80 bits after the time, those that changed between consecutive IDs: %080b, want all", got)
+		t.Errorf("of the 83 bits after the time, those that changed between consecutive IDs: %083b, want all", got)
 	}
 }
 

@@ -210,8 +210,8 @@ func TestServerResultCarriesCallID(t *testing.T) {
 	cs := srvConnect(t, f, srvStdio, "", nil)
 	res := srvCall(t, cs, "echo", map[string]any{"message": "hi"})
 	id, _ := res.Meta[mcpbridge.MetaCallID].(string)
-	if len(id) != 26 {
-		t.Errorf("_meta[%s] = %v, want a 26-character call ID", mcpbridge.MetaCallID, res.Meta[mcpbridge.MetaCallID])
+	if len(id) != wield.IDLen {
+		t.Errorf("_meta[%s] = %v, want a call ID of wield.IDLen characters", mcpbridge.MetaCallID, res.Meta[mcpbridge.MetaCallID])
 	}
 }
 
