@@ -46,6 +46,8 @@ type LoopOptions struct {
 	// included: 3 when zero, so two hand-offs.
 	MaxDepth int
 	// OnMessage, when set, sees every message as it joins the conversation.
+	// A panic in it is contained, logged and counted (see [wield.Protect]);
+	// the conversation goes on.
 	OnMessage func(agent string, m llm.Message)
 }
 
@@ -192,7 +194,7 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 
 func (l *Loop) notify(a *Agent, m llm.Message) {
 	if l.opts.OnMessage != nil {
-		l.opts.OnMessage(a.Name, m)
+		wield.Protect(nil, wield.CallbackAgentOnMessage, func() { l.opts.OnMessage(a.Name, m) })
 	}
 }
 

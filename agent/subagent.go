@@ -81,6 +81,8 @@ type SubAgentOptions struct {
 	// OnResult is called with every result after it is in the history, on the
 	// goroutine that made the call; calls of ExecuteBatch run in parallel, so
 	// OnResult must be safe for concurrent use. It must not modify the result.
+	// A panic in it is contained, logged and counted (see [wield.Protect]);
+	// the call's result stands.
 	OnResult func(*wield.Result)
 	// MaxHistory bounds the history; the oldest entries are dropped first.
 	// Zero means [DefaultMaxHistory].
@@ -162,7 +164,9 @@ func (a *SubAgent) Execute(ctx context.Context, tool string, args json.RawMessag
 	if res != nil {
 		a.record(tool, args, res)
 		if a.onResult != nil {
-			a.onResult(res)
+			// A panic in it must not end the process: ExecuteBatch calls
+			// it on goroutines of its own.
+			wield.Protect(nil, wield.CallbackSubagentOnResult, func() { a.onResult(res) })
 		}
 	}
 	if err != nil {

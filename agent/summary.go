@@ -108,6 +108,8 @@ type SummaryQuery struct {
 	ConversationID string
 	// Keep, when set, leaves out the records it returns false for (a key's
 	// scope, say). Left-out records still count toward MaxSummaryRecords.
+	// A Keep that panics leaves the record out; the panic is contained,
+	// logged and counted (see [wield.Protect]).
 	Keep func(*wield.Record) bool
 }
 
@@ -135,7 +137,7 @@ func RecordedSummary(ctx context.Context, calls wield.CallReader, q SummaryQuery
 	entries := make([]HistoryEntry, 0, len(page.Records))
 	parent := ""
 	for _, rec := range page.Records { // newest first
-		if rec == nil || rec.Call == nil || rec.Result == nil || (q.Keep != nil && !q.Keep(rec)) {
+		if rec == nil || rec.Call == nil || rec.Result == nil || (q.Keep != nil && !keep(q.Keep, rec)) {
 			continue
 		}
 		if p, ok := rec.Call.Caller.Variables[ParentVariable].(string); ok && parent == "" {
@@ -156,4 +158,12 @@ func rate(ok, total int) float64 {
 		return 0
 	}
 	return math.Round(float64(ok)*1000/float64(total)) / 10
+}
+
+// keep asks q.Keep about rec; a panic leaves rec out, since Keep may be
+// what keeps a key from seeing records outside its scope.
+func keep(f func(*wield.Record) bool, rec *wield.Record) bool {
+	ok := false
+	wield.Protect(nil, wield.CallbackSummaryKeep, func() { ok = f(rec) })
+	return ok
 }
