@@ -42,7 +42,10 @@ type Result struct {
 
 type resultJSON Result
 
-// MarshalJSON adds duration_ms and queue_wait_ms to the plain fields.
+// MarshalJSON adds duration_ms and queue_wait_ms to the plain fields. The
+// JSON is for a model or a person to read, so <, > and & stay as they are,
+// in the output too when the tool wrote them escaped (see
+// internal/jsonenc).
 func (r *Result) MarshalJSON() ([]byte, error) {
 	if b, ok := r.appendJSON(make([]byte, 0, 256+len(r.Output)+len(r.Error))); ok {
 		return b, nil
@@ -50,20 +53,23 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	return r.marshalJSON()
 }
 
-// marshalJSON is MarshalJSON through encoding/json: what appendJSON writes
-// byte for byte, and what it falls back on.
+// resultMS is Result's JSON shape.
+type resultMS struct {
+	*resultJSON
+	DurationMS  float64 `json:"duration_ms"`
+	QueueWaitMS float64 `json:"queue_wait_ms,omitempty"`
+}
+
+// marshalJSON is MarshalJSON through encoding/json (jsonenc's slow path,
+// with HTML left unescaped): what appendJSON writes byte for byte, and what
+// it falls back on.
 func (r *Result) marshalJSON() ([]byte, error) {
-	type withMS struct {
-		*resultJSON
-		DurationMS  float64 `json:"duration_ms"`
-		QueueWaitMS float64 `json:"queue_wait_ms,omitempty"`
-	}
-	return json.Marshal(withMS{(*resultJSON)(r), ms(r.Duration), ms(r.QueueWait)})
+	return jsonenc.Marshal(resultMS{(*resultJSON)(r), ms(r.Duration), ms(r.QueueWait)})
 }
 
 // appendJSON writes what marshalJSON writes without encoding/json's
 // reflection, which was a sixth of an HTTP call's handler; it reports false
-// for what it leaves to encoding/json: output to compact or escape, or
+// for what it leaves to encoding/json: output to compact or unescape, or
 // refuse, a time outside years 0-9999, a number JSON cannot hold.
 func (r *Result) appendJSON(b []byte) ([]byte, bool) {
 	ok := true
@@ -76,7 +82,10 @@ func (r *Result) appendJSON(b []byte) ([]byte, bool) {
 	if len(r.Output) > 0 {
 		b = append(b, `,"output":`...)
 		if b, ok = jsonenc.AppendRaw(b, r.Output); !ok {
-			return nil, false
+			var err error
+			if b, err = jsonenc.Compact(b, r.Output); err != nil {
+				return nil, false
+			}
 		}
 	}
 	if r.Error != "" {
@@ -152,16 +161,18 @@ func ms(d time.Duration) float64 {
 	return f
 }
 
-// Text is the result as one string for text-based model dialects, in the
-// words of seed 001: the output itself when it succeeded, "Error: <message>"
-// when it failed (the validation errors listed one per line).
+// Text is the result as one string for text-based model dialects: the
+// output itself when it succeeded (a JSON string unquoted, any other JSON
+// as the tool wrote it but with <, > and & unescaped, since a model reads
+// it as text), "Error: <message>" when it failed (the validation errors
+// listed one per line).
 func (r *Result) Text() string {
 	if r.OK {
 		var s string
 		if json.Unmarshal(r.Output, &s) == nil {
 			return s
 		}
-		return string(r.Output)
+		return string(jsonenc.Unescape(r.Output))
 	}
 	if r.ErrorType == ErrToolNotFound {
 		return r.Error

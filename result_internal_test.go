@@ -1,14 +1,38 @@
 package wield
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
 
+// referenceJSON is what MarshalJSON promises, written by encoding/json told
+// not to escape HTML, with the escapes \u003c, \u003e and \u0026 a tool
+// wrote in its output turned back.
+func referenceJSON(r *Result) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(resultMS{(*resultJSON)(r), ms(r.Duration), ms(r.QueueWait)}); err != nil {
+		return nil, err
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return htmlEscapes.ReplaceAllFunc(b, func(m []byte) []byte {
+		if e, ok := map[string]string{`\u003c`: "<", `\u003e`: ">", `\u0026`: "&"}[strings.ToLower(string(m))]; ok {
+			return []byte(e)
+		}
+		return m // a pair of backslashes, matched first so that what follows is text
+	}), nil
+}
+
+var htmlEscapes = regexp.MustCompile(`\\\\|\\u00(?:3[cCeE]|26)`)
+
 // resultCases are results whose JSON the fast encoder must write exactly
-// as encoding/json does, or leave to it.
+// as encoding/json without HTML escapes does, or leave to it.
 func resultCases() []*Result {
 	at := time.Date(2026, 11, 21, 17, 4, 5, 123456789, time.FixedZone("x", 5*3600+1800))
 	return []*Result{
@@ -20,6 +44,8 @@ func resultCases() []*Result {
 			Attempts: 3, StartedAt: at.UTC(), Duration: 7 * time.Nanosecond, QueueWait: 2 * time.Hour},
 		{Output: json.RawMessage(" { \"a\" : [1, 2] }\n"), Duration: time.Duration(math.MaxInt64)},
 		{Output: json.RawMessage(`{"s":"a\"<\u2028"}`)},
+		{OK: true, Output: json.RawMessage(`{"code":"if a \u003c b \u0026\u0026 c \u003E d","esc":"\\u003c"}`)},
+		{OK: true, Output: json.RawMessage(" {\"code\": \"a \\u003c b\"}\n")},
 		{Output: json.RawMessage("\"\u2028\"")},
 		{Output: json.RawMessage(`{"a":`)},
 		{Output: json.RawMessage(`"unterminated`)},
@@ -33,7 +59,7 @@ func resultCases() []*Result {
 
 func TestResultAppendJSON(t *testing.T) {
 	for i, r := range resultCases() {
-		want, wantErr := r.marshalJSON()
+		want, wantErr := referenceJSON(r)
 		got, err := r.MarshalJSON()
 		if string(got) != string(want) || (err == nil) != (wantErr == nil) {
 			t.Errorf("case %d:\n got %s (%v)\nwant %s (%v)", i, got, err, want, wantErr)
@@ -48,16 +74,20 @@ func TestResultAppendJSON(t *testing.T) {
 func FuzzResultJSON(f *testing.F) {
 	f.Add("c1", "echo", true, []byte(`{"message":"hi"}`), "", "p", "m", int64(1500000), int64(0), int64(1763744645))
 	f.Add("<", "\u2029", false, []byte(" [1,\n2] "), "e\xff", "", "", int64(7), int64(-3), int64(-62135596800))
+	f.Add("c", "t", true, []byte(`{"a":"x \u003c\u0026\u003e y"}`), "a<b && c>d", "p<", "m&", int64(1), int64(0), int64(0))
 	f.Fuzz(func(t *testing.T, id, tool string, ok bool, out []byte, msg, path, vmsg string, dur, wait, unix int64) {
 		r := &Result{CallID: id, Tool: tool, OK: ok, Output: out, Error: msg, Duration: time.Duration(dur),
 			QueueWait: time.Duration(wait), StartedAt: time.Unix(unix, dur%1e9).UTC(), FinishedAt: time.Unix(unix, 0)}
 		if path != "" || vmsg != "" {
 			r.ValidationErrors = []ValidationError{{Path: path, Message: vmsg}}
 		}
-		want, wantErr := r.marshalJSON()
+		want, wantErr := referenceJSON(r)
 		got, err := r.MarshalJSON()
 		if string(got) != string(want) || (err == nil) != (wantErr == nil) {
 			t.Errorf("\n got %s (%v)\nwant %s (%v)", got, err, want, wantErr)
+		}
+		if slow, err := r.marshalJSON(); string(slow) != string(want) || (err == nil) != (wantErr == nil) {
+			t.Errorf("\nslow %s (%v)\nwant %s (%v)", slow, err, want, wantErr)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,5 +149,44 @@ func TestError(t *testing.T) {
 	var target *wield.Error
 	if !errors.As(fmt.Errorf("run: %w", e), &target) || target.Type != wield.ErrPermissionDenied {
 		t.Errorf("errors.As did not find the *Error")
+	}
+}
+
+// TestResultKeepsText checks that what a model or a person reads of a
+// result keeps <, > and & as they are: the JSON of the result, and its text,
+// also when the tool wrote its output with encoding/json's HTML escapes.
+func TestResultKeepsText(t *testing.T) {
+	const code = "if a < b && c > d"
+	escaped, _ := json.Marshal(map[string]string{"code": code}) // {"code":"if a \u003c b ..."}
+	tests := []struct {
+		name     string
+		r        wield.Result
+		json     string // a part of the JSON
+		text     string
+		textPart bool
+	}{
+		{"string output", wield.Result{OK: true, Output: json.RawMessage(`"` + code + `"`)}, `"output":"` + code + `"`, code, false},
+		{"escaped string output", wield.Result{OK: true, Output: json.RawMessage(`"if a \u003c b \u0026\u0026 c \u003e d"`)}, `"output":"` + code + `"`, code, false},
+		{"escaped object output", wield.Result{OK: true, Output: escaped}, `"output":{"code":"` + code + `"}`, `{"code":"` + code + `"}`, false},
+		{"spaced object output", wield.Result{OK: true, Output: json.RawMessage("{\n  \"code\": \"a \\u003c b\"\n}")}, `"output":{"code":"a < b"}`, "{\n  \"code\": \"a < b\"\n}", false},
+		{"error", wield.Result{ErrorType: wield.ErrExecution, Error: "want <int> & more"}, `"error":"want <int> & more"`, "Error: want <int> & more", false},
+		{"validation", wield.Result{ErrorType: wield.ErrValidation, Error: "bad", ValidationErrors: []wield.ValidationError{{Path: "a<b", Message: "x & y"}}},
+			`"validation_errors":[{"path":"a<b","message":"x & y"}]`, "- a<b: x & y", true},
+		{"metadata", wield.Result{OK: true, Output: json.RawMessage(`1`), Metadata: map[string]any{"note": "<&>"}}, `"metadata":{"note":"<&>"}`, "1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := tt.r.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), tt.json) {
+				t.Errorf("MarshalJSON() = %s, want it to hold %s", b, tt.json)
+			}
+			got := tt.r.Text()
+			if tt.textPart && !strings.Contains(got, tt.text) || !tt.textPart && got != tt.text {
+				t.Errorf("Text() = %q, want %q", got, tt.text)
+			}
+		})
 	}
 }

@@ -88,7 +88,7 @@ func TestCalculator(t *testing.T) {
 func TestEcho(t *testing.T) {
 	e := newEngine(t)
 	res := call(t, e, "echo", `{"message":"héllo <&>"}`)
-	if !res.OK || string(res.Output) != `{"message":"héllo \u003c\u0026\u003e"}` {
+	if !res.OK || string(res.Output) != `{"message":"héllo <&>"}` {
 		t.Errorf("got %s %s", res.Output, res.Error)
 	}
 }

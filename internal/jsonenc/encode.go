@@ -1,21 +1,37 @@
-// Package jsonenc encodes Go values as JSON exactly as encoding/json does,
-// faster, for the shapes tool results have: structs of strings, numbers,
-// booleans, pointers, slices, arrays, maps with string keys and nested
-// structs. It is the twin of internal/jsondec.
+// Package jsonenc writes JSON that a model or a person reads: every JSON
+// that wield hands to a model, prints, serves or records goes through it,
+// so that text keeps <, > and & as they are. encoding/json escapes them as
+// \u003c, \u003e and \u0026 for embedding in HTML; a model then reads
+// "if a \u003c b" for "if a < b". HTML is escaped where HTML is made (the
+// console sets textContent), never in JSON.
+//
+// It writes what encoding/json writes with SetEscapeHTML(false), the
+// same JSON value byte for byte, except that the three escapes are turned
+// back wherever they come from, including the output of a type's own
+// MarshalJSON (jsonschema.Schema, for one, marshals itself with
+// json.Marshal). U+2028 and U+2029 stay as encoding/json writes them:
+// escaped in strings it encodes, so wield's JSON is also valid JavaScript
+// source, and as they are inside raw JSON passed through; JSON allows both
+// and a model reads the same text.
+//
+// It is the twin of internal/jsondec, and faster than the libraries for
+// the shapes tool results have: structs of strings, numbers, booleans,
+// pointers, slices, arrays, maps with string keys and nested structs.
 //
 // A value of a type it does not handle itself (anything with its own
 // MarshalJSON or MarshalText, []byte, json.Number, maps with other keys,
 // structs with embedded fields, the ",string" option or clashing names,
-// channels, functions, complex numbers) is encoded by json.Marshal and its
-// output appended. Interface values are encoded by the plan of their
+// channels, functions, complex numbers) is encoded by encoding/json and
+// its output appended. Interface values are encoded by the plan of their
 // dynamic type.
 //
 // When anything fails (NaN or an infinity, a method's error, a cycle, a type
 // encoding/json cannot encode) Marshal encodes the whole value again with
-// json.Marshal, so errors read exactly as encoding/json writes them.
+// encoding/json, so errors read exactly as encoding/json writes them.
 package jsonenc
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"errors"
@@ -30,9 +46,10 @@ import (
 	"unicode/utf8"
 )
 
-// Marshal returns exactly what json.Marshal(v) returns, with less work and
-// a single allocation for plain data, so that results can be encoded
-// without paying for encoding/json's generality. Its errors are
+// Marshal returns v's JSON as a model reads it: what json.Marshal(v)
+// returns without escaping <, > and & (see the package doc), with less
+// work and a single allocation for plain data, so that results can be
+// encoded without paying for encoding/json's generality. Its errors are
 // json.Marshal's own: *json.UnsupportedTypeError, *json.UnsupportedValueError
 // (NaN, infinities, cycles), *json.MarshalerError, and the others it returns.
 func Marshal[T any](v T) ([]byte, error) {
@@ -49,14 +66,14 @@ func Marshal[T any](v T) ([]byte, error) {
 		r := e.root(reflect.TypeOf(x))
 		if r.slow || r.p.encode(e, reflect.ValueOf(x), false) != nil {
 			e.release()
-			return json.Marshal(x)
+			return marshalStd(x)
 		}
 		return e.result(), nil
 	}
 	r := e.root(t)
 	if r.slow {
 		e.release()
-		return json.Marshal(v)
+		return marshalStd(v)
 	}
 	// Plans take reflect.Values through interfaces, which would move v to
 	// the heap; a copy kept with the encoder costs less. The copy is
@@ -74,9 +91,33 @@ func Marshal[T any](v T) ([]byte, error) {
 	*slot = zero
 	if err != nil {
 		e.release()
-		return json.Marshal(v)
+		return marshalStd(v)
 	}
 	return e.result(), nil
+}
+
+// marshalStd is json.Marshal without HTML escapes: encoding/json told not
+// to escape, and the escapes that values' own MarshalJSON methods wrote
+// turned back.
+func marshalStd(v any) ([]byte, error) {
+	return appendStd(nil, v, "")
+}
+
+// appendStd appends v's JSON, indented by indent unless it is empty, as
+// marshalStd writes it.
+func appendStd(dst []byte, v any, indent string) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	b = b[:len(b)-1] // Encode's newline
+	return append(b[:len(dst)], Unescape(b[len(dst):])...), nil
 }
 
 // maxSlot is the size of the largest value an encoder keeps a copy of.
@@ -251,7 +292,7 @@ func build(t reflect.Type) plan {
 	return slowPlan{} // channels, functions, complex numbers: encoding/json's error
 }
 
-// slowPlan appends json.Marshal's encoding of the value. Through the
+// slowPlan appends marshalStd's encoding of the value. Through the
 // value's address when encoding/json would find it addressable, so the
 // same methods run.
 type slowPlan struct{}
@@ -263,11 +304,11 @@ func (slowPlan) encode(e *encoder, v reflect.Value, addr bool) error {
 	} else {
 		x = v.Interface()
 	}
-	b, err := json.Marshal(x)
+	b, err := appendStd(e.buf, x, "")
 	if err != nil {
 		return err
 	}
-	e.buf = append(e.buf, b...)
+	e.buf = b
 	return nil
 }
 
@@ -539,7 +580,7 @@ func buildStruct(t reflect.Type) plan {
 		seen[name] = true
 		f := field{
 			index:     i,
-			key:       `"` + string(appendHTMLEscape(nil, []byte(name))) + `":`,
+			key:       `"` + name + `":`, // isValidTag leaves nothing to escape
 			omitEmpty: hasOption(opts, "omitempty"),
 			omitZero:  hasOption(opts, "omitzero"),
 			plan:      planFor(sf.Type),
@@ -652,25 +693,23 @@ func isValidTag(s string) bool {
 
 const hex = "0123456789abcdef"
 
-// htmlSafe holds the ASCII bytes a string may carry unescaped: printable,
-// not a quote or backslash, and not <, > or & (json.Marshal escapes HTML).
-var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+// safe holds the ASCII bytes a string carries as they are: printable, not
+// a quote or backslash. <, > and & are text like any other.
+var safe = func() (t [utf8.RuneSelf]bool) {
 	for c := ' '; c < utf8.RuneSelf; c++ {
 		t[c] = true
 	}
-	for _, c := range `"\<>&` {
-		t[c] = false
-	}
+	t['"'], t['\\'] = false, false
 	return t
 }()
 
-// appendString is encoding/json's appendString with escapeHTML set.
+// appendString is encoding/json's appendString with escapeHTML unset.
 func appendString(dst []byte, src string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(src); {
 		if b := src[i]; b < utf8.RuneSelf {
-			if htmlSafe[b] {
+			if safe[b] {
 				i++
 				continue
 			}
@@ -689,7 +728,7 @@ func appendString(dst []byte, src string) []byte {
 			case '\t':
 				dst = append(dst, '\\', 't')
 			default:
-				// Other control bytes, and <, > and &.
+				// Other control bytes.
 				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}
 			i++
@@ -716,23 +755,4 @@ func appendString(dst []byte, src string) []byte {
 	}
 	dst = append(dst, src[start:]...)
 	return append(dst, '"')
-}
-
-// appendHTMLEscape is encoding/json's escaping of field names, which
-// isValidTag keeps free of quotes, backslashes and control bytes.
-func appendHTMLEscape(dst, src []byte) []byte {
-	start := 0
-	for i, c := range src {
-		if c == '<' || c == '>' || c == '&' {
-			dst = append(dst, src[start:i]...)
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			start = i + 1
-		}
-		if c == 0xE2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xA8 {
-			dst = append(dst, src[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[src[i+2]&0xF])
-			start = i + len("\u2029")
-		}
-	}
-	return append(dst, src[start:]...)
 }
