@@ -14,6 +14,10 @@ import (
 	"github.com/wieldhq/wield"
 )
 
+// errApproverPanicked stands for the answer of an approver that panicked:
+// no decision, so the call does not run.
+var errApproverPanicked = errors.New("the approver panicked")
+
 // approve asks the approver about calls of confirm tools and waits for the
 // decision, which is bound to a digest of the arguments. With a durable
 // approver (a [wield.ApprovalClaimer]) every decision is claimed before it
@@ -51,7 +55,11 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 		announce()
 	}
 	actx, cancel := context.WithDeadline(ctx, req.ExpiresAt)
-	d, err := e.approver.Approve(actx, req)
+	var d wield.Decision
+	var err error
+	if !wield.Protect(e.log, wield.CallbackApprover, func() { d, err = e.approver.Approve(actx, req) }) {
+		err = errApproverPanicked // no decision; what it said stays in the log
+	}
 	cancel()
 	claimer, durable := e.approver.(wield.ApprovalClaimer)
 	switch {

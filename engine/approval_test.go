@@ -306,3 +306,56 @@ func TestDigest(t *testing.T) {
 		}
 	}
 }
+
+// TestApproverPanics: an approver that panics, on a goroutine of the
+// caller's (as a server's or a batch's), is no decision: the call does not
+// run, the model reads no panic text, and the panic is counted. A notify
+// callback of the in-memory inbox that panics leaves its request pending,
+// to be decided as usual.
+func TestApproverPanics(t *testing.T) {
+	before := wield.CallbackPanics()
+	ran := 0
+	e := newEngine(t, &engine.Options{Approver: wield.ApproverFunc(func(context.Context, *wield.ApprovalRequest) (wield.Decision, error) {
+		panic("approver bug: secret internals")
+	})}, rmTool(&ran))
+	resc := make(chan *wield.Result)
+	go func() {
+		res, _ := e.Call(context.Background(), wield.Call{Tool: "rm", Arguments: args(`{"path":"/tmp/x"}`)})
+		resc <- res
+	}()
+	res := <-resc
+	want := failure{ErrorType: wield.ErrApprovalDenied, Error: "Approval for tool 'rm' was not given: no decision"}
+	if diff := cmp.Diff(want, failureOf(res)); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+	if ran != 0 {
+		t.Errorf("the handler ran %d times", ran)
+	}
+	if got := wield.CallbackPanics()[wield.CallbackApprover] - before[wield.CallbackApprover]; got != 1 {
+		t.Errorf("approver panics counted: %d, want 1", got)
+	}
+
+	synctest.Test(t, func(t *testing.T) {
+		inbox := memstore.NewApprovals(func(*wield.ApprovalRequest) { panic("notify bug") })
+		e := newEngine(t, &engine.Options{Approver: inbox}, rmTool(&ran))
+		resc := make(chan *wield.Result)
+		go func() {
+			res, _ := e.Call(context.Background(), wield.Call{Tool: "rm", Arguments: args(`{"path":"/tmp/y"}`)})
+			resc <- res
+		}()
+		synctest.Wait()
+		pending := inbox.Pending()
+		if len(pending) != 1 {
+			t.Fatalf("%d pending after a panicking notify, want 1", len(pending))
+		}
+		if err := inbox.Decide(pending[0].ID, pending[0].Digest, wield.Decision{Approved: true, By: "ann"}); err != nil {
+			t.Fatal(err)
+		}
+		if res := <-resc; !res.OK || ran != 1 {
+			t.Errorf("approved after a panicking notify: %+v, ran %d", failureOf(res), ran)
+		}
+		if got := wield.CallbackPanics()[wield.CallbackApprovalNotify] - before[wield.CallbackApprovalNotify]; got != 1 {
+			t.Errorf("approval_notify panics counted: %d, want 1", got)
+		}
+	})
+}

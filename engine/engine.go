@@ -93,7 +93,9 @@ type Options struct {
 	// Store keeps a record of every finished call; nil keeps none.
 	Store wield.Store
 	// Approver decides calls of tools whose permission is confirm; with none,
-	// such calls fail with approval_denied.
+	// such calls fail with approval_denied. An Approve that panics is no
+	// decision (approval_denied); the panic is logged and counted (see
+	// [wield.Protect]).
 	Approver wield.Approver
 	// Bus receives the events; nil means the registry's bus (which may be nil).
 	Bus *wield.Bus

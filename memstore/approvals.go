@@ -30,7 +30,8 @@ type pendingApproval struct {
 }
 
 // NewApprovals returns an empty approval inbox. notify, if not nil, is called
-// (on the caller's goroutine) for each new pending request.
+// (on the caller's goroutine) for each new pending request; a panic in it
+// is contained, logged and counted (see [wield.Protect]).
 func NewApprovals(notify func(*wield.ApprovalRequest)) *Approvals {
 	return &Approvals{pending: map[string]*pendingApproval{}, notify: notify}
 }
@@ -42,7 +43,9 @@ func (a *Approvals) Approve(ctx context.Context, req *wield.ApprovalRequest) (wi
 	a.pending[req.ID] = p
 	a.mu.Unlock()
 	if a.notify != nil {
-		a.notify(req)
+		// A panic in it would leave req pending for ever: contained, the
+		// request still waits for whoever reads Pending.
+		wield.Protect(nil, wield.CallbackApprovalNotify, func() { a.notify(req) })
 	}
 	defer func() {
 		a.mu.Lock()
