@@ -285,6 +285,9 @@ func (s *Server) srvServeEndpoint(w http.ResponseWriter, r *http.Request, toolse
 		http.Error(w, "no such toolset", http.StatusNotFound)
 		return
 	}
+	if s.srvCheckEnvelope(w, r) {
+		return
+	}
 	if s.opts.Stateless {
 		s.srvServeSDK(w, r, ep, nil)
 		return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wieldhq/wield/internal/jsondec"
 )
 
 // srvFastMax is the largest request body the fast path reads; larger ones
@@ -77,6 +80,103 @@ func srvDecode(body []byte) (srvFastRequest, bool) {
 		}
 	}
 	return req, true
+}
+
+// srvEnvelope is a JSON-RPC message as the strict check reads it: the
+// members JSON-RPC 2.0 defines, and no others.
+type srvEnvelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+// srvParamNames are the params of tools/call a key in another letter case
+// is refused for: the go-sdk would ignore "Arguments" and call the tool
+// without them, not what the client meant.
+var srvParamNames = []string{"name", "arguments", "_meta"}
+
+// srvCheckEnvelope refuses a POST whose JSON-RPC envelope is ambiguous,
+// before the fast path or the go-sdk reads it, and reports whether it did.
+// The envelope is read as strictly as REST bodies and tool arguments
+// are: a duplicate key anywhere in the message (params and arguments
+// included), invalid UTF-8 or a lone surrogate, a member JSON-RPC does not
+// define (a "Method" beside "method" among them), and a tools/call param
+// spelled in another letter case are a 400 with a JSON-RPC error
+// (-32600, Invalid Request) naming the key. A lenient reader takes the last
+// of two "arguments", or ignores "ARGUMENTS": a body would mean one thing
+// to wield and another to whatever inspected it first. A body that is not
+// JSON at all is left to the go-sdk, which says so as it always has.
+func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return false
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body = srvBody{bytes.NewReader(body), r.Body}
+	if err != nil || !json.Valid(body) {
+		return false
+	}
+	var id json.RawMessage
+	if err := srvStrictEnvelope(body, &id); err != nil {
+		if !srvPlainID(id) {
+			id = json.RawMessage("null")
+		}
+		e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + err.Error()})
+		var b bytes.Buffer
+		b.WriteString(`{"jsonrpc":"2.0","id":`)
+		b.Write(id)
+		b.WriteString(`,"error":`)
+		b.Write(e)
+		b.WriteString("}\n")
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(b.Len()))
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(b.Bytes())
+		return true
+	}
+	return false
+}
+
+// srvStrictEnvelope checks a message, or each message of a batch, and sets
+// *id to the ID of the one at fault when it can be read.
+func srvStrictEnvelope(body []byte, id *json.RawMessage) error {
+	var msgs []srvEnvelope
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		if err := jsondec.DecodeStrict(body, &msgs); err != nil {
+			return err
+		}
+	} else {
+		var m srvEnvelope
+		if err := jsondec.DecodeStrict(body, &m); err != nil {
+			var loose struct{ ID json.RawMessage }
+			if json.Unmarshal(body, &loose) == nil {
+				*id = loose.ID
+			}
+			return err
+		}
+		msgs = append(msgs, m)
+	}
+	for _, m := range msgs {
+		if m.Method != "tools/call" || len(m.Params) == 0 || m.Params[0] != '{' {
+			continue
+		}
+		var params map[string]json.RawMessage
+		if json.Unmarshal(m.Params, &params) != nil {
+			continue // the go-sdk says what is wrong
+		}
+		for k := range params {
+			for _, name := range srvParamNames {
+				if k != name && strings.EqualFold(k, name) {
+					*id = m.ID
+					return fmt.Errorf("unknown key %q in params (keys are case-sensitive: did you mean %q?)", k, name)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // srvFast answers tools/call and tools/list when nothing in the request
