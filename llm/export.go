@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // Dialect is one way of presenting tools to a model: a provider's function
@@ -365,9 +365,9 @@ func Value(v any) string {
 		if json.Unmarshal(x, &s) == nil {
 			return s
 		}
-		return string(x)
+		return string(jsonenc.Unescape(x))
 	}
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
@@ -375,54 +375,13 @@ func Value(v any) string {
 }
 
 // JSON marshals v as a model should read it, indented by indent ("" for
-// compact): with <, > and & written as they are. encoding/json escapes them
-// for HTML even when told not to, in the output of a value's own
-// MarshalJSON (jsonschema.Schema marshals itself with json.Marshal), so
-// the escapes are turned back afterwards. The result is the same JSON
-// value; it has no final newline.
+// compact): with <, > and & written as they are, also where a value's own
+// MarshalJSON escaped them (jsonschema.Schema marshals itself with
+// json.Marshal). It is internal/jsonenc's, which every JSON wield writes
+// for a model or a person goes through. The result has no final newline.
 func JSON(v any, indent string) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", indent)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+	if indent == "" {
+		return jsonenc.Marshal(v)
 	}
-	return unescapeHTML(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
-}
-
-// unescapeHTML turns the escapes \u003c, \u003e and \u0026 of JSON text
-// back into <, > and &, leaving every other escape as it is. Escapes stand
-// only inside strings, and each is read whole from its backslash, so an
-// escaped backslash followed by "u003c" stays text.
-func unescapeHTML(b []byte) []byte {
-	if !bytes.Contains(b, []byte(`\u00`)) {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' || i+1 == len(b) {
-			out = append(out, b[i])
-			continue
-		}
-		if b[i+1] == 'u' && i+6 <= len(b) {
-			var c byte
-			switch string(b[i+2 : i+6]) {
-			case "003c":
-				c = '<'
-			case "003e":
-				c = '>'
-			case "0026":
-				c = '&'
-			}
-			if c != 0 {
-				out = append(out, c)
-				i += 5
-				continue
-			}
-		}
-		out = append(out, b[i], b[i+1])
-		i++
-	}
-	return out
+	return jsonenc.MarshalIndent(v, indent)
 }

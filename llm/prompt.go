@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // XMLInstructions tells a model without native function calling which tools
@@ -458,8 +459,7 @@ Notes:
 func promptJSONExample(t *wield.Tool) string {
 	var b strings.Builder
 	b.WriteString("{\n  \"name\": ")
-	name, _ := json.Marshal(t.Name)
-	b.Write(name)
+	b.Write(jsonenc.AppendString(nil, t.Name))
 	b.WriteString(",\n  \"parameters\": {")
 	n := 0
 	for _, p := range promptParams(t.InputSchema) {
@@ -470,8 +470,7 @@ func promptJSONExample(t *wield.Tool) string {
 			b.WriteString(",")
 		}
 		b.WriteString("\n    ")
-		k, _ := json.Marshal(p.name)
-		b.Write(k)
+		b.Write(jsonenc.AppendString(nil, p.name))
 		b.WriteString(": ")
 		b.Write(promptSample(t.InputSchema, p.s, p.name, 0))
 	}

@@ -5,18 +5,20 @@ import (
 	"strings"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // The results of calls, written back for each dialect. Every text form is
 // [wield.Result.Text]: the output itself when the call succeeded (a JSON
-// string unquoted), and seed 001's words when it failed: "Can not find tool
-// named 'x'" for tool_not_found, "Error: <message>" otherwise, with the
-// validation errors one per line. Only Result.Error, ValidationErrors and
+// string unquoted, other JSON with <, > and & as they are: a model reads
+// text, never JSON escaped for HTML), and these words when it failed:
+// "Can not find tool named 'x'" for tool_not_found, "Error: <message>"
+// otherwise, with the validation errors one per line. Only Result.Error, ValidationErrors and
 // Output reach the model; they are model-facing already, and the cause of
 // an error is never in a Result.
 
-// XMLResult formats a result as seed 000's format_tool_result does, after
-// seed 000's ToolResult (success, data, error), for models that call tools
+// XMLResult formats a result as the XML call format's format_tool_result
+// does, after its ToolResult (success, data, error), for models that call tools
 // in XML:
 //
 //	<tool_result>
@@ -53,9 +55,9 @@ func resultXMLEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-// JSONResult formats a result for models that call tools with JSON (seed
-// 002's structured-output fallback) as seed 002's ToolMessage: tool_name,
-// and output or error.
+// JSONResult formats a result for models that call tools with JSON (the
+// structured-output fallback) as that format's ToolMessage: tool_name, and
+// output or error.
 func JSONResult(r *wield.Result) string {
 	m := JSONToolMessage{ToolName: r.Tool}
 	if r.OK {
@@ -63,14 +65,15 @@ func JSONResult(r *wield.Result) string {
 	} else {
 		m.Error = r.Text()
 	}
-	b, err := json.Marshal(m)
+	b, err := jsonenc.Marshal(m)
 	if err != nil { // output is valid JSON by then; this is defensive
-		b, _ = json.Marshal(JSONToolMessage{ToolName: r.Tool, Output: json.RawMessage(resultQuote(r.Text()))})
+		b, _ = jsonenc.Marshal(JSONToolMessage{ToolName: r.Tool, Output: json.RawMessage(resultQuote(r.Text()))})
 	}
 	return string(b)
 }
 
-// JSONToolMessage is seed 002's ToolMessage, a result in the JSON fallback.
+// JSONToolMessage is the JSON call format's ToolMessage, a result in the
+// JSON fallback.
 type JSONToolMessage struct {
 	ToolName string          `json:"tool_name"`
 	Output   json.RawMessage `json:"output,omitempty"`
@@ -89,8 +92,7 @@ func resultOutput(r *wield.Result) json.RawMessage {
 }
 
 func resultQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	return string(jsonenc.AppendString(nil, s))
 }
 
 // OpenAIToolMessage is the message that answers an OpenAI tool call in Chat
@@ -189,7 +191,7 @@ type MCPCallResult struct {
 func MCPResult(r *wield.Result) MCPCallResult {
 	out := MCPCallResult{Content: []MCPContent{{Type: "text", Text: r.Text()}}, IsError: !r.OK}
 	if r.OK && resultIsObject(r.Output) {
-		out.StructuredContent = r.Output
+		out.StructuredContent = jsonenc.Unescape(r.Output)
 	}
 	return out
 }

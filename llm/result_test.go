@@ -64,7 +64,7 @@ func TestXMLResult(t *testing.T) {
 func TestJSONResult(t *testing.T) {
 	tests := []struct{ name, want string }{
 		{"object", `{"tool_name":"create_event","output":{"id":"e1","link":"https://cal/e1"}}`},
-		{"string", `{"tool_name":"ping","output":"pong ]]\u003e \u003cok\u003e"}`},
+		{"string", `{"tool_name":"ping","output":"pong ]]> <ok>"}`},
 		{"empty", `{"tool_name":"ping","output":null}`},
 		{"not_found", `{"tool_name":"weather","error":"Can not find tool named 'weather'"}`},
 		{"execution", `{"tool_name":"web_search","error":"Error: search service answered 503"}`},
@@ -76,10 +76,11 @@ func TestJSONResult(t *testing.T) {
 	}
 }
 
-// marshal returns v's JSON, for comparing with the provider's documented shape.
+// marshal returns v's JSON as wield writes it for a model, for comparing
+// with the provider's documented shape.
 func marshal(t *testing.T, v any) string {
 	t.Helper()
-	b, err := json.Marshal(v)
+	b, err := llm.JSON(v, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestProviderResults(t *testing.T) {
 			"execution": `{"role":"tool","tool_call_id":"call_1","content":"Error: search service answered 503"}`,
 		}},
 		{"openai-responses", func(r *wield.Result) any { return llm.OpenAIResponsesResult("call_1", r) }, map[string]string{
-			"string":    `{"type":"function_call_output","call_id":"call_1","output":"pong ]]\u003e \u003cok\u003e"}`,
+			"string":    `{"type":"function_call_output","call_id":"call_1","output":"pong ]]> <ok>"}`,
 			"execution": `{"type":"function_call_output","call_id":"call_1","output":"Error: search service answered 503"}`,
 		}},
 		{"anthropic", func(r *wield.Result) any { return llm.AnthropicResult("toolu_1", r) }, map[string]string{
@@ -108,17 +109,17 @@ func TestProviderResults(t *testing.T) {
 		}},
 		{"gemini", func(r *wield.Result) any { return llm.GeminiResult("", r) }, map[string]string{
 			"object":    `{"functionResponse":{"name":"create_event","response":{"output":{"id":"e1","link":"https://cal/e1"}}}}`,
-			"string":    `{"functionResponse":{"name":"ping","response":{"output":"pong ]]\u003e \u003cok\u003e"}}}`,
+			"string":    `{"functionResponse":{"name":"ping","response":{"output":"pong ]]> <ok>"}}}`,
 			"empty":     `{"functionResponse":{"name":"ping","response":{"output":null}}}`,
 			"not_found": `{"functionResponse":{"name":"weather","response":{"error":"Can not find tool named 'weather'"}}}`,
 			"execution": `{"functionResponse":{"name":"web_search","response":{"error":"Error: search service answered 503"}}}`,
 		}},
 		{"gemini-id", func(r *wield.Result) any { return llm.GeminiResult("fc_9", r) }, map[string]string{
-			"string": `{"functionResponse":{"id":"fc_9","name":"ping","response":{"output":"pong ]]\u003e \u003cok\u003e"}}}`,
+			"string": `{"functionResponse":{"id":"fc_9","name":"ping","response":{"output":"pong ]]> <ok>"}}}`,
 		}},
 		{"mcp", func(r *wield.Result) any { return llm.MCPResult(r) }, map[string]string{
 			"object":     `{"content":[{"type":"text","text":"{\"id\":\"e1\",\"link\":\"https://cal/e1\"}"}],"structuredContent":{"id":"e1","link":"https://cal/e1"},"isError":false}`,
-			"string":     `{"content":[{"type":"text","text":"pong ]]\u003e \u003cok\u003e"}],"isError":false}`,
+			"string":     `{"content":[{"type":"text","text":"pong ]]> <ok>"}],"isError":false}`,
 			"not_found":  `{"content":[{"type":"text","text":"Can not find tool named 'weather'"}],"isError":true}`,
 			"validation": fmt.Sprintf(`{"content":[{"type":"text","text":%s}],"isError":true}`, marshal(t, results["validation"].Text())),
 		}},
@@ -169,5 +170,41 @@ func TestMessageResultText(t *testing.T) {
 	m := llm.Message{Role: llm.RoleTool, Content: "plain"}
 	if got := m.ResultText(); got != "plain" {
 		t.Errorf("ResultText without a Result = %q, want %q", got, "plain")
+	}
+}
+
+// TestResultsKeepText checks that every dialect hands the model <, > and &
+// as they are, also when the tool wrote its output with encoding/json's
+// HTML escapes.
+func TestResultsKeepText(t *testing.T) {
+	const code = "if a < b && c > d"
+	escaped, _ := json.Marshal(map[string]string{"code": code}) // {"code":"if a \u003c b ..."}
+	quoted, _ := json.Marshal(code)
+	for name, r := range map[string]*wield.Result{
+		"string": {Tool: "echo", OK: true, Output: quoted},
+		"object": {Tool: "echo", OK: true, Output: escaped},
+		"error":  {Tool: "echo", ErrorType: wield.ErrExecution, Error: code},
+	} {
+		forms := map[string]any{
+			"xml":              llm.XMLResult(r),
+			"json":             llm.JSONResult(r),
+			"openai":           llm.OpenAIResult("c1", r).Content,
+			"openai-responses": llm.OpenAIResponsesResult("c1", r).Output,
+			"anthropic":        llm.AnthropicResult("t1", r).Content,
+			"gemini":           llm.GeminiResult("", r),
+			"mcp":              llm.MCPResult(r),
+			"mcp-structured":   string(llm.MCPResult(r).StructuredContent),
+		}
+		for form, v := range forms {
+			text, ok := v.(string)
+			if !ok {
+				text = marshal(t, v)
+			}
+			if name == "object" && form == "mcp-structured" || form != "mcp-structured" {
+				if !strings.Contains(text, code) || strings.Contains(text, `\u00`) {
+					t.Errorf("%s result in %s = %s, want %q as it is", name, form, text, code)
+				}
+			}
+		}
 	}
 }
