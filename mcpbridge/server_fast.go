@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wieldhq/wield/internal/jsondec"
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // srvFastMax is the largest request body the fast path reads; larger ones
@@ -245,7 +246,9 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 			srvWrite(w, ss, req.ID, nil, jerr)
 			return true
 		}
-		out, err := json.Marshal(s.srvResult(res))
+		// jsonenc, not json.Marshal: the result is text a model reads, so
+		// <, > and & go as they are, not escaped for HTML.
+		out, err := jsonenc.Marshal(s.srvResult(res))
 		if err != nil {
 			s.log.Error("mcp server: encode result", "tool", p.Name, "err", err)
 			srvWrite(w, ss, req.ID, nil, srvInternal)
