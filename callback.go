@@ -16,6 +16,7 @@ const (
 	CallbackApprover         = "approver"           // an Approver's Approve
 	CallbackApprovalNotify   = "approval_notify"    // memstore.NewApprovals' notify
 	CallbackAgentOnMessage   = "agent_on_message"   // agent.LoopOptions.OnMessage
+	CallbackAgentOnCall      = "agent_on_call"      // agent.LoopOptions.OnCall
 	CallbackSubagentOnResult = "subagent_on_result" // agent.SubAgentOptions.OnResult
 	CallbackSummaryKeep      = "summary_keep"       // agent.SummaryQuery.Keep
 	CallbackMCPNaming        = "mcp_naming"         // mcpbridge.ImportOptions.Naming

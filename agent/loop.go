@@ -45,10 +45,20 @@ type LoopOptions struct {
 	// MaxDepth bounds the agents in one chain of hand-offs, the first one
 	// included: 3 when zero, so two hand-offs.
 	MaxDepth int
-	// OnMessage, when set, sees every message as it joins the conversation.
+	// OnMessage, when set, sees each message a run adds to the conversation,
+	// once: the system message it writes (when new or changed), the model's
+	// replies, the results, and the instruction a sub-agent is handed. The
+	// messages given to Run are the caller's own and are not repeated, so a
+	// chat that passes its whole history each turn sees every message once.
 	// A panic in it is contained, logged and counted (see [wield.Protect]);
 	// the conversation goes on.
 	OnMessage func(agent string, m llm.Message)
+	// OnCall, when set, sees each tool call the model asked for, in either
+	// strategy (native calls, or calls written in the text in the prompt
+	// strategy, where the reply's ToolCalls stay empty): once with a nil
+	// result as it is about to run, once with its result. A panic in it is
+	// contained, logged and counted like OnMessage's.
+	OnCall func(agent string, c llm.ToolCall, r *wield.Result)
 }
 
 // Loop runs agents: messages go to the model, the calls it asks for (native
@@ -122,14 +132,16 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 	msgs := slices.Clone(messages)
 	if a.Instructions != "" || (strategy == llm.StrategyPrompt && len(t.offered) > 0) {
 		sys := llm.Message{Role: llm.RoleSystem, Content: t.system()}
-		if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
+		switch {
+		case len(msgs) > 0 && msgs[0].Role == llm.RoleSystem:
+			if msgs[0].Content != sys.Content {
+				l.notify(a, sys)
+			}
 			msgs[0] = sys
-		} else {
+		default:
 			msgs = append([]llm.Message{sys}, msgs...)
+			l.notify(a, sys)
 		}
-	}
-	for _, m := range msgs {
-		l.notify(a, m)
 	}
 	defer func() { out.Summary = sub.Summary() }()
 	for out.Steps < l.opts.MaxSteps {
@@ -161,7 +173,15 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 			out.Answer, out.Messages = reply.Content, msgs
 			return out, nil
 		}
+		for _, c := range calls {
+			l.called(a, c, nil)
+		}
 		results, err := t.execute(ctx, calls)
+		if err == nil {
+			for i, c := range calls {
+				l.called(a, c, results[i])
+			}
+		}
 		if err != nil {
 			out.Messages = msgs
 			return out, fmt.Errorf("agent %s, step %d: %w", a.Name, out.Steps, err)
@@ -195,6 +215,12 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 func (l *Loop) notify(a *Agent, m llm.Message) {
 	if l.opts.OnMessage != nil {
 		wield.Protect(nil, wield.CallbackAgentOnMessage, func() { l.opts.OnMessage(a.Name, m) })
+	}
+}
+
+func (l *Loop) called(a *Agent, c llm.ToolCall, r *wield.Result) {
+	if l.opts.OnCall != nil {
+		wield.Protect(nil, wield.CallbackAgentOnCall, func() { l.opts.OnCall(a.Name, c, r) })
 	}
 }
 
@@ -350,7 +376,9 @@ func (t *turns) route(ctx context.Context, r *wield.Result) error {
 		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrPermissionDenied, fmt.Sprintf("at most %d agents may work in one chain of hand-offs; do this task yourself", t.l.opts.MaxDepth)
 		return nil
 	}
-	out, err := t.l.run(ctx, target, t.conv, []llm.Message{{Role: llm.RoleUser, Content: d.Instruction}}, t.depth+1)
+	handed := llm.Message{Role: llm.RoleUser, Content: d.Instruction}
+	t.l.notify(target, handed)
+	out, err := t.l.run(ctx, target, t.conv, []llm.Message{handed}, t.depth+1)
 	switch {
 	case errors.Is(err, ErrMaxSteps):
 		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrExecution, fmt.Sprintf("agent %s did not finish within %d steps", d.AgentName, t.l.opts.MaxSteps)
