@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
-	"github.com/wieldhq/wield/approval"
 	"github.com/wieldhq/wield/httpapi"
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/mcpbridge"
@@ -260,10 +259,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		calls = tracedStore{Storage: store, tracer: tracer}
 		log.Info("sending traces over OTLP")
 	}
-	observed, notifier, err := a.decisionChannel(store, metrics.Observe(calls, log))
-	if err != nil {
-		return err
-	}
+	observed := withDecisions(store, metrics.Observe(calls, log))
 	// A confirm tool called over MCP asks the MCP client first (by
 	// elicitation), else waits in the approval inbox like any other.
 	a.wrapApprover = func(fallback wield.Approver) wield.Approver { return mcpbridge.NewApprover(fallback) }
@@ -285,8 +281,9 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	// that the calls it cuts report.
 	base, cancelBase := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelBase(context.Canceled)
-	inbox := approval.New(observed, &approval.Options{Logger: log, Notifier: notifier})
-	defer inbox.Close()
+	// One approval inbox: the engine's, which the API decides through too,
+	// so a decision wakes the call that waits for it at once.
+	inbox := a.inbox
 	// Decided calls whose callers left (before the start, or while
 	// serving) run, or are refused, and are recorded: the engine's inbox
 	// takes them up, since it knows which callers still wait.
