@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
@@ -35,7 +36,12 @@ read from the variable --api-key-env names (OPENAI_API_KEY by default).
 --agent names an agent file (tools, tool_sets, output_strategy); without one the
 agent has every tool. Models without function calling get the tools in the
 prompt (the XML call format, docs/call-formats.md) when the agent's output_strategy allows the fallback,
-or always with --no-function-calling.`,
+or always with --no-function-calling.
+
+Each call the model makes shows once on stderr, in either mode: → the tool and
+its arguments as it starts, ← its outcome. Exit code 0 when every line got an
+answer, 1 when one did not (the model could not be reached, the step limit ran
+out): stderr names those lines.`,
 		Example: `  wield chat --model http://127.0.0.1:11434/v1/qwen2.5:7b --agent agents/helper.yaml`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -83,26 +89,28 @@ or always with --no-function-calling.`,
 					return fmt.Errorf("agent %s: %w", ag.Name, err)
 				}
 				ag.Toolkit = kit
-				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, OnMessage: func(_ string, m llm.Message) {
-					for _, c := range m.ToolCalls {
-						fmt.Fprintf(a.stderr, "→ %s %s\n", c.Name, c.Arguments)
+				// Each call shows once, in either strategy: → as it starts
+				// (a confirm tool may wait for its approval), ← with its result.
+				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, OnCall: func(_ string, c llm.ToolCall, r *wield.Result) {
+					if r == nil {
+						fmt.Fprintf(a.stderr, "→ %s %s\n", traceText(c.Name), traceText(string(c.Arguments)))
+						return
 					}
-					if m.Result != nil {
-						status := "ok"
-						if !m.Result.OK {
-							status = string(m.Result.ErrorType) + ": " + m.Result.Error
-						}
-						fmt.Fprintf(a.stderr, "← %s %s\n", m.ToolName, status)
+					status := "ok"
+					if !r.OK {
+						status = string(r.ErrorType) + ": " + r.Error
 					}
+					fmt.Fprintf(a.stderr, "← %s %s\n", traceText(c.Name), traceText(status))
 				}})
 				if conv == "" {
 					conv = "chat_" + wield.NewID()
 				}
 				fmt.Fprintf(a.stderr, "conversation %s (wield calls --conversation %s)\n", conv, conv)
 				var history []llm.Message
+				var failed []string
 				in := bufio.NewScanner(a.stdin)
 				in.Buffer(make([]byte, 64<<10), 4<<20)
-				for in.Scan() {
+				for n := 1; in.Scan(); n++ {
 					line := strings.TrimSpace(in.Text())
 					if line == "" {
 						continue
@@ -113,12 +121,22 @@ or always with --no-function-calling.`,
 						history = out.Messages
 					}
 					if err != nil {
-						fmt.Fprintln(a.stderr, "wield:", err)
+						failed = append(failed, fmt.Sprint(n))
+						fmt.Fprintf(a.stderr, "wield: line %d: %s\n", n, traceText(err.Error()))
 						continue
 					}
 					fmt.Fprintln(a.stdout, out.Answer)
 				}
-				return in.Err()
+				if err := in.Err(); err != nil {
+					return err
+				}
+				if len(failed) > 0 {
+					// A script piping lines in learns that some got no answer,
+					// and which.
+					fmt.Fprintf(a.stderr, "wield: no answer to line %s\n", strings.Join(failed, ", "))
+					return exitError{1}
+				}
+				return nil
 			})
 		},
 	}
@@ -132,6 +150,25 @@ or always with --no-function-calling.`,
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }
+
+// traceText makes text a model or a tool wrote safe to print on a terminal:
+// control characters (escape sequences among them) are shown as \uXXXX.
+func traceText(s string) string {
+	if !strings.ContainsFunc(s, notPrintable) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if notPrintable(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func notPrintable(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }
 
 // splitModel splits URL/NAME into the API base and the model name.
 func splitModel(s string) (base, name string, err error) {

@@ -1,0 +1,79 @@
+//go:build unix
+
+package journeys
+
+import (
+	"net"
+	"strings"
+	"testing"
+)
+
+// TestJourneyChatFailedLinesExit1: a chat whose model cannot be reached
+// answers no line; a script piping lines in gets exit 1 and stderr names
+// the lines that got no answer.
+func TestJourneyChatFailedLinesExit1(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := l.Addr().String()
+	l.Close() // nothing listens there now: connection refused
+	u := newUser(t)
+	r := u.wieldIn("first\nsecond\n", "chat", "--model", "http://"+refused+"/v1/gone")
+	if r.code != 1 {
+		t.Fatalf("want exit 1 when no line got an answer:\n%s", r)
+	}
+	if !strings.Contains(r.stderr, "line 1:") || !strings.Contains(r.stderr, "line 2:") || !strings.Contains(r.stderr, "no answer to line 1, 2") {
+		t.Errorf("stderr does not say which lines failed:\n%s", r)
+	}
+
+	// A model that answers the first line and errors on the second: exit 1,
+	// the second line named, the first answer printed.
+	model, _ := newFakeModel(t, "",
+		reply(completion("Hello.")),
+		reply(map[string]any{"error": map[string]any{"message": "model overloaded", "type": "server_error"}}),
+	)
+	r = u.wieldIn("hi\nagain\n", "chat", "--model", model.srv.URL+"/v1/m")
+	if r.code != 1 || !strings.Contains(r.stdout, "Hello.") || !strings.Contains(r.stderr, "no answer to line 2") || strings.Contains(r.stderr, "line 1:") {
+		t.Errorf("want the first answer, exit 1 and line 2 named:\n%s", r)
+	}
+}
+
+// TestJourneyChatTraceOnce: two lines, each making a call: each call shows
+// once on stderr (→ as it starts, ← with its outcome), natively and in the
+// prompt mode, where the calls are written in the model's text.
+func TestJourneyChatTraceOnce(t *testing.T) {
+	xml := func(msg string) string {
+		return "<tool_call>\n  <name>echo</name>\n  <params>\n    <message><![CDATA[" + msg + "]]></message>\n  </params>\n</tool_call>"
+	}
+	for _, prompt := range []bool{false, true} {
+		name := "native"
+		call := func(msg string) any { return completion("", [2]string{"echo", `{"message":"` + msg + `"}`}) }
+		args := []string{}
+		if prompt {
+			name = "prompt"
+			call = func(msg string) any { return completion(xml(msg)) }
+			args = append(args, "--no-function-calling")
+		}
+		t.Run(name, func(t *testing.T) {
+			model, _ := newFakeModel(t, "",
+				reply(call("one")), reply(completion("Said one.")),
+				reply(call("two")), reply(completion("Said two.")),
+			)
+			u := newUser(t)
+			r := u.wieldIn("say one\nsay two\n", append([]string{"chat", "--model", model.srv.URL + "/v1/m"}, args...)...)
+			if r.code != 0 || !strings.Contains(r.stdout, "Said one.\nSaid two.") {
+				t.Fatalf("want both answers and exit 0:\n%s", r)
+			}
+			for _, line := range []string{`→ echo {"message":"one"}`, `→ echo {"message":"two"}`, "← echo ok"} {
+				want := 1
+				if line == "← echo ok" {
+					want = 2
+				}
+				if got := strings.Count(r.stderr, line); got != want {
+					t.Errorf("%q shows %d times on stderr, want %d:\n%s", line, got, want, r.stderr)
+				}
+			}
+		})
+	}
+}
