@@ -2,8 +2,9 @@ package wield
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // CallQuery selects records. Empty fields do not filter.
@@ -70,10 +71,11 @@ type LatencyStats struct {
 	Max         time.Duration `json:"-"`
 }
 
-// MarshalJSON writes the latencies in milliseconds.
+// MarshalJSON writes the latencies in milliseconds, and text as it is
+// (internal/jsonenc).
 func (l LatencyStats) MarshalJSON() ([]byte, error) {
 	type plain LatencyStats
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		plain
 		P50 float64 `json:"p50_ms"`
 		P95 float64 `json:"p95_ms"`

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // EventType names what happened. The names are those of the ToolEngine
@@ -55,10 +57,11 @@ type Event struct {
 	Server string `json:"server,omitempty"`
 }
 
-// MarshalJSON writes the duration in milliseconds.
+// MarshalJSON writes the duration in milliseconds, and text as it is
+// (internal/jsonenc: people read events).
 func (e Event) MarshalJSON() ([]byte, error) {
 	type plain Event
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		plain
 		DurationMS float64 `json:"duration_ms,omitempty"`
 	}{plain(e), ms(e.Duration)})

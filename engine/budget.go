@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // budget cuts an output larger than the tool's budget to its head and tail
@@ -21,7 +23,9 @@ func (e *Engine) budget(k *call) {
 	if max < 0 || len(out) <= max {
 		return
 	}
-	text := []byte(out)
+	// A model reads the text: escapes of <, > and & that the tool wrote
+	// are turned back before it is cut and written as a string.
+	text := jsonenc.Unescape(out)
 	var s string
 	if out[0] == '"' && json.Unmarshal(out, &s) == nil {
 		text = []byte(s)
@@ -39,7 +43,7 @@ func (e *Engine) budget(k *call) {
 // leaves room for the notice): the head and the tail, whole UTF-8 characters
 // each, with a notice of what was left out between them.
 func Truncate(text []byte, max int) json.RawMessage {
-	longest, _ := json.Marshal(notice(len(text), len(text), max))
+	longest := jsonenc.AppendString(nil, notice(len(text), len(text), max))
 	keep := max - len(longest)
 	if keep < 0 {
 		keep = 0
@@ -49,7 +53,7 @@ func Truncate(text []byte, max int) json.RawMessage {
 	}
 	out := cut(text, keep, max)
 	if len(out) > max && keep > 0 {
-		// Escapes (\n, \", \u003c, ...) make the text longer as JSON than
+		// Escapes (\n, \", \u0001, ...) make the text longer as JSON than
 		// it is: keep the most that fits.
 		lo, hi := 0, keep-1
 		for lo < hi {
@@ -77,8 +81,7 @@ func cut(text []byte, keep, max int) json.RawMessage {
 	for t < len(text) && !utf8.RuneStart(text[t]) {
 		t++
 	}
-	b, _ := json.Marshal(string(text[:head]) + notice(t-head, len(text), max) + string(text[t:]))
-	return b
+	return jsonenc.AppendString(nil, string(text[:head])+notice(t-head, len(text), max)+string(text[t:]))
 }
 
 func notice(cut, total, max int) string {

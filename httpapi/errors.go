@@ -1,13 +1,13 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/artifact"
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // The error codes of the API. They are stable: clients branch on them. A
@@ -91,9 +91,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, e.Status, errorBody{e})
 }
 
-// writeJSON writes v as the JSON body of a response with the status.
+// writeJSON writes v as the JSON body of a response with the status,
+// through internal/jsonenc: text in answers (a call's output, an error
+// message) keeps <, > and & as they are, for the model or person reading it.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		// Every value the API writes marshals; this is a programmer error.
 		b = []byte(`{"error":{"code":"internal","message":"internal error"}}`)

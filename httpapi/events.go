@@ -2,13 +2,13 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // eventTypes are the types a stream may be filtered by.
@@ -115,7 +115,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 				buf = append(buf, "\n\n"...)
 				lost = n
 			}
-			data, merr := json.Marshal(e)
+			data, merr := jsonenc.Marshal(e)
 			if merr != nil {
 				return nil // an event always marshals
 			}
