@@ -103,7 +103,9 @@ type Validator struct {
 
 // Compile prepares a schema for [Validator.Normalize]. It fails on schemas
 // that cannot be used: a bad regular expression, a $ref that does not
-// resolve, a default that is not JSON.
+// resolve, a default that is not JSON, and a reference cycle that never
+// reaches a member or an item (A refers to B, B to A), which no validator
+// could finish checking.
 //
 // Compile handles type, enum, const, the numeric, string, array and object
 // keywords, allOf, anyOf, oneOf, not and local $ref itself; for the rest (if/
@@ -114,6 +116,9 @@ func Compile(s *jsonschema.Schema) (*Validator, error) {
 		s = &jsonschema.Schema{Type: "object"}
 	}
 	c := &compiler{root: s, done: map[*jsonschema.Schema]*compiled{}}
+	if loop := refCycle(s, c.resolveRef); loop != nil {
+		return nil, cycleError(loop)
+	}
 	root, err := c.compile(s, "")
 	if err != nil {
 		return nil, err

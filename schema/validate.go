@@ -45,7 +45,20 @@ type state struct {
 	more  bool
 	// strict refuses every coercion (seed 004's strict_validation).
 	strict bool
+	// depth and steps bound the walk whatever the schema: nested checks and
+	// checks in all, so a schema that refers to itself, or one whose anyOf
+	// branches multiply, ends with a problem rather than a spinning core.
+	depth, steps int
+	spent        string // why the walk stopped early, when it did
 }
+
+// maxCheckDepth and maxCheckSteps bound one validation: far more than any
+// real schema needs for the deepest arguments [MaxDepth] allows, far less than
+// would hold a core for long.
+const (
+	maxCheckDepth = 4 * MaxDepth * 8
+	maxCheckSteps = 1 << 20
+)
 
 var states = sync.Pool{New: func() any { return new(state) }}
 
@@ -93,6 +106,7 @@ func (v *Validator) normalizeWith(args []byte, strict bool) ([]byte, []FieldErro
 	st.errs = nil
 	st.path = st.path[:0]
 	st.quiet, st.more, st.strict = 0, false, false
+	st.depth, st.steps, st.spent = 0, 0, ""
 	if cap(st.out) <= 64<<10 && cap(st.d.nodes) <= 1<<14 {
 		putState(st)
 	}
@@ -111,6 +125,9 @@ func (v *Validator) normalize(st *state, args []byte) ([]byte, []FieldError) {
 		}
 	}
 	st.check(root, v.root, true)
+	if st.spent != "" {
+		return nil, []FieldError{{Message: st.spent}}
+	}
 	if len(st.errs) > 0 {
 		errs := st.errs
 		if st.more {
@@ -224,13 +241,27 @@ func valueType(n *node) uint8 {
 // check validates node ni against s, writing the normalised value when write
 // is set, and reports whether it is valid.
 func (st *state) check(ni int32, s *compiled, write bool) bool {
+	st.steps++
+	st.depth++
+	defer func() { st.depth-- }()
+	if st.spent != "" {
+		return false
+	}
+	if st.depth > maxCheckDepth || st.steps > maxCheckSteps {
+		st.spent = "the schema is too deep or too costly to check against these arguments"
+		return false
+	}
 	if s == nil {
 		if write {
 			st.out = append(st.out, st.d.nodes[ni].raw...)
 		}
 		return true
 	}
-	for s.ref != nil && s.types == 0 && len(s.props) == 0 && s.enum == nil && len(s.allOf)+len(s.anyOf)+len(s.oneOf) == 0 && s.not == nil {
+	for hops := 0; s.ref != nil && s.types == 0 && len(s.props) == 0 && s.enum == nil && len(s.allOf)+len(s.anyOf)+len(s.oneOf) == 0 && s.not == nil; hops++ {
+		if hops > maxCheckDepth {
+			st.spent = "the schema's references never reach a value"
+			return false
+		}
 		s = s.ref // a plain {"$ref": ...}
 	}
 	if s.isFalse {
