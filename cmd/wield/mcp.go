@@ -112,6 +112,14 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		if a.cfg != nil {
 			mcpOffer(mopts, a.cfg.MCP) // resources and prompts of the configuration
 		}
+		// Decided calls whose callers left (before the start, or while
+		// serving) run, or are refused, and are recorded, as serve does; the
+		// inbox's Close ends this work.
+		if a.inbox != nil {
+			if _, err := a.inbox.Resume(context.WithoutCancel(ctx), eng); err != nil {
+				return err
+			}
+		}
 		srv := mcpbridge.NewServer(eng, reg, mopts)
 		defer srv.Close()
 		if f.http == "" {
