@@ -37,10 +37,10 @@ type ServerOptions struct {
 	// JSONResponse answers HTTP requests with application/json instead of
 	// an event stream when the answer is a single message.
 	JSONResponse bool
-	// SessionTimeout closes HTTP sessions idle for that long: no request
-	// of theirs in progress (a standing GET stream is one) and none ended
-	// within it. Zero means [DefaultSessionTimeout]; a negative value keeps
-	// them until the client ends them (DELETE).
+	// SessionTimeout closes HTTP sessions idle for that long (or up to a
+	// tenth more): no request of theirs in progress (a standing GET stream
+	// is one) and none ended within it. Zero means [DefaultSessionTimeout];
+	// a negative value keeps them until the client ends them (DELETE).
 	SessionTimeout time.Duration
 	// MaxSessions bounds the HTTP sessions open at once on every endpoint
 	// together, and MaxSessionsPerClient those of one client (see

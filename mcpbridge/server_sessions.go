@@ -16,14 +16,15 @@ import (
 )
 
 // The bounds of HTTP sessions when [ServerOptions] leaves them zero. A
-// session costs the go-sdk a goroutine and about 15 KB; without bounds, a
+// session costs the go-sdk a goroutine and about 8 KB of live memory, some
+// 20 KB of a process's RSS with the collector's headroom; without bounds, a
 // client looping on initialize holds memory until the server dies.
 const (
 	// DefaultSessionTimeout is how long a session may stay idle.
 	DefaultSessionTimeout = 10 * time.Minute
 	// DefaultMaxSessions bounds the sessions open at once, on every
-	// endpoint together.
-	DefaultMaxSessions = 10000
+	// endpoint together: about 100 MB at most.
+	DefaultMaxSessions = 5000
 	// DefaultMaxSessionsPerClient bounds the sessions one client has open.
 	DefaultMaxSessionsPerClient = 100
 )
@@ -35,9 +36,11 @@ const (
 const CodeSessionLimit = -32029
 
 // srvSessions are the HTTP sessions of a server, on every endpoint: how
-// many each client has, when each was last used, and the timers that close
+// many each client has, when each was last used, and the sweep that closes
 // idle ones. The go-sdk's own idle timer is not used: the fast path answers
-// requests it never sees.
+// requests it never sees. One sweep closes sessions one after another, where
+// a timer per session would close them all at once, each in a goroutine
+// waiting for the session's own to end: after a flood, thousands more.
 type srvSessions struct {
 	idle      time.Duration // <= 0: never
 	max       int           // <= 0: no bound
@@ -46,11 +49,13 @@ type srvSessions struct {
 
 	fresh sync.Map // session ID to *mcp.ServerSession, initialised, not yet claimed
 
-	mu     sync.Mutex
-	total  int                    // open and reserved
-	per    map[string]int         // the same, by client
-	byID   map[string]*srvSession // open
-	closed bool
+	mu       sync.Mutex
+	total    int                    // open and reserved
+	per      map[string]int         // the same, by client
+	byID     map[string]*srvSession // open
+	closed   bool
+	sweeping bool          // the sweep runs
+	stop     chan struct{} // ends the sweep
 }
 
 // srvSession is one open HTTP session.
@@ -64,13 +69,12 @@ type srvSession struct {
 	mu    sync.Mutex
 	busy  int       // requests in progress, a standing GET stream included
 	last  time.Time // when the last request ended
-	timer *time.Timer
 	ended bool
 }
 
 func newSrvSessions(o *ServerOptions) *srvSessions {
 	ss := &srvSessions{idle: o.SessionTimeout, max: o.MaxSessions, perClient: o.MaxSessionsPerClient, clientKey: o.ClientKey,
-		per: map[string]int{}, byID: map[string]*srvSession{}}
+		per: map[string]int{}, byID: map[string]*srvSession{}, stop: make(chan struct{})}
 	if ss.idle == 0 {
 		ss.idle = DefaultSessionTimeout
 	}
@@ -152,10 +156,39 @@ func (ss *srvSessions) claim(ep *srvEndpoint, id, client string) {
 		return
 	}
 	ss.byID[id] = s
-	if ss.idle > 0 {
-		s.timer = time.AfterFunc(ss.idle, s.expire)
+	if ss.idle > 0 && !ss.sweeping {
+		ss.sweeping = true
+		go ss.sweep()
 	}
 	ss.mu.Unlock()
+}
+
+// sweep closes the sessions idle for ss.idle, looking every tenth of it
+// (between 10 ms and 10 s), until closeAll.
+func (ss *srvSessions) sweep() {
+	tick := time.NewTicker(min(max(ss.idle/10, 10*time.Millisecond), 10*time.Second))
+	defer tick.Stop()
+	var idle []*srvSession
+	for {
+		select {
+		case <-ss.stop:
+			return
+		case <-tick.C:
+		}
+		now := time.Now()
+		ss.mu.Lock()
+		for _, s := range ss.byID {
+			if s.idleSince(now) >= ss.idle {
+				idle = append(idle, s)
+			}
+		}
+		ss.mu.Unlock()
+		for i, s := range idle {
+			s.end()
+			idle[i] = nil
+		}
+		idle = idle[:0]
+	}
 }
 
 // lookup returns the open session of an ID on ep, or nil.
@@ -182,6 +215,9 @@ func (ss *srvSessions) open() int {
 // closeAll ends every session and takes no more.
 func (ss *srvSessions) closeAll() {
 	ss.mu.Lock()
+	if !ss.closed {
+		close(ss.stop)
+	}
 	ss.closed = true
 	all := make([]*srvSession, 0, len(ss.byID))
 	for _, s := range ss.byID {
@@ -208,27 +244,15 @@ func (s *srvSession) done() {
 	s.mu.Unlock()
 }
 
-// expire closes the session when it has been idle long enough, or looks
-// again when it could be.
-func (s *srvSession) expire() {
-	idle := s.sessions.idle
+// idleSince is how long the session has been idle at now: zero while a
+// request of it is in progress.
+func (s *srvSession) idleSince(now time.Time) time.Duration {
 	s.mu.Lock()
-	if s.ended {
-		s.mu.Unlock()
-		return
-	}
+	defer s.mu.Unlock()
 	if s.busy > 0 {
-		s.timer.Reset(idle)
-		s.mu.Unlock()
-		return
+		return 0
 	}
-	if left := idle - time.Since(s.last); left > 0 {
-		s.timer.Reset(left)
-		s.mu.Unlock()
-		return
-	}
-	s.mu.Unlock()
-	s.end()
+	return now.Sub(s.last)
 }
 
 // end closes the session (the go-sdk forgets it, and its goroutine ends)
@@ -240,9 +264,6 @@ func (s *srvSession) end() {
 		return
 	}
 	s.ended = true
-	if s.timer != nil {
-		s.timer.Stop()
-	}
 	s.mu.Unlock()
 	s.ss.Close()
 	ss := s.sessions

@@ -45,7 +45,7 @@ import (
 //
 //	mcp:
 //	  session_idle: 10m              # a session without a request for that long is closed
-//	  max_sessions: 10000            # open at once, on every endpoint together
+//	  max_sessions: 5000             # open at once, on every endpoint together
 //	  max_sessions_per_client: 100   # of one API key, or of one IP address without keys
 type MCPConfig struct {
 	Resources         []MCPResource
