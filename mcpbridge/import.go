@@ -20,7 +20,9 @@ import (
 type ImportOptions struct {
 	// Naming gives the registry name of a server's tool; nil means
 	// server + "__" + tool, which keeps two servers' tools of the same name
-	// apart. A name the registry refuses leaves that tool out.
+	// apart. A name the registry refuses leaves that tool out. A Naming that
+	// panics gives that default name; the panic is logged and counted (see
+	// [wield.Protect]).
 	Naming func(server, tool string) string
 	// Pins keeps the fingerprints of imported tools; nil means a fresh
 	// [MemPins], which pins on every start.
@@ -74,6 +76,9 @@ type Importer struct {
 // background.
 var ErrUnavailable = errors.New("mcp server unavailable")
 
+// defaultNaming is ImportOptions.Naming's default.
+func defaultNaming(server, tool string) string { return server + "__" + tool }
+
 // NewImporter returns an importer that registers tools in reg.
 func NewImporter(reg *wield.Registry, opts *ImportOptions) *Importer {
 	if reg == nil {
@@ -84,7 +89,17 @@ func NewImporter(reg *wield.Registry, opts *ImportOptions) *Importer {
 		o = *opts
 	}
 	if o.Naming == nil {
-		o.Naming = func(server, tool string) string { return server + "__" + tool }
+		o.Naming = defaultNaming
+	} else {
+		// It is called from reconnections and change notifications, on
+		// goroutines of the importer's, where a panic ends the process.
+		naming, log := o.Naming, o.Logger
+		o.Naming = func(server, tool string) (name string) {
+			if !wield.Protect(log, wield.CallbackMCPNaming, func() { name = naming(server, tool) }) {
+				name = defaultNaming(server, tool)
+			}
+			return name
+		}
 	}
 	if o.Pins == nil {
 		o.Pins = &MemPins{}

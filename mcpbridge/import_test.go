@@ -654,3 +654,24 @@ func TestImportRemove(t *testing.T) {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
 }
+
+// TestImportNamingPanics: a Naming that panics gives the default name,
+// and the panic is counted, instead of ending the process.
+func TestImportNamingPanics(t *testing.T) {
+	before := wield.CallbackPanics()[wield.CallbackMCPNaming]
+	nop := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
+	g := impNewGoServer(t, impRemote{&mcp.Tool{Name: "bare", InputSchema: impObject}, nop})
+	reg := wield.NewRegistry(nil)
+	im := impImporter(t, reg, &mcpbridge.ImportOptions{Naming: func(string, string) string { panic("Naming bug") }})
+	if err := im.Add(t.Context(), mcpbridge.ServerConfig{Name: "srv", URL: g.url(), Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := reg.Tool("srv__bare"); !ok {
+		t.Errorf("tools %d, want srv__bare among them", len(reg.List(wield.Query{})))
+	}
+	if n := wield.CallbackPanics()[wield.CallbackMCPNaming] - before; n < 1 {
+		t.Errorf("mcp_naming panics counted: %d, want at least 1", n)
+	}
+}

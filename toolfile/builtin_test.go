@@ -260,3 +260,19 @@ func TestToolsetNamesBuiltins(t *testing.T) {
 		t.Errorf("problems = %q, want only the unknown tool", got)
 	}
 }
+
+// TestKnownPanics: a Known that panics answers no (the tool is reported
+// as not defined), and is counted, instead of ending the load.
+func TestKnownPanics(t *testing.T) {
+	before := wield.CallbackPanics()[wield.CallbackToolfileKnown]
+	_, l := builtins(t, builtin.Echo())
+	l.Known = func(string) bool { panic("Known bug") }
+	set, _ := l.Load(t.Context(), "sets.yaml", []byte("name: s\ndescription: x\ntools: [echo, fs__read]\n"))
+	got := messages(set.Problems)
+	if len(got) != 1 || !strings.Contains(got[0], `tool "fs__read" is not defined`) {
+		t.Errorf("problems = %q, want fs__read not defined", got)
+	}
+	if n := wield.CallbackPanics()[wield.CallbackToolfileKnown] - before; n != 1 {
+		t.Errorf("toolfile_known panics counted: %d, want 1", n)
+	}
+}

@@ -40,7 +40,8 @@ type Loader struct {
 	Kinds map[string]Kind
 	// Known, when set, reports the other tools the program has (imported
 	// from MCP servers, registered in Go), which toolsets and agents may
-	// name without a warning.
+	// name without a warning. A Known that panics answers no; the panic is
+	// logged and counted (see [wield.Protect]).
 	Known func(name string) bool
 }
 

@@ -463,7 +463,7 @@ func (l *Loader) check(s *Set) {
 		s.warn(def.File, def.Line, def.Col, "tool %q shadows the built-in tool of that name: this file's definition is used instead", def.Name)
 	}
 	known := func(name string) bool {
-		return tools[name] != nil || l.Builtins[name] != nil || l.Known != nil && l.Known(name)
+		return tools[name] != nil || l.Builtins[name] != nil || l.Known != nil && l.known(name)
 	}
 	sets := map[string]*Toolset{}
 	for _, ts := range s.Toolsets {
@@ -493,4 +493,13 @@ func (l *Loader) check(s *Set) {
 
 func (s *Set) warn(file string, line, col int, format string, args ...any) {
 	s.Problems = append(s.Problems, Problem{File: file, Line: line, Col: col, Message: fmt.Sprintf(format, args...), Warning: true})
+}
+
+// known asks l.Known about name; a panic (contained, logged and counted:
+// see [wield.Protect]) answers no, so the name is reported as unknown
+// rather than a reload ending the process.
+func (l *Loader) known(name string) bool {
+	ok := false
+	wield.Protect(nil, wield.CallbackToolfileKnown, func() { ok = l.Known(name) })
+	return ok
 }
