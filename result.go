@@ -164,8 +164,12 @@ func ms(d time.Duration) float64 {
 // Text is the result as one string for text-based model dialects: the
 // output itself when it succeeded (a JSON string unquoted, any other JSON
 // as the tool wrote it but with <, > and & unescaped, since a model reads
-// it as text), "Error: <message>" when it failed (the validation errors
-// listed one per line).
+// it as text), "Error: <message>" when it failed, followed by the
+// validation errors the message does not already name, one per line (the
+// engine's message names them all, so a model reads each once). A
+// tool_not_found result is its message alone, as agent frameworks expect:
+// "Can not find tool named 'x'", or "Tool 'x' not available in A's toolkit"
+// for a call through an agent's toolkit.
 func (r *Result) Text() string {
 	if r.OK {
 		var s string
@@ -181,8 +185,10 @@ func (r *Result) Text() string {
 	b.WriteString("Error: ")
 	b.WriteString(r.Error)
 	for _, v := range r.ValidationErrors {
-		b.WriteString("\n- ")
-		b.WriteString(v.String())
+		if line := v.String(); !strings.Contains(r.Error, line) {
+			b.WriteString("\n- ")
+			b.WriteString(line)
+		}
 	}
 	return b.String()
 }

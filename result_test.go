@@ -93,6 +93,14 @@ func TestResultText(t *testing.T) {
 				{Message: "unexpected member"},
 			},
 		}, "Error: invalid arguments for tool 'weather'\n- city: is required\n- unexpected member"},
+		{"validation errors the message names are not repeated", wield.Result{
+			ErrorType: wield.ErrValidation,
+			Error:     "invalid arguments for tool 'weather': city: is required; unexpected member",
+			ValidationErrors: []wield.ValidationError{
+				{Path: "city", Message: "is required"},
+				{Message: "unexpected member"},
+			},
+		}, "Error: invalid arguments for tool 'weather': city: is required; unexpected member"},
 		{"tool not found is raw", wield.Result{ErrorType: wield.ErrToolNotFound, Error: "Can not find tool named 'x'"}, "Can not find tool named 'x'"},
 	}
 	for _, tt := range tests {

@@ -77,3 +77,41 @@ func TestJourneyChatTraceOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestJourneyChatFailureWording: what a model reads of its failed calls in
+// a chat: a tool outside its agent's toolkit and a tool that does not exist
+// read the same (nothing about tools beyond its own), in the toolkit's
+// words; a validation error names each problem once.
+func TestJourneyChatFailureWording(t *testing.T) {
+	model, _ := newFakeModel(t, "",
+		reply(completion("",
+			[2]string{"calculator", `{"expression":"1+1"}`},
+			[2]string{"no_such_tool", `{}`},
+			[2]string{"echo", `{"mesage":"typo"}`},
+		)),
+		reply(completion("Done.")),
+	)
+	u := newUser(t)
+	u.write("agents/helper.yaml", "kind: agent\nname: helper\ntools: [echo]\n")
+	r := u.wieldIn("try\n", "chat", "--model", model.srv.URL+"/v1/m", "--agent", "agents/helper.yaml")
+	if r.code != 0 {
+		t.Fatalf("want exit 0 (failed calls are the model's to handle):\n%s", r)
+	}
+	reqs := model.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model was asked %d times, want 2", len(reqs))
+	}
+	got := map[string]string{}
+	for i, m := range reqs[1].Messages {
+		if m.Role == "tool" {
+			got[m.ToolCallID] = reqs[1].text(i)
+		}
+	}
+	if got["call_a"] != "Tool 'calculator' not available in helper's toolkit" || got["call_b"] != "Tool 'no_such_tool' not available in helper's toolkit" {
+		t.Errorf("a tool outside the toolkit and an unknown tool read:\n%q\n%q", got["call_a"], got["call_b"])
+	}
+	v := got["call_c"]
+	if !strings.HasPrefix(v, "Error: ") || strings.Count(v, "unknown property") != 1 || strings.Count(v, "missing required property") != 1 {
+		t.Errorf("the validation error does not name each problem once:\n%s", v)
+	}
+}

@@ -93,7 +93,15 @@
 // A [wield.Result] goes back to the model as [XMLResult] (the XML call
 // format's format_tool_result), [JSONResult], [OpenAIResult],
 // [OpenAIResponsesResult], [AnthropicResult], [GeminiResult] or
-// [MCPResult]. A failed call reads "Can not find tool named 'x'" for an
-// unknown tool, "Error: <message>" otherwise. Only the result's model-facing
-// fields are used; internal error text never reaches a model.
+// [MCPResult], all through [wield.Result.Text]. A failed call reads
+// "Error: <message>", with any validation error the message does not
+// already name on a line of its own, so the model reads each problem once.
+// A call of a tool the caller cannot use (tool_not_found) reads as the
+// message alone, in the wording agent frameworks match: "Tool 'x' not
+// available in A's toolkit" when the call went through agent A's toolkit
+// (as an agent loop's calls do), "Can not find tool named 'x'" without a
+// toolkit. Through a toolkit, a tool that exists outside it and a tool that
+// does not exist at all read the same, so a model learns nothing of tools
+// beyond its own. Only the result's model-facing fields are used; internal
+// error text never reaches a model.
 package llm
