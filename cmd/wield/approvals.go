@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/approval"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 func (a *app) approvalsCommand() *cobra.Command {
@@ -45,9 +45,7 @@ call.`,
 					if list == nil {
 						list = []*wield.Approval{}
 					}
-					enc := json.NewEncoder(a.stdout)
-					enc.SetIndent("", "  ")
-					return enc.Encode(list)
+					return a.printJSON(list)
 				}
 				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tTOOL\tSTATUS\tCREATED\tEXPIRES\tARGUMENTS")
@@ -56,8 +54,8 @@ call.`,
 					if len(args) > 60 {
 						args = args[:60] + "…"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ap.ID, ap.Tool, ap.Status,
-						ap.CreatedAt.Local().Format(time.DateTime), ap.ExpiresAt.Local().Format(time.DateTime), args)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safetext.Line(ap.ID), safetext.Line(ap.Tool), ap.Status,
+						ap.CreatedAt.Local().Format(time.DateTime), ap.ExpiresAt.Local().Format(time.DateTime), safetext.Line(args))
 				}
 				return tw.Flush()
 			})
@@ -114,7 +112,7 @@ the arguments shown by 'wield approvals list' is used.`,
 				case err != nil:
 					return err
 				}
-				fmt.Fprintf(a.stdout, "%s %s: %s %s\n", past, got.ID, got.Tool, got.Arguments)
+				fmt.Fprintf(a.stdout, "%s %s: %s %s\n", past, safetext.Line(got.ID), safetext.Line(got.Tool), safetext.Line(string(got.Arguments)))
 				return nil
 			})
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httpapi"
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 func (a *app) callCommand() *cobra.Command {
@@ -84,15 +85,25 @@ Exit code 0 when the call succeeded, 1 when it failed, 2 for usage errors.`,
 // printResult prints a call's result as one JSON object; a failed call
 // exits 1.
 func (a *app) printResult(res *wield.Result) error {
-	enc := json.NewEncoder(a.stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(res); err != nil {
+	if err := a.printJSON(res); err != nil {
 		return err
 	}
 	if !res.OK {
 		return exitError{1}
 	}
 	return nil
+}
+
+// printJSON prints v as indented JSON for a person (or a model reading the
+// output), through internal/jsonenc: <, > and & as they are, never escaped
+// for HTML.
+func (a *app) printJSON(v any) error {
+	b, err := jsonenc.MarshalIndent(v, "  ")
+	if err != nil {
+		return err
+	}
+	_, err = a.stdout.Write(append(b, '\n'))
+	return err
 }
 
 // progress shows, on a terminal, how long a call has been running once it
@@ -160,8 +171,7 @@ func buildArgs(raw string, rawSet bool, pairs []string) (json.RawMessage, error)
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(key)
-		b.Write(k)
+		b.Write(jsonenc.AppendString(nil, key))
 		b.WriteByte(':')
 		if isJSON {
 			if !json.Valid([]byte(val)) {
@@ -169,8 +179,7 @@ func buildArgs(raw string, rawSet bool, pairs []string) (json.RawMessage, error)
 			}
 			b.WriteString(val)
 		} else {
-			v, _ := json.Marshal(val)
-			b.Write(v)
+			b.Write(jsonenc.AppendString(nil, val))
 		}
 	}
 	b.WriteByte('}')

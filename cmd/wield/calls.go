@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"text/tabwriter"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 // parseSince reads --since: a duration back from now (1h, 30m) or a time
@@ -61,9 +61,7 @@ func (a *app) callsCommand() *cobra.Command {
 					return err
 				}
 				if asJSON {
-					enc := json.NewEncoder(a.stdout)
-					enc.SetIndent("", "  ")
-					return enc.Encode(page)
+					return a.printJSON(page)
 				}
 				if len(page.Records) == 0 {
 					fmt.Fprintln(a.stdout, "no calls match")
@@ -76,8 +74,8 @@ func (a *app) callsCommand() *cobra.Command {
 					if !r.Result.OK {
 						status = string(r.Result.ErrorType)
 					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.QueuedAt.Local().Format("2006-01-02 15:04:05"), r.Call.ID, r.Call.Tool,
-						status, r.Result.Duration.Round(time.Microsecond), r.Call.Caller.ConversationID)
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.QueuedAt.Local().Format("2006-01-02 15:04:05"), safetext.Line(r.Call.ID), safetext.Line(r.Call.Tool),
+						status, r.Result.Duration.Round(time.Microsecond), safetext.Line(r.Call.Caller.ConversationID))
 				}
 				if err := w.Flush(); err != nil {
 					return err
@@ -126,20 +124,18 @@ one conversation's; --brief prints the totals only.`,
 				return a.callerStats(cmd.Context(), caller, conversation, brief, asJSON)
 			}
 			return a.withRecords(cmd.Context(), func(s records) error {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
 				if conversation != "" {
 					sum, err := s.Summary(cmd.Context(), conversation)
 					if err != nil {
 						return err
 					}
 					if asJSON {
-						return enc.Encode(sum)
+						return a.printJSON(sum)
 					}
 					fmt.Fprintf(a.stdout, "conversation %s: %d calls, %d ok, %d failed (%.1f%% success)\n",
-						conversation, sum.TotalCalls, sum.SuccessfulCalls, sum.FailedCalls, sum.SuccessRate)
+						safetext.Line(conversation), sum.TotalCalls, sum.SuccessfulCalls, sum.FailedCalls, sum.SuccessRate)
 					for _, tool := range sortedKeys(sum.ToolUsage) {
-						fmt.Fprintf(a.stdout, "  %-24s %d\n", tool, sum.ToolUsage[tool])
+						fmt.Fprintf(a.stdout, "  %-24s %d\n", safetext.Line(tool), sum.ToolUsage[tool])
 					}
 					return nil
 				}
@@ -148,12 +144,12 @@ one conversation's; --brief prints the totals only.`,
 					return err
 				}
 				if asJSON {
-					return enc.Encode(st)
+					return a.printJSON(st)
 				}
 				w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(w, "TOOL\tCALLS\tFAILED\tSUCCESS\tP50\tP95\tMAX\t")
 				row := func(name string, l wield.LatencyStats) {
-					fmt.Fprintf(w, "%s\t%d\t%d\t%.1f%%\t%s\t%s\t%s\t\n", name, l.Count, l.Failures, l.SuccessRate,
+					fmt.Fprintf(w, "%s\t%d\t%d\t%.1f%%\t%s\t%s\t%s\t\n", safetext.Line(name), l.Count, l.Failures, l.SuccessRate,
 						l.P50.Round(time.Microsecond), l.P95.Round(time.Microsecond), l.Max.Round(time.Microsecond))
 				}
 				for _, tool := range sortedKeys(st.Tools) {
@@ -190,12 +186,10 @@ func (a *app) callerStats(ctx context.Context, caller, conversation string, brie
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
 		if brief {
-			return enc.Encode(sum.Brief())
+			return a.printJSON(sum.Brief())
 		}
-		return enc.Encode(sum)
+		return a.printJSON(sum)
 	}
 	who := "caller " + caller
 	if sum.ParentAgentID != "" {
@@ -207,13 +201,13 @@ func (a *app) callerStats(ctx context.Context, caller, conversation string, brie
 		if b.HasErrors {
 			errs = "some failed"
 		}
-		fmt.Fprintf(a.stdout, "%s: %d calls (%.1f%% success), %s\n", who, b.TotalCalls, b.SuccessRate, errs)
+		fmt.Fprintf(a.stdout, "%s: %d calls (%.1f%% success), %s\n", safetext.Line(who), b.TotalCalls, b.SuccessRate, errs)
 	} else {
 		fmt.Fprintf(a.stdout, "%s: %d calls, %d ok, %d failed (%.1f%% success)\n",
-			who, sum.TotalCalls, sum.SuccessfulCalls, sum.FailedCalls, sum.SuccessRate)
+			safetext.Line(who), sum.TotalCalls, sum.SuccessfulCalls, sum.FailedCalls, sum.SuccessRate)
 	}
 	for _, tool := range sortedKeys(sum.ToolUsage) {
-		fmt.Fprintf(a.stdout, "  %-24s %d\n", tool, sum.ToolUsage[tool])
+		fmt.Fprintf(a.stdout, "  %-24s %d\n", safetext.Line(tool), sum.ToolUsage[tool])
 	}
 	if sum.Truncated {
 		fmt.Fprintf(a.stdout, "(the newest %d calls; older ones are left out)\n", agent.MaxSummaryRecords)
@@ -229,7 +223,7 @@ func (a *app) callerStats(ctx context.Context, caller, conversation string, brie
 		if !d.OK {
 			status = string(d.ErrorType)
 		}
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%.3fms\n", d.CallID, d.Tool, status, d.DurationMS)
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%.3fms\n", safetext.Line(d.CallID), safetext.Line(d.Tool), status, d.DurationMS)
 	}
 	return w.Flush()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httpapi"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 // toolView is a tool as `wield list --json` shows it.
@@ -80,9 +80,7 @@ func (a *app) listCommand() *cobra.Command {
 				for i, t := range tools {
 					views[i] = viewOf(t)
 				}
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(views)
+				return a.printJSON(views)
 			}
 			if len(tools) == 0 {
 				fmt.Fprintln(a.stdout, "no tools match")
@@ -91,7 +89,7 @@ func (a *app) listCommand() *cobra.Command {
 			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "NAME\tCATEGORY\tPERMISSION\tPARAMETERS\tDESCRIPTION")
 			for _, t := range tools {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Category, t.EffectivePermission(), params(t.InputSchema), firstSentence(t.Description))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", safetext.Line(t.Name), safetext.Line(string(t.Category)), t.EffectivePermission(), safetext.Line(params(t.InputSchema)), safetext.Line(firstSentence(t.Description)))
 			}
 			return w.Flush()
 		},
@@ -153,7 +151,7 @@ func (a *app) export(ctx context.Context, format string, sel httpapi.ToolSelecti
 		}
 	}
 	for _, p := range x.Problems {
-		fmt.Fprintln(a.stderr, "warning:", p)
+		fmt.Fprintln(a.stderr, "warning:", safetext.Line(fmt.Sprint(p)))
 	}
 	_, err := a.stdout.Write(x.Body)
 	return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -62,10 +61,7 @@ stderr, and the exit code is 1. A value is never given as "" in its place.`,
 			if calls == nil {
 				calls = []llm.ParsedCall{}
 			}
-			enc := json.NewEncoder(a.stdout)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(calls); err != nil {
+			if err := a.printJSON(calls); err != nil {
 				return err
 			}
 			if inc != nil {

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPrintsTextAsIs checks that what wield prints for a person keeps <, >
+// and & as they are, byte for byte: a call's result, the record of it, and
+// the tools listed.
+func TestPrintsTextAsIs(t *testing.T) {
+	t.Setenv("WIELD_DB", "sqlite:"+filepath.Join(t.TempDir(), "w.db"))
+	const code = "a<b && c>d"
+	for _, args := range [][]string{
+		{"call", "echo", "message=" + code, "--conversation", "esc"},
+		{"calls", "--conversation", "esc", "--json"},
+	} {
+		status, out, errs := run(t, args...)
+		if status != 0 || !strings.Contains(out, code) || strings.Contains(out, `\u00`) {
+			t.Errorf("%v: exit %d, stdout %s, stderr %s; want %q as it is", args, status, out, errs, code)
+		}
+	}
+	dir := t.TempDir()
+	say := `{"name": "compare", "description": "Say whether a<b && c>d", "category": "custom",
+  "parameters": [{"name": "message", "type": "string", "description": "the <left> side & more"}],
+  "entry": {"type": "builtin", "handler": "echo"}}`
+	if err := os.WriteFile(filepath.Join(dir, "compare.json"), []byte(say), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	status, out, errs := run(t, "list", "--json", "--tools", dir)
+	if status != 0 || !strings.Contains(out, "Say whether "+code) || !strings.Contains(out, "the <left> side & more") || strings.Contains(out, `\u00`) {
+		t.Errorf("list --json: exit %d, stderr %s; want the text as it is in\n%s", status, errs, out)
+	}
+}
