@@ -29,10 +29,16 @@
 // # Idempotency
 //
 // A call with an idempotency key is answered from the first successful call
-// of the same tool with that key, without running again, when the store is a
-// [wield.Replayer]; the result's metadata says replayed and names the first
-// call. Duplicates that arrive while the first still runs wait for it. The
-// same key with other arguments is refused.
+// of the same tool with that key, without running again; the result's
+// metadata says replayed and names the first call. Duplicates that arrive
+// while the first still runs wait for it. The same key with other arguments
+// is refused. The engine remembers the keys of its own calls in memory, with
+// or without a store: the newest 10,000 keys, each for 10 minutes after its
+// call, and their outputs up to 64 MiB in all ([Options].Replay changes
+// these bounds). Past the window, a store that is a [wield.Replayer] (SQLite,
+// PostgreSQL) still answers; without one, a key forgotten runs again, and a
+// key remembered whose output was dropped for room is refused (rejected)
+// rather than run twice.
 //
 // # Approvals
 //
@@ -116,6 +122,9 @@ type Options struct {
 	// Secrets: argument and output keys, header names in them, and query
 	// parameters of the URLs they hold.
 	SecretNames []string
+	// Replay bounds the calls with an idempotency key remembered in
+	// memory (see [ReplayWindow]); zero fields mean the defaults.
+	Replay ReplayWindow
 }
 
 // RetryPolicy says how often and how patiently transient failures of
@@ -140,6 +149,7 @@ type Engine struct {
 	stray    atomic.Int64 // handlers still running after their call timed out
 
 	flights  flights
+	window   *window  // the idempotency keys of the calls that succeeded here
 	idClaims idClaims // caller-chosen IDs of the calls running here
 	// state counts the calls in flight, with closedBit set by Close; the
 	// call that leaves a closed engine empty closes idle.
@@ -232,7 +242,7 @@ func New(reg *wield.Registry, opts *Options) *Engine {
 	if o.Retry.MaxBackoff <= 0 {
 		o.Retry.MaxBackoff = 2 * time.Second
 	}
-	return &Engine{reg: reg, lim: o.Limiter, store: o.Store, approver: o.Approver, bus: o.Bus, log: o.Logger, opts: o, workers: newWorkers(), idle: make(chan struct{}), redactor: newRedactor(o.SecretNames)}
+	return &Engine{reg: reg, lim: o.Limiter, store: o.Store, approver: o.Approver, bus: o.Bus, log: o.Logger, opts: o, workers: newWorkers(), idle: make(chan struct{}), redactor: newRedactor(o.SecretNames), window: newWindow(o.Replay)}
 }
 
 // Stray returns how many handlers are still running after their calls

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -56,20 +57,28 @@ func (e *Engine) replay(ctx context.Context, k *call) bool {
 		// look again, from the start.
 	}
 
-	rp, ok := e.store.(wield.Replayer)
-	if !ok {
-		return false
+	rec, remembered := e.window.find(k.Tool, k.IdempotencyKey)
+	if rec != nil {
+		return e.replayFrom(k, rec)
 	}
-	rec, err := rp.Replay(ctx, k.Tool, k.IdempotencyKey)
-	if err != nil {
-		e.log.Error("replay lookup", "tool", k.Tool, "call_id", k.ID, "err", err)
-		k.fail(wield.ErrRejected, "The call record store is unavailable, so this idempotent call cannot be checked; it was not run.")
+	if rp, ok := e.store.(wield.Replayer); ok {
+		rec, err := rp.Replay(ctx, k.Tool, k.IdempotencyKey)
+		if err != nil {
+			e.log.Error("replay lookup", "tool", k.Tool, "call_id", k.ID, "err", err)
+			k.fail(wield.ErrRejected, "The call record store is unavailable, so this idempotent call cannot be checked; it was not run.")
+			return true
+		}
+		if rec != nil {
+			return e.replayFrom(k, rec)
+		}
+	}
+	if remembered {
+		// The key ran here, and its output is neither in memory nor in a
+		// store: running it again would be what the key forbids.
+		k.fail(wield.ErrRejected, fmt.Sprintf("idempotency key %q was already used for tool '%s', whose output is no longer kept to replay; the call was not run again (use a new key to run it)", k.IdempotencyKey, k.Tool))
 		return true
 	}
-	if rec == nil {
-		return false
-	}
-	return e.replayFrom(k, rec)
+	return false
 }
 
 // replayFrom answers k with the output of an earlier successful call made
@@ -97,9 +106,28 @@ func (e *Engine) land(k *call) {
 	}
 	if k.res.OK && k.res.Metadata["replayed"] == nil {
 		k.flight.rec = &wield.Record{Call: &k.Call, Arguments: k.args, Result: k.res}
+		// Remembered before the flight ends, so that no duplicate finds
+		// neither.
+		e.window.keep(k.Tool, k.IdempotencyKey, k.ID, Digest(k.args), e.recordedOutput(k))
 	}
 	e.flights.mu.Lock()
 	delete(e.flights.m, k.Tool+"\x00"+k.IdempotencyKey)
 	e.flights.mu.Unlock()
 	close(k.flight.done)
+}
+
+// recordedOutput is k's output as its record keeps it, secrets redacted,
+// whether or not there is a store: a replay gives the same output from
+// memory as from a store.
+func (e *Engine) recordedOutput(k *call) json.RawMessage {
+	if k.rec.Result != nil { // finish made the record
+		return k.rec.Output()
+	}
+	rec := wield.Record{Call: &k.Call, Arguments: k.args, Result: k.res}
+	var secrets []string
+	if k.entry != nil {
+		secrets = k.entry.Tool.Secrets
+	}
+	e.redactor.redactRecord(&rec, secrets, false)
+	return rec.Output()
 }
