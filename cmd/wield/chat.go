@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/builtin"
+	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/openai"
 	"github.com/wieldhq/wield/toolfile"
@@ -93,14 +93,14 @@ out): stderr names those lines.`,
 				// (a confirm tool may wait for its approval), ← with its result.
 				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, OnCall: func(_ string, c llm.ToolCall, r *wield.Result) {
 					if r == nil {
-						fmt.Fprintf(a.stderr, "→ %s %s\n", traceText(c.Name), traceText(string(c.Arguments)))
+						fmt.Fprintf(a.stderr, "→ %s %s\n", safetext.Line(c.Name), safetext.Line(string(c.Arguments)))
 						return
 					}
 					status := "ok"
 					if !r.OK {
 						status = string(r.ErrorType) + ": " + r.Error
 					}
-					fmt.Fprintf(a.stderr, "← %s %s\n", traceText(c.Name), traceText(status))
+					fmt.Fprintf(a.stderr, "← %s %s\n", safetext.Line(c.Name), safetext.Line(status))
 				}})
 				if conv == "" {
 					conv = "chat_" + wield.NewID()
@@ -122,7 +122,7 @@ out): stderr names those lines.`,
 					}
 					if err != nil {
 						failed = append(failed, fmt.Sprint(n))
-						fmt.Fprintf(a.stderr, "wield: line %d: %s\n", n, traceText(err.Error()))
+						fmt.Fprintf(a.stderr, "wield: line %d: %s\n", n, safetext.Line(err.Error()))
 						continue
 					}
 					fmt.Fprintln(a.stdout, out.Answer)
@@ -150,25 +150,6 @@ out): stderr names those lines.`,
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }
-
-// traceText makes text a model or a tool wrote safe to print on a terminal:
-// control characters (escape sequences among them) are shown as \uXXXX.
-func traceText(s string) string {
-	if !strings.ContainsFunc(s, notPrintable) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if notPrintable(r) {
-			fmt.Fprintf(&b, "\\u%04x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func notPrintable(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }
 
 // splitModel splits URL/NAME into the API base and the model name.
 func splitModel(s string) (base, name string, err error) {
