@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -80,7 +81,9 @@ func (a *app) listCommand() *cobra.Command {
 				for i, t := range tools {
 					views[i] = viewOf(t)
 				}
-				return a.printJSON(views)
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(views)
 			}
 			if len(tools) == 0 {
 				fmt.Fprintln(a.stdout, "no tools match")

@@ -13,6 +13,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/httptool"
+	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/anthropic"
 	"github.com/wieldhq/wield/llm/gemini"
@@ -83,10 +84,10 @@ warning, unless --dialect names that dialect: then it is an error.`,
 				} else {
 					errs++
 				}
-				fmt.Fprintf(a.stdout, "%s:%d:%d: %s%s\n", p.File, p.Line, p.Col, kind, p.Message)
+				fmt.Fprintf(a.stdout, "%s:%d:%d: %s%s\n", safetext.Line(p.File), p.Line, p.Col, kind, safetext.Line(p.Message))
 			}
 			for _, p := range notes {
-				fmt.Fprintf(a.stdout, "%s:%d:%d: info: %s\n", p.File, p.Line, p.Col, p.Message)
+				fmt.Fprintf(a.stdout, "%s:%d:%d: info: %s\n", safetext.Line(p.File), p.Line, p.Col, safetext.Line(p.Message))
 			}
 			if errs > 0 {
 				fmt.Fprintf(a.stderr, "%d error(s), %d warning(s)\n", errs, warnings)
