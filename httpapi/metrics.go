@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,7 +18,16 @@ import (
 
 // Metrics are the Prometheus metrics of a server and of the calls its
 // engine records: calls by tool and outcome, call latency and queue wait,
-// the limiter's gauges, approvals pending, and HTTP requests by route.
+// the limiter's gauges, approvals pending, HTTP requests by route, and the
+// panics of callbacks.
+//
+// Every label value a client can sway comes from a bounded set, so that no
+// client can grow the server's memory by the names it sends: a tool label
+// is a registered tool's name, [UnknownTool] for any other, and
+// [OtherLabel] past [MaxToolLabels] names; an outcome is "ok" or one of the
+// error types; a route is one of the API's patterns (or "/" for any other
+// path); a status code is one from 100 to 599; an event type is one of
+// wield's.
 type Metrics struct {
 	reg       *prometheus.Registry
 	calls     *prometheus.CounterVec
@@ -25,6 +36,33 @@ type Metrics struct {
 	events    *prometheus.CounterVec
 	requests  *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
+
+	// known reports the registry's tools once a server watches (see
+	// watch); before, only tool_not_found results are known unknown.
+	known atomic.Pointer[func(string) bool]
+	mu    sync.Mutex
+	tools map[string]bool // the tool labels given so far
+}
+
+// Label values that stand for many.
+const (
+	// UnknownTool is the tool label of every call of a tool the registry
+	// does not have: clients choose those names.
+	UnknownTool = "_unknown"
+	// OtherLabel stands for values past a label's bound, and for values a
+	// label does not expect.
+	OtherLabel = "_other"
+)
+
+// MaxToolLabels bounds the tool names the call metrics carry; the calls of
+// tools past it count under [OtherLabel]. Each name costs about 30 series.
+const MaxToolLabels = 2000
+
+// errorTypes are the outcomes of a call, besides ok.
+var errorTypes = map[wield.ErrorType]bool{
+	wield.ErrToolNotFound: true, wield.ErrValidation: true, wield.ErrPermissionDenied: true,
+	wield.ErrApprovalDenied: true, wield.ErrRejected: true, wield.ErrTimeout: true,
+	wield.ErrCanceled: true, wield.ErrExecution: true, wield.ErrExecutorNotFound: true,
 }
 
 // NewMetrics returns metrics in a registry of their own, with the Go
@@ -47,9 +85,59 @@ func NewMetrics() *Metrics {
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "wield_http_request_duration_seconds",
 			Help: "Time to answer HTTP requests, by route (event streams excluded).", Buckets: prometheus.DefBuckets}, []string{"route"}),
 	}
-	m.reg.MustRegister(m.calls, m.duration, m.queueWait, m.events, m.requests, m.latency,
+	m.reg.MustRegister(m.calls, m.duration, m.queueWait, m.events, m.requests, m.latency, panicCollector{},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// toolLabel is the tool label of a result (see [Metrics]).
+func (m *Metrics) toolLabel(res *wield.Result) string {
+	name := res.Tool
+	if known := m.known.Load(); known != nil {
+		if !(*known)(name) {
+			return UnknownTool
+		}
+	} else if res.ErrorType == wield.ErrToolNotFound {
+		return UnknownTool
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.tools[name] {
+		return name
+	}
+	if len(m.tools) >= MaxToolLabels {
+		return OtherLabel
+	}
+	if m.tools == nil {
+		m.tools = map[string]bool{}
+	}
+	m.tools[name] = true
+	return name
+}
+
+// codeLabel is the label of an HTTP status.
+func codeLabel(status int) string {
+	if status < 100 || status > 599 {
+		return OtherLabel
+	}
+	return strconv.Itoa(status)
+}
+
+// panicCollector reports wield.CallbackPanics at scrape time; its kinds
+// are the names wield's packages give, not a client's.
+type panicCollector struct{}
+
+var panicsDesc = prometheus.NewDesc("wield_callback_panics_total",
+	"Panics of callbacks a program gave wield (bus listeners and filters, approvers, agent hooks...), contained and logged, by kind.", []string{"kind"}, nil)
+
+// Describe implements prometheus.Collector.
+func (panicCollector) Describe(ch chan<- *prometheus.Desc) { ch <- panicsDesc }
+
+// Collect implements prometheus.Collector.
+func (panicCollector) Collect(ch chan<- prometheus.Metric) {
+	for kind, n := range wield.CallbackPanics() {
+		ch <- prometheus.MustNewConstMetric(panicsDesc, prometheus.CounterValue, float64(n), kind)
+	}
 }
 
 // Registry returns the Prometheus registry, to add metrics of one's own.
@@ -60,7 +148,7 @@ func (m *Metrics) request(route string, status int, d time.Duration) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	m.requests.WithLabelValues(route, codeLabel(status)).Inc()
 	if route != "GET /v1/events" {
 		m.latency.WithLabelValues(route).Observe(d.Seconds())
 	}
@@ -71,10 +159,14 @@ func (m *Metrics) observe(res *wield.Result) {
 	outcome := "ok"
 	if !res.OK {
 		outcome = string(res.ErrorType)
+		if !errorTypes[res.ErrorType] {
+			outcome = OtherLabel
+		}
 	}
-	m.calls.WithLabelValues(res.Tool, outcome).Inc()
-	m.duration.WithLabelValues(res.Tool).Observe(res.Duration.Seconds())
-	m.queueWait.WithLabelValues(res.Tool).Observe(res.QueueWait.Seconds())
+	tool := m.toolLabel(res)
+	m.calls.WithLabelValues(tool, outcome).Inc()
+	m.duration.WithLabelValues(tool).Observe(res.Duration.Seconds())
+	m.queueWait.WithLabelValues(tool).Observe(res.QueueWait.Seconds())
 }
 
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
@@ -101,12 +193,22 @@ func (m *Metrics) watch(s *Server) (stop func()) {
 	_ = m.reg.Register(bucketCollector{lim: lim.Metrics})
 
 	_ = m.reg.Register(pendingCollector{s})
+	reg := s.reg
+	known := func(name string) bool { _, ok := reg.Tool(name); return ok }
+	m.known.Store(&known)
 	bus := s.eng.Bus()
 	if bus == nil {
 		return func() {}
 	}
 	counter("wield_events_lost_total", "Events subscribers lost by falling behind.", func() float64 { return float64(bus.Lost()) })
-	return bus.Listen(nil, func(e wield.Event) { m.events.WithLabelValues(string(e.Type)).Inc() })
+	return bus.Listen(nil, func(e wield.Event) {
+		// Events relayed from other servers carry types as they wrote them.
+		typ := string(e.Type)
+		if !eventTypes[e.Type] {
+			typ = OtherLabel
+		}
+		m.events.WithLabelValues(typ).Inc()
+	})
 }
 
 // pendingCollector counts the pending approvals in the store at scrape

@@ -1,0 +1,161 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/builtin"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/sqlite"
+)
+
+// newMetricsServer serves echo with its calls counted in the metrics, as
+// wield serve wires them.
+func newMetricsServer(t *testing.T) http.Handler {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"), &sqlite.Options{Async: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(context.Background()) })
+	m := NewMetrics()
+	observed := m.Observe(store, nil)
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
+	reg.MustRegister(builtin.Echo())
+	eng := engine.New(reg, &engine.Options{Store: observed})
+	t.Cleanup(func() { eng.Close(context.Background()) })
+	s, err := New(Options{Engine: eng, Store: observed, Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s.Handler()
+}
+
+// series returns the metric lines of a /metrics page (one per series).
+func series(t *testing.T, h http.Handler) []string {
+	t.Helper()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	if w.Code != http.StatusOK {
+		t.Fatalf("/metrics: %d", w.Code)
+	}
+	var out []string
+	for line := range strings.SplitSeq(w.Body.String(), "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") && strings.HasPrefix(line, "wield_") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func call(t *testing.T, h http.Handler, tool, body string) int {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("POST", "/v1/tools/"+tool+"/call", strings.NewReader(body)))
+	return w.Code
+}
+
+// TestMetricsBoundedLabels: 10,000 calls of 10,000 tool names the server
+// does not have add the series of one tool label, _unknown, not 28 each.
+func TestMetricsBoundedLabels(t *testing.T) {
+	h := newMetricsServer(t)
+	call(t, h, "echo", `{"arguments":{"message":"hi"}}`)
+	call(t, h, "nope", `{}`) // the unknown label's series exist from here
+	series(t, h)             // the series of GET /metrics itself exist from here
+	before := series(t, h)
+	for i := range 10_000 {
+		if code := call(t, h, fmt.Sprintf("no_such_tool_%d", i), `{}`); code != http.StatusOK {
+			t.Fatalf("call %d: %d", i, code)
+		}
+	}
+	after := series(t, h)
+	if len(after) != len(before) {
+		t.Errorf("10,000 unknown tool names grew /metrics from %d to %d series:\n%s", len(before), len(after), newSeries(before, after))
+	}
+	page := strings.Join(after, "\n")
+	if !strings.Contains(page, `wield_calls_total{outcome="tool_not_found",tool="_unknown"} 10001`) {
+		t.Errorf("unknown tools not counted under _unknown:\n%s", grep(page, "wield_calls_total"))
+	}
+	if !strings.Contains(page, `wield_calls_total{outcome="ok",tool="echo"} 1`) {
+		t.Errorf("a registered tool lost its label:\n%s", grep(page, "wield_calls_total"))
+	}
+	if strings.Contains(page, "no_such_tool") {
+		t.Error("an unknown tool's name is a label value")
+	}
+}
+
+// TestMetricsLabelValues: values from outside the known sets go under
+// _other: error types and event types from elsewhere (a remote server, a
+// relay), impossible status codes, tools past MaxToolLabels.
+func TestMetricsLabelValues(t *testing.T) {
+	m := NewMetrics()
+	m.observe(&wield.Result{Tool: "t", ErrorType: "made_up"})
+	if got := codeLabel(1000); got != OtherLabel {
+		t.Errorf("codeLabel(1000) = %q", got)
+	}
+	if got := codeLabel(404); got != "404" {
+		t.Errorf("codeLabel(404) = %q", got)
+	}
+	for i := range MaxToolLabels + 10 {
+		m.toolLabel(&wield.Result{Tool: fmt.Sprint("t", i), OK: true})
+	}
+	if got := m.toolLabel(&wield.Result{Tool: "one_more", OK: true}); got != OtherLabel {
+		t.Errorf("tool past the bound labelled %q", got)
+	}
+	if got := m.toolLabel(&wield.Result{Tool: "ghost", ErrorType: wield.ErrToolNotFound}); got != UnknownTool {
+		t.Errorf("tool_not_found without a registry labelled %q", got)
+	}
+	w := httptest.NewRecorder()
+	promPage(m, w)
+	if !strings.Contains(w.Body.String(), `wield_calls_total{outcome="_other",tool="t"} 1`) {
+		t.Errorf("made-up error type:\n%s", grep(w.Body.String(), "wield_calls_total{outcome=\"_"))
+	}
+}
+
+// TestCallbackPanicsExported: /metrics shows the panics of callbacks.
+func TestCallbackPanicsExported(t *testing.T) {
+	wield.Protect(nil, "metrics_test", func() { panic("counted") })
+	w := httptest.NewRecorder()
+	promPage(NewMetrics(), w)
+	if !strings.Contains(w.Body.String(), `wield_callback_panics_total{kind="metrics_test"} 1`) {
+		t.Errorf("panics not exported:\n%s", grep(w.Body.String(), "wield_callback_panics"))
+	}
+}
+
+func promPage(m *Metrics, w *httptest.ResponseRecorder) {
+	s := &Server{metrics: m}
+	_ = s.serveMetrics(w, httptest.NewRequest("GET", "/metrics", nil))
+}
+
+func grep(page, prefix string) string {
+	var out []string
+	for line := range strings.SplitSeq(page, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// newSeries lists the series of after that before lacks.
+func newSeries(before, after []string) string {
+	had := map[string]bool{}
+	for _, l := range before {
+		name, _, _ := strings.Cut(l, "} ")
+		had[name] = true
+	}
+	var out []string
+	for _, l := range after {
+		if name, _, _ := strings.Cut(l, "} "); !had[name] {
+			out = append(out, name)
+		}
+	}
+	return strings.Join(out, "\n")
+}
