@@ -267,6 +267,112 @@ func (r *Registry) Update(t *Tool) error {
 	return nil
 }
 
+// UpdateTools is [Registry.Update] for many tools at once: the index is
+// copied once, not once per tool, so an importer that refreshes a catalog
+// of N tools does O(N) work. Every tool that can be updated is; the error
+// joins the problems of the others (each wrapping [ErrNotFound] or naming
+// what is wrong with the definition).
+func (r *Registry) UpdateTools(tools ...*Tool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.snap.Load()
+	var errs []error
+	repl := make(map[*Entry]*Entry, len(tools))
+	byName := make(map[string]*Entry, len(tools))
+	for _, t := range tools {
+		if t == nil {
+			errs = append(errs, errors.New("update: nil tool"))
+			continue
+		}
+		prev, ok := old.byName[t.Name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("update %q: %w", t.Name, ErrNotFound))
+			continue
+		}
+		if p := byName[t.Name]; p != nil {
+			prev = p // the same name twice: the last one wins
+		}
+		e, err := newEntry(t, prev.stats)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("update: %w", err))
+			continue
+		}
+		orig := old.byName[t.Name]
+		repl[orig], byName[t.Name] = e, e
+	}
+	if len(byName) == 0 {
+		return errors.Join(errs...)
+	}
+	next := &snapshot{byName: make(map[string]*Entry, len(old.byName)), order: make([]*Entry, len(old.order))}
+	for k, v := range old.byName {
+		next.byName[k] = v
+	}
+	for k, v := range byName {
+		next.byName[k] = v
+	}
+	for i, x := range old.order {
+		if e := repl[x]; e != nil {
+			x = e
+		}
+		next.order[i] = x
+	}
+	r.snap.Store(next)
+	for _, t := range tools {
+		if t != nil && byName[t.Name] != nil && byName[t.Name].Tool == t {
+			r.publish(Event{Type: EventToolUpdated, Tool: t.Name, Source: t.Source})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// RemoveTools is [Registry.Remove] for many names at once, copying the index
+// once; it returns how many of the names were there.
+func (r *Registry) RemoveTools(names ...string) int {
+	r.mu.Lock()
+	old := r.snap.Load()
+	var defaulted []string // names a default takes back: Remove's own path
+	gone := make(map[*Entry]bool, len(names))
+	for _, name := range names {
+		prev, ok := old.byName[name]
+		switch {
+		case !ok || gone[prev]:
+		case r.defaults[name] != nil && prev.Tool != r.defaults[name]:
+			defaulted = append(defaulted, name)
+		default:
+			gone[prev] = true
+		}
+	}
+	if len(gone) > 0 {
+		next := &snapshot{byName: make(map[string]*Entry, len(old.byName)), order: make([]*Entry, 0, len(old.order))}
+		for k, v := range old.byName {
+			if !gone[v] {
+				next.byName[k] = v
+			}
+		}
+		for _, x := range old.order {
+			if !gone[x] {
+				next.order = append(next.order, x)
+			}
+		}
+		r.snap.Store(next)
+		for _, x := range old.order {
+			if gone[x] {
+				delete(r.shadowed, x.Tool.Name)
+				delete(r.defaults, x.Tool.Name)
+				r.publish(Event{Type: EventToolRemoved, Tool: x.Tool.Name, Source: x.Tool.Source})
+			}
+		}
+	}
+	r.mu.Unlock()
+	n := len(gone)
+	for _, name := range defaulted {
+		if r.Remove(name) {
+			n++
+		}
+	}
+	return n
+}
+
 // Remove deletes a tool and reports whether it was there. A tool that
 // replaced a default gives the name back to the default (a tool_updated
 // event); otherwise the name is gone (tool_removed), and a shadowed tool of

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,6 +56,11 @@ type ServerConfig struct {
 	// Enabled must be true for the server to be used; a disabled server is
 	// listed by [Importer.Servers] and never connected.
 	Enabled bool
+	// MaxPages and MaxTools bound one listing of the server's tools (pages
+	// of tools/list, tools kept); zero means [ImportOptions]' limits. Past
+	// either, the tools listed so far are kept and a warning names the
+	// server, so a server that pages without end cannot exhaust memory.
+	MaxPages, MaxTools int
 }
 
 var impServerName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}$`)
@@ -75,8 +81,16 @@ func (c *ServerConfig) transport() string {
 // does not fit them, a URL that is not http(s).
 func (c *ServerConfig) Check() error {
 	var errs []error
-	if !impServerName.MatchString(c.Name) {
+	switch {
+	case !impServerName.MatchString(c.Name):
 		errs = append(errs, fmt.Errorf("name %q must be 1-64 characters of letters, digits, _ . -", c.Name))
+	case strings.Contains(c.Name, "__") || strings.HasSuffix(c.Name, "_"):
+		// server + "__" + tool must split back at its first "__": server
+		// x__y's tool echo and server x's tool y__echo were both x__y__echo.
+		errs = append(errs, fmt.Errorf("name %q must not contain __ nor end with _: its tools are named <server>__<tool>, and such a name would be ambiguous", c.Name))
+	}
+	if c.MaxPages < 0 || c.MaxTools < 0 {
+		errs = append(errs, fmt.Errorf("max_pages %d and max_tools %d must not be negative", c.MaxPages, c.MaxTools))
 	}
 	switch {
 	case c.URL != "" && len(c.Command) > 0:

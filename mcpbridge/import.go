@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,7 +55,19 @@ type ImportOptions struct {
 	// call (elicitation/create); the importer advertises elicitation only
 	// when it is set. [ElicitDefaults] accepts forms with their defaults.
 	Elicit ElicitFunc
+	// MaxPages and MaxTools bound one listing of a server's tools, unless
+	// its [ServerConfig] sets its own: at most MaxPages pages of tools/list
+	// are read and MaxTools tools kept (the first ones listed), with a
+	// warning naming the server past either; 100 and 10000 when zero. A
+	// cursor the server already gave ends the listing too.
+	MaxPages, MaxTools int
 }
+
+// Defaults of [ImportOptions].MaxPages and MaxTools.
+const (
+	DefaultMaxPages = 100
+	DefaultMaxTools = 10000
+)
 
 // Importer keeps the tools of MCP servers in a registry: it connects to
 // each server added with [Importer.Add], registers its tools (category mcp,
@@ -117,6 +132,12 @@ func NewImporter(reg *wield.Registry, opts *ImportOptions) *Importer {
 	if o.KillGrace <= 0 {
 		o.KillGrace = 5 * time.Second
 	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	if o.MaxTools <= 0 {
+		o.MaxTools = DefaultMaxTools
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
@@ -179,6 +200,13 @@ func (im *Importer) add(ctx context.Context, cfg ServerConfig, oauth *OAuthConfi
 		im.mu.Unlock()
 		s.stop()
 		return fmt.Errorf("add mcp server %q: a server of that name was already added", cfg.Name)
+	}
+	for _, o := range im.order {
+		if strings.EqualFold(o.cfg.Name, cfg.Name) {
+			im.mu.Unlock()
+			s.stop()
+			return fmt.Errorf("add mcp server %q: its name differs only in letter case from server %q's", cfg.Name, o.cfg.Name)
+		}
 	}
 	im.servers[cfg.Name] = s
 	im.order = append(im.order, s)
@@ -245,11 +273,13 @@ func (s *impServer) shutdown() {
 	<-s.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	names := make([]string, 0, len(s.tools))
 	for _, t := range s.tools {
 		if t.owned {
-			s.im.reg.Remove(t.name)
+			names = append(names, t.name)
 		}
 	}
+	s.im.reg.RemoveTools(names...) // one copy of the index, not one per tool
 	s.tools = map[string]*impTool{}
 }
 
@@ -347,11 +377,13 @@ type impServer struct {
 
 // impTool is one remote tool as imported.
 type impTool struct {
-	name  string      // registry name
-	tool  *wield.Tool // as registered
-	pin   Pin         // of the current remote definition
-	held  bool
-	owned bool // registered by this importer (not shadowed)
+	remote string      // the server's name for it
+	name   string      // registry name
+	tool   *wield.Tool // as registered
+	pin    Pin         // of the current remote definition
+	held   bool
+	owned  bool // registered by this importer (not shadowed)
+	repin  bool // pin is to be recorded once the registry has the tool
 }
 
 func (s *impServer) setErr(err error) {
@@ -473,61 +505,168 @@ func (s *impServer) pause(d time.Duration) bool {
 }
 
 // sync lists the server's tools and brings the registry in line: new tools
-// are pinned and registered, changed ones are held (or followed), vanished
-// ones removed.
+// are registered and pinned, changed ones are held (or followed), vanished
+// ones removed. The registry's index is copied and the pins written once
+// per listing, whatever the number of tools.
 func (s *impServer) sync(sess *impSession) {
-	var remote []*mcp.Tool
-	for t, err := range sess.cs.Tools(s.ctx, nil) {
+	remote, ok := s.list(sess)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b impBatch
+	seen := make(map[string]bool, len(remote))
+	for _, r := range s.admit(remote) {
+		seen[r.Name] = true
+		s.syncTool(r, &b)
+	}
+	for name, t := range s.tools {
+		if !seen[name] {
+			if t.owned {
+				b.remove = append(b.remove, t.name)
+			}
+			delete(s.tools, name)
+		}
+	}
+	s.apply(&b)
+}
+
+// list reads the server's tools page by page, within the limits: a cursor
+// given twice ends the listing, and so do MaxPages pages or MaxTools tools,
+// each with a warning naming the server; what was listed until then is
+// kept. ok is false when the listing failed (the session is then redialled).
+func (s *impServer) list(sess *impSession) (tools []*mcp.Tool, ok bool) {
+	maxPages := cmp.Or(s.cfg.MaxPages, s.im.opts.MaxPages)
+	maxTools := cmp.Or(s.cfg.MaxTools, s.im.opts.MaxTools)
+	cursors := map[string]bool{}
+	cursor := ""
+	for page := 1; ; page++ {
+		res, err := sess.cs.ListTools(s.ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			if s.ctx.Err() == nil {
 				s.setErr(fmt.Errorf("list tools of mcp server %q: %w", s.cfg.Name, err))
 				s.markBroken(sess)
 			}
-			return
+			return nil, false
 		}
-		remote = append(remote, t)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	seen := make(map[string]bool, len(remote))
-	for _, r := range remote {
-		if seen[r.Name] {
-			continue
-		}
-		seen[r.Name] = true
-		s.syncTool(r)
-	}
-	for name, t := range s.tools {
-		if !seen[name] {
-			if t.owned {
-				s.im.reg.Remove(t.name)
+		for _, t := range res.Tools {
+			if t == nil {
+				continue
 			}
-			delete(s.tools, name)
+			if len(tools) == maxTools {
+				s.warn(fmt.Sprintf("mcp server %q lists more than %d tools; the first %d are imported, the rest left out (max_tools)", s.cfg.Name, maxTools, maxTools))
+				return tools, true
+			}
+			tools = append(tools, t)
+		}
+		switch next := res.NextCursor; {
+		case next == "":
+			return tools, true
+		case cursors[next] || next == cursor:
+			s.warn(fmt.Sprintf("mcp server %q gave the tools/list cursor %q a second time, on page %d; the listing ends there with %d tools", s.cfg.Name, impClip(next, 64), page, len(tools)))
+			return tools, true
+		case page == maxPages:
+			s.warn(fmt.Sprintf("mcp server %q still had tools to list after %d pages; the listing ends there with %d tools (max_pages)", s.cfg.Name, maxPages, len(tools)))
+			return tools, true
+		default:
+			cursors[next] = true
+			cursor = next
 		}
 	}
 }
 
-// syncTool brings one remote tool into the registry; s.mu is held.
-func (s *impServer) syncTool(r *mcp.Tool) {
-	im := s.im
+// impClip shortens a server's string for a message.
+func impClip(v string, n int) string {
+	if len(v) <= n {
+		return v
+	}
+	return v[:n] + "…"
+}
+
+// warn reports a problem of the listing: logged, published as a load
+// error of the server, and shown as its last error until it reconnects.
+func (s *impServer) warn(msg string) {
+	s.mu.Lock()
+	s.lastErr = msg
+	s.mu.Unlock()
+	s.im.log.Warn(msg, "server", s.cfg.Name)
+	s.publish(wield.EventLoadError, "", msg)
+}
+
+// admit returns the remote tools whose names can be imported, in the order
+// listed. A repeated name is listed once; an empty name, and a name that
+// differs only in letter case from one kept (an imported one first), are
+// refused with a warning naming both. s.mu is held.
+func (s *impServer) admit(remote []*mcp.Tool) []*mcp.Tool {
+	folded := make(map[string]string, len(remote))
+	listed := make(map[string]bool, len(remote))
+	for _, r := range remote {
+		listed[r.Name] = true
+	}
+	for name, t := range s.tools { // what is imported keeps its name
+		if t.owned && listed[name] {
+			folded[strings.ToLower(name)] = name
+		}
+	}
+	out := make([]*mcp.Tool, 0, len(remote))
+	seen := make(map[string]bool, len(remote))
+	for _, r := range remote {
+		switch first, ok := folded[strings.ToLower(r.Name)]; {
+		case seen[r.Name]:
+			continue
+		case r.Name == "":
+			s.refuse(r.Name, "the name is empty")
+			continue
+		case ok && first != r.Name:
+			s.refuse(r.Name, fmt.Sprintf("its name differs only in letter case from tool %q's, which is imported", first))
+			continue
+		}
+		seen[r.Name] = true
+		folded[strings.ToLower(r.Name)] = r.Name
+		out = append(out, r)
+	}
+	return out
+}
+
+// refuse reports a remote tool left out of the registry.
+func (s *impServer) refuse(remote, why string) {
 	server := s.cfg.Name
+	s.im.log.Warn("mcp tool not imported", "server", server, "tool", remote, "error", why)
+	s.publish(wield.EventLoadError, s.im.opts.Naming(server, remote),
+		fmt.Sprintf("mcp server %q: tool %q not imported: %s", server, remote, why))
+}
+
+// impBatch is what one listing changes, applied at once by apply.
+type impBatch struct {
+	add, update []*impTool
+	remove      []string
+	pins        map[string]Pin // by remote name, recorded once the tool is in
+}
+
+// syncTool decides what becomes of one remote tool; s.mu is held.
+func (s *impServer) syncTool(r *mcp.Tool, b *impBatch) {
 	pin, err := PinTool(r)
 	if err == nil {
 		var wt *wield.Tool
 		wt, err = s.impConvertTool(r)
 		if err == nil {
-			err = s.place(r.Name, wt, pin)
+			// The registry would refuse it: refused here, before it is
+			// pinned (a name a model cannot use never reaches the pins).
+			err = wt.Check()
+		}
+		if err == nil {
+			err = s.place(r.Name, wt, pin, b)
 		}
 	}
 	if err != nil {
-		im.log.Warn("mcp tool not imported", "server", server, "tool", r.Name, "error", err)
-		s.publish(wield.EventLoadError, im.opts.Naming(server, r.Name),
-			fmt.Sprintf("mcp server %q: tool %q not imported: %v", server, r.Name, err))
+		s.refuse(r.Name, err.Error())
 	}
 }
 
-// place decides the tool's status from its pin and registers or updates it.
-func (s *impServer) place(remote string, wt *wield.Tool, pin Pin) error {
+// place decides the tool's status from its pin, and whether it is
+// registered or updated; s.mu is held.
+func (s *impServer) place(remote string, wt *wield.Tool, pin Pin, b *impBatch) error {
 	im := s.im
 	server := s.cfg.Name
 	prev := s.tools[remote]
@@ -535,20 +674,14 @@ func (s *impServer) place(remote string, wt *wield.Tool, pin Pin) error {
 	if err != nil {
 		return err
 	}
-	held := false
+	held, repin := false, false
 	switch {
 	case !pinned:
-		pin.Time = time.Now()
-		if err := im.opts.Pins.SetPin(server, remote, pin); err != nil {
-			return err
-		}
+		pin.Time, repin = time.Now(), true
 	case old.Hash == pin.Hash:
 		pin = old
 	case im.opts.FollowChanges:
-		pin.Time = time.Now()
-		if err := im.opts.Pins.SetPin(server, remote, pin); err != nil {
-			return err
-		}
+		pin.Time, repin = time.Now(), true
 		if prev == nil || prev.pin.Hash != pin.Hash {
 			s.publish(wield.EventToolLoaded, wt.Name, fmt.Sprintf("mcp server %q changed the %s of tool %q; following the change (FollowChanges)",
 				server, pinChangeList(old.Changed(pin)), remote))
@@ -564,23 +697,109 @@ func (s *impServer) place(remote string, wt *wield.Tool, pin Pin) error {
 	if held {
 		wt.Status = wield.StatusHeld
 	}
+	t := &impTool{remote: remote, name: wt.Name, tool: wt, pin: pin, held: held, repin: repin}
 	switch {
 	case prev != nil && prev.owned && prev.pin.Hash == pin.Hash && prev.held == held && impSameTool(prev.tool, wt):
-		return nil // nothing changed: no update, no event
-	case prev != nil && !prev.owned && prev.pin.Hash == pin.Hash:
-		return nil // still shadowed by another tool of the name; reported once
-	case prev != nil && prev.owned:
-		if err := im.reg.Update(wt); err != nil {
-			return err
+		if repin { // the pins were lost meanwhile
+			b.pin(remote, pin)
 		}
+	case prev != nil && !prev.owned && prev.pin.Hash == pin.Hash:
+		// still shadowed by another tool of the name; reported once
+	case prev != nil && prev.owned:
+		b.update = append(b.update, t)
 	default:
-		if err := im.reg.Register(wt); err != nil {
-			s.tools[remote] = &impTool{name: wt.Name, tool: wt, pin: pin, held: held}
-			return err
+		b.add = append(b.add, t)
+	}
+	return nil
+}
+
+func (b *impBatch) pin(remote string, p Pin) {
+	if b.pins == nil {
+		b.pins = map[string]Pin{}
+	}
+	b.pins[remote] = p
+}
+
+// apply makes a listing's changes: one removal, one registration and one
+// update of the registry, then one write of the pins. A tool is pinned only
+// once the registry has taken it; when the pins cannot be written, the
+// tools just added are taken out again. s.mu is held.
+func (s *impServer) apply(b *impBatch) {
+	reg := s.im.reg
+	if len(b.remove) > 0 {
+		reg.RemoveTools(b.remove...)
+	}
+	var added []*impTool
+	if len(b.add) > 0 {
+		tools := make([]*wield.Tool, len(b.add))
+		for i, t := range b.add {
+			tools[i] = t.tool
+		}
+		err := reg.Register(tools...)
+		for _, t := range b.add {
+			e := reg.Entry(t.name)
+			switch {
+			case e != nil && e.Tool == t.tool:
+				t.owned = true
+				added = append(added, t)
+			case e == nil:
+				s.refuse(t.remote, impErrorOf(err, t.name))
+				continue // neither imported nor shadowed: tried again next listing
+			}
+			// else shadowed by another tool of the name: the registry warned
+			s.tools[t.remote] = t
+			if t.owned && t.repin {
+				b.pin(t.remote, t.pin)
+			}
 		}
 	}
-	s.tools[remote] = &impTool{name: wt.Name, tool: wt, pin: pin, held: held, owned: true}
-	return nil
+	if len(b.update) > 0 {
+		tools := make([]*wield.Tool, len(b.update))
+		for i, t := range b.update {
+			tools[i] = t.tool
+		}
+		err := reg.UpdateTools(tools...)
+		for _, t := range b.update {
+			if e := reg.Entry(t.name); e == nil || e.Tool != t.tool {
+				s.refuse(t.remote, impErrorOf(err, t.name))
+				continue
+			}
+			t.owned = true
+			s.tools[t.remote] = t
+			if t.repin {
+				b.pin(t.remote, t.pin)
+			}
+		}
+	}
+	if err := setPins(s.im.opts.Pins, s.cfg.Name, b.pins); err != nil {
+		names := make([]string, 0, len(added))
+		for _, t := range added {
+			if t.repin {
+				names = append(names, t.name)
+				delete(s.tools, t.remote)
+			}
+		}
+		reg.RemoveTools(names...)
+		s.warn(fmt.Sprintf("mcp server %q: the pins of %d tools could not be written, so its %d new tools are left out until they can: %v",
+			s.cfg.Name, len(b.pins), len(names), err))
+	}
+}
+
+// impErrorOf picks the registry's problem with one tool out of a joined
+// error.
+func impErrorOf(err error, name string) string {
+	var list interface{ Unwrap() []error }
+	if errors.As(err, &list) {
+		for _, e := range list.Unwrap() {
+			if strings.Contains(e.Error(), strconv.Quote(name)) {
+				return e.Error()
+			}
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), strconv.Quote(name)) {
+		return err.Error()
+	}
+	return "the registry refused it"
 }
 
 func (s *impServer) publish(typ wield.EventType, tool, msg string) {

@@ -41,6 +41,33 @@ type PinStore interface {
 	SetPin(server, tool string, p Pin) error
 }
 
+// PinBatcher is a [PinStore] that records many pins of one server at once;
+// the importer uses it, when the store has it, to write the pins of one
+// listing in one go (a file store otherwise rewrites its file once per
+// tool, which makes importing N tools O(N²)). [MemPins] and [FilePins]
+// have it.
+type PinBatcher interface {
+	// SetPins records the pins of a server's tools, by remote tool name,
+	// replacing earlier ones; on an error none of them is recorded.
+	SetPins(server string, pins map[string]Pin) error
+}
+
+// setPins records pins through the store's [PinBatcher], else one by one.
+func setPins(st PinStore, server string, pins map[string]Pin) error {
+	if len(pins) == 0 {
+		return nil
+	}
+	if b, ok := st.(PinBatcher); ok {
+		return b.SetPins(server, pins)
+	}
+	for tool, p := range pins {
+		if err := st.SetPin(server, tool, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // PinTool fingerprints a remote tool's definition: its name, description,
 // input schema, output schema and behaviour hints (read-only, destructive,
 // idempotent, open-world, with MCP's defaults applied: they decide whether
@@ -149,6 +176,19 @@ func (m *MemPins) SetPin(server, tool string, p Pin) error {
 	return nil
 }
 
+// SetPins records the pins of many tools of a server.
+func (m *MemPins) SetPins(server string, pins map[string]Pin) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pins == nil {
+		m.pins = make(map[string]Pin, len(pins))
+	}
+	for tool, p := range pins {
+		m.pins[pinKey(server, tool)] = p
+	}
+	return nil
+}
+
 // FilePins is a [PinStore] kept in one JSON file ({"server": {"tool": pin}}),
 // rewritten atomically (a temporary file in the same folder, synced, then
 // renamed over the old one) on every change, so a crash leaves either the old
@@ -199,20 +239,31 @@ func (f *FilePins) Pin(server, tool string) (Pin, bool, error) {
 // SetPin records the pin of a tool and rewrites the file. On a write error
 // the store keeps its previous content.
 func (f *FilePins) SetPin(server, tool string, p Pin) error {
+	if err := f.SetPins(server, map[string]Pin{tool: p}); err != nil {
+		return fmt.Errorf("set pin %s/%s: %w", server, tool, errors.Unwrap(err))
+	}
+	return nil
+}
+
+// SetPins records the pins of many tools of a server and rewrites the file
+// once. On a write error the store keeps its previous content.
+func (f *FilePins) SetPins(server string, pins map[string]Pin) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	next := make(map[string]map[string]Pin, len(f.pins)+1)
 	for k, v := range f.pins {
 		next[k] = v
 	}
-	tools := make(map[string]Pin, len(next[server])+1)
+	tools := make(map[string]Pin, len(next[server])+len(pins))
 	for k, v := range next[server] {
 		tools[k] = v
 	}
-	tools[tool] = p
+	for k, v := range pins {
+		tools[k] = v
+	}
 	next[server] = tools
 	if err := pinWriteFile(f.path, next); err != nil {
-		return fmt.Errorf("set pin %s/%s: %w", server, tool, err)
+		return fmt.Errorf("set pins of %s: %w", server, err)
 	}
 	f.pins = next
 	return nil

@@ -19,6 +19,8 @@
 //	mcp_servers:
 //	  - {name: fs, command: [mcp-fs, /data], env: {ROOT: /data}}
 //	  - {name: db, url: "http://localhost:3001", headers: {Authorization: "Bearer ${DB_TOKEN}"}, enabled: false}
+//	                                          # also max_pages: 100, max_tools: 10000 (one listing's limits);
+//	                                          # a name may not contain __ nor end with _ (tools are <server>__<tool>)
 //	store: sqlite:wield.db                    # or postgres://...
 //	server: {addr: ":8080", keys: ["${WIELD_KEY}"]}
 //	                                          # also body_timeout: 30s, max_conns_per_client: 512,
@@ -83,6 +85,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -208,6 +211,10 @@ type MCPServer struct {
 	Tags      []string
 	// Enabled is true unless the file says enabled: false.
 	Enabled bool
+	// MaxPages and MaxTools bound one listing of the server's tools
+	// (max_pages, max_tools); zero means the importer's limits (100 pages,
+	// 10000 tools).
+	MaxPages, MaxTools int
 }
 
 // Server configures wield's own server.
@@ -782,6 +789,10 @@ func (c *configDecoder) mcpServers(sf field, what string) ([]MCPServer, map[stri
 			c.errorf(n, "%s: duplicate server name %q", what, s.Name)
 			continue
 		}
+		if i := slices.IndexFunc(out, func(o MCPServer) bool { return strings.EqualFold(o.Name, s.Name) }); i >= 0 {
+			c.errorf(n, "%s: server name %q differs only in letter case from %q (at %s)", what, s.Name, out[i].Name, at[out[i].Name])
+			continue
+		}
 		at[s.Name] = where
 		out = append(out, s)
 	}
@@ -820,14 +831,23 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, Positio
 			s.Tags = c.strings(f)
 		case "enabled":
 			s.Enabled = c.flag(f)
+		case "max_pages":
+			s.MaxPages = c.integer(f)
+		case "max_tools":
+			s.MaxTools = c.integer(f)
 		default:
 			c.unknown(f, "mcp server")
 		}
 	}
 	line, col := pos(n)
 	where := Position{File: c.decoder.file, Line: line, Col: col}
-	if s.Name == "" {
+	switch {
+	case s.Name == "":
 		c.errorf(n, "mcp server: name is required")
+	case strings.Contains(s.Name, "__") || strings.HasSuffix(s.Name, "_"):
+		// Its tools are named <server>__<tool>: server x__y's tool echo
+		// and server x's tool y__echo would both be x__y__echo.
+		c.errorf(n, "mcp server %s: the name must not contain __ nor end with _ (its tools are named %s__<tool>, which would be ambiguous)", s.Name, s.Name)
 	}
 	if len(unset) > 0 {
 		if s.Enabled && !c.failed(mark) {

@@ -1,0 +1,117 @@
+// Package hostilemcp is an MCP server that attacks its client, for tests of
+// wield's importer: a tools/list that pages without end, a catalog too
+// large to import one tool at a time, names that collide, are empty or
+// differ only in letter case. Its tools answer with their own name and the
+// server's ID, so a test sees which server a call reached. cmd/hostile-mcp
+// runs it over stdio.
+package hostilemcp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options choose the attacks; the zero value is a harmless server with one
+// tool, echo.
+type Options struct {
+	// ID is told in every tool's answer ("hostile" when empty).
+	ID string
+	// EndlessCursor answers every tools/list with the same page and the
+	// same nextCursor, for ever.
+	EndlessCursor bool
+	// Tools, when positive, offers that many tools t000001, t000002, …,
+	// in pages of PageSize.
+	Tools int
+	// PageSize is the number of tools per page (1000 when zero).
+	PageSize int
+	// Names adds tools with hostile names: "collide" (y__echo beside echo:
+	// server x's y__echo would be server x__y's echo), "empty" (a tool
+	// named ""), "case" (Echo and ECHO beside echo), "bad" (a control
+	// character, a space, 200 characters).
+	Names string
+}
+
+// Catalog returns the tools the options offer, in the order listed.
+func Catalog(o Options) ([]*mcp.Tool, error) {
+	schema := &jsonschema.Schema{Type: "object"}
+	tool := func(name string) *mcp.Tool {
+		return &mcp.Tool{Name: name, Description: "answers with its name", InputSchema: schema,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}
+	}
+	out := []*mcp.Tool{tool("echo")}
+	switch o.Names {
+	case "":
+	case "collide":
+		out = append(out, tool("y__echo"))
+	case "empty":
+		out = append(out, tool(""))
+	case "case":
+		out = append(out, tool("Echo"), tool("ECHO"))
+	case "bad":
+		out = append(out, tool("bad\x01name"), tool("with space"), tool(strings.Repeat("l", 200)))
+	default:
+		return nil, fmt.Errorf("names %q is not collide, empty, case or bad", o.Names)
+	}
+	for i := 1; i <= o.Tools; i++ {
+		out = append(out, tool(fmt.Sprintf("t%06d", i)))
+	}
+	return out, nil
+}
+
+// New returns the server. Its tools/list and tools/call are answered by a
+// middleware, so that nothing in the SDK tidies the attacks away.
+func New(o Options) (*mcp.Server, error) {
+	tools, err := Catalog(o)
+	if err != nil {
+		return nil, err
+	}
+	id := o.ID
+	if id == "" {
+		id = "hostile"
+	}
+	size := o.PageSize
+	if size <= 0 {
+		size = 1000
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "hostile-mcp", Version: "1"},
+		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "tools/list":
+				p, _ := req.GetParams().(*mcp.ListToolsParams)
+				if o.EndlessCursor {
+					return &mcp.ListToolsResult{Tools: tools[:1], NextCursor: "again"}, nil
+				}
+				from := 0
+				if p != nil && p.Cursor != "" {
+					n, err := strconv.Atoi(p.Cursor)
+					if err != nil || n < 0 || n > len(tools) {
+						return nil, fmt.Errorf("bad cursor %q", p.Cursor)
+					}
+					from = n
+				}
+				to := min(from+size, len(tools))
+				res := &mcp.ListToolsResult{Tools: tools[from:to]}
+				if to < len(tools) {
+					res.NextCursor = strconv.Itoa(to)
+				}
+				return res, nil
+			case "tools/call":
+				p, _ := req.GetParams().(*mcp.CallToolParamsRaw)
+				name := ""
+				if p != nil {
+					name = p.Name
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s answered %s", id, name)}}}, nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return srv, nil
+}
