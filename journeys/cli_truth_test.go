@@ -115,3 +115,35 @@ func TestJourneyChatFailureWording(t *testing.T) {
 		t.Errorf("the validation error does not name each problem once:\n%s", v)
 	}
 }
+
+// TestJourneyListSaysWhatIsOff: `wield list` says on stderr which built-in
+// tools are off and the setting that turns each group on, in at most three
+// lines, while stdout stays the table; with the settings made, the lines
+// about them go.
+func TestJourneyListSaysWhatIsOff(t *testing.T) {
+	u := newUser(t)
+	r := u.must("list")
+	for _, want := range []string{
+		"off: read_file, write_file, list_files, delete_file, move_file, get_file_info (set allowed_paths in wield.yaml)",
+		"web_search (set web_search", "call_subagent (load a tool file of kind: agent",
+		"refuse every variable: get_env, set_env (set env_allow in wield.yaml)",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if n := strings.Count(strings.TrimSpace(r.stderr), "\n") + 1; n > 3 {
+		t.Errorf("%d lines on stderr, want at most 3:\n%s", n, r.stderr)
+	}
+	if strings.Contains(r.stdout, "off:") || !strings.HasPrefix(r.stdout, "NAME") {
+		t.Errorf("stdout is not the table alone:\n%s", r.stdout)
+	}
+	u.write("wield.yaml", "allowed_paths: [.]\nenv_allow: [HOME]\n")
+	r = u.must("--config", "wield.yaml", "list")
+	if strings.Contains(r.stderr, "read_file") || strings.Contains(r.stderr, "env_allow") || !strings.Contains(r.stderr, "web_search") {
+		t.Errorf("with allowed_paths and env_allow set, stderr still names them, or no longer web_search:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "read_file") {
+		t.Errorf("the file tools are not listed once allowed_paths is set:\n%s", r.stdout)
+	}
+}

@@ -76,6 +76,7 @@ func (a *app) listCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			a.sayOff(tools, sel)
 			if asJSON {
 				views := make([]toolView, len(tools))
 				for i, t := range tools {
