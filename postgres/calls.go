@@ -15,6 +15,7 @@ import (
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/commit"
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // Page sizes of [Store.Calls].
@@ -88,7 +89,7 @@ func newRow(r *wield.Record, copyBytes bool) (*row, error) {
 	var xb []byte
 	if !x.empty() {
 		var err error
-		if xb, err = json.Marshal(&x); err != nil {
+		if xb, err = jsonenc.Marshal(&x); err != nil { // text as it is, as records are shown
 			return nil, fmt.Errorf("encode metadata of call %s: %w", c.ID, err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/commit"
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // columns are the columns of calls that a record fills, in the order of
@@ -142,8 +143,10 @@ func (w *row) blob(b []byte, copyBytes bool) any {
 	return w.buf[start:len(w.buf):len(w.buf)]
 }
 
+// jsonText is v's JSON for a text column, written through internal/jsonenc
+// as every record is shown: <, > and & as they are.
 func jsonText(v any) (any, error) {
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
