@@ -47,8 +47,8 @@ func AppendRaw(dst, raw []byte) ([]byte, bool) {
 	return append(dst, raw...), true
 }
 
-// validOpts make jsontext's check of a value json.Valid's, at twice its
-// speed: duplicate names and invalid UTF-8 pass, as encoding/json passes
+// validOpts make jsontext's check of a value json.Valid's, which is
+// slower: duplicate names and invalid UTF-8 pass, as encoding/json passes
 // them through a json.RawMessage.
 var validOpts = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
