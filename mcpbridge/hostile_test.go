@@ -152,7 +152,7 @@ func TestImportHostileNames(t *testing.T) {
 		{"collide", []string{"h__echo", "h__y__echo"}, nil},
 		{"empty", []string{"h__echo"}, []string{`tool="" error="the name is empty"`}},
 		{"case", []string{"h__echo"}, []string{
-			`tool=Echo error="its name differs only in letter case from tool \"echo\"'s, which is imported"`,
+			`tool=Echo error="its name differs only in letter case from tool \"echo\"'s, which is kept"`,
 			`tool=ECHO error="its name differs only in letter case from tool \"echo\"'s`}},
 		{"bad", []string{"h__echo"}, []string{`tool="bad\x01name" error="tool \"h__bad\\x01name\": name \"h__bad\\x01name\" must be 1-128 characters`,
 			`tool="with space"`, `tool=llllllllll`}},

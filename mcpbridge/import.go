@@ -619,7 +619,7 @@ func (s *impServer) admit(remote []*mcp.Tool) []*mcp.Tool {
 			s.refuse(r.Name, "the name is empty")
 			continue
 		case ok && first != r.Name:
-			s.refuse(r.Name, fmt.Sprintf("its name differs only in letter case from tool %q's, which is imported", first))
+			s.refuse(r.Name, fmt.Sprintf("its name differs only in letter case from tool %q's, which is kept", first))
 			continue
 		}
 		seen[r.Name] = true
