@@ -3,7 +3,7 @@
 // and the latest decisions.
 
 import { api } from "./api.js";
-import { h, clear, codeBlock, empty, errorBox, timeEl, fmtRelative, toast } from "./dom.js";
+import { h, clear, codeBlock, empty, errorBox, timeEl, fmtRelative, toast, visible } from "./dom.js";
 import { onEvent } from "./events.js";
 
 // pendingCount keeps the header's badge current on every page.
@@ -138,7 +138,7 @@ export function page(main) {
       await api(`/v1/approvals/${encodeURIComponent(a.id)}/${approved ? "approve" : "deny"}`, {
         method: "POST", body: { digest: a.digest, by: "console", ...(reason ? { reason } : {}) },
       });
-      status.textContent = `${approved ? "Approved" : "Denied"} the call of ${a.tool}.`;
+      status.textContent = visible(`${approved ? "Approved" : "Denied"} the call of ${a.tool}.`);
       toast(`${approved ? "Approved" : "Denied"}: ${a.tool}`, approved ? "ok" : "info");
     } catch (e) {
       toast(e.code === "already_decided" ? "Someone decided first, or it expired." : `Could not decide: ${e.message}`, "error");

@@ -31,6 +31,8 @@ function setAttrs(el, attrs) {
       el.value = v;
     } else if (k === "checked" || k === "selected" || k === "disabled") {
       el[k] = Boolean(v);
+    } else if (k === "title" || k.startsWith("aria-")) {
+      el.setAttribute(k, visible(String(v)));
     } else {
       el.setAttribute(k, v === true ? "" : String(v));
     }
@@ -40,8 +42,27 @@ function setAttrs(el, attrs) {
 function append(el, children) {
   for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
-    el.append(c instanceof Node ? c : String(c));
+    el.append(c instanceof Node ? c : visible(String(c)));
   }
+}
+
+// UNSAFE matches what would make text read as other than its characters:
+// control characters (C0 but newline and tab, DEL, C1 with U+009B CSI), the
+// bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+// U+2066–U+2069) and the line and paragraph separators. A tool's description
+// or an approval's arguments holding U+202E would show
+// "…/\u202etxt.sdrawkcab" as "…/backwards.txt".
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+// visible writes every unsafe character as an escape a person can see
+// (\x1b, \r, \u202e), the same as the CLI's safetext: every text h and clear
+// put on the page goes through it, so what is shown is what will run.
+export function visible(text) {
+  return String(text).replace(UNSAFE, (c) => {
+    if (c === "\r") return "\\r";
+    const n = c.charCodeAt(0);
+    return n < 0x80 ? `\\x${n.toString(16).padStart(2, "0")}` : `\\u${n.toString(16).padStart(4, "0")}`;
+  });
 }
 
 // clear empties an element and fills it with children.
