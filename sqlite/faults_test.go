@@ -1,3 +1,5 @@
+//go:build unix
+
 package sqlite_test
 
 // Disk full. A tiny tmpfs or loop filesystem needs root (CAP_SYS_ADMIN),

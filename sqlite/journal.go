@@ -11,7 +11,6 @@ import (
 	"os"
 	"slices"
 	"sync"
-	"syscall"
 )
 
 // The journal is what a sync Save is acknowledged from: the encoded record
@@ -35,7 +34,8 @@ import (
 // checksum, the end of what the last write got to write, and inserts the
 // records in the order of their appends.
 //
-// One process journals a database at a time (an flock on the first file);
+// One process journals a database at a time (a non-blocking exclusive lock
+// on the first file: flock, or LockFileEx on Windows, journal_*.go);
 // a store that finds it taken writes every group in a transaction, as
 // without a journal.
 type journal struct {
@@ -60,19 +60,20 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 func openJournal(path string) (*journal, error) {
 	j := &journal{}
 	for i := range j.files {
-		f, err := os.OpenFile(fmt.Sprintf("%s-records-%d", path, i), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+		f, err := os.OpenFile(fmt.Sprintf("%s-records-%d", path, i), journalFlags, 0o600)
 		if err != nil {
 			j.close()
 			return nil, err
 		}
 		j.files[i] = f
 		if i == 0 {
-			if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			ok, err := lockJournal(f)
+			if !ok {
 				j.close()
-				if errors.Is(err, syscall.EWOULDBLOCK) {
-					return nil, nil
+				if err != nil {
+					return nil, fmt.Errorf("lock journal: %w", err)
 				}
-				return nil, fmt.Errorf("lock journal: %w", err)
+				return nil, nil
 			}
 		}
 	}
@@ -141,7 +142,7 @@ func (j *journal) append(rows []*row) error {
 	}
 	j.buf = b
 	f := j.files[j.cur]
-	if _, err := f.Write(b); err != nil {
+	if _, err := appendJournal(f, b); err != nil {
 		// The records of this write are refused to their callers; what it
 		// wrote of them goes, or a cut frame would end the replay of the
 		// records appended after it. If it cannot go, appends move to the
@@ -180,6 +181,9 @@ func (j *journal) applied(rows []*row) error {
 
 func (j *journal) close() error {
 	var errs []error
+	if j.files[0] != nil {
+		unlockJournal(j.files[0])
+	}
 	for _, f := range j.files {
 		if f != nil {
 			errs = append(errs, f.Close()) // closing releases the lock
