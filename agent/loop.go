@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
+	"github.com/wieldhq/wield/internal/jsonenc"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/toolsearch"
 )
@@ -386,7 +387,7 @@ func (t *turns) route(ctx context.Context, r *wield.Result) error {
 	case err != nil:
 		return err
 	}
-	b, _ := json.Marshal(map[string]any{"agent_name": d.AgentName, "answer": out.Answer})
+	b, _ := jsonenc.Marshal(map[string]any{"agent_name": d.AgentName, "answer": out.Answer})
 	r.Output = b
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httptool"
+	"github.com/wieldhq/wield/internal/jsonenc"
 	"github.com/wieldhq/wield/internal/redact"
 	"golang.org/x/net/http/httpguts"
 )
@@ -428,8 +429,7 @@ func bodyJSON(contentType string, body []byte, truncated bool) (json.RawMessage,
 		if !utf8.Valid(body) {
 			body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
 		}
-		b, _ := json.Marshal(string(body))
-		return b, ""
+		return jsonenc.AppendString(nil, string(body)), "" // <, > and & as they are: a model reads it
 	}
 	b, _ := json.Marshal(base64.StdEncoding.EncodeToString(body))
 	return b, "base64"

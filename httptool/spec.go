@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/jsonenc"
 	secret "github.com/wieldhq/wield/internal/redact"
 )
 
@@ -301,7 +302,7 @@ func (h *handler) Handle(ctx context.Context, args json.RawMessage) (json.RawMes
 		}
 	}
 	out.Body = responseBody(resp.Header.Get("Content-Type"), body)
-	return json.Marshal(out)
+	return jsonenc.Marshal(out) // <, > and & as they are: a model reads it
 }
 
 // responseBody is the body as JSON if the response says it is JSON and it
@@ -314,8 +315,7 @@ func responseBody(contentType string, body []byte) json.RawMessage {
 	if !utf8.Valid(body) {
 		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
-	b, _ := json.Marshal(string(body))
-	return b
+	return jsonenc.AppendString(nil, string(body))
 }
 
 func (h *handler) request(ctx context.Context, p params) (*http.Request, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 // impConvertTool makes the wield tool of a remote tool: category mcp, the
@@ -238,7 +239,7 @@ func ImportResult(res *mcp.CallToolResult) (json.RawMessage, error) {
 		return nil, &wield.Error{Type: wield.ErrExecution, Message: msg}
 	}
 	if res.StructuredContent != nil {
-		b, err := json.Marshal(res.StructuredContent)
+		b, err := jsonenc.Marshal(res.StructuredContent) // <, > and & as they are: a model reads it
 		if err != nil {
 			return nil, fmt.Errorf("encode structured content: %w", err)
 		}
@@ -249,14 +250,13 @@ func ImportResult(res *mcp.CallToolResult) (json.RawMessage, error) {
 	}
 	if t, ok := res.Content[0].(*mcp.TextContent); ok {
 		if json.Valid([]byte(t.Text)) {
-			var buf bytes.Buffer
-			if json.Compact(&buf, []byte(t.Text)) == nil {
-				return buf.Bytes(), nil
+			if b, err := jsonenc.Compact(nil, []byte(t.Text)); err == nil {
+				return b, nil
 			}
 		}
-		return json.Marshal(t.Text)
+		return jsonenc.AppendString(nil, t.Text), nil
 	}
-	b, err := json.Marshal(res.Content[0])
+	b, err := jsonenc.Marshal(res.Content[0])
 	if err != nil {
 		return nil, fmt.Errorf("encode content: %w", err)
 	}

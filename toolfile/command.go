@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/jsonenc"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -298,7 +299,7 @@ func (c *Command) Handle(ctx context.Context, raw json.RawMessage) (json.RawMess
 	case err != nil:
 		return nil, &wield.Error{Type: wield.ErrExecution, Message: fmt.Sprintf("cannot run %s", argv[0]), Err: err}
 	}
-	return json.Marshal(out)
+	return jsonenc.Marshal(out) // <, > and & as they are: a model reads it
 }
 
 func excerpt(s string) string {
