@@ -66,7 +66,7 @@ func Func[In, Out any](name, description string, fn func(context.Context, In) (O
 
 type funcHandler[In, Out any] func(context.Context, In) (Out, error)
 
-// ValidJSONOutput tells the engine that the output, made by json.Marshal,
+// ValidJSONOutput tells the engine that the output, made by jsonenc.Marshal,
 // needs no second check. Any handler may implement it.
 func (f funcHandler[In, Out]) ValidJSONOutput() bool { return true }
 
