@@ -70,9 +70,12 @@ type FileOptions struct {
 // deepest, when they nest), by the folder's name as configured or with its
 // symbolic links resolved. Backslashes count as separators, so that
 // Windows-style paths mean what they say (a file whose name holds a
-// backslash cannot be named). The file is then reached through that
-// folder's root, which refuses any symbolic link or swapped directory that
-// would lead outside, at the moment of the operation.
+// backslash cannot be named); on Windows, \x, rooted but with no drive, is
+// on the first folder's drive, and C:x, relative to drive C's current
+// folder, is refused as a drive path (elsewhere it is a file named C:x).
+// The file is then reached through that folder's root, which refuses any
+// symbolic link or swapped directory that would lead outside, at the
+// moment of the operation.
 //
 // A call's [wield.Caller].AllowedPaths narrow the folders for that call:
 // each, resolved as above, must lie inside a configured folder, and the
@@ -453,13 +456,22 @@ func (sb *fileSandbox) resolve(p string) (fileTarget, error) {
 	q := filepath.FromSlash(strings.ReplaceAll(p, `\`, "/"))
 	first, _, _ := strings.Cut(filepath.ToSlash(q), "/")
 	switch {
-	case isDrive(first) && !filepath.IsAbs(q):
+	case (isDrive(first) || filepath.VolumeName(q) != "") && !filepath.IsAbs(q):
+		// C:x on Windows is relative to drive C's current folder, not
+		// to an allowed one (filepath sees a volume only there).
 		return fileTarget{}, fileAccessDenied("%q is a Windows drive path, outside the allowed folders (%s)", p, sb.list())
 	case strings.HasPrefix(first, "~"):
 		return fileTarget{}, fileAccessDenied("%q starts with ~, which is not expanded and names a home folder, outside the allowed folders (%s)", p, sb.list())
 	}
 	abs := filepath.Clean(q)
-	if !filepath.IsAbs(abs) {
+	switch {
+	case filepath.IsAbs(abs):
+	case os.IsPathSeparator(abs[0]):
+		// \x on Windows is not absolute to filepath but rooted: it names
+		// a folder of the drive, here the first allowed folder's, not one
+		// below that folder.
+		abs = filepath.VolumeName(sb.spaces[0].dir) + abs
+	default:
 		abs = filepath.Join(sb.spaces[0].dir, abs)
 	}
 	// The deepest folder that holds the path wins; one that does not exist
