@@ -3,9 +3,14 @@
 package journeys
 
 import (
-	"net"
+	"context"
+	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"net"
 )
 
 // TestJourneyChatFailedLinesExit1: a chat whose model cannot be reached
@@ -145,5 +150,107 @@ func TestJourneyListSaysWhatIsOff(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "read_file") {
 		t.Errorf("the file tools are not listed once allowed_paths is set:\n%s", r.stdout)
+	}
+}
+
+// confirmUser is a user whose set_env (a confirm tool) may set JOURNEY_X.
+func confirmUser(t *testing.T) *user {
+	u := newUser(t)
+	u.write("wield.yaml", "env_allow: [JOURNEY_X]\n")
+	return u
+}
+
+// onTerminal runs wield under a pseudo-terminal (util-linux script), typing
+// answer once the question is asked; it returns what the terminal showed
+// and the exit code.
+func (u *user) onTerminal(answer string, args ...string) (string, int) {
+	u.t.Helper()
+	if _, err := exec.LookPath("script"); err != nil {
+		u.t.Skip("script (util-linux) is not installed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), commandLimit)
+	defer cancel()
+	line := bin
+	for _, a := range args {
+		line += " '" + a + "'"
+	}
+	cmd := exec.CommandContext(ctx, "script", "-qec", line, "/dev/null")
+	cmd.Dir, cmd.Env = u.dir, u.env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		u.t.Fatal(err)
+	}
+	if !eventually(20*time.Second, func() bool { return strings.Contains(out.String(), "[y/N]") }) {
+		u.t.Errorf("no question on the terminal:\n%s", out)
+	}
+	in.Write([]byte(answer + "\n"))
+	err = cmd.Wait()
+	in.Close()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		u.t.Fatalf("script: %v", err)
+	}
+	return strings.ReplaceAll(out.String(), "\r", ""), code
+}
+
+// TestJourneyCallConfirmOnTerminal: `wield call` of a confirm tool on a
+// terminal asks (the tool, its arguments, [y/N]): y runs it, n is
+// approval_denied; the decision is recorded as given by the local user.
+func TestJourneyCallConfirmOnTerminal(t *testing.T) {
+	u := confirmUser(t)
+	shown, code := u.onTerminal("y", "--config", "wield.yaml", "call", "set_env", "key=JOURNEY_X", "value=1", "--timeout", "30s")
+	if code != 0 || !regexp.MustCompile(`approval \w+: set_env \{"key":"JOURNEY_X","value":"1"\}\nrun it\? \[y/N\]`).MatchString(shown) || !strings.Contains(shown, `"ok": true`) {
+		t.Fatalf("answer y: want the question, then the call run and exit 0 (exit %d):\n%s", code, shown)
+	}
+	shown, code = u.onTerminal("n", "--config", "wield.yaml", "call", "set_env", "key=JOURNEY_X", "value=2", "--timeout", "30s")
+	if code != 1 || !strings.Contains(shown, `"error_type": "approval_denied"`) {
+		t.Fatalf("answer n: want approval_denied and exit 1 (exit %d):\n%s", code, shown)
+	}
+	r := u.must("--config", "wield.yaml", "approvals", "list", "--status", "all")
+	if !strings.Contains(r.stdout, "approved") || !strings.Contains(r.stdout, "denied") {
+		t.Errorf("the terminal's answers are not recorded as decisions:\n%s", r)
+	}
+}
+
+// TestJourneyCallConfirmElsewhere: without a terminal, `wield call` of a
+// confirm tool says on stderr, while it waits, which approval is pending
+// and the command that gives it; a second process approving it makes the
+// first finish.
+func TestJourneyCallConfirmElsewhere(t *testing.T) {
+	u := confirmUser(t)
+	ctx, cancel := context.WithTimeout(context.Background(), commandLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--config", "wield.yaml", "call", "set_env", "key=JOURNEY_X", "value=1", "--timeout", "30s")
+	cmd.Dir, cmd.Env = u.dir, u.env
+	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	approve := regexp.MustCompile(`approve: (wield .* approvals approve (\w+))\n`)
+	if !eventually(20*time.Second, func() bool { return approve.MatchString(stderr.String()) }) {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("no pending approval and how to approve it on stderr:\n%s", stderr)
+	}
+	m := approve.FindStringSubmatch(stderr.String())
+	if !strings.Contains(stderr.String(), "approval "+m[2]+" pending: set_env") || !strings.Contains(m[1], "--config wield.yaml") {
+		t.Errorf("the notice does not name the approval and the tool, or its command lacks --config:\n%s", stderr)
+	}
+	u.must(strings.Fields(m[1])[1:]...)
+	start := time.Now()
+	err := cmd.Wait()
+	if err != nil || !strings.Contains(stdout.String(), `"ok": true`) {
+		t.Fatalf("approved elsewhere: want the call run and exit 0 (%v):\n%s\n%s", err, stdout, stderr)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the call finished %v after the approval", took)
 	}
 }

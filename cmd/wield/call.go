@@ -28,6 +28,10 @@ Arguments come from --args as a JSON object, or as key=value pairs (the value is
 a string; the engine coerces "5" to 5 where the schema wants a number) and
 key:=JSON pairs (the value is JSON: n:=5, tags:='["a","b"]').
 
+A tool with the confirm permission asks on a terminal (the tool, its arguments,
+[y/N]), and the answer is the recorded decision; elsewhere stderr names the
+pending approval and the 'wield approvals approve ID' command that gives it.
+
 Exit code 0 when the call succeeded, 1 when it failed, 2 for usage errors.`,
 		Example: `  wield call echo message=hello
   wield call calculator --args '{"expression":"2 * (3 + 4)"}'
@@ -51,6 +55,7 @@ Exit code 0 when the call succeeded, 1 when it failed, 2 for usage errors.`,
 				}
 				return a.printResult(res)
 			}
+			a.askApprovals(true)
 			return a.withStore(cmd.Context(), func(store wield.Storage) error {
 				_, eng, err := a.setup(store)
 				if err != nil {
@@ -133,7 +138,7 @@ func (a *app) progress(tool string) (stop func()) {
 				}
 				return
 			case <-t.C:
-				if d := time.Since(start); d > time.Second {
+				if d := time.Since(start); d > time.Second && !a.asking.Load() {
 					fmt.Fprintf(f, "\r%s running… %s", tool, d.Round(time.Second))
 					shown = true
 				}

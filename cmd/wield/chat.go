@@ -53,6 +53,9 @@ out): stderr names those lines.`,
 			if err != nil {
 				return usagef("%v", err)
 			}
+			// stdin is the conversation: a confirm call is announced with
+			// how to decide it from another terminal, never asked here.
+			a.askApprovals(false)
 			return a.withStore(cmd.Context(), func(store wield.Storage) error {
 				reg, eng, err := a.setup(store)
 				if err != nil {

@@ -32,6 +32,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -138,6 +139,9 @@ type app struct {
 	// store, which serve has take up decisions whose callers left.
 	inboxLog *slog.Logger
 	inbox    *approval.Inbox
+	// asking is set while a confirm call's question waits on the terminal,
+	// so that progress does not write over it.
+	asking atomic.Bool
 	// serving is set by the commands that run until stopped (serve, mcp):
 	// only they relay events between servers; a one-shot command would
 	// start a relay and exit before it carried anything.
