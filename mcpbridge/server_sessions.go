@@ -126,7 +126,10 @@ func (ss *srvSessions) release(client string) {
 	defer ss.mu.Unlock()
 	ss.total--
 	if ss.per[client]--; ss.per[client] <= 0 {
-		delete(ss.per, client) // the map shrinks back after a flood
+		delete(ss.per, client)
+	}
+	if len(ss.per) == 0 {
+		ss.per = map[string]int{} // a map keeps its size: a flood's, after it
 	}
 }
 
@@ -269,6 +272,9 @@ func (s *srvSession) end() {
 	ss := s.sessions
 	ss.mu.Lock()
 	delete(ss.byID, s.id)
+	if len(ss.byID) == 0 {
+		ss.byID = map[string]*srvSession{} // a map keeps its size: a flood's, after it
+	}
 	ss.mu.Unlock()
 	ss.release(s.client)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/httpapi"
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/mcpbridge"
 )
@@ -166,6 +167,7 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, f mcpFlags, lo
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
 	h := srv.Handler()
+	bodyTimeout, maxConns := serverLimits(a.cfg)
 	hs := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet {
@@ -177,12 +179,14 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, f mcpFlags, lo
 			h.ServeHTTP(w, r)
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       bodyTimeout, // not the GET streams: net/http lifts it once a body is read
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	hs.RegisterOnShutdown(endStreams)
+	go returnMemory(ctx, srv.Sessions)
 	fmt.Fprintf(a.stderr, "listening on http://%s/mcp\n", ln.Addr())
 	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
+	go func() { done <- hs.Serve(httpapi.LimitListener(ln, maxConns, log)) }()
 	// base is the context of every request: calls in flight outlive ctx
 	// for the grace period, then are canceled with a cause they report.
 	base, cancelBase := context.WithCancelCause(context.WithoutCancel(ctx))

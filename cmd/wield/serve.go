@@ -269,12 +269,13 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	mopts := &mcpbridge.ServerOptions{Calls: store, Logger: log}
+	mopts := &mcpbridge.ServerOptions{Calls: store, Logger: log, ClientKey: mcpClientKey}
 	if a.cfg != nil {
 		mcpOffer(mopts, a.cfg.MCP)
 	}
 	mcpSrv := mcpbridge.NewServer(eng, reg, mopts)
 	defer mcpSrv.Close()
+	go returnMemory(ctx, mcpSrv.Sessions)
 
 	// base is the context of every request: it outlives ctx so that calls in
 	// flight finish, and ends when the grace period is over, with a cause
@@ -325,15 +326,20 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	if tracer != nil {
 		handler = tracedHandler(handler)
 	}
+	// A request must be in within body_timeout (net/http lifts the
+	// deadline once the body is read: event streams are not limited), and
+	// one address holds at most max_conns_per_client connections.
+	bodyTimeout, maxConns := serverLimits(a.cfg)
 	hs := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       bodyTimeout,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(httpapi.LimitListener(ln, maxConns, log)) }()
 	log.Info("serving", "addr", bound, "keys", !keys.Empty())
 
 	select {
@@ -367,6 +373,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 // mcpOffer passes the mcp: section of the configuration (resources,
 // templates, prompts) to the MCP server.
 func mcpOffer(o *mcpbridge.ServerOptions, m toolfile.MCPConfig) {
+	o.SessionTimeout, o.MaxSessions, o.MaxSessionsPerClient = m.SessionIdle, m.MaxSessions, m.MaxSessionsPerClient
 	for _, r := range m.Resources {
 		o.Resources = append(o.Resources, mcpbridge.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description,
 			MIMEType: r.MIMEType, Text: r.Text, Blob: r.Blob, File: r.File})

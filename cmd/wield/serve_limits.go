@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/wieldhq/wield/httpapi"
+	"github.com/wieldhq/wield/toolfile"
+)
+
+// defaultBodyTimeout is how long a client of `wield serve` or `wield mcp
+// --http` may take to send a request (its headers and body) without
+// server.body_timeout. A client trickling a body slower is cut off rather
+// than holding a connection and its goroutine for as long as it likes.
+const defaultBodyTimeout = 30 * time.Second
+
+// serverLimits are the bounds on what one client can make the HTTP server
+// hold: how long it may take to send a request, and how many connections
+// it may have open (see httpapi.LimitListener).
+func serverLimits(cfg *toolfile.Config) (bodyTimeout time.Duration, maxConns int) {
+	bodyTimeout = defaultBodyTimeout
+	if cfg != nil {
+		if cfg.Server.BodyTimeout > 0 {
+			bodyTimeout = cfg.Server.BodyTimeout
+		}
+		maxConns = cfg.Server.MaxConnsPerClient // zero: the listener's default
+	}
+	return bodyTimeout, maxConns
+}
+
+// mcpClientKey names the client of an MCP request for its session bound:
+// the API key it was let in with, else (on a server without keys) nothing,
+// which counts it by its IP address.
+func mcpClientKey(r *http.Request) string {
+	if k := httpapi.KeyFrom(r.Context()); k != nil {
+		return "key:" + k.ID
+	}
+	return ""
+}
+
+// returnMemory gives the memory of closed MCP sessions back to the system
+// once a thousand or more of those open at a peak have closed and the
+// count stopped falling, until ctx ends. Go's runtime would keep it until
+// its next collection, which a server left idle after a flood reaches only
+// every two minutes, and then hand it back slowly.
+func returnMemory(ctx context.Context, sessions func() int) {
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	peak, last := 0, 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		n := sessions()
+		peak = max(peak, n)
+		if peak-n >= 1000 && n >= last {
+			debug.FreeOSMemory()
+			peak = n
+		}
+		last = n
+	}
+}

@@ -1,0 +1,123 @@
+package httpapi
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// DefaultMaxConnsPerClient is how many connections [LimitListener] lets
+// one IP address hold open when given zero: room for a load test's 256
+// clients on loopback, not for a thousand trickling ones.
+const DefaultMaxConnsPerClient = 512
+
+// LimitListener returns ln accepting at most max connections open at once
+// from one IP address (loopback included; [DefaultMaxConnsPerClient] when
+// zero, no bound when negative). A connection past the bound is answered
+// 429 with the API's error shape and closed at once, before the server
+// reads anything from it: a client cannot hold the server's connections
+// (and their goroutines) by opening them faster than they time out.
+// Refusals are logged to log (nil: none) at most once a minute per address.
+func LimitListener(ln net.Listener, max int, log *slog.Logger) net.Listener {
+	if max == 0 {
+		max = DefaultMaxConnsPerClient
+	}
+	if max < 0 {
+		return ln
+	}
+	return &limitListener{Listener: ln, max: max, log: log, open: map[netip.Addr]int{}, warned: map[netip.Addr]time.Time{}}
+}
+
+type limitListener struct {
+	net.Listener
+	max int
+	log *slog.Logger
+
+	mu     sync.Mutex
+	open   map[netip.Addr]int
+	warned map[netip.Addr]time.Time
+}
+
+// Accept returns the next connection within the bound, refusing the others
+// on the way.
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		ip := connIP(c)
+		l.mu.Lock()
+		if l.open[ip] >= l.max {
+			warn := l.log != nil && time.Since(l.warned[ip]) > time.Minute
+			if warn {
+				l.warned[ip] = time.Now()
+			}
+			l.mu.Unlock()
+			if warn {
+				l.log.Warn("refusing connections: too many open from one address", "client", ip.String(), "max", l.max)
+			}
+			refuseConn(c, l.max)
+			continue
+		}
+		l.open[ip]++
+		if len(l.warned) > 1024 {
+			clear(l.warned) // bounded, whatever the addresses
+		}
+		l.mu.Unlock()
+		return &limitConn{Conn: c, l: l, ip: ip}, nil
+	}
+}
+
+func (l *limitListener) release(ip netip.Addr) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open[ip]--; l.open[ip] <= 0 {
+		delete(l.open, ip)
+	}
+}
+
+// connIP is the remote IP address of c (IPv4 in IPv6 unmapped), or the
+// zero address for a connection that is not TCP: all such count together.
+func connIP(c net.Conn) netip.Addr {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return a.AddrPort().Addr().Unmap()
+	}
+	return netip.Addr{}
+}
+
+// refuseConn answers a refused connection in the API's error shape (the
+// client sees why, if it reads) and closes it. The write is bounded: a
+// client that does not read costs nothing.
+func refuseConn(c net.Conn, max int) {
+	body := fmt.Sprintf(`{"error":{"code":"too_many_connections","message":"this address has %d connections open to the server, the most allowed: close some, or reuse them (keep-alive)"}}`+"\n", max)
+	c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+	fmt.Fprintf(c, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+	c.Close()
+}
+
+// limitConn gives its place back once, however often it is closed.
+type limitConn struct {
+	net.Conn
+	l    *limitListener
+	ip   netip.Addr
+	once sync.Once
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { c.l.release(c.ip) })
+	return err
+}
+
+// CloseWrite passes on a half-close, which the HTTP server uses to end a
+// connection without resetting it.
+func (c *limitConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
