@@ -305,8 +305,10 @@ func (s *Server) srvServeSessions(w http.ResponseWriter, r *http.Request, ep *sr
 		s.srvRefuseSession(w, r, bound)
 		return
 	}
+	// Claimed even if the handler panics: a session left unclaimed would
+	// never expire.
+	defer func() { ss.claim(ep, w.Header().Get("Mcp-Session-Id"), client) }()
 	ep.http.ServeHTTP(w, r)
-	ss.claim(ep, w.Header().Get("Mcp-Session-Id"), client)
 }
 
 // srvServeSDK answers by the fast path when it can, else by the go-sdk.
