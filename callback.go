@@ -20,6 +20,7 @@ const (
 	CallbackSubagentOnResult = "subagent_on_result" // agent.SubAgentOptions.OnResult
 	CallbackSummaryKeep      = "summary_keep"       // agent.SummaryQuery.Keep
 	CallbackMCPNaming        = "mcp_naming"         // mcpbridge.ImportOptions.Naming
+	CallbackMCPAuthorize     = "mcp_authorize"      // mcpbridge.OAuthConfig.Authorize
 	CallbackToolfileKnown    = "toolfile_known"     // toolfile.Loader.Known
 )
 

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"github.com/wieldhq/wield"
 	"golang.org/x/oauth2"
 )
 
@@ -70,6 +71,8 @@ type OAuthConfig struct {
 	// handshake (bounded by [ImportOptions.ConnectTimeout]), and again
 	// whenever the server refuses a token that cannot be refreshed, within
 	// the call that found out. Required for the authorization code grant.
+	// A panic in it is a failed authorization, logged and counted (see
+	// [wield.Protect]).
 	Authorize func(ctx context.Context, authURL string) (*OAuthRedirect, error)
 	// Tokens keeps the tokens of the authorization code grant across
 	// restarts, so that a person approves once; nil keeps them in memory for
@@ -168,7 +171,13 @@ func (s *impServer) impOAuthHandler(o *OAuthConfig) (auth.OAuthHandler, error) {
 		RequestRefreshToken: o.OfflineAccess,
 		Client:              hc,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			r, err := o.Authorize(ctx, args.URL)
+			var r *OAuthRedirect
+			var err error
+			if !wield.Protect(s.im.log, wield.CallbackMCPAuthorize, func() { r, err = o.Authorize(ctx, args.URL) }) {
+				// It runs on a connection's goroutine: contained, it is a
+				// failed authorization, not the end of the process.
+				err = errors.New("the authorize callback panicked")
+			}
 			if err != nil {
 				return nil, fmt.Errorf("authorize with mcp server %q: %w", server, err)
 			}

@@ -469,3 +469,21 @@ func TestImportOAuthTokenOfAnotherServer(t *testing.T) {
 		t.Errorf("the browser step ran %d times, want 1", asked)
 	}
 }
+
+// TestImportOAuthAuthorizePanics: an Authorize that panics is a failed
+// authorization (AddOAuth's error), counted, not the end of the process.
+func TestImportOAuthAuthorizePanics(t *testing.T) {
+	key, _ := impTestKey(t)
+	before := wield.CallbackPanics()[wield.CallbackMCPAuthorize]
+	a := impNewAuthServer(t, &key.PublicKey)
+	im := impImporter(t, wield.NewRegistry(nil), nil)
+	oauth := &mcpbridge.OAuthConfig{RedirectURL: impRedirect, Authorize: func(context.Context, string) (*mcpbridge.OAuthRedirect, error) {
+		panic("Authorize bug")
+	}}
+	if err := im.AddOAuth(t.Context(), mcpbridge.ServerConfig{Name: "p", URL: a.rs.URL + "/mcp", Enabled: true}, oauth); err == nil {
+		t.Error("AddOAuth succeeded with an Authorize that panics")
+	}
+	if n := wield.CallbackPanics()[wield.CallbackMCPAuthorize] - before; n < 1 {
+		t.Errorf("mcp_authorize panics counted: %d, want at least 1", n)
+	}
+}
