@@ -47,7 +47,6 @@ func ExampleServer_Handler() {
 	// Output:
 	// false Hello, Ada
 	// true Error: invalid arguments for tool 'greet': name: missing required property (expected string)
-	// - name: missing required property (expected string)
 }
 
 // Serving over stdio, as desktop clients start local servers: here on

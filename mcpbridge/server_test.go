@@ -190,8 +190,8 @@ func TestServerListAndCall(t *testing.T) {
 				{"object output", "echo", map[string]any{"message": "hi"}, srvView{Text: []string{`{"echo":"hi"}`}, Structured: `{"echo":"hi"}`}},
 				{"string output", "shout", map[string]any{"message": "hi"}, srvView{Text: []string{"HI"}}},
 				{"coerced argument", "shout", map[string]any{"message": 5}, srvView{Text: []string{"5"}}},
-				{"wrong type", "shout", map[string]any{"message": []string{"a"}}, srvView{Text: []string{"Error: invalid arguments for tool 'shout': message: expected string, got array [\"a\"]\n- message: expected string, got array [\"a\"]"}, IsError: true}},
-				{"missing argument", "echo", map[string]any{}, srvView{Text: []string{"Error: invalid arguments for tool 'echo': message: missing required property (expected string)\n- message: missing required property (expected string)"}, IsError: true}},
+				{"wrong type", "shout", map[string]any{"message": []string{"a"}}, srvView{Text: []string{"Error: invalid arguments for tool 'shout': message: expected string, got array [\"a\"]"}, IsError: true}},
+				{"missing argument", "echo", map[string]any{}, srvView{Text: []string{"Error: invalid arguments for tool 'echo': message: missing required property (expected string)"}, IsError: true}},
 				{"tool failure", "fail", map[string]any{"message": "x"}, srvView{Text: []string{"Error: the disk is full: x"}, IsError: true}},
 				{"confirm without approver", "wipe", map[string]any{"message": "x"}, srvView{Text: []string{"Error: Tool 'wipe' needs a person's approval and no approver is configured"}, IsError: true}},
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"text/tabwriter"
@@ -62,9 +61,7 @@ func (a *app) callsCommand() *cobra.Command {
 					return err
 				}
 				if asJSON {
-					enc := json.NewEncoder(a.stdout)
-					enc.SetIndent("", "  ")
-					return enc.Encode(page)
+					return a.printJSON(page)
 				}
 				if len(page.Records) == 0 {
 					fmt.Fprintln(a.stdout, "no calls match")
@@ -127,15 +124,13 @@ one conversation's; --brief prints the totals only.`,
 				return a.callerStats(cmd.Context(), caller, conversation, brief, asJSON)
 			}
 			return a.withRecords(cmd.Context(), func(s records) error {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
 				if conversation != "" {
 					sum, err := s.Summary(cmd.Context(), conversation)
 					if err != nil {
 						return err
 					}
 					if asJSON {
-						return enc.Encode(sum)
+						return a.printJSON(sum)
 					}
 					fmt.Fprintf(a.stdout, "conversation %s: %d calls, %d ok, %d failed (%.1f%% success)\n",
 						safetext.Line(conversation), sum.TotalCalls, sum.SuccessfulCalls, sum.FailedCalls, sum.SuccessRate)
@@ -149,7 +144,7 @@ one conversation's; --brief prints the totals only.`,
 					return err
 				}
 				if asJSON {
-					return enc.Encode(st)
+					return a.printJSON(st)
 				}
 				w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(w, "TOOL\tCALLS\tFAILED\tSUCCESS\tP50\tP95\tMAX\t")
@@ -191,12 +186,10 @@ func (a *app) callerStats(ctx context.Context, caller, conversation string, brie
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
 		if brief {
-			return enc.Encode(sum.Brief())
+			return a.printJSON(sum.Brief())
 		}
-		return enc.Encode(sum)
+		return a.printJSON(sum)
 	}
 	who := "caller " + caller
 	if sum.ParentAgentID != "" {

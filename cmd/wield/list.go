@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -82,9 +81,7 @@ func (a *app) listCommand() *cobra.Command {
 				for i, t := range tools {
 					views[i] = viewOf(t)
 				}
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(views)
+				return a.printJSON(views)
 			}
 			if len(tools) == 0 {
 				fmt.Fprintln(a.stdout, "no tools match")

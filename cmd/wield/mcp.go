@@ -183,16 +183,16 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, f mcpFlags, lo
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	hs.RegisterOnShutdown(endStreams)
-	go returnMemory(ctx, srv.Sessions)
-	fmt.Fprintf(a.stderr, "listening on http://%s/mcp\n", ln.Addr())
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(httpapi.LimitListener(ln, maxConns, log)) }()
 	// base is the context of every request: calls in flight outlive ctx
 	// for the grace period, then are canceled with a cause they report.
 	base, cancelBase := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelBase(context.Canceled)
 	hs.BaseContext = func(net.Listener) context.Context { return base }
 	closeUnusedOnShutdown(hs)
+	go returnMemory(ctx, srv.Sessions)
+	fmt.Fprintf(a.stderr, "listening on http://%s/mcp\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(httpapi.LimitListener(ln, maxConns, log)) }()
 	select {
 	case err := <-done:
 		return fmt.Errorf("serve: %w", err)

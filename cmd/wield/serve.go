@@ -338,6 +338,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	closeUnusedOnShutdown(hs)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(httpapi.LimitListener(ln, maxConns, log)) }()
 	log.Info("serving", "addr", bound, "keys", !keys.Empty())
@@ -345,7 +346,6 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	select {
 	case <-ctx.Done():
 	case err := <-served:
-	closeUnusedOnShutdown(hs)
 		srv.Close()
 		return fmt.Errorf("serve: %w", err)
 	}
