@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -258,5 +259,37 @@ func TestJourneyQuickStart(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(u.dir, ".state", "wield", "wield.db")); err != nil {
 		t.Errorf("no records under the user's state folder: %v", err)
+	}
+}
+
+// TestReadmeListsJourneys keeps the README's list of journeys true: every
+// journey of this folder has its line there, and every line names one.
+func TestReadmeListsJourneys(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `(TestJourney\\w+)` \\|").FindAllStringSubmatch(string(readme), -1) {
+		listed[m[1]] = true
+	}
+	files, _ := filepath.Glob("*_test.go")
+	defined := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`(?m)^func (TestJourney\w+)\(`).FindAllStringSubmatch(string(b), -1) {
+			defined[m[1]] = true
+			if !listed[m[1]] {
+				t.Errorf("%s: journey %s has no line in README's Journeys table", f, m[1])
+			}
+		}
+	}
+	for name := range listed {
+		if !defined[name] {
+			t.Errorf("README lists %s, which no journey defines", name)
+		}
 	}
 }
