@@ -31,8 +31,8 @@
 // refused (403, naming the right). A key may be scoped to toolsets: the
 // tools of other toolsets are left out of listings, events, calls,
 // approvals, statistics and summaries, and naming one is refused (403). A
-// scoped key cannot use the MCP endpoint, which serves the whole registry,
-// nor read /metrics, whose series cover every tool.
+// scoped key uses the MCP endpoints of its toolsets (/mcp/{toolset}) only,
+// not /mcp, which serves the whole registry, nor read /metrics, whose series cover every tool.
 //
 // Two guards hold with or without keys. A call that claims caller.type
 // workflow_node, which bypasses the concurrency limits, needs a key with
@@ -47,9 +47,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -86,8 +88,9 @@ type Options struct {
 	Metrics *Metrics
 	// Logger receives request failures; nil means slog.Default().
 	Logger *slog.Logger
-	// MCP, when set, is served at /mcp and /mcp/ (to keys with the call
-	// right on every tool).
+	// MCP, when set, is served at /mcp and /mcp/ to keys with the call
+	// right: /mcp to keys that reach every tool, /mcp/{toolset} to keys
+	// scoped to that toolset too (the endpoint serves that toolset only).
 	MCP http.Handler
 	// AllowWorkflowBypass lets calls on a server without keys claim
 	// caller.type workflow_node, which bypasses the concurrency limits.
@@ -208,8 +211,8 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.MCP != nil {
 		mcp := route{"", "/mcp", RightCall, func(w http.ResponseWriter, r *http.Request) error {
-			if k := KeyFrom(r.Context()); k != nil && k.Scoped() {
-				return apiError(http.StatusForbidden, CodeForbidden, "the MCP endpoint serves every tool: use a key that is not scoped to toolsets")
+			if k := KeyFrom(r.Context()); k != nil && k.Scoped() && !slices.Contains(k.Toolsets, mcpToolset(r.URL.Path)) {
+				return apiError(http.StatusForbidden, CodeForbidden, fmt.Sprintf("this key reaches toolsets %s only: use their MCP endpoints (%s)", strings.Join(k.Toolsets, ", "), mcpEndpoints(k.Toolsets)))
 			}
 			opts.MCP.ServeHTTP(w, r)
 			return nil
@@ -343,6 +346,26 @@ func decode[T any](r *http.Request, v *T) error {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "the request body is not valid: "+err.Error())
 	}
 	return nil
+}
+
+// mcpToolset is the toolset an MCP path names: "math" for /mcp/math, ""
+// for /mcp (every tool) or a path deeper than one segment.
+func mcpToolset(path string) string {
+	name, ok := strings.CutPrefix(path, "/mcp/")
+	if !ok || strings.Contains(name, "/") {
+		return ""
+	}
+	return name
+}
+
+// mcpEndpoints lists the MCP endpoints of toolsets, for a refusal that
+// tells a scoped key where to go instead.
+func mcpEndpoints(toolsets []string) string {
+	paths := make([]string, len(toolsets))
+	for i, t := range toolsets {
+		paths[i] = "/mcp/" + t
+	}
+	return strings.Join(paths, ", ")
 }
 
 // scope is the set of tools a request's key may reach; nil means all.

@@ -316,13 +316,17 @@ func TestMCPMount(t *testing.T) {
 	}{
 		{"/mcp", "", 401, ""},
 		{"/mcp", reader, 403, ""},
-		{"/mcp", scoped, 403, ""},
+		{"/mcp", scoped, 403, "this key reaches toolsets math only: use their MCP endpoints (/mcp/math)"},
+		{"/mcp/text", scoped, 403, "/mcp/math"},
+		{"/mcp/math/x", scoped, 403, "/mcp/math"},
+		{"/mcp/math", scoped, 200, "mcp /mcp/math"},
+		{"/mcp/math", reader, 403, ""},
 		{"/mcp", all, 200, "mcp /mcp"},
 		{"/mcp/sse", all, 200, "mcp /mcp/sse"},
 	}
 	for _, tt := range tests {
 		status, b := do(t, hs, "POST", tt.path, tt.key, "{}")
-		if status != tt.status || (tt.body != "" && string(b) != tt.body) {
+		if status != tt.status || (tt.body != "" && !strings.Contains(string(b), tt.body)) {
 			t.Errorf("POST %s: got %d %s, want %d %s", tt.path, status, b, tt.status, tt.body)
 		}
 	}
