@@ -10,8 +10,11 @@ import (
 
 // srvGuard refuses requests that a web page could have made the browser
 // send: to a loopback listener under a foreign Host name (DNS rebinding),
-// or with a foreign Origin (a cross-site request). Clients that are not
-// browsers send no Origin and a loopback Host, and pass.
+// or from another origin, which a page on another port of the same
+// machine is (browsers mark its requests Sec-Fetch-Site: same-site).
+// Clients that are not browsers send no Origin and a loopback Host, and
+// pass. The SDK's handler takes a POST only as application/json, which a
+// page of another origin cannot send without a preflight.
 func (s *Server) srvGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		loopback := srvLocalIsLoopback(r)
@@ -19,18 +22,27 @@ func (s *Server) srvGuard(next http.Handler) http.Handler {
 			http.Error(w, "forbidden: the Host header does not name this server", http.StatusForbidden)
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !s.srvOriginAllowed(o, r.Host) {
+		o := r.Header.Get("Origin")
+		if o != "" && !s.srvOriginAllowed(o, r) {
 			http.Error(w, "forbidden: cross-origin request", http.StatusForbidden)
 			return
+		}
+		switch r.Header.Get("Sec-Fetch-Site") {
+		case "", "same-origin", "none":
+		default:
+			if o == "" || !slices.Contains(s.opts.AllowedOrigins, o) {
+				http.Error(w, "forbidden: cross-origin request", http.StatusForbidden)
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// srvOriginAllowed accepts the listed origins, the request's own host, and
-// any loopback origin: a page served from this machine is trusted as much
-// as its user.
-func (s *Server) srvOriginAllowed(origin, host string) bool {
+// srvOriginAllowed accepts the listed origins and the request's own
+// origin (its scheme and Host), nothing else: a page served from another
+// port of this machine is another origin, trusted no more than any site.
+func (s *Server) srvOriginAllowed(origin string, r *http.Request) bool {
 	if slices.Contains(s.opts.AllowedOrigins, origin) {
 		return true
 	}
@@ -38,7 +50,23 @@ func (s *Server) srvOriginAllowed(origin, host string) bool {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return false // "null", file pages and the like
 	}
-	return strings.EqualFold(u.Host, host) || srvIsLoopbackHost(u.Hostname())
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return strings.EqualFold(u.Scheme, scheme) && strings.EqualFold(srvWithPort(u.Host, scheme), srvWithPort(r.Host, scheme))
+}
+
+// srvWithPort is host with the scheme's default port when it names none.
+func srvWithPort(host, scheme string) string {
+	if _, _, err := net.SplitHostPort(host); err == nil {
+		return host
+	}
+	port := "80"
+	if scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(strings.Trim(host, "[]"), port)
 }
 
 // srvLocalIsLoopback reports whether the request arrived on a loopback

@@ -284,6 +284,16 @@ func TestFaultServeBrowserRequests(t *testing.T) {
 		{"cross-site simple POST", "", "http://evil.example", "text/plain;charset=UTF-8"},
 		{"DNS rebinding", "evil.example:7420", "", "application/json"},
 		{"DNS rebinding, same origin", "evil.example:7420", "http://evil.example:7420", "text/plain"},
+		// A page on another port of this machine is another origin, and
+		// Chrome marks its requests same-site, not cross-site.
+		{"other loopback port, text/plain", "", "http://127.0.0.1:1", "text/plain;charset=UTF-8"},
+		{"other loopback port, JSON", "", "http://127.0.0.1:1", "application/json"},
+		{"localhost, other port", "", "http://localhost:1", "application/x-www-form-urlencoded"},
+		{"own host, other scheme", "", "https://SELF", "application/json"},
+		{"same-site, no Origin", "", "", "text/plain|Sec-Fetch-Site: same-site"},
+		{"own origin, form body", "", "http://SELF", "application/x-www-form-urlencoded"},
+		{"no Origin, text/plain", "", "", "text/plain"},
+		{"no Origin, no Content-Type", "", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,7 +306,13 @@ func TestFaultServeBrowserRequests(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				req.Header.Set("Content-Type", tt.contentType)
+				ct, site, _ := strings.Cut(tt.contentType, "|Sec-Fetch-Site: ")
+				if ct != "" {
+					req.Header.Set("Content-Type", ct)
+				}
+				if site != "" {
+					req.Header.Set("Sec-Fetch-Site", site)
+				}
 				if path == "/mcp" {
 					req.Header.Set("Accept", "application/json, text/event-stream")
 				}
@@ -304,7 +320,7 @@ func TestFaultServeBrowserRequests(t *testing.T) {
 					req.Host = tt.host
 				}
 				if tt.origin != "" {
-					req.Header.Set("Origin", tt.origin)
+					req.Header.Set("Origin", strings.Replace(tt.origin, "SELF", strings.TrimPrefix(s.url, "http://"), 1))
 				}
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
@@ -315,6 +331,43 @@ func TestFaultServeBrowserRequests(t *testing.T) {
 				if resp.StatusCode != http.StatusForbidden {
 					t.Errorf("POST %s: %d %.200s; want 403", path, resp.StatusCode, b)
 				}
+			}
+		})
+	}
+}
+
+// TestServeBrowserGuardLetsOwnOriginIn is the other side of
+// TestFaultServeBrowserRequests: the console (a page of the server's own
+// origin, sending JSON), a typed address (Sec-Fetch-Site: none) and
+// programs (no Origin) still reach the API of a server without keys.
+func TestServeBrowserGuardLetsOwnOriginIn(t *testing.T) {
+	s := startServe(t, "")
+	tests := []struct{ name, origin, site string }{
+		{"console", s.url, "same-origin"},
+		{"typed address", "", "none"},
+		{"program", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest("POST", s.url+"/v1/tools/echo/call", strings.NewReader(`{"arguments":{"message":"hi"}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json; charset=utf-8")
+			if tt.origin != "" {
+				req.Header.Set("Origin", tt.origin)
+			}
+			if tt.site != "" {
+				req.Header.Set("Sec-Fetch-Site", tt.site)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("POST /v1/tools/echo/call: %d %.200s; want 200", resp.StatusCode, b)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -117,12 +118,16 @@ func withConsole(api http.Handler) http.Handler {
 }
 
 // browserGuard keeps web pages out of a server that has no keys (and so
-// listens on loopback only): a request must name a loopback host (no DNS
-// rebinding) and come from no origin or a loopback one, and not be marked
-// cross-site by the browser (Sec-Fetch-Site): a page's cross-site form or
-// text/plain post, which needs no CORS preflight, is refused. Programs
-// (curl, SDKs) send neither header. Refusals are 403 in the API's error
-// shape.
+// listens on loopback only). A page on another port of this machine is
+// another origin too, and browsers mark its requests "same-site", so
+// loopback is not enough: a request must name a loopback host (no DNS
+// rebinding); carry no Origin or exactly the server's own (scheme, host
+// and port of the request); be marked by the browser (Sec-Fetch-Site)
+// "same-origin", "none" or not at all; and, when it changes something,
+// have a JSON body (Content-Type: application/json), which no form,
+// beacon or text/plain fetch can send without a CORS preflight, and the
+// server answers no preflight. Programs (curl, SDKs) send neither Origin
+// nor Sec-Fetch-Site. Refusals are 403 in the API's error shape.
 func browserGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		refuse := func(why string) {
@@ -134,19 +139,74 @@ func browserGuard(next http.Handler) http.Handler {
 			refuse("this server has no API keys and answers only requests addressed to a loopback host")
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" {
-			u, err := url.Parse(o)
-			if err != nil || !loopbackName(u.Hostname()) {
-				refuse("this server has no API keys and refuses requests from web pages of other origins")
-				return
-			}
+		if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r) {
+			refuse("this server has no API keys and refuses requests from web pages of other origins (Origin " + o + ")")
+			return
 		}
-		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" {
-			refuse("this server has no API keys and refuses requests from other sites")
+		switch site := r.Header.Get("Sec-Fetch-Site"); site {
+		case "", "same-origin", "none":
+		default:
+			refuse("this server has no API keys and refuses requests from web pages of other origins (Sec-Fetch-Site: " + site + ")")
+			return
+		}
+		if changes(r) && !jsonBody(r) {
+			refuse("this server has no API keys and takes a " + r.Method + " only with Content-Type: application/json (what a web page cannot send without asking first)")
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sameOrigin reports whether origin is the origin the request was sent
+// to: its scheme, and its Host with the scheme's default port made
+// explicit. localhost and 127.0.0.1 are different origins to a browser,
+// and so to this test.
+func sameOrigin(origin string, r *http.Request) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || u.Path != "" || u.User != nil {
+		return false
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if !strings.EqualFold(u.Scheme, scheme) {
+		return false
+	}
+	return strings.EqualFold(withPort(u.Host, scheme), withPort(r.Host, scheme))
+}
+
+// withPort is host with the scheme's default port when it names none.
+func withPort(host, scheme string) string {
+	if _, _, err := net.SplitHostPort(host); err == nil {
+		return host
+	}
+	port := "80"
+	if scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(strings.Trim(host, "[]"), port)
+}
+
+// changes reports whether a request may change state and carries a body.
+// A DELETE without a body (an MCP client ending its session) passes: a
+// browser asks first (a CORS preflight) before any DELETE, and the
+// server answers no preflight.
+func changes(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	case http.MethodDelete:
+		return r.ContentLength != 0
+	}
+	return true
+}
+
+// jsonBody reports whether the request declares a JSON body
+// (application/json, parameters such as charset allowed).
+func jsonBody(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
 }
 
 func hostOnly(hostport string) string {
