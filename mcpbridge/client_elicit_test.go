@@ -143,3 +143,13 @@ func TestImportElicit(t *testing.T) {
 		})
 	}
 }
+
+// impJSONText decodes s, a JSON text a test expects or got.
+func impJSONText(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return v
+}

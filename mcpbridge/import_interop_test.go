@@ -1,3 +1,5 @@
+//go:build unix
+
 package mcpbridge_test
 
 // Interop with the official TypeScript servers, installed by scripts/npm-up
@@ -231,15 +233,6 @@ func impRunCalls(t *testing.T, e *engine.Engine, server string) {
 			t.Errorf("%s %s (-want +got):\n%s", c.tool, c.args, diff)
 		}
 	}
-}
-
-func impJSONText(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("%q: %v", s, err)
-	}
-	return v
 }
 
 // impPidCommand wraps a command so that it writes its pid to a file, and
