@@ -82,11 +82,15 @@ type PendingNotifier interface {
 	NotifiesPending() bool
 }
 
-// Decision is a person's answer to an [ApprovalRequest].
+// Decision is a person's answer to an [ApprovalRequest]. By is who decided
+// as the deciding side knows them (an API key's requester name, the local
+// user), never text a client chose; Note is the client's own free text
+// about the decision, kept apart so that it cannot pass for the decider.
 type Decision struct {
 	Approved bool   `json:"approved"`
 	By       string `json:"by,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // Approver decides whether calls of tools with the confirm permission may

@@ -22,7 +22,7 @@ const nowNanos = `(extract(epoch FROM now()) * 1000000000)::bigint`
 const approvalStatus = `CASE WHEN status = 'pending' AND expires_at <= ` + nowNanos + ` THEN 'expired' ELSE status END`
 
 const approvalColumns = `id, call_id, tool, caller, arguments, digest, created_at, expires_at, ` +
-	approvalStatus + `, approved, decided_by, reason, decided_at, claimed_at, timeout, requested_by`
+	approvalStatus + `, approved, decided_by, reason, decided_at, claimed_at, timeout, requested_by, COALESCE(note, '')`
 
 // CreateApproval records req as pending. An empty ID is given one
 // (wield.NewID), a zero CreatedAt the present time; a zero ExpiresAt never
@@ -82,11 +82,11 @@ func (s *Store) DecideApproval(ctx context.Context, id, digest string, d wield.D
 	}
 	for range 3 {
 		rows, err := s.pool.Query(ctx, s.sql(`UPDATE @approvals
-			SET status = $2, approved = $3, decided_by = $4, reason = $5, decided_at = `+nowNanos+`
+			SET status = $2, approved = $3, decided_by = $4, reason = $5, note = $7, decided_at = `+nowNanos+`
 			WHERE id = $1 AND status = 'pending' AND (expires_at IS NULL OR expires_at > `+nowNanos+`)
 			AND ($6 = '' OR digest = $6)
 			RETURNING `+approvalColumns),
-			id, string(status), d.Approved, text(d.By), text(d.Reason), digest)
+			id, string(status), d.Approved, text(d.By), text(d.Reason), digest, text(d.Note))
 		if err != nil {
 			return nil, fmt.Errorf("postgres: decide approval %s: %w", id, err)
 		}
@@ -182,11 +182,11 @@ func scanApprovals(rows pgx.Rows) ([]*wield.Approval, error) {
 			claimedAt, timeout          *int64
 			status                      string
 			approved                    *bool
-			by, reason                  string
+			by, reason, note            string
 			requester                   *string
 		)
 		err := rows.Scan(&a.ID, &a.CallID, &a.Tool, &caller, (*[]byte)(&a.Arguments), &a.Digest, &created, &expires,
-			&status, &approved, &by, &reason, &decidedAt, &claimedAt, &timeout, &requester)
+			&status, &approved, &by, &reason, &decidedAt, &claimedAt, &timeout, &requester, &note)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +204,7 @@ func scanApprovals(rows pgx.Rows) ([]*wield.Approval, error) {
 			a.RequestedBy = *requester
 		}
 		if approved != nil && (a.Status == wield.ApprovalApproved || a.Status == wield.ApprovalDenied) {
-			a.Decision = &wield.Decision{Approved: *approved, By: by, Reason: reason}
+			a.Decision = &wield.Decision{Approved: *approved, By: by, Reason: reason, Note: note}
 		}
 		out = append(out, &a)
 	}

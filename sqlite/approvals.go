@@ -12,7 +12,7 @@ import (
 )
 
 const approvalColumns = `id, call_id, tool, caller, arguments, digest, created_at, expires_at, status,
-	approved, decided_by, reason, decided_at, claimed_at, timeout, requested_by`
+	approved, decided_by, reason, decided_at, claimed_at, timeout, requested_by, note`
 
 // CreateApproval keeps a pending approval. A request without an ID gets
 // one, and one without a creation time gets the present. It fails when the
@@ -62,9 +62,9 @@ func (s *Store) DecideApproval(ctx context.Context, id, digest string, d wield.D
 			status = wield.ApprovalApproved
 		}
 		res, err := c.ExecContext(ctx, `UPDATE approvals
-			SET status = ?, approved = ?, decided_by = ?, reason = ?, decided_at = ?
+			SET status = ?, approved = ?, decided_by = ?, reason = ?, decided_at = ?, note = NULLIF(?, '')
 			WHERE id = ? AND status = 'pending' AND (expires_at IS NULL OR expires_at > ?) AND (? = '' OR digest = ?)`,
-			string(status), boolInt(d.Approved), d.By, d.Reason, now.UnixMicro(), id, now.UnixMicro(), digest, digest)
+			string(status), boolInt(d.Approved), d.By, d.Reason, now.UnixMicro(), d.Note, id, now.UnixMicro(), digest, digest)
 		if err != nil {
 			return describe(err)
 		}
@@ -222,10 +222,10 @@ func scanApprovals(rows *sql.Rows, now time.Time) ([]*wield.Approval, error) {
 		var created int64
 		var expires, decided, claimed, timeout sql.NullInt64
 		var approved sql.NullBool
-		var by, reason, requester sql.NullString
+		var by, reason, requester, note sql.NullString
 		var status string
 		if err := rows.Scan(&a.ID, &a.CallID, &a.Tool, &caller, (*[]byte)(&a.Arguments), &a.Digest,
-			&created, &expires, &status, &approved, &by, &reason, &decided, &claimed, &timeout, &requester); err != nil {
+			&created, &expires, &status, &approved, &by, &reason, &decided, &claimed, &timeout, &requester, &note); err != nil {
 			return nil, describe(err)
 		}
 		if err := json.Unmarshal([]byte(caller), &a.Caller); err != nil {
@@ -238,7 +238,7 @@ func scanApprovals(rows *sql.Rows, now time.Time) ([]*wield.Approval, error) {
 			a.Status = wield.ApprovalExpired
 		}
 		if approved.Valid {
-			a.Decision = &wield.Decision{Approved: approved.Bool, By: by.String, Reason: reason.String}
+			a.Decision = &wield.Decision{Approved: approved.Bool, By: by.String, Reason: reason.String, Note: note.String}
 			a.DecidedAt = fromMicros(decided)
 		}
 		a.ClaimedAt = fromMicros(claimed)

@@ -71,7 +71,7 @@ func testApprovals(t *testing.T, e *env) {
 	}
 
 	before := time.Now()
-	decided, err := e.s.DecideApproval(ctx, "a1", "digest-a1", wield.Decision{Approved: true, By: "ann", Reason: "fine"})
+	decided, err := e.s.DecideApproval(ctx, "a1", "digest-a1", wield.Decision{Approved: true, By: "ann", Reason: "fine", Note: "from the phone"})
 	after := time.Now()
 	if err != nil {
 		t.Fatalf("DecideApproval: %v", err)
@@ -80,7 +80,7 @@ func testApprovals(t *testing.T, e *env) {
 		t.Errorf("DecidedAt %v, not between %v and %v", decided.DecidedAt, before, after)
 	}
 	approved := &wield.Approval{ApprovalRequest: *a, Status: wield.ApprovalApproved,
-		Decision: &wield.Decision{Approved: true, By: "ann", Reason: "fine"}, DecidedAt: decided.DecidedAt}
+		Decision: &wield.Decision{Approved: true, By: "ann", Reason: "fine", Note: "from the phone"}, DecidedAt: decided.DecidedAt}
 	if diff := cmp.Diff(approved, decided, cmpOpts); diff != "" {
 		t.Errorf("DecideApproval (-want +got)\n%s", diff)
 	}
