@@ -15,10 +15,15 @@ type ApprovalList struct {
 // DecisionRequest is the body of POST /v1/approvals/{id}/approve and
 // .../deny. Digest is required: it is the digest of the arguments the person
 // saw, and a decision on other arguments than the pending call's is refused.
+// Note is free text kept with the decision as the client's word; who
+// decided is the server's to say (see [Server] decide), so By is refused.
 type DecisionRequest struct {
 	Digest string `json:"digest"`
-	By     string `json:"by,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	Note   string `json:"note,omitempty"`
+	// By is refused when set: the decider is the key that decides, or the
+	// local user on a server without keys. It is read only to say so.
+	By string `json:"by,omitempty"`
 }
 
 // listApprovals answers GET /v1/approvals?status= (pending by default;
@@ -73,9 +78,9 @@ func (s *Server) deny(w http.ResponseWriter, r *http.Request) error    { return 
 
 // decide records a decision bound to the digest of the arguments decided
 // on; the waiting call is woken. The key that asked for the call is refused
-// the decision unless the server allows self-approval; the decision names
-// the key that made it beside what the body says (by), which is the
-// client's own word.
+// the decision unless the server allows self-approval. The decision's by is
+// the decider as the server knows them (see [decider]); the client's own
+// text goes to note.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request, approved bool) error {
 	var req DecisionRequest
 	if err := decode(r, &req); err != nil {
@@ -84,25 +89,38 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, approved bool) e
 	if req.Digest == "" {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "digest is required: the digest of the arguments decided on, as GET /v1/approvals shows it")
 	}
+	if req.By != "" {
+		return apiError(http.StatusBadRequest, CodeBadRequest, "by is not taken: the server records who decides (the key, or the local user without keys); send your own text as note")
+	}
 	a, err := s.approval(r)
 	if err != nil {
 		return err
 	}
-	by := req.By
-	if k := KeyFrom(r.Context()); k != nil {
-		if a.RequestedBy == requester(k) && !s.selfOK {
-			return apiError(http.StatusForbidden, CodeForbidden, "this key asked for the call: the key that asked cannot decide its approval; decide with another key that has the \"approve\" right (or set server.self_approval: true for a single-user setup)")
-		}
-		if by == "" {
-			by = requester(k)
-		} else {
-			by += " (" + requester(k) + ")"
-		}
+	if k := KeyFrom(r.Context()); k != nil && a.RequestedBy == requester(k) && !s.selfOK {
+		return apiError(http.StatusForbidden, CodeForbidden, "this key asked for the call: the key that asked cannot decide its approval; decide with another key that has the \"approve\" right (or set server.self_approval: true for a single-user setup)")
 	}
-	a, err = s.decider.Decide(r.Context(), r.PathValue("id"), req.Digest, wield.Decision{Approved: approved, By: by, Reason: req.Reason})
+	a, err = s.decider.Decide(r.Context(), r.PathValue("id"), req.Digest, wield.Decision{Approved: approved, By: decider(r), Reason: req.Reason, Note: req.Note})
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, a)
 	return nil
+}
+
+// decider is who made a decision, as the server knows them: the key
+// (key:ID, and its name when it has one) on a server with keys; without
+// keys, whoever reaches the server is its local user, "console" when a
+// browser sent the request (a keyless wield serve admits only pages of its
+// own origin) and "local user" otherwise.
+func decider(r *http.Request) string {
+	if k := KeyFrom(r.Context()); k != nil {
+		if k.Name != "" {
+			return requester(k) + " (" + k.Name + ")"
+		}
+		return requester(k)
+	}
+	if r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != "" {
+		return "console"
+	}
+	return "local user"
 }

@@ -329,7 +329,7 @@ func TestApprovalNeedsItsOwnRight(t *testing.T) {
 		t.Fatal(err)
 	}
 	decide := func(hs *httptest.Server, key string, a *wield.Approval) (int, []byte) {
-		return do(t, hs, "POST", "/v1/approvals/"+a.ID+"/approve", key, `{"digest":"`+a.Digest+`","by":"me"}`)
+		return do(t, hs, "POST", "/v1/approvals/"+a.ID+"/approve", key, `{"digest":"`+a.Digest+`","note":"me"}`)
 	}
 
 	t.Run("refused", func(t *testing.T) {
@@ -343,7 +343,7 @@ func TestApprovalNeedsItsOwnRight(t *testing.T) {
 		if status, b := do(t, hs, "POST", "/v1/approvals/"+a.ID+"/deny", agent, `{"digest":"`+a.Digest+`"}`); status != 403 {
 			t.Errorf("the call key denies: %d %s; want 403", status, b)
 		}
-		if status, b := decide(hs, reviewer, a); status != 200 || !strings.Contains(string(b), `"by":"me (key:`+reviewerID+`)"`) {
+		if status, b := decide(hs, reviewer, a); status != 200 || !strings.Contains(string(b), `"by":"key:`+reviewerID+`"`) || !strings.Contains(string(b), `"note":"me"`) {
 			t.Errorf("the reviewer approves: %d %s", status, b)
 		}
 		if status, b := wait(); status != 200 || !strings.Contains(string(b), "purged users") {
@@ -384,13 +384,45 @@ func TestApprovalNeedsItsOwnRight(t *testing.T) {
 		if a.RequestedBy != "" {
 			t.Errorf("keyless requested_by = %q", a.RequestedBy)
 		}
-		if status, b := decide(hs, "", a); status != 200 {
-			t.Errorf("a keyless server approves as today: %d %s", status, b)
+		if status, b := decide(hs, "", a); status != 200 || !strings.Contains(string(b), `"by":"local user"`) {
+			t.Errorf("a keyless server approves as today, by the local user: %d %s", status, b)
 		}
 		if status, b := wait(); status != 200 || !strings.Contains(string(b), "purged tmp") {
 			t.Errorf("the approved call: %d %s", status, b)
 		}
 	})
+}
+
+// TestDecisionByIsTheDecider is the attack of a key holder who records a
+// decision under another name: by is refused in the body, and the decision
+// names the key that made it; the client's text is kept as note only.
+func TestDecisionByIsTheDecider(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	agent, _ := mustKey(t, file, nil, RightCall)
+	reviewer, reviewerID := mustKey(t, file, nil, RightApprove)
+	ring, err := NewKeyring(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hs, _ := rightsServer(t, ring, Options{})
+	wait := callAsync(t, hs, agent, "purge", `{"table":"users"}`)
+	a := pendingOf(t, hs, reviewer, "purge")
+	status, b := do(t, hs, "POST", "/v1/approvals/"+a.ID+"/approve", reviewer, `{"digest":"`+a.Digest+`","by":"the CEO"}`)
+	if status != 400 || !strings.Contains(string(b), "by is not taken") {
+		t.Errorf("a decision by another name: %d %s; want 400 saying by is not taken", status, b)
+	}
+	status, b = do(t, hs, "POST", "/v1/approvals/"+a.ID+"/approve", reviewer, `{"digest":"`+a.Digest+`","note":"the CEO said so"}`)
+	var got wield.Approval
+	if status != 200 || json.Unmarshal(b, &got) != nil || got.Decision == nil {
+		t.Fatalf("approve with a note: %d %s", status, b)
+	}
+	want := wield.Decision{Approved: true, By: "key:" + reviewerID, Note: "the CEO said so"}
+	if diff := cmp.Diff(want, *got.Decision); diff != "" {
+		t.Errorf("the decision (-want +got):\n%s", diff)
+	}
+	if status, b := wait(); status != 200 {
+		t.Errorf("the approved call: %d %s", status, b)
+	}
 }
 
 // eventually polls cond for up to 5 s.
