@@ -37,7 +37,32 @@ var (
 	// ErrDigestMismatch is returned when a decision names other arguments
 	// than the pending call's.
 	ErrDigestMismatch = errors.New("wield: approval is for other arguments")
+	// ErrApprovalCanceled is returned by an [Approver] whose caller
+	// canceled the call on purpose (see [CanceledOnPurpose]) while it
+	// waited: the approval was ended (denied, its reason saying so) and
+	// claimed, so the engine records the call as canceled at once.
+	ErrApprovalCanceled = errors.New("wield: the caller canceled the call while waiting for approval")
+	// ErrCallerCanceled is the cause with which a caller cancels a call on
+	// purpose (context.WithCancelCause), as an MCP client's
+	// notifications/cancelled does. A call so canceled while it waits for
+	// approval ends that approval. A plain cancellation, as of an HTTP
+	// request whose client disconnected, leaves the approval pending: the
+	// call runs if it is approved, and is recorded then.
+	ErrCallerCanceled = errors.New("wield: the caller canceled the call")
 )
+
+// CanceledOnPurpose reports whether ctx ended because its caller meant to
+// end the call: canceled with [ErrCallerCanceled] as the cause, or past
+// its deadline (the caller's own timeout). Why: a call waiting for approval
+// that its caller ended on purpose ends its approval too, while one whose
+// caller merely went away leaves the approval to a person.
+func CanceledOnPurpose(ctx context.Context) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	cause := context.Cause(ctx)
+	return errors.Is(cause, ErrCallerCanceled) || errors.Is(cause, context.DeadlineExceeded)
+}
 
 // ApprovalStore keeps approvals durably. DecideApproval is an atomic claim:
 // of two decisions at once exactly one wins; a decision on an approval that

@@ -209,7 +209,10 @@ func (in *Inbox) poke() {
 }
 
 // Approve records the request as pending and waits for its decision, its
-// expiry, or ctx's end.
+// expiry, or ctx's end. A caller that ends ctx on purpose
+// ([wield.CanceledOnPurpose]) ends the approval too: it is denied, its
+// reason saying the caller canceled, and Approve fails with
+// [wield.ErrApprovalCanceled]. A caller that merely left leaves it pending.
 func (in *Inbox) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield.Decision, error) {
 	if err := in.store.CreateApproval(ctx, req); err != nil {
 		return wield.Decision{}, fmt.Errorf("approval: create %s: %w", req.ID, err)
@@ -218,7 +221,11 @@ func (in *Inbox) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield
 		req.Pending()
 	}
 	d, err := in.wait(ctx, req.ID)
-	if err != nil && ctx.Err() != nil && (req.ExpiresAt.IsZero() || time.Now().Before(req.ExpiresAt)) {
+	early := req.ExpiresAt.IsZero() || time.Now().Before(req.ExpiresAt)
+	if err != nil && early && wield.CanceledOnPurpose(ctx) && in.withdraw(ctx, req.ID) {
+		return wield.Decision{}, fmt.Errorf("approval %s: %w", req.ID, wield.ErrApprovalCanceled)
+	}
+	if err != nil && ctx.Err() != nil && early {
 		// The caller left before the expiry: the decision, when it comes,
 		// is taken up by Resume without delay.
 		in.mu.Lock()
@@ -229,6 +236,38 @@ func (in *Inbox) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield
 		in.poke()
 	}
 	return d, err
+}
+
+// canceledReason is the reason of the denial that ends an approval whose
+// caller canceled the call; canceledBy is who it says decided.
+const (
+	canceledReason = "the caller canceled the call while waiting for approval"
+	canceledBy     = "caller"
+)
+
+// withdraw ends pending approval id whose caller canceled on purpose: it is
+// denied (By "caller", the reason saying why) and claimed at once, so no
+// person decides it and no run takes it up; the caller's engine records
+// the call. It reports false when a decision came first (the call is then
+// left to Resume, as one whose caller left).
+func (in *Inbox) withdraw(ctx context.Context, id string) bool {
+	ctx = context.WithoutCancel(ctx)
+	if _, err := in.store.DecideApproval(ctx, id, "", wield.Decision{By: canceledBy, Reason: canceledReason}); err != nil {
+		if !errors.Is(err, wield.ErrAlreadyDecided) {
+			in.log.Error("approval: end the approval of a canceled call", "approval_id", id, "err", err)
+		}
+		return false
+	}
+	if err := in.ClaimApproval(ctx, id); err != nil {
+		// Denied but not claimed: Resume may record the refusal too.
+		in.log.Error("approval: claim the approval of a canceled call", "approval_id", id, "err", err)
+	}
+	if in.notifier != nil {
+		if err := in.notifier.NotifyDecision(ctx, id); err != nil {
+			in.log.Warn("approval: tell other servers of a decision; they will see it by polling", "id", id, "error", err)
+		}
+	}
+	return true
 }
 
 // NotifiesPending reports that Approve calls ApprovalRequest.Pending once

@@ -54,6 +54,13 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 	} else {
 		announce()
 	}
+	if k.Timeout > 0 {
+		// The caller's own timeout bounds its wait for approval too: when
+		// it elapses, the caller is done with the call, on purpose.
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, k.Timeout, wield.ErrCallerCanceled)
+		defer stop()
+	}
 	actx, cancel := context.WithDeadline(ctx, req.ExpiresAt)
 	var d wield.Decision
 	var err error
@@ -65,6 +72,11 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 	switch {
 	case err != nil && ctx.Err() != nil:
 		e.publish(k, wield.EventPermissionDecided, "canceled")
+		if errors.Is(err, wield.ErrApprovalCanceled) {
+			// The caller ended the call on purpose and the approver ended
+			// the approval: nobody will take it up, so it is recorded here.
+			return k.fail(wield.ErrCanceled, fmt.Sprintf("the caller canceled the call while it waited for approval %s; the approval is ended and the call did not run", req.ID))
+		}
 		if durable {
 			// The approval outlives this caller: the call is parked, not
 			// finished; once decided, it runs (or is refused) and is
@@ -72,7 +84,7 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 			k.parked = true
 			return k.fail(wield.ErrCanceled, fmt.Sprintf("the caller left while the call waited for approval %s; it stays pending, and if it is approved the call runs then and is recorded under this call ID", req.ID))
 		}
-		return k.fail(wield.ErrCanceled, "the call was canceled while waiting for approval")
+		return k.fail(wield.ErrCanceled, "the caller canceled the call while waiting for approval")
 	case err != nil:
 		msg := "no decision"
 		expired := errors.Is(err, context.DeadlineExceeded)

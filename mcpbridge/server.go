@@ -521,12 +521,39 @@ var srvInternal = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "inte
 // and its text stays in the log.
 func (s *Server) srvHandler(ep *srvEndpoint) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, stop := srvCancelOnPurpose(ctx)
+		defer stop()
 		res, err := s.srvCall(ctx, ep, req.Session, req.Params)
 		if err != nil {
 			return nil, err
 		}
 		return s.srvResult(res), nil
 	}
+}
+
+// srvCancelOnPurpose returns ctx, whose cancellation by the client's
+// notifications/cancelled carries [wield.ErrCallerCanceled] as its cause:
+// the SDK cancels a request so, without a cause, while a connection that
+// fails or closes gives its own. Why: a call the client canceled on
+// purpose while it waited for approval ends that approval, one whose
+// client went away does not (see [wield.CanceledOnPurpose]). stop releases
+// what it holds.
+func srvCancelOnPurpose(ctx context.Context) (context.Context, func()) {
+	out, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	if dl, ok := ctx.Deadline(); ok {
+		var stopDeadline context.CancelFunc
+		out, stopDeadline = context.WithDeadline(out, dl)
+		prev := cancel
+		cancel = func(err error) { prev(err); stopDeadline() }
+	}
+	stopAfter := context.AfterFunc(ctx, func() {
+		cause := context.Cause(ctx)
+		if cause == context.Canceled { //nolint:errorlint // exactly the SDK's cancellation by ID, not one that wraps it
+			cause = wield.ErrCallerCanceled
+		}
+		cancel(cause)
+	})
+	return out, func() { stopAfter(); cancel(nil) }
 }
 
 // srvCall is a tools/call as the engine sees it, with the request in ctx for

@@ -1,0 +1,78 @@
+package approval_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wieldhq/wield"
+)
+
+// TestCallerCancelsWhileWaiting: a caller that ends its call on purpose
+// while it waits for approval (cancel with wield.ErrCallerCanceled, as an
+// MCP client's notifications/cancelled, or its own timeout elapsing) ends
+// the approval (denied, the reason saying the caller canceled, claimed)
+// and the call is recorded as canceled at once. A caller that merely left
+// (a plain cancel, as a disconnected HTTP client) leaves the approval
+// pending and the call unrecorded, for a person to decide.
+func TestCallerCancelsWhileWaiting(t *testing.T) {
+	tests := []struct {
+		name    string
+		timeout time.Duration                 // the call's own timeout
+		cancel  func(context.CancelCauseFunc) // how the caller ends it; nil: not at all
+		want    wield.ApprovalStatus          // the approval's status after
+		record  bool                          // the call is recorded
+	}{
+		{"notifications/cancelled", 0, func(c context.CancelCauseFunc) { c(wield.ErrCallerCanceled) }, wield.ApprovalDenied, true},
+		{"the call's timeout", 300 * time.Millisecond, nil, wield.ApprovalDenied, true},
+		{"disconnected", 0, func(c context.CancelCauseFunc) { c(nil) }, wield.ApprovalPending, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs atomic.Int64
+			w := newWorld(t, filepath.Join(t.TempDir(), "w.db"), &runs)
+			defer w.close(t)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			if tt.cancel != nil {
+				go func() {
+					pendingOne(t, w.inbox)
+					tt.cancel(cancel)
+				}()
+			}
+			res, err := w.eng.Call(ctx, wield.Call{Tool: "rm", Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Timeout: tt.timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorType != wield.ErrCanceled || runs.Load() != 0 {
+				t.Errorf("result %s %q, %d runs; want canceled, not run", res.ErrorType, res.Error, runs.Load())
+			}
+			list, err := w.store.Approvals(context.Background(), "")
+			if err != nil || len(list) != 1 {
+				t.Fatalf("approvals: %v %d", err, len(list))
+			}
+			a := list[0]
+			if a.Status != tt.want {
+				t.Errorf("approval status %s, want %s", a.Status, tt.want)
+			}
+			if tt.want == wield.ApprovalDenied {
+				if a.Decision == nil || a.Decision.By != "caller" || !strings.Contains(a.Decision.Reason, "the caller canceled the call while waiting for approval") || a.ClaimedAt.IsZero() {
+					t.Errorf("approval %+v decision %+v; want denied by the caller, saying so, and claimed", a, a.Decision)
+				}
+				if !strings.Contains(res.Error, "the caller canceled the call while it waited for approval "+a.ID) {
+					t.Errorf("result error %q does not say the caller canceled while waiting for approval %s", res.Error, a.ID)
+				}
+			}
+			rec, err := w.store.Call(context.Background(), res.CallID)
+			if got := err == nil && rec.Result != nil; got != tt.record {
+				t.Errorf("recorded %v (%v), want %v", got, err, tt.record)
+			} else if got && rec.Result.ErrorType != wield.ErrCanceled {
+				t.Errorf("record error type %s, want canceled", rec.Result.ErrorType)
+			}
+		})
+	}
+}
