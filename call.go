@@ -51,7 +51,11 @@ type Call struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Caller    Caller          `json:"caller"`
-	// Timeout overrides the tool's timeout for this call.
+	// Timeout overrides the tool's timeout for this call. It also bounds
+	// the wait for approval of a confirm tool: when it elapses first, the
+	// caller is done with the call, which ends as canceled and ends its
+	// approval (see [CanceledOnPurpose]); an approved call then gets the
+	// whole Timeout to run.
 	Timeout time.Duration `json:"timeout,omitempty"`
 	// Priority orders waiting calls under the priority strategy; higher first.
 	Priority int `json:"priority,omitempty"`
