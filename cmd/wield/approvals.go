@@ -73,7 +73,7 @@ func (a *app) decideCommand(approve bool) *cobra.Command {
 	if approve {
 		verb, past = "approve", "approved"
 	}
-	var digest, by, reason string
+	var digest, note, reason string
 	cmd := &cobra.Command{
 		Use:   verb + " ID",
 		Short: map[bool]string{true: "Approve a pending call", false: "Deny a pending call"}[approve],
@@ -83,9 +83,9 @@ the arguments shown by 'wield approvals list' is used.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
-			if by == "" {
-				by = os.Getenv("USER")
-			}
+			// Whoever can open the store decides as the user they are;
+			// what they say of themselves is a note.
+			by := "cli:" + os.Getenv("USER")
 			return a.withStore(cmd.Context(), func(s wield.Storage) error {
 				ap, err := s.Approval(cmd.Context(), id)
 				if errors.Is(err, wield.ErrNotFound) {
@@ -103,7 +103,7 @@ the arguments shown by 'wield approvals list' is used.`,
 				// store is, or closing the store waits for it.
 				inbox := approval.New(s, nil)
 				defer inbox.Close()
-				got, err := inbox.Decide(cmd.Context(), id, d, wield.Decision{Approved: approve, By: by, Reason: reason})
+				got, err := inbox.Decide(cmd.Context(), id, d, wield.Decision{Approved: approve, By: by, Reason: reason, Note: note})
 				switch {
 				case errors.Is(err, wield.ErrAlreadyDecided):
 					return fmt.Errorf("approval %s is no longer pending (%s)", id, ap.Status)
@@ -118,7 +118,7 @@ the arguments shown by 'wield approvals list' is used.`,
 		},
 	}
 	cmd.Flags().StringVar(&digest, "digest", "", "the digest of the arguments decided on")
-	cmd.Flags().StringVar(&by, "by", "", "who decides (default $USER)")
+	cmd.Flags().StringVar(&note, "note", "", "free text kept with the decision (who decides is recorded as cli:$USER)")
 	cmd.Flags().StringVar(&reason, "reason", "", "why")
 	return cmd
 }

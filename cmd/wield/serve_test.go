@@ -457,17 +457,17 @@ func TestServeApproval(t *testing.T) {
 			t.Errorf("decision with another digest: %v", err)
 		}
 		if approve {
-			decided, err := c.Decide(ctx, p.ID, approve, httpapi.DecisionRequest{Digest: p.Digest, By: "tester", Reason: "test"})
+			decided, err := c.Decide(ctx, p.ID, approve, httpapi.DecisionRequest{Digest: p.Digest, Note: "tester", Reason: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if decided.Decision == nil || !decided.Decision.Approved || decided.Decision.By != "tester" {
+			if decided.Decision == nil || !decided.Decision.Approved || decided.Decision.By != "local user" || decided.Decision.Note != "tester" {
 				t.Errorf("decided approval %+v", decided)
 			}
 		} else {
 			// Another process decides in the shared store; the server's
 			// waiting call sees it.
-			code, out, errs := run(t, "approvals", "deny", p.ID, "--db", s.db, "--by", "cli", "--reason", "not today")
+			code, out, errs := run(t, "approvals", "deny", p.ID, "--db", s.db, "--note", "from the terminal", "--reason", "not today")
 			if code != 0 || !strings.HasPrefix(out, "denied "+p.ID) {
 				t.Fatalf("approvals deny: exit %d\n%s%s", code, out, errs)
 			}
@@ -491,8 +491,13 @@ func TestServeApproval(t *testing.T) {
 			t.Errorf("denied call: %+v", a.res)
 		}
 	}
-	if status, b := s.request(t, "GET", "/v1/approvals?status=approved", "", ""); status != 200 || !strings.Contains(string(b), `"by":"tester"`) {
+	if status, b := s.request(t, "GET", "/v1/approvals?status=approved", "", ""); status != 200 || !strings.Contains(string(b), `"by":"local user"`) || !strings.Contains(string(b), `"note":"tester"`) {
 		t.Errorf("approved approvals: %d %s", status, b)
+	}
+	// The CLI decides as the user it runs as; --note is its own word.
+	if status, b := s.request(t, "GET", "/v1/approvals?status=denied", "", ""); status != 200 ||
+		!strings.Contains(string(b), `"by":"cli:`+os.Getenv("USER")+`"`) || !strings.Contains(string(b), `"note":"from the terminal"`) {
+		t.Errorf("denied approvals: %d %s", status, b)
 	}
 }
 
