@@ -187,3 +187,65 @@ func journeyBrowser(t *testing.T, path string) context.Context {
 	t.Cleanup(bcancel)
 	return bctx
 }
+
+// TestJourneyAttackDecisionUnderAnotherName: a key holder with the approve
+// right decides a call and names someone else as the decider. The body's
+// by is refused with a 400 that says why; the decision records the key
+// (its ID and name) as by, and the holder's text only as note, which is
+// what `wield approvals list` then shows.
+func TestJourneyAttackDecisionUnderAnotherName(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/mark.yaml", markTool)
+	agent, _ := makeKey(t, u, "--rights", "call", "--name", "agent")
+	reviewer, reviewerID := makeKey(t, u, "--rights", "approve", "--name", "reviewer")
+	s := u.serve("--tools", "tools")
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		postJSON(s.url+"/v1/tools/mark/call", `{"arguments":{"message":"one"}}`, agent)
+	}()
+	var list struct {
+		Approvals []struct {
+			ID     string `json:"id"`
+			Digest string `json:"digest"`
+		} `json:"approvals"`
+	}
+	if !eventually(5*time.Second, func() bool {
+		_, b := s.do("GET", "/v1/approvals", "", bearer(reviewer))
+		return json.Unmarshal(b, &list) == nil && len(list.Approvals) == 1
+	}) {
+		t.Fatalf("no pending approval: %+v", list)
+	}
+	a := list.Approvals[0]
+	code, b := s.do("POST", "/v1/approvals/"+a.ID+"/approve", `{"digest":"`+a.Digest+`","by":"the CEO"}`, bearer(reviewer))
+	if code != 400 || !strings.Contains(string(b), "by is not taken") || !strings.Contains(string(b), "note") {
+		t.Errorf("a decision under another name: %d %s; want 400 pointing to note", code, b)
+	}
+	if got := ranLines(t, u); got != "" {
+		t.Fatalf("mark ran after a refused decision: %q", got)
+	}
+	code, b = s.do("POST", "/v1/approvals/"+a.ID+"/approve", `{"digest":"`+a.Digest+`","note":"the CEO said so"}`, bearer(reviewer))
+	if code != 200 {
+		t.Fatalf("approve with a note: %d %s", code, b)
+	}
+	select {
+	case <-done:
+	case <-time.After(commandLimit):
+		t.Fatal("the approved call did not answer")
+	}
+	var shown []struct {
+		Decision *struct {
+			By   string `json:"by"`
+			Note string `json:"note"`
+		} `json:"decision"`
+	}
+	u.must("approvals", "list", "--status", "all", "--json").json(t, &shown)
+	want := "key:" + reviewerID + " (reviewer)"
+	if len(shown) != 1 || shown[0].Decision == nil || shown[0].Decision.By != want || shown[0].Decision.Note != "the CEO said so" {
+		t.Errorf("approvals list shows %+v; want by %q and the note apart", shown, want)
+	}
+	if got := ranLines(t, u); got != "one\n" {
+		t.Errorf("ran.txt = %q, want the one approved call", got)
+	}
+}

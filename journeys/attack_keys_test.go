@@ -478,7 +478,7 @@ func TestJourneyAttackSelfApproval(t *testing.T) {
 		return func() (int, []byte) { <-done; return code, b }
 	}()
 	a = pending(s, "")
-	if code, b := s.do("POST", "/v1/approvals/"+a.ID+"/approve", `{"digest":"`+a.Digest+`","by":"console"}`); code != 200 {
+	if code, b := s.do("POST", "/v1/approvals/"+a.ID+"/approve", `{"digest":"`+a.Digest+`","note":"console"}`); code != 200 {
 		t.Errorf("keyless approve: %d %s", code, b)
 	}
 	if code, b := wait(); code != 200 || !strings.Contains(string(b), `"ok":true`) {
