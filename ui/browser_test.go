@@ -449,6 +449,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 		b.wait(t, "the inbox to empty", `document.querySelector(".approvals .empty") !== null && document.querySelector("#pending-badge").hidden`, wait)
 		b.wait(t, "the decision listed", `[...document.querySelectorAll("table .pill")].some((p) => p.textContent === "approved")`, wait)
+		// The decider is who the server knows (the console, on a server
+		// without keys), not a name the page chose.
+		b.wait(t, "the decision by the console", `[...document.querySelectorAll("table td")].some((td) => td.textContent === "console")`, wait)
 
 		// Deny, with a reason, which the caller gets.
 		go func() {

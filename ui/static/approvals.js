@@ -124,7 +124,10 @@ export function page(main) {
         h("td", null, timeEl(a.decided_at || a.expires_at)),
         h("td", null, h("a", { href: `#/tools/${encodeURIComponent(a.tool)}` }, a.tool)),
         h("td", null, h("span", { class: `pill ${a.status === "approved" ? "ok" : a.status === "denied" ? "err" : "wait"}` }, a.status)),
-        h("td", null, (a.decision && a.decision.by) || "—"),
+        // by is the decider as the server knows them; note is the
+        // deciding client's own text, shown apart and as such.
+        h("td", null, (a.decision && a.decision.by) || "—",
+          a.decision && a.decision.note ? h("span", { class: "muted" }, ` — ${a.decision.note}`) : null),
         h("td", null, (a.decision && a.decision.reason) || "—"),
         h("td", null, h("a", { href: `#/calls/${encodeURIComponent(a.call_id)}`, class: "mono small", "aria-label": `Call ${a.call_id}` }, `…${a.call_id.slice(-8)}`))))))));
   }
@@ -136,7 +139,7 @@ export function page(main) {
     art?.querySelectorAll("button").forEach((b) => (b.disabled = true));
     try {
       await api(`/v1/approvals/${encodeURIComponent(a.id)}/${approved ? "approve" : "deny"}`, {
-        method: "POST", body: { digest: a.digest, by: "console", ...(reason ? { reason } : {}) },
+        method: "POST", body: { digest: a.digest, ...(reason ? { reason } : {}) },
       });
       status.textContent = visible(`${approved ? "Approved" : "Denied"} the call of ${a.tool}.`);
       toast(`${approved ? "Approved" : "Denied"}: ${a.tool}`, approved ? "ok" : "info");
