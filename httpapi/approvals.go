@@ -16,7 +16,8 @@ type ApprovalList struct {
 // .../deny. Digest is required: it is the digest of the arguments the person
 // saw, and a decision on other arguments than the pending call's is refused.
 // Note is free text kept with the decision as the client's word; who
-// decided is the server's to say (see [Server] decide), so By is refused.
+// decided is the server's to say (the key, or the local user), so By is
+// refused.
 type DecisionRequest struct {
 	Digest string `json:"digest"`
 	Reason string `json:"reason,omitempty"`
