@@ -282,7 +282,7 @@ func TestJourneyAttackCallIDReuse(t *testing.T) {
 			refused(s, "the same ID, another tool", "/v1/tools/echo/call", `{"id":"job-1","arguments":{"message":"x"}}`)
 			refused(s, "a batch with a recorded ID", "/v1/batch", `{"calls":[{"tool":"note","id":"job-2","arguments":{"message":"third"}},{"tool":"note","id":"job-1","arguments":{"message":"fourth"}}]}`)
 			refused(s, "a batch of two calls of one ID", "/v1/batch", `{"calls":[{"tool":"note","id":"twin","arguments":{"message":"fifth"}},{"tool":"note","id":"twin","arguments":{"message":"sixth"}}]}`)
-			code, body = s.do("POST", "/v1/tools/note/call", `{"id":"01kjvktdck0eq3mpz9tdh0c7fr","arguments":{"message":"seventh"}}`)
+			code, body = s.do("POST", "/v1/tools/note/call", `{"id":"01kjvktdck0eq3mpz9tdh0c7fr0","arguments":{"message":"seventh"}}`)
 			if code != 400 || !strings.Contains(string(body), "shape of the IDs the server makes") {
 				t.Errorf("a chosen ID of the server's shape: %d %s, want 400", code, body)
 			}
