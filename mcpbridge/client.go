@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,8 +16,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -61,6 +64,10 @@ type ServerConfig struct {
 	// either, the tools listed so far are kept and a warning names the
 	// server, so a server that pages without end cannot exhaust memory.
 	MaxPages, MaxTools int
+	// Timeout bounds connecting to the server and listing its tools (each
+	// listing, the first one included); zero means
+	// [ImportOptions].ImportTimeout.
+	Timeout time.Duration
 }
 
 var impServerName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}$`)
@@ -142,7 +149,7 @@ func (t *impHeaderTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 
 // impTransport builds the SDK transport for one connection attempt. A stdio
 // server gets a fresh process each time.
-func (s *impServer) impTransport() mcp.Transport {
+func (s *impServer) impTransport(bad *atomic.Pointer[string]) mcp.Transport {
 	cfg := &s.cfg
 	hc := s.im.opts.HTTPClient
 	if hc == nil {
@@ -165,7 +172,7 @@ func (s *impServer) impTransport() mcp.Transport {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stderr = &impLogWriter{log: s.im.log, server: cfg.Name}
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: s.im.opts.KillGrace}
+		return &impFrameTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: s.im.opts.KillGrace}, bad: bad}
 	case TransportSSE:
 		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: hc}
 	}
@@ -191,14 +198,15 @@ func (s *impServer) impDial(ctx context.Context) (*impSession, error) {
 	life, cancel := context.WithCancel(s.ctx)
 	stopTimer := time.AfterFunc(s.im.opts.ConnectTimeout, cancel)
 	stopCtx := context.AfterFunc(ctx, cancel)
-	cs, err := client.Connect(life, s.impTransport(), nil)
+	bad := new(atomic.Pointer[string])
+	cs, err := client.Connect(life, s.impTransport(bad), nil)
 	timerStopped, ctxStopped := stopTimer.Stop(), stopCtx()
 	switch {
 	case err == nil && (!timerStopped || !ctxStopped):
 		_ = cs.Close()
 		err = errors.New("handshake interrupted")
 	case err == nil:
-		return &impSession{cs: cs, cancel: cancel}, nil
+		return &impSession{cs: cs, cancel: cancel, bad: bad}, nil
 	}
 	cancel()
 	switch {
@@ -215,6 +223,65 @@ type impSession struct {
 	cs     *mcp.ClientSession
 	cancel context.CancelFunc
 	once   sync.Once
+	// bad says what was wrong with a message the server sent that could
+	// not be read (which ended the session); nil while all were read.
+	bad *atomic.Pointer[string]
+}
+
+// badFrame is why the server's last message could not be read, or "".
+func (x *impSession) badFrame() string {
+	if p := x.bad.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// impFrameTransport is a stdio transport whose connection remembers why it
+// could not read a message of the server's, so that a call lost to a
+// misbehaving server is told apart from a server that went away.
+type impFrameTransport struct {
+	mcp.Transport
+	bad *atomic.Pointer[string]
+}
+
+func (t *impFrameTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &impFrameConn{Connection: c, bad: t.bad}, nil
+}
+
+type impFrameConn struct {
+	mcp.Connection
+	bad *atomic.Pointer[string]
+}
+
+func (c *impFrameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if err != nil {
+		if why := impFrameProblem(err); why != "" {
+			c.bad.CompareAndSwap(nil, &why)
+		}
+	}
+	return m, err
+}
+
+// impFrameProblem names what was wrong with a message that could not be
+// read, in words for a model, or "" when the read failed for another
+// reason (the connection closed).
+func impFrameProblem(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "exceeded the configured maximum line length"):
+		return fmt.Sprintf("a message over %d MiB", mcp.DefaultMaxLineLength>>20)
+	case errors.As(err, &syn), strings.Contains(msg, "invalid trailing data"), strings.Contains(msg, "invalid character"):
+		return "a line that is not JSON"
+	case errors.As(err, &typ):
+		return "JSON that is not a JSON-RPC message"
+	}
+	return ""
 }
 
 func (x *impSession) close() {

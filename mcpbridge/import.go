@@ -43,6 +43,13 @@ type ImportOptions struct {
 	MinBackoff, MaxBackoff time.Duration
 	// ConnectTimeout bounds one connection's handshake; 30 s when zero.
 	ConnectTimeout time.Duration
+	// ImportTimeout bounds connecting to a server and listing its tools,
+	// unless its [ServerConfig].Timeout says otherwise; 10 s when zero. A
+	// server that has not listed its tools by then (one that never answers
+	// tools/list, or trickles it) is unavailable: [Importer.Add] returns,
+	// and the server is tried again in the background. Each later listing
+	// is bounded by it too.
+	ImportTimeout time.Duration
 	// KillGrace is how long a stdio server gets to exit after its stdin is
 	// closed, and again after SIGTERM, before it is killed; 5 s when zero.
 	KillGrace time.Duration
@@ -63,10 +70,11 @@ type ImportOptions struct {
 	MaxPages, MaxTools int
 }
 
-// Defaults of [ImportOptions].MaxPages and MaxTools.
+// Defaults of [ImportOptions].MaxPages, MaxTools and ImportTimeout.
 const (
-	DefaultMaxPages = 100
-	DefaultMaxTools = 10000
+	DefaultMaxPages      = 100
+	DefaultMaxTools      = 10000
+	DefaultImportTimeout = 10 * time.Second
 )
 
 // Importer keeps the tools of MCP servers in a registry: it connects to
@@ -129,6 +137,9 @@ func NewImporter(reg *wield.Registry, opts *ImportOptions) *Importer {
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = 30 * time.Second
 	}
+	if o.ImportTimeout <= 0 {
+		o.ImportTimeout = DefaultImportTimeout
+	}
 	if o.KillGrace <= 0 {
 		o.KillGrace = 5 * time.Second
 	}
@@ -150,8 +161,11 @@ func NewImporter(reg *wield.Registry, opts *ImportOptions) *Importer {
 // server is not added. A disabled server is recorded and not connected.
 // When the first connection fails the server stays added, is retried in
 // the background with backoff, and Add returns an error wrapping
-// [ErrUnavailable]: log it, or treat it as fatal and call Close. ctx bounds
-// the first connection only.
+// [ErrUnavailable]: log it, or treat it as fatal and call Close. So does a
+// server that has not listed its tools within its timeout
+// ([ServerConfig].Timeout, else [ImportOptions].ImportTimeout): Add never
+// waits longer than that, or than ctx, which bounds the first connection
+// and listing only. Adds of different servers may run concurrently.
 func (im *Importer) Add(ctx context.Context, cfg ServerConfig) error {
 	return im.add(ctx, cfg, nil)
 }
@@ -216,16 +230,30 @@ func (im *Importer) add(ctx context.Context, cfg ServerConfig, oauth *OAuthConfi
 		close(s.done)
 		return nil
 	}
-	sess, err := s.impDial(ctx)
+	limit := s.timeout()
+	actx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	sess, err := s.impDial(actx)
 	if err != nil {
+		if ctx.Err() == nil && actx.Err() != nil {
+			err = fmt.Errorf("connect to mcp server %q: no answer within %s (timeout)", cfg.Name, limit)
+		}
 		s.setErr(err)
 		go s.run(nil)
 		return fmt.Errorf("add: %w: %w", ErrUnavailable, err)
 	}
 	s.attach(sess)
-	s.sync(sess)
-	go s.run(sess)
+	err = s.sync(actx, sess)
+	go s.run(sess) // a failed listing has marked sess broken: run redials
+	if err != nil {
+		return fmt.Errorf("add: %w: %w", ErrUnavailable, err)
+	}
 	return nil
+}
+
+// timeout bounds connecting to the server and one listing of its tools.
+func (s *impServer) timeout() time.Duration {
+	return cmp.Or(s.cfg.Timeout, s.im.opts.ImportTimeout)
 }
 
 // Close disconnects from every server (stdio servers are stopped, and killed
@@ -438,7 +466,7 @@ func (s *impServer) run(sess *impSession) {
 				continue
 			}
 			s.attach(sess)
-			s.sync(sess)
+			_ = s.sync(context.Background(), sess) // a failure is logged and marks sess broken
 		}
 		ended := make(chan error, 1)
 		go func(cs *mcp.ClientSession) { ended <- cs.Wait() }(sess.cs)
@@ -481,11 +509,14 @@ func (s *impServer) watch(sess *impSession, ended <-chan error) error {
 			}
 			return fmt.Errorf("mcp server %q disconnected: %w", s.cfg.Name, err)
 		case b := <-s.broken:
+			if s.ctx.Err() != nil {
+				return nil
+			}
 			if b == sess {
 				return fmt.Errorf("mcp server %q stopped answering", s.cfg.Name)
 			}
 		case <-s.refresh:
-			s.sync(sess)
+			_ = s.sync(context.Background(), sess)
 		}
 	}
 }
@@ -507,11 +538,12 @@ func (s *impServer) pause(d time.Duration) bool {
 // sync lists the server's tools and brings the registry in line: new tools
 // are registered and pinned, changed ones are held (or followed), vanished
 // ones removed. The registry's index is copied and the pins written once
-// per listing, whatever the number of tools.
-func (s *impServer) sync(sess *impSession) {
-	remote, ok := s.list(sess)
-	if !ok {
-		return
+// per listing, whatever the number of tools. ctx (and the server's timeout)
+// bounds the listing; its error is returned when it failed.
+func (s *impServer) sync(ctx context.Context, sess *impSession) error {
+	remote, err := s.list(ctx, sess)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -530,25 +562,44 @@ func (s *impServer) sync(sess *impSession) {
 		}
 	}
 	s.apply(&b)
+	return nil
 }
 
 // list reads the server's tools page by page, within the limits: a cursor
 // given twice ends the listing, and so do MaxPages pages or MaxTools tools,
 // each with a warning naming the server; what was listed until then is
-// kept. ok is false when the listing failed (the session is then redialled).
-func (s *impServer) list(sess *impSession) (tools []*mcp.Tool, ok bool) {
+// kept. The whole listing gets the server's timeout (a server that never
+// answers, or trickles its pages, cannot hold the importer), and ends with
+// ctx. An error means the listing failed; the session is then redialled.
+func (s *impServer) list(ctx context.Context, sess *impSession) (tools []*mcp.Tool, err error) {
 	maxPages := cmp.Or(s.cfg.MaxPages, s.im.opts.MaxPages)
 	maxTools := cmp.Or(s.cfg.MaxTools, s.im.opts.MaxTools)
+	limit := s.timeout()
+	lctx, cancel := context.WithTimeout(s.ctx, limit)
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
 	cursors := map[string]bool{}
 	cursor := ""
 	for page := 1; ; page++ {
-		res, err := sess.cs.ListTools(s.ctx, &mcp.ListToolsParams{Cursor: cursor})
+		res, err := sess.cs.ListTools(lctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			if s.ctx.Err() == nil {
-				s.setErr(fmt.Errorf("list tools of mcp server %q: %w", s.cfg.Name, err))
+			switch {
+			case s.ctx.Err() != nil:
+				return nil, fmt.Errorf("list tools of mcp server %q: %w", s.cfg.Name, wield.ErrClosed)
+			case errors.Is(ctx.Err(), context.Canceled): // the caller gave up: theirs to report
 				s.markBroken(sess)
+				return nil, fmt.Errorf("list tools of mcp server %q: %w", s.cfg.Name, ctx.Err())
+			case lctx.Err() != nil || ctx.Err() != nil: // its timeout, or the caller's deadline
+				err = fmt.Errorf("mcp server %q did not list its tools within %s (timeout)", s.cfg.Name, limit)
+				if len(tools) > 0 {
+					err = fmt.Errorf("%w; the %d tools listed by then are left out until it lists them all", err, len(tools))
+				}
+			default:
+				err = fmt.Errorf("list tools of mcp server %q: %w", s.cfg.Name, err)
 			}
-			return nil, false
+			s.setErr(err)
+			s.markBroken(sess)
+			return nil, err
 		}
 		for _, t := range res.Tools {
 			if t == nil {
@@ -556,19 +607,19 @@ func (s *impServer) list(sess *impSession) (tools []*mcp.Tool, ok bool) {
 			}
 			if len(tools) == maxTools {
 				s.warn(fmt.Sprintf("mcp server %q lists more than %d tools; the first %d are imported, the rest left out (max_tools)", s.cfg.Name, maxTools, maxTools))
-				return tools, true
+				return tools, nil
 			}
 			tools = append(tools, t)
 		}
 		switch next := res.NextCursor; {
 		case next == "":
-			return tools, true
+			return tools, nil
 		case cursors[next] || next == cursor:
 			s.warn(fmt.Sprintf("mcp server %q gave the tools/list cursor %q a second time, on page %d; the listing ends there with %d tools", s.cfg.Name, impClip(next, 64), page, len(tools)))
-			return tools, true
+			return tools, nil
 		case page == maxPages:
 			s.warn(fmt.Sprintf("mcp server %q still had tools to list after %d pages; the listing ends there with %d tools (max_pages)", s.cfg.Name, maxPages, len(tools)))
-			return tools, true
+			return tools, nil
 		default:
 			cursors[next] = true
 			cursor = next

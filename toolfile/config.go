@@ -20,6 +20,7 @@
 //	  - {name: fs, command: [mcp-fs, /data], env: {ROOT: /data}}
 //	  - {name: db, url: "http://localhost:3001", headers: {Authorization: "Bearer ${DB_TOKEN}"}, enabled: false}
 //	                                          # also max_pages: 100, max_tools: 10000 (one listing's limits);
+//	                                          # timeout: 10s (to connect and list the tools; then it is retried in the background);
 //	                                          # a name may not contain __ nor end with _ (tools are <server>__<tool>)
 //	store: sqlite:wield.db                    # or postgres://...
 //	server: {addr: ":8080", keys: ["${WIELD_KEY}"]}
@@ -215,6 +216,9 @@ type MCPServer struct {
 	// (max_pages, max_tools); zero means the importer's limits (100 pages,
 	// 10000 tools).
 	MaxPages, MaxTools int
+	// Timeout bounds connecting to the server and listing its tools
+	// (timeout, a duration such as 5s); zero means the importer's 10 s.
+	Timeout time.Duration
 }
 
 // Server configures wield's own server.
@@ -835,6 +839,8 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, Positio
 			s.MaxPages = c.integer(f)
 		case "max_tools":
 			s.MaxTools = c.integer(f)
+		case "timeout":
+			s.Timeout = c.dur(f, time.Second)
 		default:
 			c.unknown(f, "mcp server")
 		}

@@ -32,9 +32,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	_ "time/tzdata" // current_time knows every zone even on machines without tzdata
 
@@ -75,7 +75,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 
 // Run runs the program as main does, for tests: it returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	app := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := app.command()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -121,6 +121,9 @@ func containsFold(s, sub string) bool {
 }
 
 type app struct {
+	// ctx is Run's: it ends on SIGINT or SIGTERM, which ends a wait for the
+	// MCP servers too.
+	ctx            context.Context
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	db             string   // --db
@@ -265,10 +268,16 @@ func (a *app) redisClient() (*goredis.Client, error) {
 }
 
 // importMCP connects to the configured MCP servers and registers their
-// tools (named server__tool). A server that cannot be reached now is
-// retried in the background, with a warning; its tools appear when it
-// answers. Pins of the tools' definitions are kept beside the default
-// database, so a server that changes a tool later has it held.
+// tools (named server__tool). A server that cannot be reached now, or has
+// not listed its tools within its timeout (mcp_servers[].timeout, 10 s by
+// default), is retried in the background, with a warning; its tools appear
+// when it answers. The servers are imported concurrently, each under its
+// own deadline, so a slow one cannot spend the others' time. serve and mcp
+// do not wait at all: they listen at once, and the tools appear (with
+// tool_added events) as their servers answer. A one-shot command waits at
+// most the longest timeout, and a signal ends the wait. Pins of the tools'
+// definitions are kept beside the default database, so a server that
+// changes a tool later has it held.
 func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Importer, error) {
 	if err := os.MkdirAll(stateDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("mcp pins: %w", err)
@@ -280,20 +289,51 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 	im := mcpbridge.NewImporter(reg, &mcpbridge.ImportOptions{Pins: pins, Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	a.closers = append(a.closers, im.Close)
 	a.importer = im
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := a.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex // a.stderr and errs
+		errs []error
+	)
 	for _, s := range c.MCPServers {
-		switch err := im.Add(ctx, mcpbridge.ServerConfig(s)); {
-		case errors.Is(err, mcpbridge.ErrUnavailable):
-			// Nothing may listen yet on a first run: said where the server
-			// is written, and tried again until it answers.
-			fmt.Fprintf(a.stderr, "warning: %s: mcp server %s (%s) does not answer now (%s); it is tried again in the background, and its tools appear when it answers\n",
-				c.MCPServerAt[s.Name], s.Name, cmp.Or(s.URL, strings.Join(s.Command, " ")), reasonOf(err))
-		case err != nil:
+		// Checked here, so that a configuration error stops every command
+		// before any server is dialled.
+		if sc := mcpbridge.ServerConfig(s); sc.Check() != nil {
+			err := sc.Check()
 			return nil, fmt.Errorf("%s: mcp_servers: %w", a.config, err)
 		}
 	}
-	return im, nil
+	for _, s := range c.MCPServers {
+		wg.Go(func() {
+			err := im.Add(ctx, mcpbridge.ServerConfig(s))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil || ctx.Err() != nil:
+			case errors.Is(err, mcpbridge.ErrUnavailable):
+				// Nothing may listen yet on a first run: said where the
+				// server is written, and tried again until it answers.
+				fmt.Fprintf(a.stderr, "warning: %s: mcp server %s (%s) does not answer now (%s); it is tried again in the background, and its tools appear when it answers\n",
+					c.MCPServerAt[s.Name], s.Name, cmp.Or(s.URL, strings.Join(s.Command, " ")),
+					strings.TrimPrefix(reasonOf(err), "add: "+mcpbridge.ErrUnavailable.Error()+": "))
+			case a.serving: // serving already: the server is left out
+				fmt.Fprintf(a.stderr, "warning: %s: mcp_servers: %v\n", a.config, err)
+			default:
+				errs = append(errs, fmt.Errorf("%s: mcp_servers: %w", a.config, err))
+			}
+		})
+	}
+	if a.serving {
+		return im, nil // Close, among the closers, ends the imports under way
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, errors.New("interrupted while waiting for the mcp servers to list their tools")
+	}
+	return im, errors.Join(errs...)
 }
 
 // reasonOf is the part of a connection error a user acts on: the failed

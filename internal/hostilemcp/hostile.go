@@ -1,16 +1,23 @@
 // Package hostilemcp is an MCP server that attacks its client, for tests of
 // wield's importer: a tools/list that pages without end, a catalog too
 // large to import one tool at a time, names that collide, are empty or
-// differ only in letter case. Its tools answer with their own name and the
+// differ only in letter case; a tools/list never answered or trickled a
+// page at a time; a tools/call answered with a line that is not JSON, or
+// is larger than a client reads. Its tools answer with their own name and the
 // server's ID, so a test sees which server a call reached. cmd/hostile-mcp
 // runs it over stdio.
 package hostilemcp
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,7 +41,26 @@ type Options struct {
 	// named ""), "case" (Echo and ECHO beside echo), "bad" (a control
 	// character, a space, 200 characters).
 	Names string
+	// HangList never answers tools/list: not until the request is
+	// cancelled or Release is closed (a server in a test closes it before
+	// it stops, which waits for the request).
+	HangList bool
+	Release  <-chan struct{}
+	// TrickleList answers tools/list a page of one tool at a time, each
+	// after TrickleEvery (500 ms when zero), with a next cursor for ever.
+	TrickleList  bool
+	TrickleEvery time.Duration
+	// BadFrame, "json" or "oversized", answers every tools/call by first
+	// writing to Out a line that is not JSON, or a JSON message of 17 MiB
+	// (over the 16 MiB an MCP SDK client reads), as the server's transport
+	// would write a message. Out must be the transport's own writer,
+	// serialised with it.
+	BadFrame string
+	Out      io.Writer
 }
+
+// OversizedFrame is the size of the line BadFrame "oversized" writes.
+const OversizedFrame = 17 << 20
 
 // Catalog returns the tools the options offer, in the order listed.
 func Catalog(o Options) ([]*mcp.Tool, error) {
@@ -56,6 +82,12 @@ func Catalog(o Options) ([]*mcp.Tool, error) {
 		out = append(out, tool("bad\x01name"), tool("with space"), tool(strings.Repeat("l", 200)))
 	default:
 		return nil, fmt.Errorf("names %q is not collide, empty, case or bad", o.Names)
+	}
+	switch {
+	case o.BadFrame != "" && o.BadFrame != "json" && o.BadFrame != "oversized":
+		return nil, fmt.Errorf("bad frame %q is not json or oversized", o.BadFrame)
+	case o.BadFrame != "" && o.Out == nil:
+		return nil, fmt.Errorf("bad frame %q needs Out, the transport's writer", o.BadFrame)
 	}
 	for i := 1; i <= o.Tools; i++ {
 		out = append(out, tool(fmt.Sprintf("t%06d", i)))
@@ -85,6 +117,28 @@ func New(o Options) (*mcp.Server, error) {
 			switch method {
 			case "tools/list":
 				p, _ := req.GetParams().(*mcp.ListToolsParams)
+				switch {
+				case o.HangList:
+					select {
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					case <-o.Release:
+						return nil, errors.New("released")
+					}
+				case o.TrickleList:
+					n := 0
+					if p != nil && p.Cursor != "" {
+						n, _ = strconv.Atoi(p.Cursor)
+					}
+					t := time.NewTimer(cmp.Or(o.TrickleEvery, 500*time.Millisecond))
+					defer t.Stop()
+					select {
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					case <-t.C:
+					}
+					return &mcp.ListToolsResult{Tools: tools[:1], NextCursor: strconv.Itoa(n + 1)}, nil
+				}
 				if o.EndlessCursor {
 					return &mcp.ListToolsResult{Tools: tools[:1], NextCursor: "again"}, nil
 				}
@@ -108,10 +162,30 @@ func New(o Options) (*mcp.Server, error) {
 				if p != nil {
 					name = p.Name
 				}
+				if err := badFrame(o); err != nil {
+					return nil, err
+				}
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s answered %s", id, name)}}}, nil
 			}
 			return next(ctx, method, req)
 		}
 	})
 	return srv, nil
+}
+
+// badFrame writes the line BadFrame asks for, if any.
+func badFrame(o Options) error {
+	var line []byte
+	switch o.BadFrame {
+	case "":
+		return nil
+	case "json":
+		line = []byte("this is not JSON\n")
+	case "oversized":
+		head := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`
+		line = append([]byte(head), bytes.Repeat([]byte("x"), OversizedFrame)...)
+		line = append(line, "\"}}\n"...)
+	}
+	_, err := o.Out.Write(line)
+	return err
 }
