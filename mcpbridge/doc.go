@@ -43,7 +43,13 @@
 // reconnects with a doubling, jittered backoff ([ImportOptions.MinBackoff],
 // MaxBackoff); the next call after the reconnection works. A server that
 // cannot be reached when added is retried the same way, and [Importer.Add]
-// says so with an error wrapping [ErrUnavailable]. When a server sends
+// says so with an error wrapping [ErrUnavailable]; so is one that has not
+// listed its tools within its timeout ([ServerConfig].Timeout, else
+// [ImportOptions].ImportTimeout, 10 s), so that a server that never answers
+// tools/list cannot hold Add. A stdio server that sends a line that cannot
+// be read (not JSON, or too large) has its connection reset, and the call
+// fails with an execution_error saying so, not transient: the server is
+// misbehaving, not down. When a server sends
 // notifications/tools/list_changed, its tools are listed again: new ones are
 // registered, vanished ones removed, changed ones updated. [Importer.Servers]
 // reports each server's state for a status page. [Importer.Close] stops the
