@@ -327,7 +327,18 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 		})
 	}
 	if a.serving {
-		return im, nil // Close, among the closers, ends the imports under way
+		// Close, among the closers, ends the imports under way.
+		go func() {
+			wg.Wait()
+			if ctx.Err() == nil {
+				if err := offerSearch(reg); err != nil {
+					mu.Lock()
+					fmt.Fprintln(a.stderr, "warning:", err)
+					mu.Unlock()
+				}
+			}
+		}()
+		return im, nil
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
@@ -335,6 +346,24 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 	}
 	return im, errors.Join(errs...)
 }
+
+// offerSearch registers search_tools when the catalog is large (over the
+// whole registry, as it is at each call), so that clients that would rather
+// not read every definition can find what they need; the full list stays.
+// serve and mcp call it again once the MCP servers' first imports ended.
+func offerSearch(reg *wield.Registry) error {
+	offerSearchMu.Lock() // setup and the end of the imports may both ask
+	defer offerSearchMu.Unlock()
+	if _, taken := reg.Tool("search_tools"); !taken && reg.Len() > toolsearch.DefaultThreshold {
+		search := toolsearch.Tool(toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) }), nil)
+		if err := reg.RegisterDefaults(search); err != nil {
+			return fmt.Errorf("register search_tools: %w", err)
+		}
+	}
+	return nil
+}
+
+var offerSearchMu sync.Mutex
 
 // reasonOf is the part of a connection error a user acts on: the failed
 // dial ("dial tcp 127.0.0.1:3000: connect: connection refused") when there
@@ -402,14 +431,8 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 			}
 		}
 	}
-	// A large catalog also offers search_tools (over the whole registry,
-	// as it is at each call), so that clients that would rather not read
-	// every definition can find what they need; the full list stays.
-	if _, taken := reg.Tool("search_tools"); !taken && reg.Len() > toolsearch.DefaultThreshold {
-		search := toolsearch.Tool(toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) }), nil)
-		if err := reg.RegisterDefaults(search); err != nil {
-			return nil, nil, fmt.Errorf("register search_tools: %w", err)
-		}
+	if err := offerSearch(reg); err != nil {
+		return nil, nil, err
 	}
 	opts := &engine.Options{}
 	if c := a.cfg; c != nil {
