@@ -365,6 +365,21 @@ func offerSearch(reg *wield.Registry) error {
 
 var offerSearchMu sync.Mutex
 
+// mcpNamed reports whether name is a configured MCP server's tool
+// (server__tool): serve and mcp import in the background, so a toolset or
+// agent may name one before its server has answered.
+func (a *app) mcpNamed(name string) bool {
+	if !a.serving || a.cfg == nil {
+		return false
+	}
+	for _, s := range a.cfg.MCPServers {
+		if s.Enabled && strings.HasPrefix(name, s.Name+"__") {
+			return true
+		}
+	}
+	return false
+}
+
 // reasonOf is the part of a connection error a user acts on: the failed
 // dial ("dial tcp 127.0.0.1:3000: connect: connection refused") when there
 // is one, else the whole error.
@@ -417,7 +432,7 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	}
 	if len(a.tools) > 0 {
 		l := &toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: kinds,
-			Known: func(name string) bool { _, ok := reg.Tool(name); return ok }}
+			Known: func(name string) bool { _, ok := reg.Tool(name); return ok || a.mcpNamed(name) }}
 		agents, err := a.loadToolFiles(reg, l)
 		if err != nil {
 			return nil, nil, err
