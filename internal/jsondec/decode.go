@@ -371,68 +371,32 @@ func (d *decoder) stringValue() (string, error) {
 
 // unquoteStrict decodes the escapes of a string body, and reports false
 // for invalid UTF-8 and lone surrogates, which a strict decoding refuses.
-func unquoteStrict(s []byte) ([]byte, bool) {
+func unquoteStrict(s []byte) ([]byte, bool) { return unescape(s, true) }
+
+// unquote decodes the escapes of a string body and replaces invalid UTF-8
+// and lone surrogates with U+FFFD, as encoding/json does.
+func unquote(s []byte) string {
+	out, _ := unescape(s, false)
+	return string(out)
+}
+
+// unescape decodes the escapes of a string body (whose escapes the scanner
+// has checked). Invalid UTF-8 and lone surrogates make it report false when
+// strict, and become U+FFFD otherwise.
+func unescape(s []byte, strict bool) ([]byte, bool) {
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= 0x80 {
 			r, size := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && size == 1 {
-				return nil, false
-			}
-			out = append(out, s[i:i+size]...)
-			i += size
-			continue
-		}
-		if c != '\\' {
-			out = append(out, c)
-			i++
-			continue
-		}
-		i++
-		switch s[i] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r := jsonscan.Hex4(s[i+1 : i+5])
-			i += 4
-			if utf16.IsSurrogate(r) {
-				if !(i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u') {
+				if strict {
 					return nil, false
 				}
-				dec := utf16.DecodeRune(r, jsonscan.Hex4(s[i+3:i+7]))
-				if dec == utf8.RuneError {
-					return nil, false
-				}
-				r = dec
-				i += 6
+				out = utf8.AppendRune(out, r)
+			} else {
+				out = append(out, s[i:i+size]...)
 			}
-			out = utf8.AppendRune(out, r)
-		default:
-			out = append(out, s[i])
-		}
-		i++
-	}
-	return out, true
-}
-
-// unquote decodes the escapes of a string body and replaces invalid UTF-8
-// and lone surrogates with U+FFFD, as encoding/json does.
-func unquote(s []byte) string {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x80 {
-			r, size := utf8.DecodeRune(s[i:])
-			out = utf8.AppendRune(out, r)
 			i += size
 			continue
 		}
@@ -461,10 +425,14 @@ func unquote(s []byte) string {
 				if i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
 					r2 = jsonscan.Hex4(s[i+3 : i+7])
 				}
-				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+				dec := utf16.DecodeRune(r, r2)
+				switch {
+				case dec != utf8.RuneError:
 					r = dec
 					i += 6
-				} else {
+				case strict:
+					return nil, false
+				default:
 					r = utf8.RuneError
 				}
 			}
@@ -474,7 +442,7 @@ func unquote(s []byte) string {
 		}
 		i++
 	}
-	return string(out)
+	return out, true
 }
 
 // plan decodes one Go type.
