@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,8 +97,12 @@ func TestJourneyHostileMCPNames(t *testing.T) {
   - {name: b, command: [`+h+`, -names, bad]}
 `)
 	r = u.must("--config", "wield.yaml", "list")
-	want := []string{"x__echo", "x__y__echo", "c__echo", "e__echo", "b__echo"}
-	if got := listedMCP(r); strings.Join(got, " ") != strings.Join(want, " ") {
+	// Servers are imported at once, so their tools come in the order the
+	// servers answer; the set is what counts here.
+	want := []string{"b__echo", "c__echo", "e__echo", "x__echo", "x__y__echo"}
+	got := listedMCP(r)
+	slices.Sort(got)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("mcp tools listed %v, want %v:\n%s", got, want, r)
 	}
 	for _, w := range []string{

@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,10 +12,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsondec"
 	"github.com/wieldhq/wield/internal/jsonenc"
 )
@@ -213,6 +216,9 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 		return false
 	}
 	r.Body = srvBody{bytes.NewReader(body), r.Body}
+	if sess != nil {
+		srvCancelFast(sess, body) // and on to the SDK, which words its answer
+	}
 	req, ok := srvDecode(body)
 	if !ok {
 		return false
@@ -237,7 +243,22 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 		if !listed {
 			return false // the SDK words the error
 		}
-		res, err := s.srvCall(r.Context(), ep, ss, &mcp.CallToolParamsRaw{Name: p.Name, Arguments: p.Arguments})
+		ctx, cancel := context.WithCancelCause(r.Context())
+		if sess != nil {
+			// A client that cancels on purpose may drop the request before
+			// its notifications/cancelled arrives: a request that ends is
+			// taken for a disconnect only if no such notice follows soon.
+			ctx, cancel = context.WithCancelCause(context.WithoutCancel(r.Context()))
+			stopAfter := context.AfterFunc(r.Context(), func() {
+				t := time.AfterFunc(srvCancelNotice, func() { cancel(context.Cause(r.Context())) })
+				context.AfterFunc(ctx, func() { t.Stop() })
+			})
+			defer stopAfter()
+			sess.calls.Store(string(req.ID), cancel)
+			defer sess.calls.Delete(string(req.ID))
+		}
+		defer cancel(nil)
+		res, err := s.srvCall(ctx, ep, ss, &mcp.CallToolParamsRaw{Name: p.Name, Arguments: p.Arguments})
 		if err != nil {
 			var jerr *jsonrpc.Error
 			if !errors.As(err, &jerr) {
@@ -346,4 +367,32 @@ func srvWrite(w http.ResponseWriter, ss *mcp.ServerSession, id json.RawMessage, 
 		h.Set("Mcp-Session-Id", ss.ID())
 	}
 	w.Write(b.Bytes())
+}
+
+// srvCancelNotice is how long a call of the fast path whose request ended
+// waits for the client's notifications/cancelled before it is taken for a
+// disconnect.
+const srvCancelNotice = 500 * time.Millisecond
+
+// srvCancelFast cancels the fast path's call that a notifications/cancelled
+// in body names, with [wield.ErrCallerCanceled] as the cause, as the SDK's
+// path does (see srvCancelOnPurpose): a call the client cancels on purpose
+// while it waits for approval ends that approval. Any other body is left
+// alone.
+func srvCancelFast(sess *srvSession, body []byte) {
+	if !bytes.Contains(body, []byte("notifications/cancelled")) {
+		return
+	}
+	var n struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &n) != nil || n.Method != "notifications/cancelled" || len(n.Params.RequestID) == 0 {
+		return
+	}
+	if c, ok := sess.calls.Load(string(n.Params.RequestID)); ok {
+		c.(context.CancelCauseFunc)(wield.ErrCallerCanceled)
+	}
 }

@@ -70,6 +70,11 @@ type srvSession struct {
 	busy  int       // requests in progress, a standing GET stream included
 	last  time.Time // when the last request ended
 	ended bool
+
+	// calls are the tools/calls the fast path runs for this session, by
+	// JSON-RPC ID, so that the client's notifications/cancelled reaches
+	// them as it reaches the SDK's.
+	calls sync.Map // string(ID) → context.CancelCauseFunc
 }
 
 func newSrvSessions(o *ServerOptions) *srvSessions {
