@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -237,28 +236,9 @@ func TestJourneyAttackSecretsWritten(t *testing.T) {
 func TestJourneyAttackSelfMCP(t *testing.T) {
 	u := newUser(t)
 	u.write("wield.yaml", "http_allow: [127.0.0.1/32]\n")
-	cmd := exec.Command(bin, "mcp", "--http", "127.0.0.1:0", "--config", "wield.yaml")
-	cmd.Dir, cmd.Env = u.dir, u.env
-	var stderr lockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-done })
-	url := ""
-	if !eventually(time.Minute, func() bool {
-		for _, line := range strings.Split(stderr.String(), "\n") {
-			if rest, ok := strings.CutPrefix(line, "listening on "); ok {
-				url = strings.TrimSpace(rest)
-				return true
-			}
-		}
-		return false
-	}) {
-		t.Fatalf("wield mcp --http did not listen:\n%s", stderr.String())
-	}
+	srv := u.mcpHTTP("--config", "wield.yaml")
+	url := srv.url + "/mcp"
+	stderr := srv.stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "journey", Version: "1"}, nil)

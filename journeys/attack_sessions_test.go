@@ -15,7 +15,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -251,7 +250,7 @@ func TestJourneyAttackTrickledBody(t *testing.T) {
 		t.Errorf("%d heartbeats in 3 s of the event stream, want about 15", beats)
 	}
 
-	m := mcpHTTP(t, u, "--config", "wield.yaml")
+	m := u.mcpHTTP("--config", "wield.yaml")
 	took, _, cut := trickle(t, strings.TrimPrefix(m.url, "http://"), "/mcp", 8*time.Second)
 	if !cut || took > 4*time.Second {
 		t.Errorf("wield mcp --http: a trickled body cut: %v, after %v; want cut after about 1s", cut, took)
@@ -328,7 +327,7 @@ func TestJourneyAttackConnections(t *testing.T) {
 		t.Error("a closed connection's place was not taken again")
 	}
 
-	m := mcpHTTP(t, u, "--config", "wield.yaml")
+	m := u.mcpHTTP("--config", "wield.yaml")
 	maddr := strings.TrimPrefix(m.url, "http://")
 	for i := range 8 {
 		c, err := net.DialTimeout("tcp", maddr, 5*time.Second)
@@ -341,44 +340,6 @@ func TestJourneyAttackConnections(t *testing.T) {
 	if got := refusedConn(t, maddr); !strings.HasPrefix(got, "HTTP/1.1 429 ") {
 		t.Errorf("wield mcp --http, connection past 8: %q", got)
 	}
-}
-
-// mcpHTTP starts `wield mcp --http 127.0.0.1:0` with args and returns once
-// it listens.
-func mcpHTTP(t *testing.T, u *user, args ...string) *server {
-	t.Helper()
-	cmd := exec.Command(bin, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
-	cmd.Dir, cmd.Env = u.dir, u.env
-	s := &server{t: t, cmd: cmd, stderr: &lockedBuffer{}, stdout: &lockedBuffer{}, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		err := cmd.Wait()
-		if ee, ok := err.(*exec.ExitError); ok {
-			s.code = ee.ExitCode()
-		}
-		close(s.done)
-	}()
-	t.Cleanup(func() {
-		if !s.exited() {
-			_ = cmd.Process.Kill()
-			<-s.done
-		}
-	})
-	if !eventually(time.Minute, func() bool {
-		for line := range strings.Lines(s.stderr.String()) {
-			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on "); ok {
-				s.url = strings.TrimSuffix(rest, "/mcp")
-				return true
-			}
-		}
-		return s.exited()
-	}) || s.url == "" {
-		t.Fatalf("wield mcp --http did not listen:\n%s", s.stderr)
-	}
-	return s
 }
 
 // metricsOf reads the gauges of /metrics that have no labels.

@@ -210,6 +210,35 @@ func (u *user) serve(args ...string) *server {
 // to addrFile, and waits for that.
 func (u *user) start(addrFile string, args ...string) *server {
 	u.t.Helper()
+	return u.launch(args, func(s *server) bool {
+		if b, err := os.ReadFile(addrFile); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			s.url = "http://" + strings.TrimSpace(string(b))
+			return true
+		}
+		return false
+	})
+}
+
+// mcpHTTP starts `wield mcp --http 127.0.0.1:0` with args and returns once
+// it listens; its url is the server's (the endpoint is url+"/mcp").
+func (u *user) mcpHTTP(args ...string) *server {
+	u.t.Helper()
+	return u.launch(append([]string{"mcp", "--http", "127.0.0.1:0"}, args...), func(s *server) bool {
+		for line := range strings.Lines(s.stderr.String()) {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on "); ok {
+				s.url = strings.TrimSuffix(rest, "/mcp")
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// launch starts the binary with args and waits (up to a minute) until
+// listening reports it listens, having set the server's url. The journey's
+// end kills it if it still runs.
+func (u *user) launch(args []string, listening func(*server) bool) *server {
+	u.t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir, cmd.Env = u.dir, u.env
 	s := &server{t: u.t, cmd: cmd, stderr: &lockedBuffer{}, stdout: &lockedBuffer{}, done: make(chan struct{})}
@@ -235,8 +264,7 @@ func (u *user) start(addrFile string, args ...string) *server {
 	})
 	deadline := time.Now().Add(time.Minute)
 	for {
-		if b, err := os.ReadFile(addrFile); err == nil && len(bytes.TrimSpace(b)) > 0 {
-			s.url = "http://" + strings.TrimSpace(string(b))
+		if listening(s) {
 			return s
 		}
 		select {

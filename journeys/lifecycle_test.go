@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -386,7 +385,7 @@ func TestJourneyLifecyclePostgresCommands(t *testing.T) {
 		t.Errorf("wield approvals approve of an unknown ID on PostgreSQL: want a failure, quickly: %v", r)
 	}
 
-	s := lcMCP(t, u, "--db", db)
+	s := u.mcpHTTP("--db", db)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "journey", Version: "1"}, nil)
@@ -408,44 +407,6 @@ func TestJourneyLifecyclePostgresCommands(t *testing.T) {
 	}
 }
 
-// lcMCP starts `wield mcp --http 127.0.0.1:0` and returns once it listens.
-func lcMCP(t *testing.T, u *user, args ...string) *server {
-	t.Helper()
-	cmd := exec.Command(bin, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
-	cmd.Dir, cmd.Env = u.dir, u.env
-	s := &server{t: t, cmd: cmd, stderr: &lockedBuffer{}, stdout: &lockedBuffer{}, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		err := cmd.Wait()
-		if ee, ok := err.(*exec.ExitError); ok {
-			s.code = ee.ExitCode()
-		}
-		close(s.done)
-	}()
-	t.Cleanup(func() {
-		if !s.exited() {
-			_ = cmd.Process.Kill()
-			<-s.done
-		}
-	})
-	ok := eventually(time.Minute, func() bool {
-		for _, line := range strings.Split(s.stderr.String(), "\n") {
-			if rest, found := strings.CutPrefix(line, "listening on "); found {
-				s.url = strings.TrimSuffix(rest, "/mcp")
-				return true
-			}
-		}
-		return s.exited()
-	})
-	if !ok || s.url == "" {
-		t.Fatalf("wield mcp --http did not listen:\n%s", s.stderr)
-	}
-	return s
-}
-
 // TestJourneyLifecycleMCPCut: `wield mcp --http` with a call longer than
 // its grace period exits 0 (it exited 1, "shut down: context deadline
 // exceeded"), without waiting past the call, and the call is recorded.
@@ -456,7 +417,7 @@ func lcMCP(t *testing.T, u *user, args ...string) *server {
 // its record must say the grace period ended.
 func TestJourneyLifecycleMCPCut(t *testing.T) {
 	u := newUser(t)
-	s := lcMCP(t, u, "--grace", "1s")
+	s := u.mcpHTTP("--grace", "1s")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "journey", Version: "1"}, nil)
