@@ -159,3 +159,31 @@ func TestJourneyMCPImportConfig(t *testing.T) {
 	default:
 	}
 }
+
+// TestJourneyToolsetOfImportedTools: serve imports its MCP servers in the
+// background, so a toolset file naming an imported tool (server__tool)
+// meets a registry without it at start. serve still starts (it stopped with
+// "define toolset: not found" when imports began to run in the
+// background), warns that the toolset waits for the import, and defines it
+// once the server has listed its tools: /v1/toolsets and /mcp/{toolset}
+// then have it.
+func TestJourneyToolsetOfImportedTools(t *testing.T) {
+	h := hostileMCP(t)
+	u := newUser(t)
+	u.write("tools/s.yaml", "name: mixed\ndescription: A built-in and an imported tool\ntools: [echo, h__echo]\n")
+	u.write("wield.yaml", "tool_dirs: [tools]\nmcp_servers:\n  - {name: h, command: ["+h+"]}\n")
+	s := u.serve("--config", "wield.yaml")
+	var body []byte
+	if !eventually(10*time.Second, func() bool {
+		_, body = s.do("GET", "/v1/toolsets/mixed", "")
+		return strings.Contains(string(body), "h__echo")
+	}) {
+		t.Fatalf("toolset mixed not defined with h__echo: %s\n%s", body, s.stderr)
+	}
+	if !strings.Contains(s.stderr.String(), "defined once the MCP servers have listed their tools") {
+		t.Errorf("no warning that the toolset waits for the import:\n%s", s.stderr)
+	}
+	if code, took := s.stop(syscall.SIGTERM, 10*time.Second); code != 0 || took > 5*time.Second {
+		t.Errorf("after SIGTERM: exit %d after %v\n%s", code, took, s.stderr)
+	}
+}

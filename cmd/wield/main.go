@@ -141,7 +141,13 @@ type app struct {
 	// failures; inbox is the engine's approval inbox once setup ran with a
 	// store, which serve has take up decisions whose callers left.
 	inboxLog *slog.Logger
-	inbox    *approval.Inbox
+	// importsMu guards importsDone (serve's and mcp's background imports
+	// of MCP servers have ended) and afterImports, what runs then.
+	importsMu    sync.Mutex
+	importsDone  bool
+	afterImports []func()
+	warnMu       sync.Mutex // warnf's lines, from goroutines
+	inbox        *approval.Inbox
 	// asking is set while a confirm call's question waits on the terminal,
 	// so that progress does not write over it.
 	asking atomic.Bool
@@ -330,7 +336,15 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 		// Close, among the closers, ends the imports under way.
 		go func() {
 			wg.Wait()
+			a.importsMu.Lock()
+			a.importsDone = true
+			later := a.afterImports
+			a.afterImports = nil
+			a.importsMu.Unlock()
 			if ctx.Err() == nil {
+				for _, f := range later {
+					f()
+				}
 				if err := offerSearch(reg); err != nil {
 					mu.Lock()
 					fmt.Fprintln(a.stderr, "warning:", err)
@@ -482,4 +496,24 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 		}
 	}
 	return reg, engine.New(reg, opts), nil
+}
+
+// whenImported runs f once the background imports of MCP servers have
+// ended (at once if they have).
+func (a *app) whenImported(f func()) {
+	a.importsMu.Lock()
+	if !a.importsDone {
+		a.afterImports = append(a.afterImports, f)
+		a.importsMu.Unlock()
+		return
+	}
+	a.importsMu.Unlock()
+	f()
+}
+
+// warnf writes a warning line on stderr, which goroutines share.
+func (a *app) warnf(format string, args ...any) {
+	a.warnMu.Lock()
+	defer a.warnMu.Unlock()
+	fmt.Fprintf(a.stderr, format+"\n", args...)
 }

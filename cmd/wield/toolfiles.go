@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -34,6 +35,14 @@ func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, 
 	for _, p := range set.Problems {
 		fmt.Fprintln(a.stderr, "warning:", p)
 	}
+	if err != nil && a.serving && a.importer != nil && errors.Is(err, wield.ErrNotFound) {
+		// serve and mcp import MCP servers in the background: a toolset or
+		// an agent that names a tool of one not imported yet is defined
+		// once the imports end, and said so now.
+		fmt.Fprintf(a.stderr, "warning: %v\n(defined once the MCP servers have listed their tools, if they have them)\n", err)
+		a.whenImported(func() { a.defineLate(reg, set) })
+		err = nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load tool files: %w", err)
 	}
@@ -42,4 +51,30 @@ func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, 
 		agents = append(agents, ag.Name)
 	}
 	return agents, nil
+}
+
+// defineLate defines the set's toolsets and agents that are not defined yet
+// (their tools had not all been imported), warning of those that still
+// cannot be.
+func (a *app) defineLate(reg *wield.Registry, set *toolfile.Set) {
+	for _, ts := range set.Toolsets {
+		if _, ok := reg.Toolset(ts.Name); ok {
+			continue
+		}
+		if err := reg.DefineToolset(ts.Toolset); err != nil {
+			a.warnf("warning: %s:%d: %v", ts.File, ts.Line, err)
+		}
+	}
+	for _, ag := range set.Agents {
+		if _, ok := reg.Toolkit(ag.Name); ok {
+			continue
+		}
+		names := append([]string(nil), ag.Tools...)
+		for _, ts := range ag.ToolSets {
+			names = append(names, "toolset:"+ts)
+		}
+		if _, err := reg.CreateToolkit(ag.Name, names...); err != nil {
+			a.warnf("warning: %s:%d: %v", ag.File, ag.Line, err)
+		}
+	}
 }
