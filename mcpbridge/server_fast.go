@@ -127,18 +127,7 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 		if !srvPlainID(id) {
 			id = json.RawMessage("null")
 		}
-		e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + err.Error()})
-		var b bytes.Buffer
-		b.WriteString(`{"jsonrpc":"2.0","id":`)
-		b.Write(id)
-		b.WriteString(`,"error":`)
-		b.Write(e)
-		b.WriteString("}\n")
-		h := w.Header()
-		h.Set("Content-Type", "application/json")
-		h.Set("Content-Length", strconv.Itoa(b.Len()))
-		w.WriteHeader(http.StatusBadRequest)
-		w.Write(b.Bytes())
+		srvHTTPError(w, http.StatusBadRequest, id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + err.Error()})
 		return true
 	}
 	return false
@@ -395,4 +384,21 @@ func srvCancelFast(sess *srvSession, body []byte) {
 	if c, ok := sess.calls.Load(string(n.Params.RequestID)); ok {
 		c.(context.CancelCauseFunc)(wield.ErrCallerCanceled)
 	}
+}
+
+// srvHTTPError answers a request with an HTTP status other than 200 and a
+// JSON-RPC error for its id, for refusals made before the SDK reads it.
+func srvHTTPError(w http.ResponseWriter, status int, id json.RawMessage, jerr *jsonrpc.Error) {
+	e, _ := json.Marshal(jerr)
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(id)
+	b.WriteString(`,"error":`)
+	b.Write(e)
+	b.WriteString("}\n")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
 }

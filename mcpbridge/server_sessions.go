@@ -1,13 +1,11 @@
 package mcpbridge
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -345,16 +343,5 @@ func (s *Server) srvRefuseSession(w http.ResponseWriter, r *http.Request, bound 
 		status, msg = http.StatusServiceUnavailable, fmt.Sprintf("session limit reached: the server has %d MCP sessions open, the most it keeps; %s", ss.max, free)
 	}
 	data, _ := json.Marshal(map[string]any{"bound": bound, "max": map[bool]int{true: ss.perClient, false: ss.max}[bound == "client"]})
-	e, _ := json.Marshal(&jsonrpc.Error{Code: CodeSessionLimit, Message: msg, Data: data})
-	var b bytes.Buffer
-	b.WriteString(`{"jsonrpc":"2.0","id":`)
-	b.Write(id)
-	b.WriteString(`,"error":`)
-	b.Write(e)
-	b.WriteString("}\n")
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(b.Len()))
-	w.WriteHeader(status)
-	w.Write(b.Bytes())
+	srvHTTPError(w, status, id, &jsonrpc.Error{Code: CodeSessionLimit, Message: msg, Data: data})
 }
