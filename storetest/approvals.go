@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -162,19 +161,11 @@ func testApprovalOneWinner(t *testing.T, e *env) {
 	if err := e.s.CreateApproval(ctx, request("x", time.Now(), time.Now().Add(time.Hour))); err != nil {
 		t.Fatal(err)
 	}
-	const n = 20
-	start := make(chan struct{})
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			_, errs[i] = e.s.DecideApproval(context.Background(), "x", "digest-x",
-				wield.Decision{Approved: i%2 == 0, By: fmt.Sprintf("person-%d", i)})
-		})
-	}
-	close(start)
-	wg.Wait()
+	errs := race(20, func(i int) error {
+		_, err := e.s.DecideApproval(context.Background(), "x", "digest-x",
+			wield.Decision{Approved: i%2 == 0, By: fmt.Sprintf("person-%d", i)})
+		return err
+	})
 	winner := oneWinner(t, errs, wield.ErrAlreadyDecided, "person")
 	got, err := e.s.Approval(ctx, "x")
 	if err != nil {
@@ -239,18 +230,7 @@ func testApprovalClaim(t *testing.T, e *env) {
 		t.Errorf("a refused claim marked the approval: %+v, %v", got, err)
 	}
 
-	const n = 20
-	start := make(chan struct{})
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			errs[i] = c.ClaimApproval(context.Background(), "race")
-		})
-	}
-	close(start)
-	wg.Wait()
+	errs := race(20, func(int) error { return c.ClaimApproval(context.Background(), "race") })
 	oneWinner(t, errs, wield.ErrAlreadyDecided, "claim")
 }
 

@@ -3,7 +3,6 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -89,18 +88,10 @@ func testArtifactOneWinner(t *testing.T, e *env) {
 	if _, err := e.s.PutArtifactVersion(ctx, "", "doc", 1, "v2"); err != nil {
 		t.Fatal(err)
 	}
-	const n = 8
-	start := make(chan struct{})
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			_, errs[i] = e.s.PutArtifactVersion(context.Background(), "", "doc", 2, fmt.Sprintf("writer %d", i))
-		})
-	}
-	close(start)
-	wg.Wait()
+	errs := race(8, func(i int) error {
+		_, err := e.s.PutArtifactVersion(context.Background(), "", "doc", 2, fmt.Sprintf("writer %d", i))
+		return err
+	})
 	winner := oneWinner(t, errs, wield.ErrConflict, "writer")
 	got, err := e.s.Artifact(ctx, "", "doc", 0)
 	if err != nil {

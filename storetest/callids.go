@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,17 +29,6 @@ func testCallIDs(t *testing.T, e *env) {
 	}
 	mustErr(t, "ReserveCallID of an ID just recorded", r.ReserveCallID(ctx, saved.Call.ID), wield.ErrCallIDTaken)
 
-	const n = 8
-	start := make(chan struct{})
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			errs[i] = r.ReserveCallID(context.Background(), "chosen-2")
-		})
-	}
-	close(start)
-	wg.Wait()
+	errs := race(8, func(int) error { return r.ReserveCallID(context.Background(), "chosen-2") })
 	oneWinner(t, errs, wield.ErrCallIDTaken, "reservation")
 }

@@ -245,6 +245,23 @@ func mustErr(t *testing.T, what string, err, want error) {
 	}
 }
 
+// race runs f(0) … f(n-1) on n goroutines let go at once, and returns
+// their errors by i.
+func race(n int, f func(i int) error) []error {
+	start := make(chan struct{})
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			errs[i] = f(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return errs
+}
+
 // oneWinner checks the errors of racers after an atomic claim: exactly one
 // nil, every other one wrapping lost. It returns the winner's index.
 func oneWinner(t *testing.T, errs []error, lost error, who string) int {
