@@ -123,11 +123,7 @@ func (a *applier) apply(set *Set, broken map[string]bool, first bool) applied {
 	}
 	if first {
 		for _, ag := range set.Agents {
-			names := append([]string(nil), ag.Tools...)
-			for _, ts := range ag.ToolSets {
-				names = append(names, "toolset:"+ts)
-			}
-			if _, err := a.reg.CreateToolkit(ag.Name, names...); err != nil {
+			if _, err := a.reg.CreateToolkit(ag.Name, ag.Toolkit()...); err != nil {
 				res.errs = append(res.errs, fmt.Errorf("%s:%d: %w", ag.File, ag.Line, err))
 			}
 		}

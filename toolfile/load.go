@@ -45,6 +45,17 @@ type Agent struct {
 	refs           []ref
 }
 
+// Toolkit is what the agent's toolkit is made of, as
+// [wield.Registry.CreateToolkit] takes it: its tools, then each of its
+// toolsets as "toolset:NAME".
+func (a *Agent) Toolkit() []string {
+	names := append([]string(nil), a.Tools...)
+	for _, ts := range a.ToolSets {
+		names = append(names, "toolset:"+ts)
+	}
+	return names
+}
+
 // ref is a name used somewhere, to report it where it is written.
 type ref struct {
 	name      string

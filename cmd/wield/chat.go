@@ -79,10 +79,7 @@ out): stderr names those lines.`,
 					af := set.Agents[0]
 					ag.Name = af.Name
 					ag.Strategy = llm.OutputStrategy(af.OutputStrategy)
-					names = append([]string(nil), af.Tools...)
-					for _, ts := range af.ToolSets {
-						names = append(names, "toolset:"+ts)
-					}
+					names = af.Toolkit()
 				}
 				kit, err := reg.CreateToolkit(ag.Name, names...)
 				if errors.Is(err, wield.ErrNotFound) && agentFile != "" {

@@ -69,11 +69,7 @@ func (a *app) defineLate(reg *wield.Registry, set *toolfile.Set) {
 		if _, ok := reg.Toolkit(ag.Name); ok {
 			continue
 		}
-		names := append([]string(nil), ag.Tools...)
-		for _, ts := range ag.ToolSets {
-			names = append(names, "toolset:"+ts)
-		}
-		if _, err := reg.CreateToolkit(ag.Name, names...); err != nil {
+		if _, err := reg.CreateToolkit(ag.Name, ag.Toolkit()...); err != nil {
 			a.warnf("warning: %s:%d: %v", ag.File, ag.Line, err)
 		}
 	}
