@@ -6,11 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +24,7 @@ import (
 // stdin closes.
 func TestMain(m *testing.M) {
 	if spec := os.Getenv("MCPBENCH_SERVE"); spec != "" {
-		if err := serve(spec); err != nil {
+		if err := Serve(spec); err != nil {
 			fmt.Fprintln(os.Stderr, "mcpbench serve:", err)
 			os.Exit(1)
 		}
@@ -34,50 +32,6 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
-
-func serve(spec string) error {
-	parts := strings.Split(spec, ",")
-	if len(parts) != 3 {
-		return fmt.Errorf("MCPBENCH_SERVE=%q: want kind,tools,stateless", spec)
-	}
-	n, err := strconv.Atoi(parts[1])
-	if err != nil {
-		return err
-	}
-	h, closeFn, err := Handler(parts[0], n, parts[2] == "true")
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	mux.HandleFunc("/rusage", Rusage)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	// MCPBENCH_PROFILE=file writes the server's CPU profile there.
-	if path := os.Getenv("MCPBENCH_PROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
-	}
-	fmt.Println(ln.Addr())
-	go http.Serve(ln, mux)
-	io.Copy(io.Discard, os.Stdin) // until the parent goes
-	return nil
-}
-
-// protocolVersion is what the clients speak: the initialize handshake's
-// latest, as desktop clients do. (With 2026-07-28 every request carries
-// _meta, which wield's fast path leaves to the SDK.)
-const protocolVersion = "2025-11-25"
 
 // server is a running server process.
 type server struct {

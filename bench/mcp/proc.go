@@ -1,0 +1,68 @@
+package mcpbench
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// ProcCPU is the user+system CPU time process pid has used so far, read
+// from /proc/PID/stat (utime and stime, in clock ticks of clkTck a
+// second: `getconf CLK_TCK`, 100 on Linux). It is read from outside the
+// process so that every server, wield's binary included, is measured the
+// same way, by the kernel's accounting rather than its own report. Use
+// pid "self" for the calling process.
+func ProcCPU(pid string, clkTck int) (time.Duration, error) {
+	data, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: the fields
+	// counted are those after its closing parenthesis, starting with the
+	// state (field 3); utime and stime are fields 14 and 15.
+	end := bytes.LastIndexByte(data, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("/proc/%s/stat: no command name", pid)
+	}
+	fields := bytes.Fields(data[end+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/%s/stat: %d fields", pid, len(fields)+2)
+	}
+	var ticks int64
+	for _, f := range fields[11:13] {
+		n, err := strconv.ParseInt(string(f), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%s/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / time.Duration(clkTck), nil
+}
+
+// ProcRSS is the resident set size of process pid in bytes, VmRSS of
+// /proc/PID/status: the heap, the stacks, and the pages of the binary and
+// its libraries that are in memory.
+func ProcRSS(pid string) (int64, error) {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range bytes.Lines(data) {
+		rest, ok := bytes.CutPrefix(line, []byte("VmRSS:"))
+		if !ok {
+			continue
+		}
+		f := bytes.Fields(rest)
+		if len(f) != 2 || string(f[1]) != "kB" {
+			return 0, fmt.Errorf("/proc/%s/status: VmRSS %q", pid, rest)
+		}
+		kb, err := strconv.ParseInt(string(f[0]), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%s/status: VmRSS: %w", pid, err)
+		}
+		return kb << 10, nil
+	}
+	return 0, fmt.Errorf("/proc/%s/status: no VmRSS", pid)
+}
