@@ -22,7 +22,9 @@ trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/wield" ./cmd/wield
 # -mod=mod brings go.mod up to date when the root module's requirements changed.
 (cd bench/mcp && GOFLAGS=-mod=mod go build -o "$tmp/serve-peers" ./cmd/serve-peers)
-args=(-wield "$tmp/wield" -rounds "$rounds" -clk-tck "$(getconf CLK_TCK)")
+revision=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git status --porcelain 2>/dev/null)" ]; then revision="$revision with local changes"; fi
+args=(-wield "$tmp/wield" -revision "$revision" -rounds "$rounds" -clk-tck "$(getconf CLK_TCK)")
 if [ "${SMOKE:-}" = 1 ]; then
 	args+=(-rounds 1 -calls 300 -long 2000)
 fi

@@ -28,7 +28,7 @@ func report(res *results, out io.Writer) error {
 	if fi, err := os.Stat(cfg.Wield); err == nil {
 		size = fi.Size()
 	}
-	fmt.Fprintf(w, "- wield: the binary built from the tree (%s bytes, %s), started as `wield serve --addr 127.0.0.1:0 --addr-file F` in an empty folder that is its HOME and working directory (so: SQLite records in sync mode, an INFO log line per call, metrics, events), its log to a file; wield-async adds `--records async`.\n", group(float64(size)), buildOf(cfg.Wield))
+	fmt.Fprintf(w, "- wield: the binary built from the tree (%s bytes, %s), started as `wield serve --addr 127.0.0.1:0 --addr-file F` in an empty folder that is its HOME and working directory (so: SQLite records in sync mode, an INFO log line per call, metrics, events), its log to a file; wield-async adds `--records async`.\n", group(float64(size)), buildOf(cfg.Wield, cfg.Revision))
 	fmt.Fprintf(w, "- plain: net/http + encoding/json by hand, stateless; mcp-go: mark3labs/mcp-go's streamable HTTP server, input validation on; go-sdk: the official SDK's streamable HTTP server, typed echo tool. Each server is a process of its own.\n")
 	fmt.Fprintf(w, "- Clients in the bench process, protocol %s: raw = one keep-alive HTTP/1.1 connection per client, initialize once, prebuilt request bytes, every answer read whole and checked (any failure fails the run); go-sdk = mcp.NewClient over StreamableClientTransport, one session per client.\n", protocolVersion)
 	fmt.Fprintf(w, "- Server CPU: utime+stime of /proc/PID/stat over the timed calls (warm-up excluded), per call, to a clock tick (%s) over the calls of a case; client CPU: the bench process's own. RSS: VmRSS of /proc/PID/status.\n\n", time.Second/time.Duration(cfg.ClkTck))
@@ -262,27 +262,24 @@ func cpuModel() string {
 	return "unknown CPU"
 }
 
-// buildOf says which commit a Go binary was built from, and with which
-// Go.
-func buildOf(bin string) string {
+// buildOf says which commit a Go binary was built from (or, when it does
+// not say, the one given), and with which Go.
+func buildOf(bin, given string) string {
 	info, err := buildinfo.ReadFile(bin)
 	if err != nil {
 		return "build unknown"
 	}
-	rev, modified := "", false
+	rev, modified := given, false
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			rev = s.Value
+			rev = s.Value[:min(12, len(s.Value))]
 		case "vcs.modified":
 			modified = s.Value == "true"
 		}
 	}
 	if rev == "" {
 		return "built with " + info.GoVersion
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
 	}
 	if modified {
 		rev += " with local changes"

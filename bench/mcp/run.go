@@ -17,6 +17,7 @@ import (
 // Config says what [Run] measures, and for how long.
 type Config struct {
 	Wield    string        // the wield binary, built from the tree
+	Revision string        // the tree's commit, when the binary does not say (GOFLAGS=-buildvcs=false)
 	Rounds   int           // interleaved rounds; the tables show medians over them
 	Duration time.Duration // how long each case runs, when Calls is 0
 	Calls    int           // if not 0, each case is this many calls (lists: a tenth) instead of Duration

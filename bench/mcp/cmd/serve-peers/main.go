@@ -28,6 +28,7 @@ func main() {
 	}
 	var cfg mcpbench.Config
 	flag.StringVar(&cfg.Wield, "wield", "", "the wield binary to measure (required)")
+	flag.StringVar(&cfg.Revision, "revision", "", "the commit the wield binary was built from, if the binary does not say")
 	flag.IntVar(&cfg.Rounds, "rounds", 3, "interleaved rounds")
 	flag.DurationVar(&cfg.Duration, "duration", 2*time.Second, "how long each case runs")
 	flag.IntVar(&cfg.Calls, "calls", 0, "if not 0, calls per case instead of -duration (a tenth of it per listing case)")
