@@ -68,8 +68,8 @@ type ServerOptions struct {
 	AllowedHosts, AllowedOrigins []string
 	// ProtocolVersions are the MCP versions offered, newest first, each
 	// one of mcp.SupportedProtocolVersions (NewServer panics otherwise);
-	// nil means [ProtocolVersions], or every version the go-sdk speaks for
-	// a stateless server.
+	// nil means [ProtocolVersions]. Leaving out 2026-07-28 refuses the
+	// stateless era; leaving out every older one refuses the handshake.
 	ProtocolVersions []string
 	// DisableFastPath serves every HTTP request through the go-sdk. By
 	// default tools/call and tools/list are answered by wield itself when
@@ -96,13 +96,12 @@ type ServerOptions struct {
 	ResourcePoll time.Duration
 }
 
-// ProtocolVersions are the MCP versions a [Server] offers by default: those
-// of the initialize handshake. The go-sdk also speaks 2026-07-28, whose
-// stateless requests forbid a server to ask the client anything in the
-// middle of a call (elicitation and sampling there go through multi
-// round-trip results, which would run a tool twice); a client that
-// prefers 2026-07-28 falls back to the handshake.
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// ProtocolVersions are the MCP versions a [Server] offers by default, newest
+// first: 2026-07-28, whose requests stand alone (no session; see
+// server/discover), and those of the initialize handshake, whose sessions
+// let wield ask the client things in the middle of a call. Both eras are
+// served on every endpoint, chosen per request (see [Server.Handler]).
+var ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // Server serves a registry's tools over MCP. Every call goes through the
 // engine, so MCP clients get validation, permissions, limits, records and
@@ -132,7 +131,10 @@ type Server struct {
 type srvEndpoint struct {
 	toolset string
 	mcp     *mcp.Server
-	http    *mcp.StreamableHTTPHandler
+	http    *mcp.StreamableHTTPHandler // the handshake era's (stateless when the server is)
+	// stateless serves the requests of the stateless era (2026-07-28):
+	// the same mcp.Server without sessions (see server_era.go).
+	stateless *mcp.StreamableHTTPHandler
 
 	mu     sync.Mutex
 	synced map[string]*wield.Tool // the tools the MCP server lists, as registered
@@ -158,12 +160,7 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 	if s.opts.Version == "" {
 		s.opts.Version = "dev"
 	}
-	switch {
-	case s.opts.ProtocolVersions == nil && s.opts.Stateless:
-		// Nothing can be asked of a stateless client anyway, and
-		// 2026-07-28 is made for such servers.
-		s.opts.ProtocolVersions = mcp.SupportedProtocolVersions()
-	case s.opts.ProtocolVersions == nil:
+	if s.opts.ProtocolVersions == nil {
 		s.opts.ProtocolVersions = slices.Clone(ProtocolVersions)
 	}
 	for _, v := range s.opts.ProtocolVersions {
@@ -260,6 +257,12 @@ func (srvWriteCloser) Close() error { return nil }
 // elicitation nor sampling (a tool might ask it something, which the SDK
 // must route). Everything else goes to the SDK.
 //
+// Both eras of MCP are served on every endpoint, chosen per request: a
+// request whose Mcp-Protocol-Version header names 2026-07-28 stands alone
+// (server/discover, tools/list, tools/call and the rest, through a
+// stateless go-sdk handler over the same tools), every other request is of
+// the initialize handshake and its sessions, as above. See server_era.go.
+//
 // Sessions are wield's to bound, on both paths: one idle for
 // [ServerOptions].SessionTimeout is closed, and a request that would open
 // one past MaxSessions or MaxSessionsPerClient is refused (see
@@ -286,6 +289,10 @@ func (s *Server) srvServeEndpoint(w http.ResponseWriter, r *http.Request, toolse
 		return
 	}
 	if s.srvCheckEnvelope(w, r) {
+		return
+	}
+	if srvIsStatelessEra(r) && s.srvOffersStatelessEra() {
+		s.srvServeStatelessEra(w, r, ep)
 		return
 	}
 	if s.opts.Stateless {
@@ -338,6 +345,7 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 		mopts.CompletionHandler = s.srvComplete
 	}
 	ep.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, mopts)
+	ep.mcp.AddReceivingMiddleware(s.srvEraMiddleware)
 	// Sync before each tools/list too: a registry without a bus reports no
 	// changes, and a toolset's membership changes without an event. And
 	// note each HTTP session opened by an initialize, which the request
@@ -373,6 +381,7 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 		// AllowedHosts.
 		DisableLocalhostProtection: true,
 	})
+	ep.stateless = s.srvStatelessHandler(ep)
 	return ep
 }
 
