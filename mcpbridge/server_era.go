@@ -52,9 +52,9 @@ func (s *Server) srvOffersStatelessEra() bool {
 // makes for it and closes when it is answered.
 func (s *Server) srvStatelessHandler(ep *srvEndpoint) *mcp.StreamableHTTPHandler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ep.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:    true,
-		JSONResponse: s.opts.JSONResponse,
-		Logger:       srvQuiet(s.log),
+		Stateless:                  true,
+		JSONResponse:               s.opts.JSONResponse,
+		Logger:                     srvQuiet(s.log),
 		DisableLocalhostProtection: true, // Handler's guard checks Host
 	})
 }
