@@ -1,0 +1,198 @@
+package mcpbridge_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/mcpbridge"
+	"github.com/wieldhq/wield/memstore"
+)
+
+// TestServerStatelessEra checks that a go-sdk client speaking 2026-07-28
+// (server/discover, no session) lists and calls the tools of a server of
+// sessions, on /mcp and on a toolset's endpoint, through the engine; and
+// that a client of the handshake still gets a session on the same server.
+func TestServerStatelessEra(t *testing.T) {
+	tests := []struct {
+		path  string
+		names []string
+		tool  string
+		want  srvView
+	}{
+		{"/mcp", []string{"echo", "fail", "shout", "wipe"}, "echo", srvView{Text: []string{`{"echo":"hi"}`}, Structured: `{"echo":"hi"}`}},
+		{"/mcp/loud", []string{"shout"}, "shout", srvView{Text: []string{"HI"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			store := &srvRecords{}
+			f := srvNew(t, nil, &engine.Options{Store: store})
+			cs := srvConnect(t, f, srvEra2026, tt.path, nil)
+			if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
+				t.Fatalf("negotiated %q, want 2026-07-28", got)
+			}
+			if si := cs.InitializeResult().ServerInfo; si == nil || si.Name != "wield" {
+				t.Errorf("server info %+v, want wield's", si)
+			}
+			if diff := cmp.Diff(tt.names, srvNames(t, cs)); diff != "" {
+				t.Errorf("tools/list (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, srvViewOf(srvCall(t, cs, tt.tool, map[string]any{"message": "hi"}))); diff != "" {
+				t.Errorf("tools/call (-want +got):\n%s", diff)
+			}
+			if cs.ID() != "" || f.srv.Sessions() != 0 {
+				t.Errorf("session %q, %d open: the stateless era opens none", cs.ID(), f.srv.Sessions())
+			}
+			store.mu.Lock()
+			if len(store.recs) != 1 {
+				t.Fatalf("%d records, want 1", len(store.recs))
+			}
+			if diff := cmp.Diff(wield.Caller{ID: "mcp:tester", Type: wield.CallerDirect}, store.recs[0].Call.Caller); diff != "" {
+				t.Errorf("caller (-want +got):\n%s", diff)
+			}
+			store.mu.Unlock()
+
+			old := srvConnect(t, f, srvStateful, tt.path, nil)
+			if got := old.InitializeResult().ProtocolVersion; got != "2025-11-25" || old.ID() == "" {
+				t.Errorf("handshake client: protocol %q, session %q; want 2025-11-25 and a session", got, old.ID())
+			}
+			if diff := cmp.Diff(tt.want, srvViewOf(srvCall(t, old, tt.tool, map[string]any{"message": "hi"}))); diff != "" {
+				t.Errorf("tools/call of the handshake client (-want +got):\n%s", diff)
+			}
+			if n := f.srv.Sessions(); n != 1 {
+				t.Errorf("%d sessions open, want the handshake client's", n)
+			}
+		})
+	}
+}
+
+// TestServerStatelessEraUnknownTool checks that a tool of another toolset is
+// as unknown to the stateless era as to the handshake.
+func TestServerStatelessEraUnknownTool(t *testing.T) {
+	f := srvNew(t, nil, nil)
+	cs := srvConnect(t, f, srvEra2026, "/mcp/loud", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), srvWait)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}})
+	if err == nil {
+		t.Fatalf("echo on /mcp/loud: %+v, want an error", srvViewOf(res))
+	}
+}
+
+// TestServerStatelessEraSteersAskingClients checks that a client able to
+// elicit is steered to the handshake, where a confirm tool asks it, unless
+// the server offers only the stateless era.
+func TestServerStatelessEraSteersAskingClients(t *testing.T) {
+	tests := []struct {
+		name     string
+		versions []string
+		want     string
+	}{
+		{"both eras offered", nil, "2025-11-25"},
+		{"only 2026-07-28 offered", []string{"2026-07-28"}, "2026-07-28"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := srvNew(t, &mcpbridge.ServerOptions{ProtocolVersions: tt.versions}, nil)
+			var mu sync.Mutex
+			var asked []string
+			cs := srvConnect(t, f, srvEra2026, "/mcp", srvAnswer("accept", map[string]any{"approve": true}, &asked, &mu))
+			if got := cs.InitializeResult().ProtocolVersion; got != tt.want {
+				t.Errorf("negotiated %q, want %q", got, tt.want)
+			}
+			if diff := cmp.Diff(srvView{Text: []string{`{"echo":"hi"}`}, Structured: `{"echo":"hi"}`}, srvViewOf(srvCall(t, cs, "echo", map[string]any{"message": "hi"}))); diff != "" {
+				t.Errorf("tools/call (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestServerStatelessEraNotOffered checks that a server whose
+// ProtocolVersions leave out 2026-07-28 makes the go-sdk client fall back
+// to the handshake.
+func TestServerStatelessEraNotOffered(t *testing.T) {
+	f := srvNew(t, &mcpbridge.ServerOptions{ProtocolVersions: []string{"2025-11-25", "2025-06-18"}}, nil)
+	cs := srvConnect(t, f, srvEra2026, "/mcp", nil)
+	if got := cs.InitializeResult().ProtocolVersion; got != "2025-11-25" || cs.ID() == "" {
+		t.Errorf("protocol %q, session %q; want 2025-11-25 and a session", got, cs.ID())
+	}
+}
+
+// TestServerStatelessEraConfirm checks that a confirm tool called in the
+// stateless era, which forbids asking the client mid-call, neither runs
+// unapproved nor waits unbounded: it waits in the approval inbox like any
+// caller that cannot be asked, tells a client following its progress so,
+// and its approval's expiry denies it.
+func TestServerStatelessEraConfirm(t *testing.T) {
+	const notice = "waiting for approval"
+	tests := []struct {
+		name   string
+		decide *bool // the inbox's decision; nil: none, the approval expires
+		want   srvView
+	}{
+		{"approved", new(true), srvView{Text: []string{"wiped disk"}}},
+		{"denied", new(false), srvView{Text: []string{"Error: The user denied the call of tool 'wipe': by the inbox"}, IsError: true}},
+		{"never decided", nil, srvView{Text: []string{"Error: Approval for tool 'wipe' was not given: expired"}, IsError: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			inboxed := 0
+			var inbox *memstore.Approvals
+			inbox = memstore.NewApprovals(func(req *wield.ApprovalRequest) {
+				mu.Lock()
+				inboxed++
+				mu.Unlock()
+				if tt.decide != nil {
+					if err := inbox.Decide(req.ID, req.Digest, wield.Decision{Approved: *tt.decide, Reason: "by the inbox"}); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+			timeout := time.Duration(0)
+			if tt.decide == nil {
+				timeout = 200 * time.Millisecond
+			}
+			f := srvNew(t, nil, &engine.Options{Approver: mcpbridge.NewApprover(inbox), ApprovalTimeout: timeout})
+			var progress []string
+			copts := &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+				mu.Lock()
+				progress = append(progress, r.Params.Message)
+				mu.Unlock()
+			}}
+			cs := srvConnect(t, f, srvEra2026, "/mcp", copts)
+			if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
+				t.Fatalf("negotiated %q, want 2026-07-28", got)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), srvWait)
+			defer cancel()
+			p := &mcp.CallToolParams{Name: "wipe", Arguments: map[string]any{"message": "disk"}}
+			p.SetProgressToken("t1")
+			res, err := cs.CallTool(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, srvViewOf(res)); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+			// The client handles notifications on its own time.
+			srvEventually(t, "a progress notice saying what the call waits for", func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return slices.ContainsFunc(progress, func(m string) bool { return strings.HasPrefix(m, notice) })
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			if inboxed != 1 {
+				t.Errorf("requests in the inbox: %d, want 1", inboxed)
+			}
+		})
+	}
+}
