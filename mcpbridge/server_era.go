@@ -55,7 +55,14 @@ func (s *Server) srvStatelessHandler(ep *srvEndpoint) *mcp.StreamableHTTPHandler
 		Stateless:                  true,
 		JSONResponse:               s.opts.JSONResponse,
 		Logger:                     srvQuiet(s.log),
-		DisableLocalhostProtection: true, // Handler's guard checks Host
+		// A request of this era is the whole call: a client cancels it
+		// by ending the request (there is no session for a
+		// notifications/cancelled to reach it through), which cancels
+		// the call on purpose, as that notification does in a session
+		// (a confirm tool's approval is then withdrawn; see
+		// srvCancelOnPurpose).
+		PropagateRequestCancellation: true,
+		DisableLocalhostProtection:   true, // Handler's guard checks Host
 	})
 }
 
