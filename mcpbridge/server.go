@@ -139,6 +139,7 @@ type srvEndpoint struct {
 	mu     sync.Mutex
 	synced map[string]*wield.Tool // the tools the MCP server lists, as registered
 	listed map[string]*mcp.Tool   // the same, as listed
+	headed map[string]bool        // listed tools whose schema binds arguments to headers (x-mcp-header)
 	warned map[*wield.Tool]bool   // tools left out, reported once
 	list   []byte                 // the tools/list result, encoded; nil after a change
 }
@@ -327,7 +328,7 @@ func (s *Server) srvEndpoint(toolset string) (*srvEndpoint, error) {
 }
 
 func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
-	ep := &srvEndpoint{toolset: toolset, synced: map[string]*wield.Tool{}, listed: map[string]*mcp.Tool{}, warned: map[*wield.Tool]bool{}}
+	ep := &srvEndpoint{toolset: toolset, synced: map[string]*wield.Tool{}, listed: map[string]*mcp.Tool{}, headed: map[string]bool{}, warned: map[*wield.Tool]bool{}}
 	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if s.opts.Calls != nil {
 		caps.Resources = &mcp.ResourceCapabilities{}
@@ -430,6 +431,7 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 		for _, name := range gone {
 			delete(ep.synced, name)
 			delete(ep.listed, name)
+			delete(ep.headed, name)
 		}
 		ep.list = nil
 		ep.mcp.RemoveTools(gone...)
@@ -467,6 +469,7 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 		}
 		ep.synced[t.Name] = t
 		ep.listed[t.Name] = st
+		ep.headed[t.Name] = srvBindsHeaders(st)
 		ep.list = nil
 	}
 	// A tool that now has problems and was listed before must go.
@@ -476,6 +479,7 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 			if _, ok := ep.synced[t.Name]; ok {
 				delete(ep.synced, t.Name)
 				delete(ep.listed, t.Name)
+				delete(ep.headed, t.Name)
 				ep.list = nil
 				dropped = append(dropped, t.Name)
 			}
@@ -568,13 +572,19 @@ func srvCancelOnPurpose(ctx context.Context) (context.Context, func()) {
 // srvCall is a tools/call as the engine sees it, with the request in ctx for
 // [Progress], [Log], [Elicit] and [Sample].
 func (s *Server) srvCall(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerSession, p *mcp.CallToolParamsRaw) (*wield.Result, error) {
+	return s.srvCallAs(ctx, ep, ss, p, s.srvCaller(ss))
+}
+
+// srvCallAs is srvCall made as caller: a request without a session names
+// its client itself.
+func (s *Server) srvCallAs(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerSession, p *mcp.CallToolParamsRaw, caller wield.Caller) (*wield.Result, error) {
 	if ep.toolset != "" && !s.srvInToolset(ep.toolset, p.Name) {
 		// Left the toolset since the last list: as unknown as any tool
 		// the endpoint does not list.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
 	}
 	ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{session: ss, params: p})
-	res, err := s.eng.Call(ctx, wield.Call{Tool: p.Name, Arguments: p.Arguments, Caller: s.srvCaller(ss)})
+	res, err := s.eng.Call(ctx, wield.Call{Tool: p.Name, Arguments: p.Arguments, Caller: caller})
 	if err != nil {
 		s.log.Error("mcp server: call failed", "tool", p.Name, "err", err)
 		return nil, srvInternal
@@ -598,6 +608,23 @@ func (s *Server) srvCaller(ss *mcp.ServerSession) wield.Caller {
 	}
 	if c.ConversationID == "" && ss != nil {
 		c.ConversationID = ss.ID()
+	}
+	return c
+}
+
+// srvCallerNamed is the configured caller of a request without a session,
+// from the client's name ("" when it gave none): as srvCaller makes it of
+// a session the SDK made for the request alone.
+func (s *Server) srvCallerNamed(client string) wield.Caller {
+	c := s.opts.Caller
+	if c.Type == "" {
+		c.Type = wield.CallerDirect
+	}
+	if c.ID == "" {
+		c.ID = "mcp"
+		if client != "" {
+			c.ID = "mcp:" + client
+		}
 	}
 	return c
 }

@@ -1,7 +1,10 @@
 package mcpbridge_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -195,4 +198,99 @@ func TestServerStatelessEraConfirm(t *testing.T) {
 			}
 		})
 	}
+}
+
+// srvEraPost sends a request of the 2026-07-28 era to h, with the headers
+// the revision requires (Mcp-Name from the body's name), and reads the
+// answer as the wire carried it.
+func srvEraPost(t *testing.T, h http.Handler, body string) srvReply {
+	t.Helper()
+	var probe struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	json.Unmarshal([]byte(body), &probe)
+	hdr := []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", probe.Method}
+	if probe.Params.Name != "" {
+		hdr = append(hdr, "Mcp-Name", probe.Params.Name)
+	}
+	w := srvPost(h, body, hdr...)
+	raw := w.Body.Bytes()
+	ct := w.Header().Get("Content-Type")
+	if strings.HasPrefix(ct, "text/event-stream") {
+		var data []byte
+		for line := range strings.SplitSeq(string(raw), "\n") {
+			if d, ok := strings.CutPrefix(line, "data: "); ok && len(d) > 0 && d[0] == '{' {
+				data = []byte(d)
+			}
+		}
+		raw = data
+	}
+	r := srvReply{status: w.Code, contentType: ct}
+	if len(bytes.TrimSpace(raw)) > 0 {
+		if err := json.Unmarshal(raw, &r.body); err != nil {
+			t.Fatalf("reply to %s: %v: %q", body, err, raw)
+		}
+	}
+	return r
+}
+
+// TestServerEraFastPathAnswersAsSDK sends the same requests of the
+// 2026-07-28 era to a server with its fast path and to one without, on
+// /mcp and on a toolset's endpoint, and compares the answers.
+func TestServerEraFastPathAnswersAsSDK(t *testing.T) {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	requests := []struct {
+		body string
+		fast bool // the fast path answers it
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, true},
+		{`{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},` + meta + `}}`, true},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"shout","arguments":{"message":"<hi>"},` + meta + `}}`, true},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"shout","arguments":{"message":["a"]},` + meta + `}}`, true},
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fail","arguments":{"message":"x"},` + meta + `}}`, true},
+		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"shout",` + meta + `}}`, true},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"nope","arguments":{},` + meta + `}}`, false},
+		{`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"shout","arguments":{"message":"p"},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, false},
+		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"shout","arguments":{"message":"p"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, false},
+		{`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"shout","arguments":{"message":"p"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":7,"io.modelcontextprotocol/clientCapabilities":{}}}}`, false},
+		{`{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"cursor":"bogus",` + meta + `}}`, false},
+		{`{"jsonrpc":"2.0","id":12,"method":"server/discover","params":{` + meta + `}}`, false},
+	}
+	for _, path := range []string{"/mcp", "/mcp/loud"} {
+		t.Run(path, func(t *testing.T) {
+			handlers := map[bool]http.Handler{}
+			for _, disabled := range []bool{false, true} {
+				f := srvNew(t, &mcpbridge.ServerOptions{DisableFastPath: disabled}, nil)
+				handlers[disabled] = f.srv.Handler()
+			}
+			for _, rq := range requests {
+				body := rq.body
+				fast, sdk := srvEraPostTo(t, handlers[false], path, body), srvEraPostTo(t, handlers[true], path, body)
+				if sdk.body == nil {
+					t.Errorf("%s: no answer from the SDK path (status %d)", body, sdk.status)
+				}
+				if diff := cmp.Diff(srvNormal(sdk.body), srvNormal(fast.body)); diff != "" {
+					t.Errorf("%s: answer (-sdk +fast):\n%s", body, diff)
+				}
+				if sdk.status != fast.status {
+					t.Errorf("%s: status %d with the fast path, %d without", body, fast.status, sdk.status)
+				}
+				if got := fast.contentType == "application/json" && fast.status == http.StatusOK; got != rq.fast && !(path == "/mcp/loud" && !got) {
+					t.Errorf("%s: answered by the fast path: %v, want %v", body, got, rq.fast)
+				}
+			}
+		})
+	}
+}
+
+// srvEraPostTo is srvEraPost to path.
+func srvEraPostTo(t *testing.T, h http.Handler, path, body string) srvReply {
+	t.Helper()
+	return srvEraPost(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.URL.Path = path
+		h.ServeHTTP(w, r)
+	}), body)
 }

@@ -59,7 +59,7 @@ type srvFixture struct {
 }
 
 // srvNew serves srvTools (and extra) with the given options.
-func srvNew(t *testing.T, opts *mcpbridge.ServerOptions, eopts *engine.Options, extra ...*wield.Tool) *srvFixture {
+func srvNew(t testing.TB, opts *mcpbridge.ServerOptions, eopts *engine.Options, extra ...*wield.Tool) *srvFixture {
 	t.Helper()
 	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
 	reg.MustRegister(append(srvTools(), extra...)...)
