@@ -87,6 +87,11 @@ func (s *Server) srvServeStatelessEra(w http.ResponseWriter, r *http.Request, ep
 			return
 		}
 		defer ss.release(client)
+		// Close ends the stream, as it ends sessions.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(ss.ended, cancel)()
+		r = r.WithContext(ctx)
 	}
 	if !s.opts.DisableFastPath && r.Method == http.MethodPost && s.srvEraFast(w, r, ep) {
 		return

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -294,3 +295,69 @@ func srvEraPostTo(t *testing.T, h http.Handler, path, body string) srvReply {
 		h.ServeHTTP(w, r)
 	}), body)
 }
+
+// TestServerStatelessEraListenBounded checks that a subscriptions/listen
+// stream, which stays open as long as its client wants, takes a place
+// among the client's sessions: past MaxSessionsPerClient the next is
+// refused (429), and one that ended gives its place back.
+func TestServerStatelessEraListenBounded(t *testing.T) {
+	f := srvNew(t, &mcpbridge.ServerOptions{MaxSessionsPerClient: 1}, nil)
+	h := f.srv.Handler()
+	// listen opens a stream until ctx ends, or until refused, and returns
+	// the status; started is closed once the server answers.
+	listen := func(ctx context.Context, started chan struct{}) int {
+		r := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+		r.Host = "127.0.0.1"
+		r.RemoteAddr = "127.0.0.1:1234"
+		for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+			"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
+			r.Header.Set(k, v)
+		}
+		w := &srvStartedWriter{ResponseRecorder: httptest.NewRecorder(), started: started}
+		h.ServeHTTP(w, r)
+		w.start()
+		return w.Code
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), srvWait)
+	defer cancel()
+	first, started := make(chan int, 1), make(chan struct{})
+	go func() { first <- listen(ctx, started) }()
+	<-started
+	if code := listen(ctx, make(chan struct{})); code != http.StatusTooManyRequests {
+		t.Errorf("a second stream while the first is open: %d, want 429", code)
+	}
+	// Calls take no place.
+	srvCall(t, srvConnect(t, f, srvEra2026, "/mcp", nil), "echo", map[string]any{"message": "hi"})
+	cancel() // the client ends the first stream
+	if code := <-first; code != http.StatusOK {
+		t.Errorf("the first stream: %d, want 200", code)
+	}
+	// A stream after the first ended has its place, until Close ends it.
+	started2, second := make(chan struct{}), make(chan int, 1)
+	go func() { second <- listen(context.Background(), started2) }()
+	<-started2
+	f.srv.Close()
+	select {
+	case code := <-second:
+		if code != http.StatusOK {
+			t.Errorf("a stream after the first ended: %d, want 200", code)
+		}
+	case <-time.After(srvWait):
+		t.Fatal("Close did not end the stream")
+	}
+}
+
+// srvStartedWriter is a recorder that tells when the server began to
+// answer.
+type srvStartedWriter struct {
+	*httptest.ResponseRecorder
+	once    sync.Once
+	started chan struct{}
+}
+
+func (w *srvStartedWriter) start() { w.once.Do(func() { close(w.started) }) }
+
+func (w *srvStartedWriter) WriteHeader(code int) { w.ResponseRecorder.WriteHeader(code); w.start() }
+
+func (w *srvStartedWriter) Flush() { w.ResponseRecorder.Flush(); w.start() }
