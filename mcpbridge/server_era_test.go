@@ -77,6 +77,29 @@ func TestServerStatelessEra(t *testing.T) {
 	}
 }
 
+// TestServerStatelessEraStdio checks that the stateless era is served over
+// stdio too: the go-sdk serves it on any transport but streamable HTTP's
+// stateful handler.
+func TestServerStatelessEraStdio(t *testing.T) {
+	store := &srvRecords{}
+	f := srvNew(t, nil, &engine.Options{Store: store})
+	cs := srvConnect(t, f, srvStdio2026, "", nil)
+	if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
+		t.Fatalf("negotiated %q, want 2026-07-28", got)
+	}
+	if diff := cmp.Diff([]string{"echo", "fail", "shout", "wipe"}, srvNames(t, cs)); diff != "" {
+		t.Errorf("tools/list (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(srvView{Text: []string{"HI"}}, srvViewOf(srvCall(t, cs, "shout", map[string]any{"message": "hi"}))); diff != "" {
+		t.Errorf("tools/call (-want +got):\n%s", diff)
+	}
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if len(store.recs) != 1 || store.recs[0].Call.Caller.ID != "mcp:tester" {
+		t.Errorf("records %+v, want one call by mcp:tester", store.recs)
+	}
+}
+
 // TestServerStatelessEraUnknownTool checks that a tool of another toolset is
 // as unknown to the stateless era as to the handshake.
 func TestServerStatelessEraUnknownTool(t *testing.T) {

@@ -78,12 +78,14 @@ type srvTransport string
 
 const (
 	// srvStateful and srvStdio speak the handshake era (2025-11-25), with
-	// a session; srvStateless and srvEra2026 the stateless era
-	// (2026-07-28), to a stateless server and to a server of sessions.
+	// a session; srvStateless, srvEra2026 and srvStdio2026 the stateless
+	// era (2026-07-28), to a stateless server, to a server of sessions and
+	// over stdio.
 	srvStateful  srvTransport = "http"
 	srvStateless srvTransport = "http-stateless"
 	srvStdio     srvTransport = "stdio"
 	srvEra2026   srvTransport = "http-2026"
+	srvStdio2026 srvTransport = "stdio-2026"
 )
 
 // srvConnect connects a client to the server over the transport; path is
@@ -98,7 +100,7 @@ func srvConnect(t *testing.T, f *srvFixture, tr srvTransport, path string, copts
 		ts := httptest.NewServer(f.srv.Handler())
 		t.Cleanup(ts.Close)
 		transport = &mcp.StreamableClientTransport{Endpoint: ts.URL + path, MaxRetries: -1}
-	case srvStdio:
+	case srvStdio, srvStdio2026:
 		cr, sw := io.Pipe() // server to client
 		sr, cw := io.Pipe() // client to server
 		sctx, stop := context.WithCancel(context.Background())
