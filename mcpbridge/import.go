@@ -498,9 +498,24 @@ func (s *impServer) run(sess *impSession) {
 
 // watch serves one session's refreshes until it ends; it returns why, or
 // nil when the importer closed.
+//
+// A server spoken to in MCP 2026-07-28 keeps no connection open whose end
+// would tell of an outage (its requests stand alone, and a
+// subscriptions/listen stream that breaks is not reported), so its tools
+// are listed again every MaxBackoff: a listing that fails marks the
+// session broken, as a call that fails does, and one that works catches a
+// change whose notice was lost.
 func (s *impServer) watch(sess *impSession, ended <-chan error) error {
+	var probe <-chan time.Time
+	if res := sess.cs.InitializeResult(); res != nil && res.ProtocolVersion >= srvStatelessEra {
+		t := time.NewTicker(s.im.opts.MaxBackoff)
+		defer t.Stop()
+		probe = t.C
+	}
 	for {
 		select {
+		case <-probe:
+			_ = s.sync(context.Background(), sess) // a failure is logged and marks sess broken
 		case <-s.ctx.Done():
 			return nil
 		case err := <-ended:

@@ -45,15 +45,15 @@ func TestImportEra2026(t *testing.T) {
 		t.Errorf("call of the added tool: %+v", got)
 	}
 	// Without a session there is no connection whose end tells of an
-	// outage: the first call that finds the server down does.
+	// outage: the importer's periodic listing (every MaxBackoff) does.
 	addr := g.addr
 	g.stop()
+	impEventually(t, "the importer sees the outage", func() bool { return !im.Servers()[0].Connected })
 	got := impOutcomeOf(impCall(t, e, "new__first", `{}`))
 	want = impOutcome{ErrorType: wield.ErrExecution, Error: `MCP server "new" is not reachable right now; try again shortly`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("call during the outage (-want +got):\n%s", diff)
 	}
-	impEventually(t, "the importer sees the outage", func() bool { return !im.Servers()[0].Connected })
 	g.start(addr)
 	impEventually(t, "the importer reconnects", func() bool { return im.Servers()[0].Connected })
 	if got := impOutcomeOf(impCall(t, e, "new__first", `{}`)); !got.OK {
