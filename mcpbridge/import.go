@@ -39,7 +39,9 @@ type ImportOptions struct {
 	Permission wield.Permission
 	// MinBackoff and MaxBackoff bound the wait between reconnection
 	// attempts, which doubles from the one to the other; 500 ms and 30 s
-	// when zero.
+	// when zero. MaxBackoff is also how often the tools of a server
+	// spoken to in MCP 2026-07-28 are listed again (no session tells of
+	// its outages).
 	MinBackoff, MaxBackoff time.Duration
 	// ConnectTimeout bounds one connection's handshake; 30 s when zero.
 	ConnectTimeout time.Duration
