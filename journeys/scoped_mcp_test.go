@@ -30,7 +30,9 @@ func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
 func connectMCP(ctx context.Context, endpoint, key string) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "journey", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1, HTTPClient: &http.Client{Transport: keyed{key}}}
-	return client.Connect(ctx, tr, nil)
+	// The handshake era (2025-11-25): a session, counted against the
+	// key's bound; the go-sdk client would prefer 2026-07-28, which has none.
+	return client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 }
 
 // TestJourneyScopedKeyMCP: a key made with --toolset math --rights call

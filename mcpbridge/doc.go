@@ -98,6 +98,19 @@
 // and tools/call have a fast path that answers as the SDK would
 // ([ServerOptions.DisableFastPath] turns it off).
 //
+// # Protocol revisions
+//
+// Both eras of MCP are served on every endpoint, chosen per request
+// ([ProtocolVersions]): 2026-07-28, whose requests stand alone (no
+// session; server/discover, and the revision in the MCP-Protocol-Version
+// header and _meta), and the initialize handshake of 2025-11-25, 2025-06-18,
+// 2025-03-26 and 2024-11-05, with sessions. A server may ask nothing of a
+// 2026-07-28 client mid-call, so a confirm tool's call from one waits in
+// the approval inbox, and a client that declared elicitation or sampling
+// is steered to the handshake at server/discover, where it can be asked.
+// The importer's client discovers first too, and falls back to the
+// handshake: it imports servers of either era.
+//
 // Besides the tools, a server offers the [Resource], [ResourceTemplate]
 // and [Prompt] values of its options. A tool sends images, audio or
 // resources as its result's content by returning [ContentOutput]'s object.

@@ -39,7 +39,9 @@ type ImportOptions struct {
 	Permission wield.Permission
 	// MinBackoff and MaxBackoff bound the wait between reconnection
 	// attempts, which doubles from the one to the other; 500 ms and 30 s
-	// when zero.
+	// when zero. MaxBackoff is also how often the tools of a server
+	// spoken to in MCP 2026-07-28 are listed again (no session tells of
+	// its outages).
 	MinBackoff, MaxBackoff time.Duration
 	// ConnectTimeout bounds one connection's handshake; 30 s when zero.
 	ConnectTimeout time.Duration
@@ -498,9 +500,24 @@ func (s *impServer) run(sess *impSession) {
 
 // watch serves one session's refreshes until it ends; it returns why, or
 // nil when the importer closed.
+//
+// A server spoken to in MCP 2026-07-28 keeps no connection open whose end
+// would tell of an outage (its requests stand alone, and a
+// subscriptions/listen stream that breaks is not reported), so its tools
+// are listed again every MaxBackoff: a listing that fails marks the
+// session broken, as a call that fails does, and one that works catches a
+// change whose notice was lost.
 func (s *impServer) watch(sess *impSession, ended <-chan error) error {
+	var probe <-chan time.Time
+	if res := sess.cs.InitializeResult(); res != nil && res.ProtocolVersion >= srvStatelessEra {
+		t := time.NewTicker(s.im.opts.MaxBackoff)
+		defer t.Stop()
+		probe = t.C
+	}
 	for {
 		select {
+		case <-probe:
+			_ = s.sync(context.Background(), sess) // a failure is logged and marks sess broken
 		case <-s.ctx.Done():
 			return nil
 		case err := <-ended:

@@ -30,6 +30,7 @@ type impGoServer struct {
 	t    testing.TB
 	srv  *mcp.Server
 	addr string
+	opts *mcp.StreamableHTTPOptions // of its handler; nil: the defaults
 	mu   sync.Mutex
 	hs   *httptest.Server
 }
@@ -53,7 +54,7 @@ func (g *impGoServer) start(addr string) {
 	if err != nil {
 		g.t.Fatalf("listen %s: %v", addr, err)
 	}
-	hs := httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv }, nil))
+	hs := httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv }, g.opts))
 	hs.Listener.Close()
 	hs.Listener = ln
 	hs.Start()

@@ -68,8 +68,8 @@ type ServerOptions struct {
 	AllowedHosts, AllowedOrigins []string
 	// ProtocolVersions are the MCP versions offered, newest first, each
 	// one of mcp.SupportedProtocolVersions (NewServer panics otherwise);
-	// nil means [ProtocolVersions], or every version the go-sdk speaks for
-	// a stateless server.
+	// nil means [ProtocolVersions]. Leaving out 2026-07-28 refuses the
+	// stateless era; leaving out every older one refuses the handshake.
 	ProtocolVersions []string
 	// DisableFastPath serves every HTTP request through the go-sdk. By
 	// default tools/call and tools/list are answered by wield itself when
@@ -96,13 +96,12 @@ type ServerOptions struct {
 	ResourcePoll time.Duration
 }
 
-// ProtocolVersions are the MCP versions a [Server] offers by default: those
-// of the initialize handshake. The go-sdk also speaks 2026-07-28, whose
-// stateless requests forbid a server to ask the client anything in the
-// middle of a call (elicitation and sampling there go through multi
-// round-trip results, which would run a tool twice); a client that
-// prefers 2026-07-28 falls back to the handshake.
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// ProtocolVersions are the MCP versions a [Server] offers by default, newest
+// first: 2026-07-28, whose requests stand alone (no session; see
+// server/discover), and those of the initialize handshake, whose sessions
+// let wield ask the client things in the middle of a call. Both eras are
+// served on every endpoint, chosen per request (see [Server.Handler]).
+var ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // Server serves a registry's tools over MCP. Every call goes through the
 // engine, so MCP clients get validation, permissions, limits, records and
@@ -132,11 +131,15 @@ type Server struct {
 type srvEndpoint struct {
 	toolset string
 	mcp     *mcp.Server
-	http    *mcp.StreamableHTTPHandler
+	http    *mcp.StreamableHTTPHandler // the handshake era's (stateless when the server is)
+	// stateless serves the requests of the stateless era (2026-07-28):
+	// the same mcp.Server without sessions (see server_era.go).
+	stateless *mcp.StreamableHTTPHandler
 
 	mu     sync.Mutex
 	synced map[string]*wield.Tool // the tools the MCP server lists, as registered
 	listed map[string]*mcp.Tool   // the same, as listed
+	headed map[string]bool        // listed tools whose schema binds arguments to headers (x-mcp-header)
 	warned map[*wield.Tool]bool   // tools left out, reported once
 	list   []byte                 // the tools/list result, encoded; nil after a change
 }
@@ -158,12 +161,7 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 	if s.opts.Version == "" {
 		s.opts.Version = "dev"
 	}
-	switch {
-	case s.opts.ProtocolVersions == nil && s.opts.Stateless:
-		// Nothing can be asked of a stateless client anyway, and
-		// 2026-07-28 is made for such servers.
-		s.opts.ProtocolVersions = mcp.SupportedProtocolVersions()
-	case s.opts.ProtocolVersions == nil:
+	if s.opts.ProtocolVersions == nil {
 		s.opts.ProtocolVersions = slices.Clone(ProtocolVersions)
 	}
 	for _, v := range s.opts.ProtocolVersions {
@@ -260,6 +258,12 @@ func (srvWriteCloser) Close() error { return nil }
 // elicitation nor sampling (a tool might ask it something, which the SDK
 // must route). Everything else goes to the SDK.
 //
+// Both eras of MCP are served on every endpoint, chosen per request: a
+// request whose Mcp-Protocol-Version header names 2026-07-28 stands alone
+// (server/discover, tools/list, tools/call and the rest, through a
+// stateless go-sdk handler over the same tools), every other request is of
+// the initialize handshake and its sessions, as above. See server_era.go.
+//
 // Sessions are wield's to bound, on both paths: one idle for
 // [ServerOptions].SessionTimeout is closed, and a request that would open
 // one past MaxSessions or MaxSessionsPerClient is refused (see
@@ -286,6 +290,10 @@ func (s *Server) srvServeEndpoint(w http.ResponseWriter, r *http.Request, toolse
 		return
 	}
 	if s.srvCheckEnvelope(w, r) {
+		return
+	}
+	if srvIsStatelessEra(r) && s.srvOffersStatelessEra() {
+		s.srvServeStatelessEra(w, r, ep)
 		return
 	}
 	if s.opts.Stateless {
@@ -320,7 +328,7 @@ func (s *Server) srvEndpoint(toolset string) (*srvEndpoint, error) {
 }
 
 func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
-	ep := &srvEndpoint{toolset: toolset, synced: map[string]*wield.Tool{}, listed: map[string]*mcp.Tool{}, warned: map[*wield.Tool]bool{}}
+	ep := &srvEndpoint{toolset: toolset, synced: map[string]*wield.Tool{}, listed: map[string]*mcp.Tool{}, headed: map[string]bool{}, warned: map[*wield.Tool]bool{}}
 	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if s.opts.Calls != nil {
 		caps.Resources = &mcp.ResourceCapabilities{}
@@ -338,6 +346,7 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 		mopts.CompletionHandler = s.srvComplete
 	}
 	ep.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, mopts)
+	ep.mcp.AddReceivingMiddleware(s.srvEraMiddleware)
 	// Sync before each tools/list too: a registry without a bus reports no
 	// changes, and a toolset's membership changes without an event. And
 	// note each HTTP session opened by an initialize, which the request
@@ -373,6 +382,7 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 		// AllowedHosts.
 		DisableLocalhostProtection: true,
 	})
+	ep.stateless = s.srvStatelessHandler(ep)
 	return ep
 }
 
@@ -421,6 +431,7 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 		for _, name := range gone {
 			delete(ep.synced, name)
 			delete(ep.listed, name)
+			delete(ep.headed, name)
 		}
 		ep.list = nil
 		ep.mcp.RemoveTools(gone...)
@@ -458,6 +469,7 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 		}
 		ep.synced[t.Name] = t
 		ep.listed[t.Name] = st
+		ep.headed[t.Name] = srvBindsHeaders(st)
 		ep.list = nil
 	}
 	// A tool that now has problems and was listed before must go.
@@ -467,6 +479,7 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 			if _, ok := ep.synced[t.Name]; ok {
 				delete(ep.synced, t.Name)
 				delete(ep.listed, t.Name)
+				delete(ep.headed, t.Name)
 				ep.list = nil
 				dropped = append(dropped, t.Name)
 			}
@@ -559,13 +572,19 @@ func srvCancelOnPurpose(ctx context.Context) (context.Context, func()) {
 // srvCall is a tools/call as the engine sees it, with the request in ctx for
 // [Progress], [Log], [Elicit] and [Sample].
 func (s *Server) srvCall(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerSession, p *mcp.CallToolParamsRaw) (*wield.Result, error) {
+	return s.srvCallAs(ctx, ep, ss, p, s.srvCaller(ss))
+}
+
+// srvCallAs is srvCall made as caller: a request without a session names
+// its client itself.
+func (s *Server) srvCallAs(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerSession, p *mcp.CallToolParamsRaw, caller wield.Caller) (*wield.Result, error) {
 	if ep.toolset != "" && !s.srvInToolset(ep.toolset, p.Name) {
 		// Left the toolset since the last list: as unknown as any tool
 		// the endpoint does not list.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
 	}
 	ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{session: ss, params: p})
-	res, err := s.eng.Call(ctx, wield.Call{Tool: p.Name, Arguments: p.Arguments, Caller: s.srvCaller(ss)})
+	res, err := s.eng.Call(ctx, wield.Call{Tool: p.Name, Arguments: p.Arguments, Caller: caller})
 	if err != nil {
 		s.log.Error("mcp server: call failed", "tool", p.Name, "err", err)
 		return nil, srvInternal
@@ -589,6 +608,23 @@ func (s *Server) srvCaller(ss *mcp.ServerSession) wield.Caller {
 	}
 	if c.ConversationID == "" && ss != nil {
 		c.ConversationID = ss.ID()
+	}
+	return c
+}
+
+// srvCallerNamed is the configured caller of a request without a session,
+// from the client's name ("" when it gave none): as srvCaller makes it of
+// a session the SDK made for the request alone.
+func (s *Server) srvCallerNamed(client string) wield.Caller {
+	c := s.opts.Caller
+	if c.Type == "" {
+		c.Type = wield.CallerDirect
+	}
+	if c.ID == "" {
+		c.ID = "mcp"
+		if client != "" {
+			c.ID = "mcp:" + client
+		}
 	}
 	return c
 }

@@ -55,6 +55,13 @@ func (a *srvApprover) Approve(ctx context.Context, req *wield.ApprovalRequest) (
 		if a.fallback == nil {
 			return wield.Decision{}, fmt.Errorf("approve %s: no MCP client to ask and no approver to wait for", req.ID)
 		}
+		if r != nil {
+			// The client cannot be asked (no elicitation, or the
+			// stateless era, which forbids asking mid-call): a client
+			// that follows the call's progress learns what it waits
+			// for, rather than nothing until the decision.
+			_ = Progress(ctx, 0, 0, fmt.Sprintf("waiting for approval %s of tool '%s' in the approval inbox (wield approvals approve %s)", req.ID, req.Tool, req.ID))
+		}
 		return a.fallback.Approve(ctx, req)
 	}
 	by := srvClientID(r.session)

@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -54,6 +55,11 @@ type srvSessions struct {
 	closed   bool
 	sweeping bool          // the sweep runs
 	stop     chan struct{} // ends the sweep
+
+	// ended is canceled by closeAll: it ends the subscriptions/listen
+	// streams of the stateless era, which are no sessions of the SDK's.
+	ended context.Context
+	end   context.CancelFunc
 }
 
 // srvSession is one open HTTP session.
@@ -78,6 +84,7 @@ type srvSession struct {
 func newSrvSessions(o *ServerOptions) *srvSessions {
 	ss := &srvSessions{idle: o.SessionTimeout, max: o.MaxSessions, perClient: o.MaxSessionsPerClient, clientKey: o.ClientKey,
 		per: map[string]int{}, byID: map[string]*srvSession{}, stop: make(chan struct{})}
+	ss.ended, ss.end = context.WithCancel(context.Background())
 	if ss.idle == 0 {
 		ss.idle = DefaultSessionTimeout
 	}
@@ -225,6 +232,7 @@ func (ss *srvSessions) closeAll() {
 		close(ss.stop)
 	}
 	ss.closed = true
+	ss.end()
 	all := make([]*srvSession, 0, len(ss.byID))
 	for _, s := range ss.byID {
 		all = append(all, s)

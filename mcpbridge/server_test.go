@@ -59,7 +59,7 @@ type srvFixture struct {
 }
 
 // srvNew serves srvTools (and extra) with the given options.
-func srvNew(t *testing.T, opts *mcpbridge.ServerOptions, eopts *engine.Options, extra ...*wield.Tool) *srvFixture {
+func srvNew(t testing.TB, opts *mcpbridge.ServerOptions, eopts *engine.Options, extra ...*wield.Tool) *srvFixture {
 	t.Helper()
 	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
 	reg.MustRegister(append(srvTools(), extra...)...)
@@ -77,9 +77,15 @@ func srvNew(t *testing.T, opts *mcpbridge.ServerOptions, eopts *engine.Options, 
 type srvTransport string
 
 const (
+	// srvStateful and srvStdio speak the handshake era (2025-11-25), with
+	// a session; srvStateless, srvEra2026 and srvStdio2026 the stateless
+	// era (2026-07-28), to a stateless server, to a server of sessions and
+	// over stdio.
 	srvStateful  srvTransport = "http"
 	srvStateless srvTransport = "http-stateless"
 	srvStdio     srvTransport = "stdio"
+	srvEra2026   srvTransport = "http-2026"
+	srvStdio2026 srvTransport = "stdio-2026"
 )
 
 // srvConnect connects a client to the server over the transport; path is
@@ -90,11 +96,11 @@ func srvConnect(t *testing.T, f *srvFixture, tr srvTransport, path string, copts
 	defer cancel()
 	var transport mcp.Transport
 	switch tr {
-	case srvStateful, srvStateless:
+	case srvStateful, srvStateless, srvEra2026:
 		ts := httptest.NewServer(f.srv.Handler())
 		t.Cleanup(ts.Close)
 		transport = &mcp.StreamableClientTransport{Endpoint: ts.URL + path, MaxRetries: -1}
-	case srvStdio:
+	case srvStdio, srvStdio2026:
 		cr, sw := io.Pipe() // server to client
 		sr, cw := io.Pipe() // client to server
 		sctx, stop := context.WithCancel(context.Background())
@@ -116,7 +122,12 @@ func srvConnect(t *testing.T, f *srvFixture, tr srvTransport, path string, copts
 		transport = &mcp.IOTransport{Reader: cr, Writer: cw}
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "tester", Version: "1"}, copts)
-	cs, err := c.Connect(ctx, transport, nil)
+	var sopts *mcp.ClientSessionOptions
+	if tr == srvStateful || tr == srvStdio {
+		// The go-sdk client prefers 2026-07-28, which has no sessions.
+		sopts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	cs, err := c.Connect(ctx, transport, sopts)
 	if err != nil {
 		t.Fatalf("connect over %s: %v", tr, err)
 	}

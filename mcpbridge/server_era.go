@@ -1,0 +1,334 @@
+package mcpbridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wieldhq/wield/internal/jsonenc"
+)
+
+// MCP has two eras, and a [Server] serves both on every endpoint, choosing
+// per request:
+//
+//   - the handshake era (2025-11-25 and older): initialize opens a session
+//     (Mcp-Session-Id), whose requests the fast path answers or the go-sdk's
+//     stateful handler routes, and in which wield can ask the client
+//     things in the middle of a call (elicitation, sampling);
+//   - the stateless era (2026-07-28): no initialize and no session; every
+//     request names its protocol version in the Mcp-Protocol-Version header
+//     and in _meta, with the client's name and capabilities beside it, and
+//     server/discover says what the server offers.
+//
+// A request of the stateless era goes to a stateless go-sdk handler over the
+// same mcp.Server, so the same tools (registered with the SDK, run by the
+// engine), resources and prompts answer it. The go-sdk tells the eras apart
+// by the header too, and its stateful handler refuses the new one, which is
+// why the route is chosen before it.
+
+// srvStatelessEra is the first protocol revision without sessions.
+const srvStatelessEra = srvNoAskVersion
+
+// srvIsStatelessEra reports whether a request speaks 2026-07-28 or later: its
+// Mcp-Protocol-Version header says so. A revision the server does not
+// offer is routed there too, where the go-sdk answers it with the error
+// the revision defines (-32022, naming the versions offered).
+func srvIsStatelessEra(r *http.Request) bool {
+	return r.Header.Get("Mcp-Protocol-Version") >= srvStatelessEra
+}
+
+// srvOffersStatelessEra reports whether the server offers a revision of the
+// stateless era at all: when ProtocolVersions leave them all out, such a
+// request goes where it went before, to the handshake era's handler, which
+// refuses it.
+func (s *Server) srvOffersStatelessEra() bool {
+	return slices.ContainsFunc(s.opts.ProtocolVersions, func(v string) bool { return v >= srvStatelessEra })
+}
+
+// srvStatelessHandler is the go-sdk's stateless streamable handler of an
+// endpoint's mcp.Server: each request stands alone, on a session the SDK
+// makes for it and closes when it is answered.
+func (s *Server) srvStatelessHandler(ep *srvEndpoint) *mcp.StreamableHTTPHandler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ep.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: s.opts.JSONResponse,
+		Logger:       srvQuiet(s.log),
+		// A request of this era is the whole call: a client cancels it
+		// by ending the request (there is no session for a
+		// notifications/cancelled to reach it through), which cancels
+		// the call on purpose, as that notification does in a session
+		// (a confirm tool's approval is then withdrawn; see
+		// srvCancelOnPurpose).
+		PropagateRequestCancellation: true,
+		DisableLocalhostProtection:   true, // Handler's guard checks Host
+	})
+}
+
+// srvServeStatelessEra serves a request of the stateless era. A
+// subscriptions/listen stream stays open as long as the client wants it,
+// so it takes a place among the sessions of its client (see
+// [ServerOptions].MaxSessions): a client cannot hold more streams than it
+// could sessions.
+func (s *Server) srvServeStatelessEra(w http.ResponseWriter, r *http.Request, ep *srvEndpoint) {
+	if r.Method == http.MethodPost && srvIsListen(r) {
+		ss := s.sessions
+		client := ss.client(r)
+		if ok, bound := ss.reserve(client); !ok {
+			s.srvRefuseSession(w, r, bound)
+			return
+		}
+		defer ss.release(client)
+		// Close ends the stream, as it ends sessions.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(ss.ended, cancel)()
+		r = r.WithContext(ctx)
+	}
+	if !s.opts.DisableFastPath && r.Method == http.MethodPost && s.srvEraFast(w, r, ep) {
+		return
+	}
+	ep.stateless.ServeHTTP(w, r)
+}
+
+// srvIsListen reports whether a request is a subscriptions/listen, by the
+// Mcp-Method header the revision requires (the go-sdk checks it matches
+// the body).
+func srvIsListen(r *http.Request) bool {
+	return r.Header.Get("Mcp-Method") == "subscriptions/listen"
+}
+
+// srvSteerToHandshake answers the server/discover of a client that declared
+// elicitation or sampling with the error of a revision not offered
+// (-32022), naming the handshake-era revisions only, when the server
+// offers any: such a client then initialises a session, in which a
+// confirm tool asks its user and a tool may ask its model. In the
+// stateless era a server may ask nothing in the middle of a call (that
+// comes back as input_required results, not yet served), so the client
+// would lose both. A client that declared neither is served the stateless
+// era. It reports whether it answered.
+func (s *Server) srvSteerToHandshake(req mcp.Request) (*jsonrpc.Error, bool) {
+	dr, ok := req.(*mcp.ServerRequest[*mcp.DiscoverParams])
+	if !ok {
+		return nil, false
+	}
+	caps := dr.ClientCapabilities()
+	if caps == nil || (caps.Elicitation == nil && caps.Sampling == nil) {
+		return nil, false
+	}
+	legacy := slices.DeleteFunc(slices.Clone(s.opts.ProtocolVersions), func(v string) bool { return v >= srvStatelessEra })
+	if len(legacy) == 0 {
+		return nil, false // nowhere to steer to: the stateless era it is
+	}
+	data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: legacy, Requested: dr.ProtocolVersion()})
+	return &jsonrpc.Error{
+		Code:    mcp.CodeUnsupportedProtocolVersion,
+		Message: "this server asks clients that can elicit or sample through the initialize handshake: initialize with one of the supported versions",
+		Data:    data,
+	}, true
+}
+
+// srvEraMiddleware is the receiving middleware of the stateless era's
+// requests: server/discover steers some clients to the handshake (see
+// srvSteerToHandshake).
+func (s *Server) srvEraMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "server/discover" {
+			if err, ok := s.srvSteerToHandshake(req); ok {
+				return nil, err
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// srvBindsHeaders reports whether a tool's input schema binds arguments
+// to Mcp-Param-* headers (x-mcp-header), which the go-sdk checks against
+// the body: such calls go to it.
+func srvBindsHeaders(t *mcp.Tool) bool {
+	b, err := json.Marshal(t.InputSchema)
+	return err != nil || bytes.Contains(b, []byte("x-mcp-header"))
+}
+
+// srvEraRequest is a request of the stateless era as its fast path reads
+// it.
+type srvEraRequest struct {
+	srvFastRequest
+	client string // the name in _meta's clientInfo, or ""
+}
+
+// srvEraMetaKeys are the _meta members the fast path answers requests
+// with; any other (a progress token, a log level) needs the go-sdk, which
+// can send notifications before the result.
+var srvEraMetaKeys = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities}
+
+// srvEraDecode reads a tools/call or tools/list of the stateless era the
+// fast path can answer: keys matched exactly, none it does not know, and in
+// _meta the protocol version (version, as the header says), the client's
+// capabilities (an object of objects) and optionally its name. Anything
+// else goes to the go-sdk, which has the last word on what is valid.
+func srvEraDecode(body []byte, version string) (srvEraRequest, bool) {
+	var req srvEraRequest
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil || string(top["jsonrpc"]) != `"2.0"` || json.Unmarshal(top["method"], &req.Method) != nil {
+		return req, false
+	}
+	req.ID = top["id"]
+	if !srvPlainID(req.ID) || len(top) != 4 || top["params"] == nil {
+		return req, false // 4: jsonrpc, id, method, params
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(top["params"], &params) != nil {
+		return req, false
+	}
+	var meta map[string]json.RawMessage
+	for k, v := range params {
+		var err error
+		switch k {
+		case "name":
+			err = json.Unmarshal(v, &req.Params.Name)
+		case "arguments":
+			req.Params.Arguments = v
+		case "_meta":
+			err = json.Unmarshal(v, &meta)
+		default:
+			return req, false // a cursor, say
+		}
+		if err != nil {
+			return req, false
+		}
+	}
+	var pv string
+	if json.Unmarshal(meta[mcp.MetaKeyProtocolVersion], &pv) != nil || pv != version {
+		return req, false
+	}
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(meta[mcp.MetaKeyClientCapabilities], &caps) != nil || caps == nil {
+		return req, false
+	}
+	for _, c := range caps {
+		if len(c) == 0 || c[0] != '{' {
+			return req, false
+		}
+	}
+	if ci, ok := meta[mcp.MetaKeyClientInfo]; ok {
+		var info mcp.Implementation
+		if string(ci) == "null" || json.Unmarshal(ci, &info) != nil {
+			return req, false
+		}
+		req.client = info.Name
+	}
+	for k := range meta {
+		if !slices.Contains(srvEraMetaKeys, k) {
+			return req, false
+		}
+	}
+	return req, true
+}
+
+// srvEraFast answers the plain tools/call and tools/list of the stateless
+// era itself, as the fast path answers a session's (see [Server.Handler]),
+// and reports whether it did; when it did not, r is as it came. The go-sdk
+// would make a session for the request, decode it several times and
+// answer in an event stream: for the same answer, as JSON, a fraction of
+// the CPU and no session (BenchmarkServerEraCall).
+func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint) bool {
+	h := r.Header
+	if ct := h.Get("Content-Type"); ct != "application/json" {
+		if base, _, err := mime.ParseMediaType(ct); err != nil || base != "application/json" {
+			return false
+		}
+	}
+	pv := h.Get("Mcp-Protocol-Version")
+	if !slices.Contains(s.opts.ProtocolVersions, pv) || !srvAccepts(h.Values("Accept")) {
+		return false
+	}
+	for k := range h {
+		if strings.HasPrefix(k, "Mcp-Param-") {
+			return false
+		}
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, srvFastMax+1))
+	if err != nil || len(body) > srvFastMax {
+		r.Body = srvBody{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		return false
+	}
+	r.Body = srvBody{bytes.NewReader(body), r.Body}
+	req, ok := srvEraDecode(body, pv)
+	if !ok || h.Get("Mcp-Method") != req.Method {
+		return false
+	}
+	info := &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
+	switch req.Method {
+	case "tools/list":
+		if req.Params.Name != "" || req.Params.Arguments != nil {
+			return false
+		}
+		s.srvSync(ep)
+		list := ep.srvList()
+		if len(list) < 2 || list[0] != '{' || list[1] == '}' {
+			return false
+		}
+		head, err := json.Marshal(mcp.Meta{mcp.MetaKeyServerInfo: info})
+		if err != nil {
+			return false
+		}
+		out := make([]byte, 0, len(list)+len(head)+64)
+		out = append(out, `{"resultType":"complete","_meta":`...)
+		out = append(out, head...)
+		out = append(out, ',')
+		out = append(out, list[1:]...)
+		srvWrite(w, nil, req.ID, out, nil)
+		return true
+	case "tools/call":
+		if h.Get("Mcp-Name") != req.Params.Name {
+			return false
+		}
+		ep.mu.Lock()
+		_, listed := ep.synced[req.Params.Name]
+		headed := ep.headed[req.Params.Name]
+		ep.mu.Unlock()
+		if !listed || headed {
+			return false // the SDK words the error, or checks the headers
+		}
+		// The request is the call: a client that ends it cancels the
+		// call on purpose, as over the go-sdk's path.
+		ctx, stop := srvCancelOnPurpose(r.Context())
+		defer stop()
+		p := &mcp.CallToolParamsRaw{Name: req.Params.Name, Arguments: req.Params.Arguments}
+		res, err := s.srvCallAs(ctx, ep, nil, p, s.srvCallerNamed(req.client))
+		if err != nil {
+			var jerr *jsonrpc.Error
+			if !errors.As(err, &jerr) {
+				jerr = srvInternal
+			}
+			if jerr.Code == jsonrpc.CodeInvalidParams {
+				// The revision answers invalid params with HTTP 400.
+				srvHTTPError(w, http.StatusBadRequest, req.ID, jerr)
+				return true
+			}
+			srvWrite(w, nil, req.ID, nil, jerr)
+			return true
+		}
+		result := s.srvResult(res)
+		result.Meta[mcp.MetaKeyServerInfo] = info
+		out, err := jsonenc.Marshal(result)
+		if err != nil || len(out) < 2 || out[len(out)-1] != '}' {
+			s.log.Error("mcp server: encode result", "tool", p.Name, "err", err)
+			srvWrite(w, nil, req.ID, nil, srvInternal)
+			return true
+		}
+		out = append(out[:len(out)-1], `,"resultType":"complete"}`...)
+		srvWrite(w, nil, req.ID, out, nil)
+		return true
+	}
+	return false
+}

@@ -1,0 +1,78 @@
+package mcpbridge_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/mcpbridge"
+)
+
+// srvPost sends one JSON-RPC message to h in process, as from a loopback
+// client, and returns the response.
+func srvPost(h http.Handler, body string, headers ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+	r.Host = "127.0.0.1"
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(headers); i += 2 {
+		r.Header.Set(headers[i], headers[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// BenchmarkServerEraCall compares a tools/call of the echo tool in the two
+// eras, on the same server, in process (no network): in a 2025-11-25
+// session and as a 2026-07-28 request, both answered by the fast path, and
+// the latter through the go-sdk's stateless handler, which makes a session
+// for each request. Compare medians of runs of each, interleaved.
+func BenchmarkServerEraCall(b *testing.B) {
+	f := srvNew(b, nil, &engine.Options{})
+	h := f.srv.Handler()
+	const args = `"arguments":{"message":"hi"}`
+
+	b.Run("2025-11-25-session", func(b *testing.B) {
+		w := srvPost(h, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+		id := w.Header().Get("Mcp-Session-Id")
+		if w.Code != http.StatusOK || id == "" {
+			b.Fatalf("initialize: %d %s", w.Code, w.Body)
+		}
+		hdr := []string{"Mcp-Session-Id", id, "Mcp-Protocol-Version", "2025-11-25"}
+		srvPost(h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, hdr...)
+		body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo",` + args + `}}`
+		b.ReportAllocs()
+		for b.Loop() {
+			if w := srvPost(h, body, hdr...); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"echo":"hi"`) {
+				b.Fatalf("tools/call: %d %s", w.Code, w.Body)
+			}
+		}
+	})
+	body2026 := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo",` + args + `,"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},` +
+		`"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	hdr2026 := []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "echo"}
+	b.Run("2026-07-28-fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if w := srvPost(h, body2026, hdr2026...); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `\"echo\":\"hi\"`) {
+				b.Fatalf("tools/call: %d %s", w.Code, w.Body)
+			}
+		}
+	})
+	// The same request through the go-sdk's stateless handler, which
+	// makes a session for it.
+	sdk := srvNew(b, &mcpbridge.ServerOptions{DisableFastPath: true}, &engine.Options{}).srv.Handler()
+	b.Run("2026-07-28-sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if w := srvPost(sdk, body2026, hdr2026...); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `\"echo\":\"hi\"`) {
+				b.Fatalf("tools/call: %d %s", w.Code, w.Body)
+			}
+		}
+	})
+}
