@@ -52,7 +52,12 @@ Server-Sent Events at /v1/events, Prometheus metrics at /metrics, and the probes
 Without API keys (server.keys in the configuration, or keys made with
 'wield keys create') the server listens on the loopback interface only.
 Once listening, it writes "listening on http://HOST:PORT" on stderr (and
-the address to --addr-file).`,
+the address to --addr-file).
+
+Memory: wield sets neither GOGC nor a memory limit; Go's GOGC and
+GOMEMLIMIT apply as set in the environment (measured choices in
+docs/configuration.md, "Memory and profiles"). --pprof serves Go's
+profiles on a loopback address of their own.`,
 		Example: `  wield serve
   wield serve --addr :8080 --config wield.yaml
   wield serve --addr 127.0.0.1:0 --addr-file /tmp/wield.addr`,
