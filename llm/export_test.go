@@ -311,6 +311,20 @@ func TestProblemString(t *testing.T) {
 	}
 }
 
+// TestMCPToolNames: MCP accepts names of 1-128 letters, digits, _ . and -.
+func TestMCPToolNames(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		ok   bool
+	}{{"files.read-v2", true}, {strings.Repeat("a", 128), true}, {strings.Repeat("a", 129), false}, {"a b", false}} {
+		tool := wield.Raw(tt.name, "T", &jsonschema.Schema{Type: "object"}, nil)
+		tools, ps := llm.MCPTools([]*wield.Tool{tool})
+		if got := len(ps) == 0 && len(tools) == 1; got != tt.ok {
+			t.Errorf("%q: accepted %v, want %v (%v)", tt.name, got, tt.ok, ps)
+		}
+	}
+}
+
 func TestMCPTools(t *testing.T) {
 	tools, ps := llm.MCPTools(representativeTools(t))
 	if len(ps) != 0 {

@@ -208,6 +208,14 @@ func TestImportServerNames(t *testing.T) {
 			t.Errorf("Check of %q = %v, want the name refused", name, err)
 		}
 	}
+	// At most 64 characters.
+	for n, ok := range map[int]bool{64: true, 65: false} {
+		name := strings.Repeat("s", n)
+		err := (&mcpbridge.ServerConfig{Name: name, URL: "http://127.0.0.1:1/mcp", Enabled: true}).Check()
+		if (err == nil) != ok || !ok && !strings.Contains(err.Error(), "must be 1-64 characters") {
+			t.Errorf("Check of a name of %d characters = %v, want accepted %v", n, err, ok)
+		}
+	}
 	im := impImporter(t, wield.NewRegistry(nil), nil)
 	if err := im.Add(t.Context(), mcpbridge.ServerConfig{Name: "x", URL: "http://127.0.0.1:1/mcp"}); err != nil {
 		t.Fatal(err)

@@ -394,16 +394,22 @@ type qterm struct {
 	weight float64
 }
 
-// Values a user pastes into a request say what kind of tool it needs.
-var entities = []struct {
+// entity is a kind of value a user pastes into a request, which says what
+// kind of tool it needs.
+type entity struct {
 	re   *regexp.Regexp
 	term string
-}{
-	{regexp.MustCompile(`[\w.+-]+@[\w-]+\.[\w.-]+`), "email"},
-	{regexp.MustCompile(`\bhttps?://\S+`), "url"},
-	{regexp.MustCompile(`(?:^|\s)\+\d[\d ()-]{6,}\d\b`), "phone"},
-	{regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`), "ip"},
 }
+
+// entities are compiled on first use (see stopWords).
+var entities = sync.OnceValue(func() []entity {
+	return []entity{
+		{regexp.MustCompile(`[\w.+-]+@[\w-]+\.[\w.-]+`), "email"},
+		{regexp.MustCompile(`\bhttps?://\S+`), "url"},
+		{regexp.MustCompile(`(?:^|\s)\+\d[\d ()-]{6,}\d\b`), "phone"},
+		{regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`), "ip"},
+	}
+})
 
 // queryTerms analyzes a query into its distinct terms with their synonyms:
 // its words, the kinds of the values it quotes (an email address, a URL, a
@@ -413,18 +419,19 @@ var entities = []struct {
 func queryTerms(query string, vocab map[string]int32) []qterm {
 	var out []qterm
 	index := map[string]int{}
+	syn, classes, stops := synonyms(), valueClasses(), stopWords()
 	add := func(t string) {
 		if i, ok := index[t]; ok {
 			out[i].weight++
 			return
 		}
 		index[t] = len(out)
-		group := make([]string, 0, 1+len(synonyms[t]))
+		group := make([]string, 0, 1+len(syn[t]))
 		group = append(group, t)
-		group = append(group, synonyms[t]...)
+		group = append(group, syn[t]...)
 		out = append(out, qterm{group: group, weight: 1})
 	}
-	for _, e := range entities {
+	for _, e := range entities() {
 		// The value itself ("bob@example.com") is noise to the search.
 		if e.re.MatchString(query) {
 			analyze(e.term, add)
@@ -433,7 +440,7 @@ func queryTerms(query string, vocab map[string]int32) []qterm {
 	}
 	analyze(query, func(t string) {
 		add(t)
-		if class, ok := valueClasses[t]; ok {
+		if class, ok := classes[t]; ok {
 			add(class)
 		}
 	})
@@ -445,7 +452,7 @@ func queryTerms(query string, vocab map[string]int32) []qterm {
 				analyze(long, add)
 			}
 			// Two stop words ("who is", "I am") make no compound.
-			if !stopWords[prev] || !stopWords[w] {
+			if !stops[prev] || !stops[w] {
 				if c := stem(prev + w); vocabHas(vocab, c) {
 					add(c)
 				}

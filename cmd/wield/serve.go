@@ -37,6 +37,7 @@ type serveFlags struct {
 	records   string
 	grace     time.Duration
 	heartbeat time.Duration
+	pprof     string
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -51,7 +52,12 @@ Server-Sent Events at /v1/events, Prometheus metrics at /metrics, and the probes
 Without API keys (server.keys in the configuration, or keys made with
 'wield keys create') the server listens on the loopback interface only.
 Once listening, it writes "listening on http://HOST:PORT" on stderr (and
-the address to --addr-file).`,
+the address to --addr-file).
+
+Memory: wield sets neither GOGC nor a memory limit; Go's GOGC and
+GOMEMLIMIT apply as set in the environment (measured choices in
+docs/configuration.md, "Memory and profiles"). --pprof serves Go's
+profiles on a loopback address of their own.`,
 		Example: `  wield serve
   wield serve --addr :8080 --config wield.yaml
   wield serve --addr 127.0.0.1:0 --addr-file /tmp/wield.addr`,
@@ -67,6 +73,7 @@ the address to --addr-file).`,
 	fl.StringVar(&f.records, "records", "sync", "with SQLite: sync (a call returns once its record is written) or async (records are written in batches; see the sqlite package)")
 	fl.DurationVar(&f.grace, "grace", 30*time.Second, "on shutdown, how long calls in flight may take to finish")
 	fl.DurationVar(&f.heartbeat, "heartbeat", 15*time.Second, "how often an idle event stream gets a comment")
+	fl.StringVar(&f.pprof, "pprof", "", "serve Go's profiles (net/http/pprof) at /debug/pprof/ on this loopback address, like 127.0.0.1:6060 (default: off)")
 	return cmd
 }
 
@@ -276,6 +283,12 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 			log.Info("no API keys are configured: the API is open to local clients")
 		}
 		addr = next
+	}
+
+	if f.pprof != "" {
+		if _, err := servePprof(ctx, f.pprof, log); err != nil {
+			return err
+		}
 	}
 
 	store, err := a.openServeStore(ctx, f.records)

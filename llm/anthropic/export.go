@@ -29,11 +29,11 @@ type dialect struct{}
 func (dialect) Name() string { return "anthropic" }
 
 // nameRule is the Messages API's rule for tool names.
-var nameRule = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var nameRule = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 func (d dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 	var ps []llm.Problem
-	if p := llm.CheckName(d, t, nameRule, "1-64 letters, digits, _ or -"); p != nil {
+	if p := llm.CheckName(d, t, nameRule, 64, "1-64 letters, digits, _ or -"); p != nil {
 		ps = append(ps, *p)
 	}
 	if !llm.HasType(t.InputSchema, "object") {

@@ -69,13 +69,14 @@ type dialect struct{}
 func (dialect) Name() string { return "gemini" }
 
 var (
-	nameRule  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:\-]{0,63}$`)
-	paramRule = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+	// The 64-character limits are checked apart (see llm.CheckName).
+	nameRule  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:\-]*$`)
+	paramRule = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 func (d dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 	var ps []llm.Problem
-	if p := llm.CheckName(d, t, nameRule, "a letter or _ then letters, digits, _ . : or -, at most 64 characters"); p != nil {
+	if p := llm.CheckName(d, t, nameRule, 64, "a letter or _ then letters, digits, _ . : or -, at most 64 characters"); p != nil {
 		ps = append(ps, *p)
 	}
 	params, sps := ConvertSchema(t.InputSchema)
@@ -88,7 +89,7 @@ func (d dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 			ps = append(ps, llm.Problem{Tool: t.Name, Dialect: d.Name(), Message: "function parameters must be an object schema"})
 		}
 		for _, name := range params.PropertyOrdering {
-			if !paramRule.MatchString(name) {
+			if len(name) > 64 || !paramRule.MatchString(name) {
 				ps = append(ps, llm.Problem{Tool: t.Name, Dialect: d.Name(), Path: llm.Pointer("", "properties", name),
 					Message: fmt.Sprintf("parameter name %q is not accepted: Gemini requires a letter or _ then letters, digits or _, at most 64 characters", name)})
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -106,9 +107,14 @@ func TestExportTool(t *testing.T) {
 	dotted := wield.Raw("ns.read:v1", "Read", schemaOf(t, `{"type":"object","properties":{"path":{"type":"string"}}}`), nil)
 	badParam := wield.Raw("bad_param", "Bad", schemaOf(t, `{"type":"object","properties":{"my-path":{"type":"string"}}}`), nil)
 	digit := wield.Raw("1read", "Read", schemaOf(t, `{"type":"object","properties":{"path":{"type":"string"}}}`), nil)
-	tool, ps := gemini.Tools([]*wield.Tool{ping, dotted, badParam, digit})
+	// Names and parameter names have at most 64 characters.
+	long := wield.Raw(strings.Repeat("n", 65), "Long", schemaOf(t, `{"type":"object","properties":{"path":{"type":"string"}}}`), nil)
+	longParam := wield.Raw("long_param", "Long", schemaOf(t, `{"type":"object","properties":{"`+strings.Repeat("p", 65)+`":{"type":"string"}}}`), nil)
+	at64 := wield.Raw(strings.Repeat("n", 64), "At 64", schemaOf(t, `{"type":"object","properties":{"`+strings.Repeat("p", 64)+`":{"type":"string"}}}`), nil)
+	tool, ps := gemini.Tools([]*wield.Tool{ping, dotted, badParam, digit, long, longParam, at64})
 	got, _ := json.Marshal(tool)
-	want := `{"functionDeclarations":[{"name":"ping","description":"Check"},{"name":"ns.read:v1","description":"Read","parameters":{"type":"OBJECT","properties":{"path":{"type":"STRING"}},"propertyOrdering":["path"]}}]}`
+	want := `{"functionDeclarations":[{"name":"ping","description":"Check"},{"name":"ns.read:v1","description":"Read","parameters":{"type":"OBJECT","properties":{"path":{"type":"STRING"}},"propertyOrdering":["path"]}},` +
+		`{"name":"` + strings.Repeat("n", 64) + `","description":"At 64","parameters":{"type":"OBJECT","properties":{"` + strings.Repeat("p", 64) + `":{"type":"STRING"}},"propertyOrdering":["` + strings.Repeat("p", 64) + `"]}}]}`
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -116,7 +122,7 @@ func TestExportTool(t *testing.T) {
 	for _, p := range ps {
 		left = append(left, p.Tool+" "+p.Path)
 	}
-	if diff := cmp.Diff([]string{"bad_param /properties/my-path", "1read "}, left); diff != "" {
+	if diff := cmp.Diff([]string{"bad_param /properties/my-path", "1read ", strings.Repeat("n", 65) + " ", "long_param /properties/" + strings.Repeat("p", 65)}, left); diff != "" {
 		t.Errorf("problems (-want +got):\n%s\n%v", diff, ps)
 	}
 }

@@ -91,12 +91,12 @@ type ResponsesTool struct {
 }
 
 // nameRule is OpenAI's rule for function names.
-var nameRule = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var nameRule = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // ExportTool returns a [ChatTool] or a [ResponsesTool].
 func (d Dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 	var ps []llm.Problem
-	if p := llm.CheckName(d, t, nameRule, "1-64 letters, digits, _ or -"); p != nil {
+	if p := llm.CheckName(d, t, nameRule, 64, "1-64 letters, digits, _ or -"); p != nil {
 		ps = append(ps, *p)
 	}
 	params := t.InputSchema
