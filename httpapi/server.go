@@ -128,6 +128,7 @@ type Server struct {
 	maxBody   int64
 	mux       *http.ServeMux
 	handler   http.Handler
+	callRoute http.Handler // POST /v1/tools/{name}/call, wrapped: see serveHTTP
 
 	done      chan struct{} // closed by Close: event streams end
 	closeOnce sync.Once
@@ -207,7 +208,11 @@ func New(opts Options) (*Server, error) {
 		s.keys = nil
 	}
 	for _, rt := range s.routes() {
-		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
+		h := s.wrap(rt)
+		s.mux.Handle(rt.method+" "+rt.path, h)
+		if rt.method+" "+rt.path == callPattern {
+			s.callRoute = h
+		}
 	}
 	if opts.MCP != nil {
 		mcp := route{"", "/mcp", RightCall, func(w http.ResponseWriter, r *http.Request) error {
@@ -221,9 +226,58 @@ func New(opts Options) (*Server, error) {
 		s.mux.Handle("/mcp/", s.wrap(mcp))
 	}
 	s.mux.Handle("/", s.wrap(route{"", "/", RightRead, s.notFound}))
-	s.handler = s.mux
+	s.handler = http.HandlerFunc(s.serveHTTP)
 	s.stopBus = s.metrics.watch(s)
 	return s, nil
+}
+
+// callPattern is the route of a tool call, the API's hot path.
+const callPattern = "POST /v1/tools/{name}/call"
+
+// serveHTTP hands a tool call straight to its route and every other
+// request to the mux. The mux's routing tree cost a tool call as much as
+// decoding its body (BenchmarkRouteCall, 2026-11-27, 2 shared cores: 1.0 µs
+// and an allocation, median of 6, against 0.1 µs and none), for an answer
+// known from the path alone: a clean path of the call's shape, which the
+// mux routes there too. Anything else (a path the mux would clean and
+// redirect, an escaped character, another method) takes the mux, which
+// decides as it always did (TestCallRouteAsMux).
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && r.URL.RawPath == "" {
+		if _, ok := callName(r.URL.Path); ok {
+			// The name is not set as a path value, which would cost a map:
+			// the call's handler reads it from the path again (toolOf).
+			r.Pattern = callPattern
+			s.callRoute.ServeHTTP(w, r)
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// toolOf is the tool a call's request names: the path value the mux set,
+// or on the direct route (which sets none) the name in the path.
+func toolOf(r *http.Request) string {
+	if name := r.PathValue("name"); name != "" {
+		return name
+	}
+	name, _ := callName(r.URL.Path)
+	return name
+}
+
+// callName is the tool a path of the shape /v1/tools/{name}/call names, if
+// the path is one the mux would route as it is: one segment, not empty,
+// not "." or "..", which the mux would clean away.
+func callName(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, "/v1/tools/")
+	if !ok {
+		return "", false
+	}
+	name, ok := strings.CutSuffix(rest, "/call")
+	if !ok || name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
+		return "", false
+	}
+	return name, true
 }
 
 // Handler returns the handler of every endpoint.
