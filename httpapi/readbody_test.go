@@ -96,3 +96,21 @@ func BenchmarkReadBody(b *testing.B) {
 		})
 	}
 }
+
+// TestBodyOverLimitCloses checks that the connection of a body over the
+// limit is closed after the 413: the server reads no more of what the
+// client sends.
+func TestBodyOverLimitCloses(t *testing.T) {
+	s, hs := newTestServer(t, nil)
+	s.maxBody = 64
+	body := `{"arguments":{"message":"` + strings.Repeat("a", 1000) + `"}}`
+	resp, err := hs.Client().Post(hs.URL+"/v1/tools/echo/call", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !resp.Close {
+		t.Errorf("status %d, close %v: want 413 and the connection closed", resp.StatusCode, resp.Close)
+	}
+}

@@ -325,7 +325,10 @@ func (s *Server) wrap(rt route) http.Handler {
 			r = r.WithContext(ctx)
 		}
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(sw, r.Body, s.maxBody)
+			// The server's own writer, not sw: through it net/http learns
+			// that the body was over the limit, and closes the connection
+			// after the 413 rather than reading on what the client sends.
+			r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
 		}
 		if err := rt.h(sw, r); err != nil {
 			s.writeError(sw, r, err)
