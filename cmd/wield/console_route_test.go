@@ -31,7 +31,12 @@ func TestConsoleRouteAsMux(t *testing.T) {
 		{"GET", "/index.html"},
 		{"GET", "/healthz"},
 		{"GET", "/mcp"},
+		{"POST", "/mcp"},
 		{"POST", "/mcp/math"},
+		{"POST", "/mcp/"},
+		{"POST", "/mcp/../v1/tools"},
+		{"POST", "/mcp//math"},
+		{"POST", "/mcpx"},
 		{"GET", "/nope"},
 	} {
 		var got, want *httptest.ResponseRecorder
