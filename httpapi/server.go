@@ -128,6 +128,7 @@ type Server struct {
 	maxBody   int64
 	mux       *http.ServeMux
 	handler   http.Handler
+	callRoute http.Handler // POST /v1/tools/{name}/call, wrapped: see serveHTTP
 
 	done      chan struct{} // closed by Close: event streams end
 	closeOnce sync.Once
@@ -207,7 +208,11 @@ func New(opts Options) (*Server, error) {
 		s.keys = nil
 	}
 	for _, rt := range s.routes() {
-		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
+		h := s.wrap(rt)
+		s.mux.Handle(rt.method+" "+rt.path, h)
+		if rt.method+" "+rt.path == callPattern {
+			s.callRoute = h
+		}
 	}
 	if opts.MCP != nil {
 		mcp := route{"", "/mcp", RightCall, func(w http.ResponseWriter, r *http.Request) error {
@@ -221,9 +226,58 @@ func New(opts Options) (*Server, error) {
 		s.mux.Handle("/mcp/", s.wrap(mcp))
 	}
 	s.mux.Handle("/", s.wrap(route{"", "/", RightRead, s.notFound}))
-	s.handler = s.mux
+	s.handler = http.HandlerFunc(s.serveHTTP)
 	s.stopBus = s.metrics.watch(s)
 	return s, nil
+}
+
+// callPattern is the route of a tool call, the API's hot path.
+const callPattern = "POST /v1/tools/{name}/call"
+
+// serveHTTP hands a tool call straight to its route and every other
+// request to the mux. The mux's routing tree cost a tool call as much as
+// decoding its body (BenchmarkRouteCall, 2026-11-27, 2 shared cores: 1.0 µs
+// and an allocation, median of 6, against 0.1 µs and none), for an answer
+// known from the path alone: a clean path of the call's shape, which the
+// mux routes there too. Anything else (a path the mux would clean and
+// redirect, an escaped character, another method) takes the mux, which
+// decides as it always did (TestCallRouteAsMux).
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && r.URL.RawPath == "" {
+		if _, ok := callName(r.URL.Path); ok {
+			// The name is not set as a path value, which would cost a map:
+			// the call's handler reads it from the path again (toolOf).
+			r.Pattern = callPattern
+			s.callRoute.ServeHTTP(w, r)
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// toolOf is the tool a call's request names: the path value the mux set,
+// or on the direct route (which sets none) the name in the path.
+func toolOf(r *http.Request) string {
+	if name := r.PathValue("name"); name != "" {
+		return name
+	}
+	name, _ := callName(r.URL.Path)
+	return name
+}
+
+// callName is the tool a path of the shape /v1/tools/{name}/call names, if
+// the path is one the mux would route as it is: one segment, not empty,
+// not "." or "..", which the mux would clean away.
+func callName(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, "/v1/tools/")
+	if !ok {
+		return "", false
+	}
+	name, ok := strings.CutSuffix(rest, "/call")
+	if !ok || name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
+		return "", false
+	}
+	return name, true
 }
 
 // Handler returns the handler of every endpoint.
@@ -271,7 +325,10 @@ func (s *Server) wrap(rt route) http.Handler {
 			r = r.WithContext(ctx)
 		}
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(sw, r.Body, s.maxBody)
+			// The server's own writer, not sw: through it net/http learns
+			// that the body was over the limit, and closes the connection
+			// after the 413 rather than reading on what the client sends.
+			r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
 		}
 		if err := rt.h(sw, r); err != nil {
 			s.writeError(sw, r, err)
@@ -332,7 +389,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // over the limit is a 413. A lenient reading would let a body mean one
 // thing to wield and another to a proxy or filter that read it first.
 func decode[T any](r *http.Request, v *T) error {
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r.Body, r.ContentLength)
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
@@ -346,6 +403,39 @@ func decode[T any](r *http.Request, v *T) error {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "the request body is not valid: "+err.Error())
 	}
 	return nil
+}
+
+// maxBodyHint is the largest Content-Length readBody trusts for its buffer:
+// a client cannot make the server allocate more than this before it sends
+// the bytes.
+const maxBodyHint = 64 << 10
+
+// readBody reads a body to its end, as io.ReadAll does, into a buffer of
+// the size the request announced (when it did, up to maxBodyHint): a
+// call's body of 70 bytes then costs 80 bytes rather than io.ReadAll's 512
+// (BenchmarkReadBody, 2026-11-27, 2 shared cores: 0.14 µs against 0.9 µs,
+// medians of 6). A body longer than announced reads on, growing the buffer
+// (net/http itself stops one at its Content-Length).
+func readBody(body io.Reader, size int64) ([]byte, error) {
+	if size < 0 || size > maxBodyHint {
+		return io.ReadAll(body)
+	}
+	// One byte more than announced, so that the read that meets the end
+	// does not find the buffer full and grow it.
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // mcpToolset is the toolset an MCP path names: "math" for /mcp/math, ""

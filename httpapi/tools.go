@@ -196,10 +196,11 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if req.Tool != "" && req.Tool != r.PathValue("name") {
+	name := toolOf(r)
+	if req.Tool != "" && req.Tool != name {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "the body names another tool than the path")
 	}
-	req.Tool = r.PathValue("name")
+	req.Tool = name
 	c, err := s.call(r, s.scope(r), req)
 	if err != nil {
 		return err

@@ -1,0 +1,79 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/builtin"
+	"github.com/wieldhq/wield/engine"
+)
+
+// sinkWriter is a ResponseWriter that keeps nothing: what a handler costs
+// without the network.
+type sinkWriter struct {
+	h      http.Header
+	status int
+	n      int
+}
+
+func (w *sinkWriter) Header() http.Header         { return w.h }
+func (w *sinkWriter) WriteHeader(code int)        { w.status = code }
+func (w *sinkWriter) Write(b []byte) (int, error) { w.n += len(b); return len(b), nil }
+
+// BenchmarkCallHandler measures POST /v1/tools/echo/call in process,
+// without a network, records or logs, beside the plain handler of
+// BenchmarkServeEcho: what differs is the API's own work (routing, the
+// key and body checks, decoding, the call's checks, the answer, the
+// request metrics) and the engine's. The rest of a call's cost in `wield
+// serve` (HTTP, the record, the log line) is BenchmarkServeEcho's.
+func BenchmarkCallHandler(b *testing.B) {
+	body := []byte(`{"arguments":{"message":"hello"},"caller":{"conversation_id":"bench"}}`)
+	run := func(b *testing.B, h http.Handler) {
+		b.ReportAllocs()
+		w := &sinkWriter{h: http.Header{}}
+		rd := bytes.NewReader(body)
+		req, err := http.NewRequest("POST", "http://127.0.0.1/v1/tools/echo/call", rd)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		for b.Loop() {
+			rd.Reset(body)
+			r := *req
+			r.Body = io.NopCloser(rd)
+			clear(w.h)
+			w.status = 0
+			h.ServeHTTP(w, &r)
+			if w.status != http.StatusOK && w.status != 0 {
+				b.Fatalf("status %d", w.status)
+			}
+		}
+	}
+	b.Run("plain", func(b *testing.B) { run(b, http.HandlerFunc(referenceHandler)) })
+	b.Run("wield", func(b *testing.B) {
+		reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
+		reg.MustRegister(builtin.Echo())
+		m := NewMetrics()
+		discard := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		store := nopStore{}
+		eng := engine.New(reg, &engine.Options{Store: m.Observe(store, discard), Logger: discard})
+		defer eng.Close(context.Background())
+		s, err := New(Options{Engine: eng, Store: store, Metrics: m, Logger: discard})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		run(b, s.Handler())
+	})
+}
+
+// nopStore keeps no record: the REST layer and the engine alone. Only
+// Save is ever called on a call of echo.
+type nopStore struct{ wield.Storage }
+
+func (nopStore) Save(context.Context, *wield.Record) error { return nil }
