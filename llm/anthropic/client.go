@@ -296,7 +296,10 @@ func onlyToolResults(m message) bool {
 func apiError(err error) error {
 	var se *modelapi.StatusError
 	if errors.As(err, &se) {
-		msg := http.StatusText(se.StatusCode)
+		msg := fmt.Sprint(se.StatusCode)
+		if st := http.StatusText(se.StatusCode); st != "" {
+			msg += " " + st
+		}
 		var body struct {
 			Error struct {
 				Type    string `json:"type"`
@@ -306,7 +309,7 @@ func apiError(err error) error {
 		if json.Unmarshal(se.Body, &body) == nil && body.Error.Message != "" {
 			msg += ": " + body.Error.Type + ": " + body.Error.Message
 		}
-		e := fmt.Errorf("anthropic: %d %s", se.StatusCode, msg)
+		e := errors.New("anthropic: " + msg)
 		if se.StatusCode == http.StatusTooManyRequests || se.StatusCode >= 500 {
 			return wield.Transient(e)
 		}
