@@ -68,10 +68,10 @@ type config struct {
 // Client is an [otlptrace.Client] over HTTP. Its zero value is not usable:
 // make one with [NewClient].
 type Client struct {
-	cfg    config
-	http   *http.Client
-	stop   chan struct{}
-	once   sync.Once
+	cfg  config
+	http *http.Client
+	stop chan struct{}
+	once sync.Once
 	// sleepy waits between attempts and now tells the time; tests make
 	// both fake.
 	sleepy func(context.Context, time.Duration) error
