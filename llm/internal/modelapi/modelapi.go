@@ -58,8 +58,10 @@ type Client struct {
 // StatusError is an answer outside 2xx: its status and the start of its
 // body, for the provider's package to read its error message from.
 type StatusError struct {
+	// StatusCode is the HTTP status of the answer.
 	StatusCode int
-	Body       []byte
+	// Body is the answer's body, at most 64 KiB of it.
+	Body []byte
 }
 
 // Error says the status only: the body is the provider's to interpret.
