@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -18,18 +18,20 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/otlphttp"
 )
 
 // tracing sets up OpenTelemetry traces when an OTLP endpoint is configured
 // the standard way (OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTLP over HTTP; the other OTEL_*
-// variables apply too). It returns nil when none is, and otherwise the
+// variables apply too, read by internal/otlphttp as otlptracehttp reads
+// them, without the gRPC it links). It returns nil when none is, and otherwise the
 // tracer and the function that flushes and stops it.
 func tracing(ctx context.Context) (trace.Tracer, func(context.Context) error, error) {
 	if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
 		return nil, nil, nil
 	}
-	exp, err := otlptracehttp.New(ctx)
+	exp, err := otlptrace.New(ctx, otlphttp.NewClient())
 	if err != nil {
 		return nil, nil, fmt.Errorf("opentelemetry: %w", err)
 	}

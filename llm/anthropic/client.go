@@ -6,36 +6,75 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 
-	sdk "github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/modelapi"
 )
+
+const (
+	// defaultBaseURL is Anthropic's API.
+	defaultBaseURL = "https://api.anthropic.com"
+	// apiVersion is the anthropic-version header the Messages API asks for.
+	apiVersion = "2023-06-01"
+	// attemptTimeout bounds one non-streaming request, as the SDK did.
+	attemptTimeout = 10 * time.Minute
+	// maxNonStreamingTokens is the largest max_tokens the SDK let through
+	// without streaming: at the 128,000 tokens an hour it reckons with, more
+	// may take longer than the 10 minutes a non-streaming request is given.
+	maxNonStreamingTokens = 128000 * 10 / 60
+)
+
+// nonStreamingTokens are the models the SDK held to a lower max_tokens
+// without streaming.
+var nonStreamingTokens = map[string]int{
+	"claude-opus-4-20250514": 8192, "claude-4-opus-20250514": 8192, "claude-opus-4-0": 8192,
+	"anthropic.claude-opus-4-20250514-v1:0": 8192, "claude-opus-4@20250514": 8192,
+	"anthropic.claude-opus-4-1-20250805-v1:0": 8192, "claude-opus-4-1@20250805": 8192,
+}
 
 // ClientOptions configures a [Client]. Every field is optional but Model.
 type ClientOptions struct {
 	// Model is the model name, such as "claude-sonnet-4-5".
 	Model string
-	// BaseURL is the API's address; empty means Anthropic's.
+	// BaseURL is the API's address; empty means ANTHROPIC_BASE_URL when it
+	// is set, else Anthropic's.
 	BaseURL string
-	// APIKey is sent as x-api-key.
+	// APIKey is sent as x-api-key. Empty means ANTHROPIC_API_KEY, else
+	// ANTHROPIC_AUTH_TOKEN as a bearer token; a request without either
+	// fails.
 	APIKey string
 	// MaxTokens bounds each answer (Anthropic requires a bound): 4096 when
 	// zero.
 	MaxTokens int
-	// HTTPClient replaces the SDK's default client.
+	// HTTPClient replaces the default client (the default transport, with
+	// response headers awaited at most 10 minutes).
 	HTTPClient *http.Client
-	// MaxRetries bounds the SDK's retries (2 when zero; negative for none).
+	// MaxRetries bounds the retries of connection errors, 408, 409, 429
+	// and 5xx answers (2 when zero; negative for none).
 	MaxRetries int
 }
 
-// Client is an [llm.Model] on Anthropic's Messages API, through the
-// official SDK (github.com/anthropics/anthropic-sdk-go). Every Claude model
+// Client is an [llm.Model] on Anthropic's Messages API. Every Claude model
 // calls tools natively.
+//
+// It speaks the documented wire format over net/http and encoding/json
+// rather than through the official SDK (github.com/anthropics/anthropic-sdk-go),
+// whose every beta service and dependency (a YAML, a JSON path and a schema
+// library) came along: the SDK made 11.8 MB of the 127.6 MB `wield` binary,
+// for one endpoint. Its behaviour is kept: the same request bodies
+// (testdata/requests.golden.json was written by the SDK, but for a tool
+// without a schema, which now gets the {"type":"object"} the API requires),
+// the environment it read (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY,
+// ANTHROPIC_AUTH_TOKEN, ANTHROPIC_CUSTOM_HEADERS), its retries, its
+// 10-minute bound on a request and its refusal of a max_tokens that needs
+// streaming.
 type Client struct {
-	c    sdk.Client
+	api  modelapi.Client
+	url  string
 	opts ClientOptions
 }
 
@@ -44,110 +83,175 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	if opts.Model == "" {
 		return nil, errors.New("anthropic client: no model name")
 	}
-	ro := []option.RequestOption{option.WithAPIKey(opts.APIKey)}
-	if opts.BaseURL != "" {
-		ro = append(ro, option.WithBaseURL(strings.TrimSuffix(opts.BaseURL, "/")+"/"))
+	base := opts.BaseURL
+	if base == "" {
+		base = os.Getenv("ANTHROPIC_BASE_URL")
 	}
-	if opts.HTTPClient != nil {
-		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
+	if base == "" {
+		base = defaultBaseURL
 	}
+	h := http.Header{}
+	for _, line := range strings.Split(os.Getenv("ANTHROPIC_CUSTOM_HEADERS"), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) != "" {
+			h.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+	}
+	h.Set("Anthropic-Version", apiVersion)
+	key := opts.APIKey
+	if key == "" {
+		key = os.Getenv("ANTHROPIC_API_KEY")
+	}
+	if key != "" {
+		h.Set("X-Api-Key", key)
+	} else if tok := os.Getenv("ANTHROPIC_AUTH_TOKEN"); tok != "" {
+		h.Set("Authorization", "Bearer "+tok)
+	}
+	retries := opts.MaxRetries
 	switch {
-	case opts.MaxRetries < 0:
-		ro = append(ro, option.WithMaxRetries(0))
-	case opts.MaxRetries > 0:
-		ro = append(ro, option.WithMaxRetries(opts.MaxRetries))
+	case retries < 0:
+		retries = 0
+	case retries == 0:
+		retries = 2
 	}
 	if opts.MaxTokens <= 0 {
 		opts.MaxTokens = 4096
 	}
-	return &Client{c: sdk.NewClient(ro...), opts: opts}, nil
+	return &Client{
+		api:  modelapi.Client{HTTP: opts.HTTPClient, Header: h, MaxRetries: retries, Timeout: attemptTimeout},
+		url:  strings.TrimSuffix(base, "/") + "/v1/messages",
+		opts: opts,
+	}, nil
 }
 
 // SupportsFunctionCalling is true: Claude models take tools natively.
 func (c *Client) SupportsFunctionCalling() bool { return true }
+
+// messagesRequest is the body of POST /v1/messages, as far as wield fills
+// it.
+type messagesRequest struct {
+	Model     string      `json:"model"`
+	MaxTokens int         `json:"max_tokens"`
+	System    []textBlock `json:"system,omitempty"`
+	Messages  []message   `json:"messages"`
+	Tools     []tool      `json:"tools,omitempty"`
+}
+
+// message is one turn; its content blocks are textBlock, toolUseBlock or
+// toolResultBlock.
+type message struct {
+	Role    string `json:"role"`
+	Content []any  `json:"content"`
+}
+
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type toolUseBlock struct {
+	Type  string          `json:"type"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+type toolResultBlock struct {
+	Type      string      `json:"type"`
+	ToolUseID string      `json:"tool_use_id"`
+	Content   []textBlock `json:"content"`
+	IsError   bool        `json:"is_error"`
+}
+
+type tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// messagesResponse is what wield reads of a message.
+type messagesResponse struct {
+	StopReason string `json:"stop_reason"`
+	Content    []struct {
+		Type  string          `json:"type"`
+		Text  string          `json:"text"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	} `json:"content"`
+}
+
+func text(s string) textBlock { return textBlock{Type: "text", Text: s} }
 
 // Generate sends the conversation and returns the model's answer. System
 // messages become the request's system prompt; consecutive tool results
 // travel together in one user turn, as the API requires. API errors keep
 // their status and are wield.Transient for 429, 529 and 5xx.
 func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.ModelResponse, error) {
-	params := sdk.MessageNewParams{Model: sdk.Model(c.opts.Model), MaxTokens: int64(c.opts.MaxTokens)}
+	if c.api.Header.Get("X-Api-Key") == "" && c.api.Header.Get("Authorization") == "" {
+		return nil, errors.New("anthropic: no API key: set it in the client's options or ANTHROPIC_API_KEY")
+	}
+	body := messagesRequest{Model: c.opts.Model, MaxTokens: c.opts.MaxTokens}
 	if req.MaxTokens > 0 {
-		params.MaxTokens = int64(req.MaxTokens)
+		body.MaxTokens = req.MaxTokens
+	}
+	limit := maxNonStreamingTokens
+	if n, ok := nonStreamingTokens[c.opts.Model]; ok {
+		limit = n
+	}
+	if body.MaxTokens > limit {
+		return nil, fmt.Errorf("anthropic: max_tokens %d may take longer than the 10 minutes a request without streaming is given: ask for %d at most", body.MaxTokens, limit)
 	}
 	for _, m := range req.Messages {
 		switch m.Role {
 		case llm.RoleSystem:
-			params.System = append(params.System, sdk.TextBlockParam{Text: m.Content})
+			body.System = append(body.System, text(m.Content))
 		case llm.RoleUser:
-			params.Messages = append(params.Messages, sdk.NewUserMessage(sdk.NewTextBlock(m.Content)))
+			body.Messages = append(body.Messages, message{Role: "user", Content: []any{text(m.Content)}})
 		case llm.RoleAssistant:
-			var blocks []sdk.ContentBlockParamUnion
+			var blocks []any
 			if m.Content != "" {
-				blocks = append(blocks, sdk.NewTextBlock(m.Content))
+				blocks = append(blocks, text(m.Content))
 			}
 			for _, tc := range m.ToolCalls {
-				var input any = json.RawMessage(tc.Arguments)
-				if len(tc.Arguments) == 0 {
-					input = map[string]any{}
+				input := tc.Arguments
+				if len(input) == 0 {
+					input = json.RawMessage(`{}`)
 				}
-				blocks = append(blocks, sdk.NewToolUseBlock(tc.ID, input, tc.Name))
+				blocks = append(blocks, toolUseBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
 			}
 			if len(blocks) == 0 {
-				blocks = append(blocks, sdk.NewTextBlock(" "))
+				blocks = append(blocks, text(" "))
 			}
-			params.Messages = append(params.Messages, sdk.NewAssistantMessage(blocks...))
+			body.Messages = append(body.Messages, message{Role: "assistant", Content: blocks})
 		case llm.RoleTool:
-			block := sdk.NewToolResultBlock(m.ToolCallID, m.ResultText(), m.Result != nil && !m.Result.OK)
-			if n := len(params.Messages); n > 0 && params.Messages[n-1].Role == sdk.MessageParamRoleUser && onlyToolResults(params.Messages[n-1]) {
-				params.Messages[n-1].Content = append(params.Messages[n-1].Content, block)
+			block := toolResultBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: []textBlock{text(m.ResultText())},
+				IsError: m.Result != nil && !m.Result.OK}
+			if n := len(body.Messages); n > 0 && body.Messages[n-1].Role == "user" && onlyToolResults(body.Messages[n-1]) {
+				body.Messages[n-1].Content = append(body.Messages[n-1].Content, block)
 			} else {
-				params.Messages = append(params.Messages, sdk.NewUserMessage(block))
+				body.Messages = append(body.Messages, message{Role: "user", Content: []any{block}})
 			}
 		default:
 			return nil, fmt.Errorf("anthropic: message role %q is not system, user, assistant or tool", m.Role)
 		}
 	}
 	for _, t := range req.Tools {
-		schema := sdk.ToolInputSchemaParam{}
-		if t.InputSchema != nil {
-			b, err := json.Marshal(t.InputSchema)
-			if err != nil {
-				return nil, fmt.Errorf("anthropic: schema of %s: %w", t.Name, err)
-			}
-			var m map[string]any
-			if err := json.Unmarshal(b, &m); err != nil {
-				return nil, fmt.Errorf("anthropic: schema of %s: %w", t.Name, err)
-			}
-			schema.Properties = m["properties"]
-			if req, ok := m["required"].([]any); ok {
-				for _, r := range req {
-					if s, ok := r.(string); ok {
-						schema.Required = append(schema.Required, s)
-					}
-				}
-			}
-			delete(m, "properties")
-			delete(m, "required")
-			delete(m, "type")
-			if len(m) > 0 {
-				schema.ExtraFields = m
-			}
+		schema, err := inputSchema(t)
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: schema of %s: %w", t.Name, err)
 		}
-		params.Tools = append(params.Tools, sdk.ToolUnionParam{OfTool: &sdk.ToolParam{
-			Name: t.Name, Description: sdk.String(t.Description), InputSchema: schema,
-		}})
+		body.Tools = append(body.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
-	resp, err := c.c.Messages.New(ctx, params)
-	if err != nil {
+	var resp messagesResponse
+	if err := c.api.Post(ctx, c.url, body, &resp); err != nil {
 		return nil, apiError(err)
 	}
-	out := &llm.ModelResponse{StopReason: string(resp.StopReason), Message: llm.Message{Role: llm.RoleAssistant}}
-	var text []string
+	out := &llm.ModelResponse{StopReason: resp.StopReason, Message: llm.Message{Role: llm.RoleAssistant}}
+	var texts []string
 	for _, b := range resp.Content {
 		switch b.Type {
 		case "text":
-			text = append(text, b.Text)
+			texts = append(texts, b.Text)
 		case "tool_use":
 			args := b.Input
 			if len(args) == 0 || string(args) == "null" {
@@ -156,34 +260,57 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 		}
 	}
-	out.Message.Content = strings.Join(text, "\n")
+	out.Message.Content = strings.Join(texts, "\n")
 	return out, nil
 }
 
-func onlyToolResults(m sdk.MessageParam) bool {
+// inputSchema is the tool's JSON Schema as the API takes it: an object
+// schema, {"type":"object"} for a tool without one.
+func inputSchema(t *wield.Tool) (json.RawMessage, error) {
+	m := map[string]any{}
+	if t.InputSchema != nil {
+		b, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, err
+		}
+	}
+	m["type"] = "object"
+	return json.Marshal(m)
+}
+
+func onlyToolResults(m message) bool {
 	for _, b := range m.Content {
-		if b.OfToolResult == nil {
+		if _, ok := b.(toolResultBlock); !ok {
 			return false
 		}
 	}
 	return len(m.Content) > 0
 }
 
+// apiError keeps the status and the provider's error type and message
+// ({"type":"error","error":{"type":...,"message":...}}), marking what is
+// worth retrying.
 func apiError(err error) error {
-	var ae *sdk.Error
-	if errors.As(err, &ae) {
-		msg := http.StatusText(ae.StatusCode)
+	var se *modelapi.StatusError
+	if errors.As(err, &se) {
+		msg := fmt.Sprint(se.StatusCode)
+		if st := http.StatusText(se.StatusCode); st != "" {
+			msg += " " + st
+		}
 		var body struct {
 			Error struct {
 				Type    string `json:"type"`
 				Message string `json:"message"`
 			} `json:"error"`
 		}
-		if json.Unmarshal([]byte(ae.RawJSON()), &body) == nil && body.Error.Message != "" {
+		if json.Unmarshal(se.Body, &body) == nil && body.Error.Message != "" {
 			msg += ": " + body.Error.Type + ": " + body.Error.Message
 		}
-		e := fmt.Errorf("anthropic: %d %s", ae.StatusCode, msg)
-		if ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= 500 {
+		e := errors.New("anthropic: " + msg)
+		if se.StatusCode == http.StatusTooManyRequests || se.StatusCode >= 500 {
 			return wield.Transient(e)
 		}
 		return e

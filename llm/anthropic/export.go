@@ -1,8 +1,8 @@
 // Package anthropic presents wield tools to Anthropic's Claude models: the
 // "tools" of the Messages API. It builds plain values with the field names
 // of Anthropic's API reference; no SDK is needed to marshal them.
-// [Client], an [llm.Model] on the Messages API, is the part that uses
-// Anthropic's SDK.
+// [Client], an [llm.Model] on the Messages API, speaks the same wire format
+// over net/http: Anthropic's SDK made 11.8 MB of a 127.6 MB wield binary.
 package anthropic
 
 import (

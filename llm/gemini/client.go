@@ -6,76 +6,174 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm"
-	"google.golang.org/genai"
+	"github.com/wieldhq/wield/llm/internal/modelapi"
+)
+
+const (
+	// defaultBaseURL is the Gemini API.
+	defaultBaseURL = "https://generativelanguage.googleapis.com"
+	// apiVersion is the version the Go SDK called.
+	apiVersion = "v1beta"
 )
 
 // ClientOptions configures a [Client]. Every field is optional but Model.
 type ClientOptions struct {
-	// Model is the model name, such as "gemini-2.5-flash".
+	// Model is the model name, such as "gemini-2.5-flash" (or
+	// "models/gemini-2.5-flash", "tunedModels/...").
 	Model string
-	// BaseURL is the API's address; empty means Google's.
+	// BaseURL is the API's address; empty means GOOGLE_GEMINI_BASE_URL when
+	// it is set, else Google's.
 	BaseURL string
-	// APIKey is the Gemini API key.
+	// APIKey is the Gemini API key; empty means GOOGLE_API_KEY, else
+	// GEMINI_API_KEY.
 	APIKey string
-	// HTTPClient replaces the SDK's default client.
+	// HTTPClient replaces the default client (http.DefaultClient's
+	// transport; the request is bounded by its context only).
 	HTTPClient *http.Client
 }
 
-// Client is an [llm.Model] on the Gemini API, through Google's official Go
-// SDK (google.golang.org/genai). Tools are declared with their JSON Schema
-// (parametersJsonSchema), so nothing of their meaning is lost in transit.
+// Client is an [llm.Model] on the Gemini API's generateContent. Tools are
+// declared with their JSON Schema (parametersJsonSchema), so nothing of
+// their meaning is lost in transit.
+//
+// It speaks the documented wire format over net/http and encoding/json
+// rather than through Google's Go SDK (google.golang.org/genai), which
+// brought Google Cloud authentication, gRPC status types, a websocket
+// client and go-cmp into the binary for one endpoint. Its behaviour is
+// kept: the same request bodies (testdata/requests.golden.json was written
+// by the SDK), the same environment (GOOGLE_API_KEY, GEMINI_API_KEY,
+// GOOGLE_GEMINI_BASE_URL), no retries, and its errors' code, status and
+// message.
 type Client struct {
-	c    *genai.Client
+	api  modelapi.Client
+	url  string
 	opts ClientOptions
 }
 
-// NewClient returns a client on the Gemini API backend.
-func NewClient(ctx context.Context, opts ClientOptions) (*Client, error) {
+// NewClient returns a client on the Gemini API. It fails when opts.Model
+// is empty or names no model, and when there is no API key.
+func NewClient(_ context.Context, opts ClientOptions) (*Client, error) {
 	if opts.Model == "" {
 		return nil, errors.New("gemini client: no model name")
 	}
-	cc := &genai.ClientConfig{APIKey: opts.APIKey, Backend: genai.BackendGeminiAPI, HTTPClient: opts.HTTPClient}
-	if opts.BaseURL != "" {
-		cc.HTTPOptions.BaseURL = strings.TrimSuffix(opts.BaseURL, "/") + "/"
+	if strings.ContainsAny(opts.Model, "?&") || strings.Contains(opts.Model, "..") {
+		return nil, fmt.Errorf("gemini client: model %q is not a model name", opts.Model)
 	}
-	c, err := genai.NewClient(ctx, cc)
-	if err != nil {
-		return nil, fmt.Errorf("gemini client: %w", err)
+	key := opts.APIKey
+	if key == "" {
+		key = os.Getenv("GOOGLE_API_KEY")
 	}
-	return &Client{c: c, opts: opts}, nil
+	if key == "" {
+		key = os.Getenv("GEMINI_API_KEY")
+	}
+	if key == "" {
+		return nil, errors.New("gemini client: no API key: set it in the client's options, GOOGLE_API_KEY or GEMINI_API_KEY")
+	}
+	base := opts.BaseURL
+	if base == "" {
+		base = os.Getenv("GOOGLE_GEMINI_BASE_URL")
+	}
+	if base == "" {
+		base = defaultBaseURL
+	}
+	model := opts.Model
+	if !strings.HasPrefix(model, "models/") && !strings.HasPrefix(model, "tunedModels/") {
+		model = "models/" + model
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{
+		api:  modelapi.Client{HTTP: hc, Header: http.Header{"X-Goog-Api-Key": {key}}},
+		url:  strings.TrimSuffix(base, "/") + "/" + apiVersion + "/" + model + ":generateContent",
+		opts: opts,
+	}, nil
 }
 
 // SupportsFunctionCalling is true: Gemini models take function
 // declarations natively.
 func (c *Client) SupportsFunctionCalling() bool { return true }
 
+// generateRequest is the body of models.generateContent, as far as wield
+// fills it.
+type generateRequest struct {
+	Contents          []*content `json:"contents"`
+	SystemInstruction *content   `json:"systemInstruction,omitempty"`
+	Tools             []toolDecl `json:"tools,omitempty"`
+	GenerationConfig  struct {
+		MaxOutputTokens int `json:"maxOutputTokens,omitempty"`
+	} `json:"generationConfig"`
+}
+
+type content struct {
+	Role  string `json:"role,omitempty"`
+	Parts []part `json:"parts,omitempty"`
+}
+
+type part struct {
+	Text             string            `json:"text,omitempty"`
+	Thought          bool              `json:"thought,omitempty"`
+	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
+	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
+}
+
+type functionCall struct {
+	ID   string         `json:"id,omitempty"`
+	Name string         `json:"name"`
+	Args map[string]any `json:"args,omitempty"`
+}
+
+type functionResponse struct {
+	ID       string         `json:"id,omitempty"`
+	Name     string         `json:"name"`
+	Response map[string]any `json:"response"`
+}
+
+type toolDecl struct {
+	FunctionDeclarations []functionDecl `json:"functionDeclarations"`
+}
+
+type functionDecl struct {
+	Name                 string `json:"name"`
+	Description          string `json:"description,omitempty"`
+	ParametersJSONSchema any    `json:"parametersJsonSchema,omitempty"`
+}
+
+// generateResponse is what wield reads of a GenerateContentResponse.
+type generateResponse struct {
+	Candidates []struct {
+		Content      *content `json:"content"`
+		FinishReason string   `json:"finishReason"`
+	} `json:"candidates"`
+}
+
 // Generate sends the conversation and returns the model's answer. System
 // messages become the system instruction; tool results are function
 // responses ({"output": ...} or {"error": ...}). API errors keep their
 // status and are wield.Transient for 429 and 5xx.
 func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.ModelResponse, error) {
-	cfg := &genai.GenerateContentConfig{}
-	if req.MaxTokens > 0 {
-		cfg.MaxOutputTokens = int32(req.MaxTokens)
-	}
-	var contents []*genai.Content
+	var body generateRequest
+	body.GenerationConfig.MaxOutputTokens = max(req.MaxTokens, 0)
+	body.Contents = []*content{}
 	for _, m := range req.Messages {
 		switch m.Role {
 		case llm.RoleSystem:
-			if cfg.SystemInstruction == nil {
-				cfg.SystemInstruction = &genai.Content{}
+			if body.SystemInstruction == nil {
+				body.SystemInstruction = &content{Role: "user"}
 			}
-			cfg.SystemInstruction.Parts = append(cfg.SystemInstruction.Parts, genai.NewPartFromText(m.Content))
+			body.SystemInstruction.Parts = append(body.SystemInstruction.Parts, part{Text: m.Content})
 		case llm.RoleUser:
-			contents = append(contents, genai.NewContentFromText(m.Content, genai.RoleUser))
+			body.Contents = append(body.Contents, &content{Role: "user", Parts: []part{{Text: m.Content}}})
 		case llm.RoleAssistant:
-			ct := &genai.Content{Role: genai.RoleModel}
+			ct := &content{Role: "model"}
 			if m.Content != "" {
-				ct.Parts = append(ct.Parts, genai.NewPartFromText(m.Content))
+				ct.Parts = append(ct.Parts, part{Text: m.Content})
 			}
 			for _, tc := range m.ToolCalls {
 				var args map[string]any
@@ -84,44 +182,40 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 						return nil, fmt.Errorf("gemini: arguments of call %s: %w", tc.Name, err)
 					}
 				}
-				p := genai.NewPartFromFunctionCall(tc.Name, args)
-				p.FunctionCall.ID = tc.ID
-				ct.Parts = append(ct.Parts, p)
+				ct.Parts = append(ct.Parts, part{FunctionCall: &functionCall{ID: tc.ID, Name: tc.Name, Args: args}})
 			}
-			contents = append(contents, ct)
+			body.Contents = append(body.Contents, ct)
 		case llm.RoleTool:
-			p := genai.NewPartFromFunctionResponse(m.ToolName, functionResponse(m))
-			p.FunctionResponse.ID = m.ToolCallID
-			if n := len(contents); n > 0 && contents[n-1].Role == genai.RoleUser && contents[n-1].Parts[0].FunctionResponse != nil {
-				contents[n-1].Parts = append(contents[n-1].Parts, p)
+			p := part{FunctionResponse: &functionResponse{ID: m.ToolCallID, Name: m.ToolName, Response: responseOf(m)}}
+			if n := len(body.Contents); n > 0 && body.Contents[n-1].Role == "user" && len(body.Contents[n-1].Parts) > 0 && body.Contents[n-1].Parts[0].FunctionResponse != nil {
+				body.Contents[n-1].Parts = append(body.Contents[n-1].Parts, p)
 			} else {
-				contents = append(contents, &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{p}})
+				body.Contents = append(body.Contents, &content{Role: "user", Parts: []part{p}})
 			}
 		default:
 			return nil, fmt.Errorf("gemini: message role %q is not system, user, assistant or tool", m.Role)
 		}
 	}
 	if len(req.Tools) > 0 {
-		decls := make([]*genai.FunctionDeclaration, 0, len(req.Tools))
+		decls := make([]functionDecl, 0, len(req.Tools))
 		for _, t := range req.Tools {
-			d := &genai.FunctionDeclaration{Name: t.Name, Description: t.Description}
+			d := functionDecl{Name: t.Name, Description: t.Description}
 			if t.InputSchema != nil {
-				d.ParametersJsonSchema = t.InputSchema
+				d.ParametersJSONSchema = t.InputSchema
 			}
 			decls = append(decls, d)
 		}
-		cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+		body.Tools = []toolDecl{{FunctionDeclarations: decls}}
 	}
-	resp, err := c.c.Models.GenerateContent(ctx, c.opts.Model, contents, cfg)
-	if err != nil {
+	var resp generateResponse
+	if err := c.api.Post(ctx, c.url, body, &resp); err != nil {
 		return nil, apiError(err)
 	}
-	out := &llm.ModelResponse{Message: llm.Message{Role: llm.RoleAssistant}}
 	if len(resp.Candidates) == 0 || resp.Candidates[0].Content == nil {
 		return nil, errors.New("gemini: the answer has no candidates")
 	}
 	cand := resp.Candidates[0]
-	out.StopReason = string(cand.FinishReason)
+	out := &llm.ModelResponse{StopReason: cand.FinishReason, Message: llm.Message{Role: llm.RoleAssistant}}
 	var text []string
 	for i, p := range cand.Content.Parts {
 		switch {
@@ -143,10 +237,10 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 	return out, nil
 }
 
-// functionResponse is a tool result as Gemini wants it: an object, with
-// the output under "output" (an object output as it is) or the failure
-// under "error" in seed 001's words.
-func functionResponse(m llm.Message) map[string]any {
+// responseOf is a tool result as Gemini wants it: an object, with the
+// output under "output" (an object output as it is) or the failure under
+// "error" in seed 001's words.
+func responseOf(m llm.Message) map[string]any {
 	r := m.Result
 	switch {
 	case r == nil:
@@ -164,11 +258,30 @@ func functionResponse(m llm.Message) map[string]any {
 	return map[string]any{"output": v}
 }
 
+// apiError keeps the code, status and message of Google's error object
+// ({"error":{"code":...,"status":...,"message":...}}), marking what is
+// worth retrying. A body that is not one (an HTML page from a proxy) is
+// left out.
 func apiError(err error) error {
-	var ae genai.APIError
-	if errors.As(err, &ae) {
-		e := fmt.Errorf("gemini: %d %s: %s", ae.Code, ae.Status, ae.Message)
-		if ae.Code == http.StatusTooManyRequests || ae.Code >= 500 {
+	var se *modelapi.StatusError
+	if errors.As(err, &se) {
+		var body struct {
+			Error struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+				Status  string `json:"status"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(se.Body, &body)
+		status := body.Error.Status
+		if status == "" {
+			status = http.StatusText(se.StatusCode)
+		}
+		e := fmt.Errorf("gemini: %d %s", se.StatusCode, status)
+		if body.Error.Message != "" {
+			e = fmt.Errorf("gemini: %d %s: %s", se.StatusCode, status, body.Error.Message)
+		}
+		if se.StatusCode == http.StatusTooManyRequests || se.StatusCode >= 500 {
 			return wield.Transient(e)
 		}
 		return e

@@ -2,8 +2,8 @@
 // functionDeclarations, whose parameters are a subset of the OpenAPI 3.0
 // schema object rather than JSON Schema. It builds plain values with the
 // field names of the Gemini API reference; no SDK is needed to marshal them.
-// [Client], an [llm.Model] on the Gemini API, is the part that uses Google's
-// SDK.
+// [Client], an [llm.Model] on the Gemini API, speaks the same wire format
+// over net/http, without Google's SDK and the Cloud libraries it brings.
 package gemini
 
 import (

@@ -1,8 +1,9 @@
 // Package openai presents wield tools to OpenAI models: the "tools" of the
 // Chat Completions and Responses APIs, in normal and strict mode. It builds
 // plain values with the field names of OpenAI's API reference; no SDK is
-// needed to marshal them. [Client], an [llm.Model] on Chat Completions, is
-// the part that uses OpenAI's SDK.
+// needed to marshal them. [Client], an [llm.Model] on Chat Completions,
+// speaks the same wire format over net/http: OpenAI's SDK, which links every
+// OpenAI service, made 53.5 MB of a 127.6 MB wield binary.
 package openai
 
 import (

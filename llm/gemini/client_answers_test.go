@@ -1,0 +1,105 @@
+package gemini_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/gemini"
+	"github.com/wieldhq/wield/llm/internal/modeltest"
+)
+
+var hi = []llm.Message{{Role: llm.RoleUser, Content: "hi"}}
+
+// TestAnswers reads generateContent bodies as the Gemini API documents
+// them: thoughts left out, text parts joined, calls without an id named by
+// their place.
+func TestAnswers(t *testing.T) {
+	body := `{"candidates":[{"content":{"role":"model","parts":[
+		{"text":"thinking...","thought":true},
+		{"text":"It is "},{"text":"42."},
+		{"functionCall":{"name":"ping"},"thoughtSignature":"c2ln"},
+		{"functionCall":{"id":"fc_9","name":"calculator","args":{"expression":"6*7"}}}]},
+		"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":5},"modelVersion":"gemini-test"}`
+	srv := modeltest.Serve(t, modeltest.Reply{Body: body})
+	c, err := gemini.NewClient(context.Background(), gemini.ClientOptions{Model: "gemini-test", BaseURL: srv.URL, APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: hi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &llm.ModelResponse{StopReason: "STOP", Message: llm.Message{Role: llm.RoleAssistant, Content: "It is 42.", ToolCalls: []llm.ToolCall{
+		{ID: "call_3", Name: "ping", Arguments: json.RawMessage(`{}`)},
+		{ID: "fc_9", Name: "calculator", Arguments: json.RawMessage(`{"expression":"6*7"}`)}}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestErrors: an error answer says its code, Google's status and message,
+// never an HTML page; 429 and 5xx are transient; Gemini is not retried.
+func TestErrors(t *testing.T) {
+	for _, tt := range []struct {
+		rep       modeltest.Reply
+		want      string
+		transient bool
+	}{
+		{modeltest.Reply{Status: 400, Body: `{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}`}, "gemini: 400 INVALID_ARGUMENT: API key not valid.", false},
+		{modeltest.Reply{Status: 429, Body: `{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}}`}, "gemini: 429 RESOURCE_EXHAUSTED: Quota exceeded", true},
+		{modeltest.Reply{Status: 503, Header: map[string]string{"Content-Type": "text/html"}, Body: `<html>unavailable</html>`}, "gemini: 503 Service Unavailable", true},
+		{modeltest.Reply{Body: `{"promptFeedback":{"blockReason":"SAFETY"}}`}, "gemini: the answer has no candidates", false},
+	} {
+		srv := modeltest.Serve(t, tt.rep, modeltest.Reply{Body: okReply})
+		c, _ := gemini.NewClient(context.Background(), gemini.ClientOptions{Model: "m", BaseURL: srv.URL, APIKey: "k"})
+		_, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: hi})
+		if err == nil || err.Error() != tt.want || wield.IsTransient(err) != tt.transient {
+			t.Errorf("got %v (transient %v), want %q (transient %v)", err, wield.IsTransient(err), tt.want, tt.transient)
+		}
+		if n := len(srv.Requests()); n != 1 {
+			t.Errorf("%d requests, want 1", n)
+		}
+	}
+	c, _ := gemini.NewClient(context.Background(), gemini.ClientOptions{Model: "m", BaseURL: "http://127.0.0.1:1", APIKey: "k"})
+	bad := []llm.Message{{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{Name: "echo", Arguments: json.RawMessage(`[1]`)}}}}
+	if _, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: bad}); err == nil || !strings.Contains(err.Error(), "arguments of call echo") {
+		t.Errorf("arguments that are not an object: %v", err)
+	}
+}
+
+// TestOptions: the key and base URL from the environment as the SDK read
+// them, and the refusals of NewClient.
+func TestOptions(t *testing.T) {
+	srv := modeltest.Serve(t, modeltest.Reply{Body: okReply})
+	t.Setenv("GOOGLE_API_KEY", "")
+	t.Setenv("GEMINI_API_KEY", "")
+	if _, err := gemini.NewClient(context.Background(), gemini.ClientOptions{Model: "m"}); err == nil || !strings.Contains(err.Error(), "no API key") {
+		t.Errorf("no key: %v", err)
+	}
+	if _, err := gemini.NewClient(context.Background(), gemini.ClientOptions{Model: "m/../x", APIKey: "k"}); err == nil {
+		t.Error("a model name with .. was taken")
+	}
+	t.Setenv("GEMINI_API_KEY", "gk")
+	t.Setenv("GOOGLE_GEMINI_BASE_URL", srv.URL)
+	c, err := gemini.NewClient(context.Background(), gemini.ClientOptions{Model: "tunedModels/mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: hi}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOOGLE_API_KEY", "goog")
+	c, _ = gemini.NewClient(context.Background(), gemini.ClientOptions{Model: "m"})
+	if _, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: hi}); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()
+	if r[0].Path != "/v1beta/tunedModels/mine:generateContent" || r[0].Header.Get("X-Goog-Api-Key") != "gk" || r[1].Header.Get("X-Goog-Api-Key") != "goog" {
+		t.Errorf("requests %+v", r)
+	}
+}

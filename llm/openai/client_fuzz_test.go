@@ -1,0 +1,38 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/modeltest"
+	"github.com/wieldhq/wield/llm/openai"
+)
+
+// FuzzAnswer: whatever the provider answers, the client returns an answer
+// or an error, never panics, and every call it reports has JSON object
+// arguments or arguments as the provider sent them.
+func FuzzAnswer(f *testing.F) {
+	f.Add([]byte(okReply))
+	f.Add([]byte(`{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"x","arguments":{"a":1}}}]}}]}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{"choices":null,"content":null,"candidates":[{}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c, err := openai.NewClient(openai.ClientOptions{Model: "m", BaseURL: "http://model.test/v1", HTTPClient: &http.Client{Transport: modeltest.Canned{Body: body}}, MaxRetries: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+		if err != nil {
+			return
+		}
+		for _, tc := range resp.Message.ToolCalls {
+			if len(tc.Arguments) == 0 {
+				t.Errorf("call %q has no arguments", tc.Name)
+			}
+		}
+		_, _ = json.Marshal(resp)
+	})
+}
