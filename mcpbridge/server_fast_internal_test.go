@@ -1,11 +1,16 @@
 package mcpbridge
 
 import (
+	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
 func TestServerDecode(t *testing.T) {
@@ -80,4 +85,123 @@ func FuzzServerDecode(f *testing.F) {
 			t.Fatalf("fast path reads the name %q, the SDK %q, in %q", req.Params.Name, params.Name, body)
 		}
 	})
+}
+
+// srvResultCases are results as tools return them: objects, strings,
+// HTML-like text, escapes, spaces, invalid JSON, failures.
+var srvResultCases = []*wield.Result{
+	{CallID: "c1", Tool: "echo", OK: true, Output: json.RawMessage(`{"message":"hello"}`)},
+	{CallID: "c2", Tool: "echo", OK: true, Output: json.RawMessage(`"plain text"`)},
+	{CallID: "c3", Tool: "echo", OK: true, Output: json.RawMessage(`{"html":"<b>&amp;</b>","esc":"\u003cx\u003e \\u003c"}`)},
+	{CallID: "c4", Tool: "echo", OK: true, Output: json.RawMessage(" {\n \"spaced\" : [1, 2.50, true, null] }\n")},
+	{CallID: "c5", Tool: "echo", OK: true, Output: json.RawMessage(`[1,2,3]`)},
+	{CallID: "c6", Tool: "echo", OK: true, Output: json.RawMessage(`42`)},
+	{CallID: "c7", Tool: "echo", OK: true, Output: json.RawMessage(`null`)},
+	{CallID: "c8", Tool: "echo", OK: true, Output: json.RawMessage(`{"broken":`)},
+	{CallID: "c9", Tool: "echo", OK: true},
+	{CallID: "c10", Tool: "echo", OK: true, Output: json.RawMessage("\"\u2028 line\\u2028 \xff\"")},
+	{CallID: "c11", Tool: "echo", OK: true, Output: json.RawMessage("{\"k\":\"\xff\u2028\"}")},
+	{CallID: "c12", Tool: "echo", ErrorType: wield.ErrValidation, Error: "arguments do not match the schema",
+		ValidationErrors: []wield.ValidationError{{Path: "message", Message: "is required"}}},
+	{CallID: "c13", Tool: "nope", ErrorType: wield.ErrToolNotFound, Error: `tool "nope" not found`},
+	{CallID: "c14", Tool: "echo", ErrorType: wield.ErrExecution, Error: "<failed> & gone", Output: json.RawMessage(`{"partial":1}`)},
+	{CallID: "c15", Tool: "echo", OK: true, Output: json.RawMessage(`{"a":1}`), Metadata: map[string]any{"truncated": true}},
+	{CallID: "c\"16<", Tool: "echo", OK: true, Output: json.RawMessage(`"x"`)},
+}
+
+// TestServerAppendResult holds the fast path's writer of tools/call
+// results to the encoding it stands for: jsonenc.Marshal of srvResult,
+// byte for byte, or a refusal where it leaves the work to it.
+func TestServerAppendResult(t *testing.T) {
+	for _, calls := range []bool{false, true} {
+		s := &Server{}
+		if calls {
+			s.opts.Calls = srvNoCalls{}
+		}
+		for _, r := range srvResultCases {
+			srvSameResult(t, s, r)
+		}
+		rich := &wield.Result{CallID: "r", Tool: "t", OK: true, Output: json.RawMessage(`{"` + ContentKey + `":[{"type":"text","text":"hi"}]}`)}
+		if _, ok := s.srvAppendResult(nil, rich); ok {
+			t.Errorf("rich content: written by the fast writer, want it left to the SDK's types")
+		}
+	}
+}
+
+// srvNoCalls is a record reader that has none: what srvResult asks of
+// one is only that it is there.
+type srvNoCalls struct{}
+
+func (srvNoCalls) Calls(context.Context, wield.CallQuery) (wield.CallPage, error) {
+	return wield.CallPage{}, nil
+}
+
+func (srvNoCalls) Call(context.Context, string) (*wield.Record, error) { return nil, wield.ErrNotFound }
+
+func srvSameResult(t *testing.T, s *Server, r *wield.Result) {
+	t.Helper()
+	want, err := jsonenc.Marshal(s.srvResult(r))
+	if err != nil {
+		t.Fatalf("%s: %v", r.CallID, err)
+	}
+	got, ok := s.srvAppendResult([]byte("prefix:"), r)
+	if !ok {
+		cut := s.opts.Calls != nil && r.Metadata["truncated"] == true
+		lineSep := r.OK && (strings.Contains(string(r.Output), "\u2028") || strings.Contains(string(r.Output), "\u2029"))
+		if !cut && !lineSep {
+			t.Errorf("%s: refused %s", r.CallID, r.Output)
+		}
+		return
+	}
+	if string(got) != "prefix:"+string(want) {
+		t.Errorf("%s: output %q\n got %s\nwant %s", r.CallID, r.Output, got[len("prefix:"):], want)
+	}
+}
+
+// FuzzServerAppendResult checks the fast writer of results against the
+// SDK's types on any output, successful or not.
+func FuzzServerAppendResult(f *testing.F) {
+	for _, r := range srvResultCases {
+		f.Add([]byte(r.Output), r.OK, r.Error)
+	}
+	s := &Server{}
+	f.Fuzz(func(t *testing.T, out []byte, ok bool, msg string) {
+		r := &wield.Result{CallID: "id", Tool: "t", OK: ok, Output: out}
+		if !ok {
+			r.ErrorType, r.Error = wield.ErrExecution, msg
+		}
+		srvSameResult(t, s, r)
+	})
+}
+
+// BenchmarkServerResult compares the fast writer of an echo result with
+// the SDK's types encoded by jsonenc.
+func BenchmarkServerResult(b *testing.B) {
+	s := &Server{}
+	r := srvResultCases[0]
+	b.Run("append", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s.srvAppendResult(make([]byte, 0, 256), r)
+		}
+	})
+	b.Run("sdk-types", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			jsonenc.Marshal(s.srvResult(r))
+		}
+	})
+}
+
+// BenchmarkServerDecode measures the strict read of a tools/call, which
+// the fast path takes as it is.
+func BenchmarkServerDecode(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var id json.RawMessage
+		if _, ok, err := srvStrictEnvelope(body, &id); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
 }

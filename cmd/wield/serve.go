@@ -87,7 +87,7 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: lv}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return slog.New(newTextHandler(w, opts)), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	default:
@@ -275,7 +275,8 @@ func loopbackOnly(addr string) (string, bool, error) {
 // streams end, calls in flight finish (within --grace), and the store
 // writes what it buffers before it closes.
 func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
-	log, err := newLogger(a.stderr, f.logFormat, f.logLevel)
+	// One INFO line per call: lines that arrive together share a write.
+	log, err := newLogger(newGroupWriter(a.stderr), f.logFormat, f.logLevel)
 	if err != nil {
 		return err
 	}
