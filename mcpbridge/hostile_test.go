@@ -242,9 +242,10 @@ func TestImportLinear(t *testing.T) {
 	if n := len(impPinned(t, path)); n != 10000 {
 		t.Errorf("%d tools pinned, want 10000", n)
 	}
-	// Both bounds: on a busy machine a fast 1,000 can make an honest ratio
-	// look large, while a quadratic import takes minutes.
-	if large > 15*small && large > 2*time.Second {
-		t.Errorf("10,000 tools took %v, more than 15 times the %v of 1,000", large, small)
+	// Both bounds, wide: linear is ~10 times and quadratic was 82 times
+	// (minutes). On a busy 2-core machine a fast 1,000 made an honest
+	// linear import read 19 times, so the ratio alone cannot decide.
+	if large > 40*small && large > 15*time.Second {
+		t.Errorf("10,000 tools took %v, more than 40 times the %v of 1,000", large, small)
 	}
 }
