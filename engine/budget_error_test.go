@@ -53,7 +53,10 @@ func TestDecodeDeadline(t *testing.T) {
 	ran := false
 	tool := wield.Raw("uniq", "unique items",
 		&jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"xs": {Type: "array", UniqueItems: true}}},
-		wield.HandlerFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) { ran = true; return json.RawMessage("null"), nil }))
+		wield.HandlerFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			ran = true
+			return json.RawMessage("null"), nil
+		}))
 	e := newEngine(t, nil, tool)
 	var b strings.Builder
 	b.WriteString(`{"xs":[`)
