@@ -2,10 +2,12 @@ package mcpbridge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -68,6 +70,11 @@ type ServerConfig struct {
 	// listing, the first one included); zero means
 	// [ImportOptions].ImportTimeout.
 	Timeout time.Duration
+	// MaxResponse bounds one message read from an HTTP server (a JSON
+	// response body, or one server-sent event), in bytes; zero means
+	// [ImportOptions].MaxResponse. A larger one is not read: the call fails
+	// saying so and the connection is reset.
+	MaxResponse int
 }
 
 var impServerName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}$`)
@@ -98,6 +105,9 @@ func (c *ServerConfig) Check() error {
 	}
 	if c.MaxPages < 0 || c.MaxTools < 0 {
 		errs = append(errs, fmt.Errorf("max_pages %d and max_tools %d must not be negative", c.MaxPages, c.MaxTools))
+	}
+	if c.MaxResponse < 0 {
+		errs = append(errs, fmt.Errorf("max_response %d must not be negative", c.MaxResponse))
 	}
 	switch {
 	case c.URL != "" && len(c.Command) > 0:
@@ -147,21 +157,106 @@ func (t *impHeaderTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 	return t.base.RoundTrip(r)
 }
 
+// impLimitTransport bounds what one message of an HTTP server may cost:
+// a response body that is not an event stream is read to at most max
+// bytes (the SDK reads a JSON response whole, however large: 150 MB took
+// wield to 1.68 GB), and an event stream's events to max bytes each (as the
+// SDK's MaxEventSize does, but saying why). Past the limit the body fails
+// with errOverLimit, and bad says why, for the model.
+type impLimitTransport struct {
+	base http.RoundTripper
+	max  int64
+	bad  *atomic.Pointer[string]
+}
+
+func (t *impLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	if !stream && resp.ContentLength > t.max {
+		resp.Body.Close()
+		t.over()
+		return nil, fmt.Errorf("response of %d bytes: %w", resp.ContentLength, errOverLimit)
+	}
+	resp.Body = &impLimitBody{ReadCloser: resp.Body, t: t, stream: stream}
+	return resp, nil
+}
+
+func (t *impLimitTransport) over() {
+	why := fmt.Sprintf("a message over the %d-byte limit (max_response)", t.max)
+	t.bad.CompareAndSwap(nil, &why)
+}
+
+// errOverLimit is the failure of a message over MaxResponse.
+var errOverLimit = errors.New("the mcp server's message is over the size limit (max_response)")
+
+// impLimitBody counts the bytes of the message being read: the whole body,
+// or for a stream the current event (bytes since the last blank line).
+type impLimitBody struct {
+	io.ReadCloser
+	t      *impLimitTransport
+	stream bool
+	n      int64 // bytes of the current message
+	nl     bool  // the last byte (ignoring \r) ended a line
+}
+
+func (b *impLimitBody) Read(p []byte) (int, error) {
+	if !b.stream && b.n >= b.t.max {
+		// One byte more tells a body of exactly max bytes from a longer one.
+		var one [1]byte
+		if n, _ := b.ReadCloser.Read(one[:]); n == 0 {
+			return 0, io.EOF
+		}
+		b.t.over()
+		return 0, errOverLimit
+	}
+	if left := b.t.max - b.n; !b.stream && int64(len(p)) > left {
+		p = p[:left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	if !b.stream {
+		b.n += int64(n)
+		return n, err
+	}
+	for _, c := range p[:n] {
+		switch {
+		case c == '\r':
+		case c == '\n' && b.nl:
+			b.n = 0 // a blank line ends the event
+		default:
+			b.nl = c == '\n'
+			b.n++
+		}
+	}
+	if b.n > b.t.max {
+		b.t.over()
+		return 0, errOverLimit
+	}
+	return n, err
+}
+
 // impTransport builds the SDK transport for one connection attempt. A stdio
-// server gets a fresh process each time.
+// server gets a fresh process each time; its messages are bounded by the
+// SDK (16 MiB a line).
 func (s *impServer) impTransport(bad *atomic.Pointer[string]) mcp.Transport {
 	cfg := &s.cfg
 	hc := s.im.opts.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	if len(cfg.Headers) > 0 {
+	max := s.maxResponse()
+	{
 		c := *hc
 		base := c.Transport
 		if base == nil {
 			base = http.DefaultTransport
 		}
-		c.Transport = &impHeaderTransport{base: base, headers: cfg.Headers}
+		if len(cfg.Headers) > 0 {
+			base = &impHeaderTransport{base: base, headers: cfg.Headers}
+		}
+		c.Transport = &impLimitTransport{base: base, max: int64(max), bad: bad}
 		hc = &c
 	}
 	switch cfg.transport() {
@@ -174,11 +269,18 @@ func (s *impServer) impTransport(bad *atomic.Pointer[string]) mcp.Transport {
 		cmd.Stderr = &impLogWriter{log: s.im.log, server: cfg.Name}
 		return &impFrameTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: s.im.opts.KillGrace}, bad: bad}
 	case TransportSSE:
-		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: hc}
+		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxEventSize: max}
 	}
 	// The importer reconnects by itself, with its own backoff; the SDK's
 	// retries of the standalone stream would only delay noticing an outage.
-	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: 1, OAuthHandler: s.oauth}
+	// Not wrapped as a stdio transport is: the SDK asks its HTTP
+	// connection for more than mcp.Connection's methods.
+	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: 1, OAuthHandler: s.oauth, MaxEventSize: max}
+}
+
+// maxResponse is the server's MaxResponse, else the importer's.
+func (s *impServer) maxResponse() int {
+	return cmp.Or(s.cfg.MaxResponse, s.im.opts.MaxResponse, DefaultMaxResponse)
 }
 
 // impDial opens a session. The transport's context lives as long as the

@@ -75,7 +75,16 @@ type ImportOptions struct {
 	// is cut to its head with a notice and a warning is logged; 16 KiB when
 	// zero, no limit when negative.
 	MaxDescription int
+	// MaxResponse bounds one message read from an HTTP server (a JSON
+	// response body, or one server-sent event), unless its [ServerConfig]
+	// sets its own; 16 MiB when zero, as the SDK bounds a stdio server's
+	// lines. wield's memory for one call stays within a small multiple of
+	// it, whatever the server sends.
+	MaxResponse int
 }
+
+// DefaultMaxResponse is [ImportOptions].MaxResponse's default.
+const DefaultMaxResponse = 16 << 20
 
 // DefaultMaxDescription is [ImportOptions].MaxDescription's default: room
 // for a description with pages of usage notes, while a server's megabytes

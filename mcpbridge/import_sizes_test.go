@@ -1,6 +1,7 @@
 package mcpbridge_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -74,5 +75,40 @@ func TestImportDescriptionCapped(t *testing.T) {
 	}
 	if x, _ := reg.Tool("go__small"); x == nil || x.Description != "Small." {
 		t.Errorf("small description changed: %+v", x)
+	}
+}
+
+// A result larger than MaxResponse is not read (issue 19: 150 MB over HTTP
+// took wield to 1.68 GB): the call fails saying the server sent a message
+// over the limit, not inviting a retry, whether the server answers with an
+// event stream or with one JSON body; a result within the limit is read.
+func TestImportResponseLimit(t *testing.T) {
+	for _, jsonBody := range []bool{false, true} {
+		t.Run(map[bool]string{false: "event stream", true: "json"}[jsonBody], func(t *testing.T) {
+			big := strings.Repeat("x", 3<<20)
+			huge := impRemote{tool: &mcp.Tool{Name: "huge", InputSchema: impObject, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+				handle: func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big}}}, nil
+				}}
+			g := &impGoServer{t: t, srv: mcp.NewServer(&mcp.Implementation{Name: "go-test", Version: "1"}, nil),
+				opts: &mcp.StreamableHTTPOptions{JSONResponse: jsonBody}}
+			g.srv.AddTool(huge.tool, huge.handle)
+			small := impEchoArgs("small", "Small.")
+			g.srv.AddTool(small.tool, small.handle)
+			g.start("127.0.0.1:0")
+			t.Cleanup(g.stop)
+			reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
+			im := impImporter(t, reg, &mcpbridge.ImportOptions{Pins: &mcpbridge.MemPins{}, MaxResponse: 1 << 20})
+			if err := im.Add(t.Context(), mcpbridge.ServerConfig{Name: "go", URL: g.url(), Enabled: true}); err != nil {
+				t.Fatal(err)
+			}
+			e := impEngine(t, reg)
+			got := impOutcomeOf(impCall(t, e, "go__huge", `{}`))
+			if got.OK || got.ErrorType != wield.ErrExecution || !strings.Contains(got.Error, "over the 1048576-byte limit (max_response)") || strings.Contains(got.Error, "try again") {
+				t.Errorf("huge: %+v", got)
+			}
+			// The connection is reset, and the next session serves calls.
+			impEventually(t, "a call after the reset works", func() bool { return impOutcomeOf(impCall(t, e, "go__small", `{}`)).OK })
+		})
 	}
 }
