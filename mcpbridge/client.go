@@ -157,12 +157,15 @@ func (t *impHeaderTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 	return t.base.RoundTrip(r)
 }
 
-// impLimitTransport bounds what one message of an HTTP server may cost:
-// a response body that is not an event stream is read to at most max
-// bytes (the SDK reads a JSON response whole, however large: 150 MB took
-// wield to 1.68 GB), and an event stream's events to max bytes each (as the
-// SDK's MaxEventSize does, but saying why). Past the limit the body fails
-// with errOverLimit, and bad says why, for the model.
+// impLimitTransport bounds what one message of an HTTP server may cost.
+// A response body that is not an event stream is read here, in chunks that
+// are never copied, to at most max bytes, before the SDK sees it: the SDK
+// reads a JSON response whole however large (150 MB took wield to 1.68 GB),
+// and io.ReadAll, stopped by a limit, would still copy what it read into
+// one slice, doubling it. An event stream's events are bounded to max
+// bytes each as they are read (as the SDK's MaxEventSize does, but saying
+// why). Past the limit the request or the stream fails with errOverLimit,
+// and bad says why, for the model.
 type impLimitTransport struct {
 	base http.RoundTripper
 	max  int64
@@ -174,14 +177,46 @@ func (t *impLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
-	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
-	if !stream && resp.ContentLength > t.max {
-		resp.Body.Close()
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &impEventLimit{ReadCloser: resp.Body, t: t}
+		return resp, nil
+	}
+	body, err := t.read(resp)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body, resp.ContentLength = body, int64(body.n)
+	return resp, nil
+}
+
+// read reads a whole body of at most max bytes.
+func (t *impLimitTransport) read(resp *http.Response) (*impChunks, error) {
+	if resp.ContentLength > t.max {
 		t.over()
 		return nil, fmt.Errorf("response of %d bytes: %w", resp.ContentLength, errOverLimit)
 	}
-	resp.Body = &impLimitBody{ReadCloser: resp.Body, t: t, stream: stream}
-	return resp, nil
+	c := &impChunks{}
+	size := 4 << 10
+	for {
+		buf := make([]byte, size)
+		n, err := io.ReadFull(resp.Body, buf)
+		if n > 0 {
+			c.chunks = append(c.chunks, buf[:n])
+			c.n += n
+		}
+		if int64(c.n) > t.max {
+			t.over()
+			return nil, errOverLimit
+		}
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return c, nil
+		case err != nil:
+			return nil, err
+		}
+		size = min(2*size, 1<<20, int(t.max)+1-c.n)
+	}
 }
 
 func (t *impLimitTransport) over() {
@@ -192,34 +227,39 @@ func (t *impLimitTransport) over() {
 // errOverLimit is the failure of a message over MaxResponse.
 var errOverLimit = errors.New("the mcp server's message is over the size limit (max_response)")
 
-// impLimitBody counts the bytes of the message being read: the whole body,
-// or for a stream the current event (bytes since the last blank line).
-type impLimitBody struct {
-	io.ReadCloser
-	t      *impLimitTransport
-	stream bool
-	n      int64 // bytes of the current message
-	nl     bool  // the last byte (ignoring \r) ended a line
+// impChunks is a body read by impLimitTransport; each chunk is let go once
+// read.
+type impChunks struct {
+	chunks [][]byte
+	n      int
 }
 
-func (b *impLimitBody) Read(p []byte) (int, error) {
-	if !b.stream && b.n >= b.t.max {
-		// One byte more tells a body of exactly max bytes from a longer one.
-		var one [1]byte
-		if n, _ := b.ReadCloser.Read(one[:]); n == 0 {
-			return 0, io.EOF
-		}
-		b.t.over()
-		return 0, errOverLimit
+func (c *impChunks) Read(p []byte) (int, error) {
+	for len(c.chunks) > 0 && len(c.chunks[0]) == 0 {
+		c.chunks[0] = nil
+		c.chunks = c.chunks[1:]
 	}
-	if left := b.t.max - b.n; !b.stream && int64(len(p)) > left {
-		p = p[:left]
+	if len(c.chunks) == 0 {
+		return 0, io.EOF
 	}
+	n := copy(p, c.chunks[0])
+	c.chunks[0] = c.chunks[0][n:]
+	return n, nil
+}
+
+func (c *impChunks) Close() error { c.chunks = nil; return nil }
+
+// impEventLimit counts the bytes of an event stream's current event (those
+// since the last blank line).
+type impEventLimit struct {
+	io.ReadCloser
+	t  *impLimitTransport
+	n  int64
+	nl bool // the last byte (ignoring \r) ended a line
+}
+
+func (b *impEventLimit) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if !b.stream {
-		b.n += int64(n)
-		return n, err
-	}
 	for _, c := range p[:n] {
 		switch {
 		case c == '\r':

@@ -1,0 +1,146 @@
+//go:build unix
+
+package journeys
+
+// Sizes and pins against a hostile MCP server (issue 19, items 5 and 6): an
+// isError result of 10 MB and a result of 150 MB over HTTP, a description of
+// 10 MB, an enum of a million values, uniqueItems over 20,000 items; a title
+// that changes after it was pinned, and a tool file's mcp entry for a tool
+// the server never listed.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hostileHTTP starts the hostile server over streamable HTTP with args and
+// returns its endpoint; the journey's end kills it.
+func hostileHTTP(t *testing.T, h string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(h, append([]string{"-http", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+				found <- rest
+			}
+		}
+	}()
+	select {
+	case url := <-found:
+		return url
+	case <-time.After(30 * time.Second):
+		t.Fatal("hostile-mcp -http did not listen within 30s")
+		return ""
+	}
+}
+
+// peakRSS is a process's peak resident set (VmHWM), in bytes.
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc/PID/status")
+	return 0
+}
+
+// A 10 MB error and a 150 MB result over HTTP, against wield serve with
+// max_response 64 MiB: the caller gets the error cut to the output budget,
+// and for the result a failure naming the limit; wield's peak RSS stays
+// under 3× the limit (it was 1.68 GB for the 150 MB result).
+func TestJourneyHostileMCPHugeResults(t *testing.T) {
+	const maxResponse = 64 << 20
+	h := hostileMCP(t)
+	url := hostileHTTP(t, h, "-huge-error", "10000000", "-huge-result", "150000000")
+	u := newUser(t)
+	u.write("wield.yaml", fmt.Sprintf("mcp_servers:\n  - {name: h, url: %q, max_response: %d}\n", url, maxResponse))
+	s := u.serve("--config", "wield.yaml")
+	if !eventually(20*time.Second, func() bool {
+		_, body := s.do("GET", "/v1/tools", "")
+		return bytes.Contains(body, []byte(`"h__huge"`))
+	}) {
+		t.Fatalf("h__huge never appeared in /v1/tools:\n%s", s.stderr)
+	}
+	t.Logf("peak RSS once the tools are listed: %d MiB", peakRSS(t, s.cmd.Process.Pid)>>20)
+	code, body := s.do("POST", "/v1/tools/h__fail/call", `{"arguments":{}}`)
+	if len(body) > 80<<10 || !bytes.Contains(body, []byte("bytes cut here: the output was 10000000 bytes")) || !bytes.Contains(body, []byte(`"error_truncated":true`)) {
+		t.Errorf("h__fail: status %d, body of %d bytes: %.400s", code, len(body), body)
+	}
+	t.Logf("peak RSS after the 10 MB error: %d MiB", peakRSS(t, s.cmd.Process.Pid)>>20)
+	code, body = s.do("POST", "/v1/tools/h__huge/call", `{"arguments":{}}`)
+	if len(body) > 80<<10 || !bytes.Contains(body, []byte(fmt.Sprintf("over the %d-byte limit (max_response)", maxResponse))) {
+		t.Errorf("h__huge: status %d, body of %d bytes: %.400s", code, len(body), body)
+	}
+	peak := peakRSS(t, s.cmd.Process.Pid)
+	t.Logf("wield serve peak RSS after a 10 MB error and a 150 MB result: %d MiB (max_response %d MiB)", peak>>20, maxResponse>>20)
+	if peak > 3*maxResponse {
+		t.Errorf("peak RSS %d MiB, over 3× max_response (%d MiB)", peak>>20, 3*maxResponse>>20)
+	}
+}
+
+// A description of 10 MB is imported cut to 16 KiB; one wrong value against
+// an enum of a million values gets a short message; uniqueItems over 20,000
+// items is checked at once.
+func TestJourneyHostileMCPHugeSchema(t *testing.T) {
+	h := hostileMCP(t)
+	u := newUser(t)
+	u.write("wield.yaml", "mcp_servers:\n  - {name: d, command: ["+h+", -huge-description, '10000000']}\n  - {name: h, command: ["+h+", -huge-enum, '1000000', -unique-items]}\n")
+	r := u.must("--config", "wield.yaml", "list", "--json")
+	var tools []struct{ Name, Description string }
+	r.json(t, &tools)
+	found := false
+	for _, x := range tools {
+		found = found || x.Name == "d__echo"
+		if x.Name == "d__echo" && (len(x.Description) > 17<<10 || !strings.HasSuffix(x.Description, "[... description cut by wield: it was 10000000 bytes, over the 16384-byte limit]")) {
+			t.Errorf("d__echo's description: %d bytes, ending %q", len(x.Description), x.Description[max(0, len(x.Description)-100):])
+		}
+	}
+	if !found {
+		t.Errorf("d__echo not listed:\n%.2000s", r.stderr)
+	}
+	c := u.wield("--config", "wield.yaml", "call", "h__echo", "pick=nope")
+	if c.code == 0 || len(c.stdout) > 16<<10 || !strings.Contains(c.stdout, "(1000000 values in all)") {
+		t.Errorf("wrong enum value: %d bytes of output: %.2000s", len(c.stdout), c)
+	}
+	var xs strings.Builder
+	xs.WriteString(`{"xs":[`)
+	for i := range 20000 {
+		if i > 0 {
+			xs.WriteByte(',')
+		}
+		fmt.Fprintf(&xs, "%d", i)
+	}
+	xs.WriteString(`]}`)
+	k := u.wield("--config", "wield.yaml", "call", "h__echo", "--timeout", "5s", "--args", xs.String())
+	if k.code != 0 || !strings.Contains(k.stdout, "hostile answered echo") {
+		t.Errorf("uniqueItems over 20,000 items (took %v): exit %d\n%.500s\n%.500s", k.took, k.code, k.stdout, k.stderr)
+	}
+	t.Logf("uniqueItems over 20,000 items: wield call took %v", k.took)
+}
