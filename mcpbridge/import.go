@@ -792,8 +792,12 @@ func (s *impServer) place(remote string, wt *wield.Tool, pin Pin, b *impBatch) e
 		held = true
 		pin.Time = time.Now()
 		if prev == nil || !prev.held || prev.pin.Hash != pin.Hash {
-			s.publish(wield.EventLoadError, wt.Name, fmt.Sprintf("mcp server %q changed the %s of tool %q since it was pinned; the tool is held until accepted",
-				server, pinChangeList(old.Changed(pin)), remote))
+			// Logged too: a held tool is in no list, so the log and the
+			// event are where a person learns why it is missing.
+			msg := fmt.Sprintf("mcp server %q changed the %s of tool %q since it was pinned; the tool is held until accepted",
+				server, pinChangeList(old.Changed(pin)), remote)
+			im.log.Warn(msg, "server", server, "tool", remote)
+			s.publish(wield.EventLoadError, wt.Name, msg)
 		}
 	}
 	if held {
