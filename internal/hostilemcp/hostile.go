@@ -79,6 +79,12 @@ type Options struct {
 	// HugeResult, when positive, adds a tool "huge" that answers with a
 	// text of that many bytes.
 	HugeResult int
+	// HangCall never answers tools/call: not until the client cancels the
+	// request (notifications/cancelled, which ends its context) or
+	// Release is closed. Cancelled, when set, is told the tool's name
+	// when a hung call's context ends.
+	HangCall  bool
+	Cancelled chan<- string
 }
 
 // OversizedFrame is the size of the line BadFrame "oversized" writes.
@@ -220,6 +226,17 @@ func New(o Options) (*mcp.Server, error) {
 				}
 				if err := badFrame(o); err != nil {
 					return nil, err
+				}
+				if o.HangCall {
+					select {
+					case <-ctx.Done():
+						if o.Cancelled != nil {
+							o.Cancelled <- name
+						}
+						return nil, ctx.Err()
+					case <-o.Release:
+						return nil, errors.New("released")
+					}
 				}
 				switch {
 				case name == "fail" && hugeError != "":

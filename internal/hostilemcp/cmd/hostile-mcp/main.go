@@ -13,6 +13,7 @@
 //	hostile-mcp -unique-items           # echo's argument xs is an array of unique items
 //	hostile-mcp -huge-error 10000000    # tool fail answers isError with 10 MB of text
 //	hostile-mcp -huge-result 150000000  # tool huge answers with 150 MB of text
+//	hostile-mcp -hang-call              # tools/call is never answered, until the client cancels it
 //	hostile-mcp -http 127.0.0.1:0       # streamable HTTP instead of stdio; "listening on URL" on stderr
 package main
 
@@ -49,6 +50,7 @@ func main() {
 	flag.BoolVar(&o.UniqueItems, "unique-items", false, "give echo an argument xs of unique items")
 	flag.IntVar(&o.HugeError, "huge-error", 0, "bytes of the isError text of tool fail")
 	flag.IntVar(&o.HugeResult, "huge-result", 0, "bytes of the text of tool huge")
+	flag.BoolVar(&o.HangCall, "hang-call", false, "never answer tools/call (until the client cancels it)")
 	addr := flag.String("http", "", "serve streamable HTTP on this address (127.0.0.1 only) instead of stdio")
 	flag.Parse()
 	if *addr != "" {
