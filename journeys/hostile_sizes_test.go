@@ -11,6 +11,7 @@ package journeys
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -111,38 +112,45 @@ func TestJourneyHostileMCPHugeResults(t *testing.T) {
 func TestJourneyHostileMCPHugeSchema(t *testing.T) {
 	h := hostileMCP(t)
 	u := newUser(t)
-	u.write("wield.yaml", "mcp_servers:\n  - {name: d, command: ["+h+", -huge-description, '10000000']}\n  - {name: h, command: ["+h+", -huge-enum, '1000000', -unique-items]}\n")
-	r := u.must("--config", "wield.yaml", "list", "--json")
-	var tools []struct{ Name, Description string }
-	r.json(t, &tools)
-	found := false
-	for _, x := range tools {
-		found = found || x.Name == "d__echo"
-		if x.Name == "d__echo" && (len(x.Description) > 17<<10 || !strings.HasSuffix(x.Description, "[... description cut by wield: it was 10000000 bytes, over the 16384-byte limit]")) {
-			t.Errorf("d__echo's description: %d bytes, ending %q", len(x.Description), x.Description[max(0, len(x.Description)-100):])
-		}
+	// Listing ten megabytes of tools takes seconds on a loaded machine: a
+	// timeout of a minute keeps the journey about sizes, not speed.
+	u.write("wield.yaml", "mcp_servers:\n  - {name: d, command: ["+h+", -huge-description, '10000000'], timeout: 60s}\n  - {name: h, command: ["+h+", -huge-enum, '1000000', -unique-items], timeout: 60s}\n")
+	// One wield serve imports them once; the calls go over REST.
+	s := u.serve("--config", "wield.yaml")
+	var body []byte
+	if !eventually(90*time.Second, func() bool {
+		_, body = s.do("GET", "/v1/tools/d__echo", "")
+		_, b2 := s.do("GET", "/v1/tools?category=mcp", "")
+		return bytes.Contains(body, []byte(`"status":"active"`)) && bytes.Contains(b2, []byte(`"h__echo"`))
+	}) {
+		t.Fatalf("d__echo and h__echo not both imported:\n%.2000s", s.stderr)
 	}
-	if !found {
-		t.Errorf("d__echo not listed:\n%.2000s", r.stderr)
+	var d struct{ Description string }
+	if err := json.Unmarshal(body, &d); err != nil {
+		t.Fatal(err)
 	}
-	c := u.wield("--config", "wield.yaml", "call", "h__echo", "pick=nope")
-	if c.code == 0 || len(c.stdout) > 16<<10 || !strings.Contains(c.stdout, "(1000000 values in all)") {
-		t.Errorf("wrong enum value: %d bytes of output: %.2000s", len(c.stdout), c)
+	if len(d.Description) > 17<<10 || !strings.HasSuffix(d.Description, "[... description cut by wield: it was 10000000 bytes, over the 16384-byte limit]") {
+		t.Errorf("d__echo's description: %d bytes, ending %q", len(d.Description), d.Description[max(0, len(d.Description)-100):])
+	}
+	_, body = s.do("POST", "/v1/tools/h__echo/call", `{"arguments":{"pick":"nope"}}`)
+	if len(body) > 16<<10 || !bytes.Contains(body, []byte("(1000000 values in all)")) || !bytes.Contains(body, []byte(`"ok":false`)) {
+		t.Errorf("wrong enum value: %d bytes: %.2000s", len(body), body)
 	}
 	var xs strings.Builder
-	xs.WriteString(`{"xs":[`)
+	xs.WriteString(`{"timeout_ms":5000,"arguments":{"xs":[`)
 	for i := range 20000 {
 		if i > 0 {
 			xs.WriteByte(',')
 		}
 		fmt.Fprintf(&xs, "%d", i)
 	}
-	xs.WriteString(`]}`)
-	k := u.wield("--config", "wield.yaml", "call", "h__echo", "--timeout", "5s", "--args", xs.String())
-	if k.code != 0 || !strings.Contains(k.stdout, "hostile answered echo") {
-		t.Errorf("uniqueItems over 20,000 items (took %v): exit %d\n%.500s\n%.500s", k.took, k.code, k.stdout, k.stderr)
+	xs.WriteString(`]}}`)
+	began := time.Now()
+	_, body = s.do("POST", "/v1/tools/h__echo/call", xs.String())
+	if !bytes.Contains(body, []byte(`"ok":true`)) || !bytes.Contains(body, []byte("hostile answered echo")) {
+		t.Errorf("uniqueItems over 20,000 items: %.600s", body)
 	}
-	t.Logf("uniqueItems over 20,000 items: wield call took %v", k.took)
+	t.Logf("uniqueItems over 20,000 items: the call took %v", time.Since(began))
 }
 
 // A tool whose title (shown for its empty description) changed after it was
