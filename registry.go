@@ -459,7 +459,11 @@ type Query struct {
 }
 
 // List returns the tools matching q, in registration order. An unknown toolset
-// matches nothing.
+// matches nothing. A held tool (StatusHeld: its definition changed upstream
+// and was not accepted) is never listed: what it says of itself now is
+// exactly what pinning keeps from models, and a list is what exports,
+// tool searches, MCP listings and agents read. Its name still resolves with
+// [Registry.Tool] and [Registry.Entry], so a call of it is told it is held.
 func (r *Registry) List(q Query) []*Tool {
 	var set map[string]bool
 	if q.Toolset != "" {
@@ -477,6 +481,9 @@ func (r *Registry) List(q Query) []*Tool {
 	var out []*Tool
 	for _, e := range r.snap.Load().order {
 		t := e.Tool
+		if t.Status == StatusHeld {
+			continue
+		}
 		if q.Category != "" && t.Category != q.Category {
 			continue
 		}

@@ -151,11 +151,13 @@ func (k *Toolkit) Names() []string {
 	return slices.Clone(k.names)
 }
 
-// Tools returns the toolkit's tools that are currently registered.
+// Tools returns the toolkit's tools that are currently registered and not
+// held: an agent is given no definition that pinning has not accepted (see
+// [Registry.List]).
 func (k *Toolkit) Tools() []*Tool {
 	var out []*Tool
 	for _, n := range k.Names() {
-		if t, ok := k.reg.Tool(n); ok {
+		if t, ok := k.reg.Tool(n); ok && t.Status != StatusHeld {
 			out = append(out, t)
 		}
 	}

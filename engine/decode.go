@@ -1,23 +1,37 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/schema"
 )
 
 // decode turns the raw arguments into the normalised ones: parsed strictly,
-// coerced, defaults filled, validated against the input schema.
-func (e *Engine) decode(k *call) bool {
+// coerced, defaults filled, validated against the input schema. The check
+// runs within the call's time (its timeout from arrival, or the caller's
+// deadline if sooner, or until the caller gives up): a value that is costly
+// to check ends the call as a timeout when the call would have ended, not
+// long after.
+func (e *Engine) decode(ctx context.Context, k *call) bool {
 	var args []byte
 	var errs []wield.ValidationError
 	if len(k.Arguments) > e.opts.MaxArguments {
 		errs = []wield.ValidationError{{Message: fmt.Sprintf("arguments of %d bytes exceed the limit of %d bytes", len(k.Arguments), e.opts.MaxArguments)}}
-	} else if e.opts.StrictValidation {
-		args, errs = k.entry.Input.NormalizeStrict(k.Arguments)
 	} else {
-		args, errs = k.entry.Input.Normalize(k.Arguments)
+		limit := e.timeout(k)
+		dl := k.res.StartedAt.Add(limit)
+		if cd, ok := ctx.Deadline(); ok && cd.Before(dl) {
+			dl, limit = cd, cd.Sub(k.res.StartedAt).Round(time.Millisecond) // the caller's deadline comes first
+		}
+		args, errs = k.entry.Input.NormalizeWithin(k.Arguments, schema.Limits{Done: ctx.Done(), Deadline: dl, Strict: e.opts.StrictValidation})
+		if len(errs) == 1 && errs[0].Message == schema.ErrDeadline {
+			e.ended(ctx, k, limit)
+			return false
+		}
 	}
 	if len(errs) > 0 {
 		k.res.ValidationErrors = errs

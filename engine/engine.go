@@ -322,7 +322,7 @@ func (e *Engine) pipeline(ctx context.Context, k *call) (*wield.Result, error) {
 			return nil, err
 		}
 	}
-	if ok && e.lookup(k) && e.decode(k) && !e.replay(ctx, k) && e.policy(k) && e.approve(ctx, k) {
+	if ok && e.lookup(k) && e.decode(ctx, k) && !e.replay(ctx, k) && e.policy(k) && e.approve(ctx, k) {
 		if permit, ok := e.acquire(ctx, k); ok {
 			e.run(ctx, k, permit)
 		}

@@ -112,6 +112,12 @@ func (s *Server) describeTool(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if t.Status == wield.StatusHeld {
+		// Its definition changed upstream and was not accepted: only that
+		// it is held is told, none of the unpinned text.
+		writeJSON(w, http.StatusOK, ToolInfo{Name: t.Name, Category: t.Category, Status: t.Status, Source: t.Source})
+		return nil
+	}
 	writeJSON(w, http.StatusOK, toolInfo(t))
 	return nil
 }

@@ -2,10 +2,12 @@ package mcpbridge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -68,6 +70,11 @@ type ServerConfig struct {
 	// listing, the first one included); zero means
 	// [ImportOptions].ImportTimeout.
 	Timeout time.Duration
+	// MaxResponse bounds one message read from an HTTP server (a JSON
+	// response body, or one server-sent event), in bytes; zero means
+	// [ImportOptions].MaxResponse. A larger one is not read: the call fails
+	// saying so and the connection is reset.
+	MaxResponse int
 }
 
 // impServerName is the rule of a server's name, at most 64 bytes long (the
@@ -101,6 +108,9 @@ func (c *ServerConfig) Check() error {
 	}
 	if c.MaxPages < 0 || c.MaxTools < 0 {
 		errs = append(errs, fmt.Errorf("max_pages %d and max_tools %d must not be negative", c.MaxPages, c.MaxTools))
+	}
+	if c.MaxResponse < 0 {
+		errs = append(errs, fmt.Errorf("max_response %d must not be negative", c.MaxResponse))
 	}
 	switch {
 	case c.URL != "" && len(c.Command) > 0:
@@ -150,21 +160,146 @@ func (t *impHeaderTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 	return t.base.RoundTrip(r)
 }
 
+// impLimitTransport bounds what one message of an HTTP server may cost.
+// A response body that is not an event stream is read here, in chunks that
+// are never copied, to at most max bytes, before the SDK sees it: the SDK
+// reads a JSON response whole however large (150 MB took wield to 1.68 GB),
+// and io.ReadAll, stopped by a limit, would still copy what it read into
+// one slice, doubling it. An event stream's events are bounded to max
+// bytes each as they are read (as the SDK's MaxEventSize does, but saying
+// why). Past the limit the request or the stream fails with errOverLimit,
+// and bad says why, for the model.
+type impLimitTransport struct {
+	base http.RoundTripper
+	max  int64
+	bad  *atomic.Pointer[string]
+}
+
+func (t *impLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &impEventLimit{ReadCloser: resp.Body, t: t}
+		return resp, nil
+	}
+	body, err := t.read(resp)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body, resp.ContentLength = body, int64(body.n)
+	return resp, nil
+}
+
+// read reads a whole body of at most max bytes.
+func (t *impLimitTransport) read(resp *http.Response) (*impChunks, error) {
+	if resp.ContentLength > t.max {
+		t.over()
+		return nil, fmt.Errorf("response of %d bytes: %w", resp.ContentLength, errOverLimit)
+	}
+	c := &impChunks{}
+	size := 4 << 10
+	for {
+		buf := make([]byte, size)
+		n, err := io.ReadFull(resp.Body, buf)
+		if n > 0 {
+			c.chunks = append(c.chunks, buf[:n])
+			c.n += n
+		}
+		if int64(c.n) > t.max {
+			t.over()
+			return nil, errOverLimit
+		}
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return c, nil
+		case err != nil:
+			return nil, err
+		}
+		size = min(2*size, 1<<20, int(t.max)+1-c.n)
+	}
+}
+
+func (t *impLimitTransport) over() {
+	why := fmt.Sprintf("a message over the %d-byte limit (max_response)", t.max)
+	t.bad.CompareAndSwap(nil, &why)
+}
+
+// errOverLimit is the failure of a message over MaxResponse.
+var errOverLimit = errors.New("the mcp server's message is over the size limit (max_response)")
+
+// impChunks is a body read by impLimitTransport; each chunk is let go once
+// read.
+type impChunks struct {
+	chunks [][]byte
+	n      int
+}
+
+func (c *impChunks) Read(p []byte) (int, error) {
+	for len(c.chunks) > 0 && len(c.chunks[0]) == 0 {
+		c.chunks[0] = nil
+		c.chunks = c.chunks[1:]
+	}
+	if len(c.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.chunks[0])
+	c.chunks[0] = c.chunks[0][n:]
+	return n, nil
+}
+
+func (c *impChunks) Close() error { c.chunks = nil; return nil }
+
+// impEventLimit counts the bytes of an event stream's current event (those
+// since the last blank line).
+type impEventLimit struct {
+	io.ReadCloser
+	t  *impLimitTransport
+	n  int64
+	nl bool // the last byte (ignoring \r) ended a line
+}
+
+func (b *impEventLimit) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	for _, c := range p[:n] {
+		switch {
+		case c == '\r':
+		case c == '\n' && b.nl:
+			b.n = 0 // a blank line ends the event
+		default:
+			b.nl = c == '\n'
+			b.n++
+		}
+	}
+	if b.n > b.t.max {
+		b.t.over()
+		return 0, errOverLimit
+	}
+	return n, err
+}
+
 // impTransport builds the SDK transport for one connection attempt. A stdio
-// server gets a fresh process each time.
+// server gets a fresh process each time; its messages are bounded by the
+// SDK (16 MiB a line).
 func (s *impServer) impTransport(bad *atomic.Pointer[string]) mcp.Transport {
 	cfg := &s.cfg
 	hc := s.im.opts.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	if len(cfg.Headers) > 0 {
+	max := s.maxResponse()
+	{
 		c := *hc
 		base := c.Transport
 		if base == nil {
 			base = http.DefaultTransport
 		}
-		c.Transport = &impHeaderTransport{base: base, headers: cfg.Headers}
+		if len(cfg.Headers) > 0 {
+			base = &impHeaderTransport{base: base, headers: cfg.Headers}
+		}
+		c.Transport = &impLimitTransport{base: base, max: int64(max), bad: bad}
 		hc = &c
 	}
 	switch cfg.transport() {
@@ -177,11 +312,18 @@ func (s *impServer) impTransport(bad *atomic.Pointer[string]) mcp.Transport {
 		cmd.Stderr = &impLogWriter{log: s.im.log, server: cfg.Name}
 		return &impFrameTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: s.im.opts.KillGrace}, bad: bad}
 	case TransportSSE:
-		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: hc}
+		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxEventSize: max}
 	}
 	// The importer reconnects by itself, with its own backoff; the SDK's
 	// retries of the standalone stream would only delay noticing an outage.
-	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: 1, OAuthHandler: s.oauth}
+	// Not wrapped as a stdio transport is: the SDK asks its HTTP
+	// connection for more than mcp.Connection's methods.
+	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: 1, OAuthHandler: s.oauth, MaxEventSize: max}
+}
+
+// maxResponse is the server's MaxResponse, else the importer's.
+func (s *impServer) maxResponse() int {
+	return cmp.Or(s.cfg.MaxResponse, s.im.opts.MaxResponse, DefaultMaxResponse)
 }
 
 // impDial opens a session. The transport's context lives as long as the

@@ -249,3 +249,29 @@ func TestImportLinear(t *testing.T) {
 		t.Errorf("10,000 tools took %v, more than 40 times the %v of 1,000", large, small)
 	}
 }
+
+// TestImportHungCall: a server that never answers tools/call holds the call
+// only until its timeout: the caller gets a timeout, and the server is told
+// the request was cancelled (notifications/cancelled ends its context).
+func TestImportHungCall(t *testing.T) {
+	cancelled := make(chan string, 1)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	reg, _, _, _ := impAddHostile(t, hostilemcp.Options{HangCall: true, Cancelled: cancelled, Release: release}, mcpbridge.ServerConfig{})
+	e := impEngine(t, reg)
+	res, err := e.Call(t.Context(), wield.Call{Tool: "h__echo", Arguments: json.RawMessage(`{}`), Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || res.ErrorType != wield.ErrTimeout {
+		t.Errorf("hung call: %+v, want a timeout", impOutcomeOf(res))
+	}
+	select {
+	case name := <-cancelled:
+		if name != "echo" {
+			t.Errorf("cancelled %q, want echo", name)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the server was not told the call was cancelled within 10s")
+	}
+}

@@ -70,6 +70,32 @@ type ImportOptions struct {
 	// warning naming the server past either; 100 and 10000 when zero. A
 	// cursor the server already gave ends the listing too.
 	MaxPages, MaxTools int
+	// MaxDescription is the most bytes of a remote tool's description
+	// that are imported (every model given the tool reads it): a longer one
+	// is cut to its head with a notice and a warning is logged; 16 KiB when
+	// zero, no limit when negative.
+	MaxDescription int
+	// MaxResponse bounds one message read from an HTTP server (a JSON
+	// response body, or one server-sent event), unless its [ServerConfig]
+	// sets its own; 16 MiB when zero, as the SDK bounds a stdio server's
+	// lines. wield's memory for one call stays within a small multiple of
+	// it, whatever the server sends.
+	MaxResponse int
+}
+
+// DefaultMaxResponse is [ImportOptions].MaxResponse's default.
+const DefaultMaxResponse = 16 << 20
+
+// DefaultMaxDescription is [ImportOptions].MaxDescription's default: room
+// for a description with pages of usage notes, while a server's megabytes
+// cost every prompt that carries the tool at most this much.
+const DefaultMaxDescription = 16 << 10
+
+func (im *Importer) maxDescription() int {
+	if im.opts.MaxDescription == 0 {
+		return DefaultMaxDescription
+	}
+	return im.opts.MaxDescription
 }
 
 // Defaults of [ImportOptions].MaxPages, MaxTools and ImportTimeout.
@@ -403,6 +429,7 @@ type impServer struct {
 	lastErr string
 	since   time.Time
 	tools   map[string]*impTool // by remote name
+	listed  bool                // a listing has completed: tools is what the server offers
 }
 
 // impTool is one remote tool as imported.
@@ -579,6 +606,7 @@ func (s *impServer) sync(ctx context.Context, sess *impSession) error {
 		}
 	}
 	s.apply(&b)
+	s.listed = true
 	return nil
 }
 
@@ -715,6 +743,12 @@ type impBatch struct {
 // syncTool decides what becomes of one remote tool; s.mu is held.
 func (s *impServer) syncTool(r *mcp.Tool, b *impBatch) {
 	pin, err := PinTool(r)
+	if max := s.im.maxDescription(); err == nil && max >= 0 && len(ImportDescription(r)) > max {
+		if prev := s.tools[r.Name]; prev == nil || prev.pin.Hash != pin.Hash { // once per definition
+			s.im.log.Warn("mcp tool description cut", "server", s.cfg.Name, "tool", r.Name,
+				"bytes", len(ImportDescription(r)), "limit", max)
+		}
+	}
 	if err == nil {
 		var wt *wield.Tool
 		wt, err = s.impConvertTool(r)
@@ -758,8 +792,12 @@ func (s *impServer) place(remote string, wt *wield.Tool, pin Pin, b *impBatch) e
 		held = true
 		pin.Time = time.Now()
 		if prev == nil || !prev.held || prev.pin.Hash != pin.Hash {
-			s.publish(wield.EventLoadError, wt.Name, fmt.Sprintf("mcp server %q changed the %s of tool %q since it was pinned; the tool is held until accepted",
-				server, pinChangeList(old.Changed(pin)), remote))
+			// Logged too: a held tool is in no list, so the log and the
+			// event are where a person learns why it is missing.
+			msg := fmt.Sprintf("mcp server %q changed the %s of tool %q since it was pinned; the tool is held until accepted",
+				server, pinChangeList(old.Changed(pin)), remote)
+			im.log.Warn(msg, "server", server, "tool", remote)
+			s.publish(wield.EventLoadError, wt.Name, msg)
 		}
 	}
 	if held {

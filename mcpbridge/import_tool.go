@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -35,13 +36,7 @@ func (s *impServer) impConvertTool(r *mcp.Tool) (*wield.Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
-	desc := r.Description
-	if desc == "" {
-		desc = r.Title
-	}
-	if desc == "" && r.Annotations != nil {
-		desc = r.Annotations.Title
-	}
+	desc := impClipDescription(ImportDescription(r), s.im.maxDescription())
 	return &wield.Tool{
 		Name:         s.im.opts.Naming(s.cfg.Name, r.Name),
 		Description:  desc,
@@ -54,6 +49,35 @@ func (s *impServer) impConvertTool(r *mcp.Tool) (*wield.Tool, error) {
 		Source:       "mcp:" + s.cfg.Name,
 		Handler:      &impHandler{s: s, remote: r.Name},
 	}, nil
+}
+
+// ImportDescription is the text a model reads of a remote tool: its
+// description, else its title, else its annotations' title. [PinTool] pins
+// this text, so a title that stands in for an empty description cannot
+// change unnoticed.
+func ImportDescription(t *mcp.Tool) string {
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	if desc == "" && t.Annotations != nil {
+		desc = t.Annotations.Title
+	}
+	return desc
+}
+
+// impClipDescription cuts a description longer than max bytes (a server
+// can send megabytes, which every model given the tool would read) to its
+// head, on a character boundary, with a notice; max < 0 keeps it whole.
+func impClipDescription(desc string, max int) string {
+	if max < 0 || len(desc) <= max {
+		return desc
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(desc[n]) {
+		n--
+	}
+	return desc[:n] + fmt.Sprintf("\n\n[... description cut by wield: it was %d bytes, over the %d-byte limit]", len(desc), max)
 }
 
 // ImportAnnotations converts MCP tool annotations to wield's, applying MCP's

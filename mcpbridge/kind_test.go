@@ -62,3 +62,38 @@ entry: {type: mcp, server: go, tool: raw_echo}
 		}
 	}
 }
+
+// An mcp entry calls only a tool the server lists, and so has pinned (issue
+// 19: an entry for a tool the server never listed, or no longer lists, was
+// called with no pin check).
+func TestKindRefusesUnlistedTool(t *testing.T) {
+	g := impNewGoServer(t, impEchoArgs("raw_echo", "Version one."))
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
+	im := impImporter(t, reg, &mcpbridge.ImportOptions{Pins: &mcpbridge.MemPins{}})
+	if err := im.Add(t.Context(), mcpbridge.ServerConfig{Name: "go", URL: g.url(), Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ghost.yaml"), []byte("name: ghost\ndescription: d\nentry: {type: mcp, server: go, tool: never_listed}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "say.yaml"), []byte("name: say\ndescription: d\nparameters: [{name: text, type: string}]\nentry: {type: mcp, server: go, tool: raw_echo}\n"), 0o644)
+	l := toolfile.Loader{Kinds: map[string]toolfile.Kind{"mcp": im.Kind()}}
+	set, err := l.LoadDirs(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := set.Apply(reg); err != nil {
+		t.Fatal(err)
+	}
+	e := impEngine(t, reg)
+	if got := impOutcomeOf(impCall(t, e, "ghost", `{}`)); got.OK || got.ErrorType != wield.ErrToolNotFound || !strings.Contains(got.Error, `does not list a tool "never_listed"`) {
+		t.Errorf("never listed: %+v", got)
+	}
+	if got := impOutcomeOf(impCall(t, e, "say", `{"text":"hi"}`)); !got.OK {
+		t.Fatalf("listed: %+v", got)
+	}
+	g.srv.RemoveTools("raw_echo")
+	impEventually(t, "the remote tool is gone", func() bool { x, _ := reg.Tool("go__raw_echo"); return x == nil })
+	if got := impOutcomeOf(impCall(t, e, "say", `{"text":"hi"}`)); got.OK || got.ErrorType != wield.ErrToolNotFound {
+		t.Errorf("no longer listed: %+v", got)
+	}
+}

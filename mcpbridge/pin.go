@@ -74,13 +74,17 @@ func setPins(st PinStore, server string, pins map[string]Pin) error {
 // the tool needs a person's confirmation and whether it is retried), each
 // written as canonical JSON (object keys sorted, no insignificant space,
 // numbers as the SDK decoded them, so 10 and 10.0 are the same) and hashed
-// with SHA-256. Titles, icons and _meta are left out: they describe the tool
-// to people, while the pinned parts are what a model reads and sends and
-// what decides how the call is guarded.
+// with SHA-256. The description pinned is the text a model reads
+// ([ImportDescription]): the description, or the title that stands in for
+// an empty one, so that title drift is held too (a tool with a description
+// pins the same hash as before titles were pinned). Icons, _meta and a
+// title beside a description are left out: they describe the tool to
+// people, while the pinned parts are what a model reads and sends and what
+// decides how the call is guarded.
 func PinTool(t *mcp.Tool) (Pin, error) {
 	parts := map[string]any{
 		"name":          t.Name,
-		"description":   t.Description,
+		"description":   ImportDescription(t),
 		"input_schema":  t.InputSchema,
 		"output_schema": t.OutputSchema,
 		// The hints as wield reads them (MCP's defaults applied): they

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -221,7 +222,7 @@ func (c *compiler) compile(s *jsonschema.Schema, at string) (*compiled, error) {
 
 	if len(s.Enum) > 0 {
 		out.enum = s.Enum
-		out.enumText = listValues(s.Enum)
+		out.enumText = listValues(s.Enum, maxListText)
 	}
 	if s.Const != nil {
 		out.cnst = s.Const
@@ -442,14 +443,40 @@ func (c *compiler) resolveRef(ref string) (*jsonschema.Schema, error) {
 	return nil, fmt.Errorf("$ref %q: only local references (#, #/$defs/..., #/definitions/...) are supported", ref)
 }
 
-func listValues(vals []any) string {
-	parts := make([]string, len(vals))
+func listValues(vals []any, max int) string {
+	var b strings.Builder
 	for i, v := range vals {
-		b, err := json.Marshal(v)
+		j, err := json.Marshal(v)
 		if err != nil {
-			b = []byte(fmt.Sprint(v))
+			j = []byte(fmt.Sprint(v))
 		}
-		parts[i] = string(b)
+		if i > 0 && b.Len()+len(j) > max {
+			// A schema may list a million values: the message names the
+			// first ones and how many there are, not all of them.
+			fmt.Fprintf(&b, ", … (%d values in all)", len(vals))
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if len(j) > max {
+			j = append(clipBytes(j, max), "…"...)
+		}
+		b.Write(j)
 	}
-	return strings.Join(parts, ", ")
+	return b.String()
+}
+
+// maxListText is about how much of an enum's values a message shows.
+const maxListText = 512
+
+// clipBytes cuts b to at most n bytes, on a UTF-8 character boundary.
+func clipBytes(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return b[:n]
 }

@@ -2,13 +2,14 @@ package schema
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"sync"
-
+	"time"
 	"unicode/utf8"
 )
 
@@ -50,7 +51,38 @@ type state struct {
 	// branches multiply, ends with a problem rather than a spinning core.
 	depth, steps int
 	spent        string // why the walk stopped early, when it did
+	// done and deadline end the walk early (see [Limits]); polled every
+	// pollSteps steps, so a small check never reads the clock.
+	done     <-chan struct{}
+	deadline time.Time
+	timedOut bool
 }
+
+// pollSteps is how often, in steps, a check looks at its [Limits].
+const pollSteps = 1024
+
+// Limits end one normalisation early: a caller gives it its call's
+// deadline, so that a value that is costly to check (uniqueItems over many
+// items, branches that multiply) ends when the call would, not long after.
+// The zero value sets no limit.
+type Limits struct {
+	// Done, when closed, ends the check (a context's Done).
+	Done <-chan struct{}
+	// Deadline, when not zero, ends the check once passed.
+	Deadline time.Time
+	// Strict refuses every coercion, as [Validator.NormalizeStrict] does.
+	Strict bool
+}
+
+// ErrDeadline is the message of the one [FieldError] of a check that
+// [Limits] ended; [Validator.NormalizeWithin] returns it so that a caller
+// can tell a check cut short from arguments that are wrong.
+const ErrDeadline = "the arguments could not be checked before the call's deadline"
+
+// MaxMessage is the most bytes of a [FieldError]'s Message and of its Path:
+// a message is read by a model, and a schema or a value from elsewhere must
+// not make it megabytes long.
+const MaxMessage = 1024
 
 // maxCheckDepth and maxCheckSteps bound one validation: far more than any
 // real schema needs for the deepest arguments [MaxDepth] allows, far less than
@@ -93,13 +125,35 @@ func (v *Validator) NormalizeStrict(args []byte) ([]byte, []FieldError) {
 	return v.normalizeWith(args, true)
 }
 
+// NormalizeContext is [Validator.Normalize] ended by ctx: when ctx is done
+// or its deadline passes during the check, the one problem returned says
+// [ErrDeadline].
+func (v *Validator) NormalizeContext(ctx context.Context, args []byte) ([]byte, []FieldError) {
+	dl, _ := ctx.Deadline()
+	return v.NormalizeWithin(args, Limits{Done: ctx.Done(), Deadline: dl})
+}
+
+// NormalizeWithin is [Validator.Normalize] (or NormalizeStrict, with
+// l.Strict) within limits: when l.Done closes or l.Deadline passes during
+// the check, it stops and the one problem returned says [ErrDeadline]. It
+// takes the limits by value, so a caller on a hot path allocates nothing
+// for them.
+func (v *Validator) NormalizeWithin(args []byte, l Limits) ([]byte, []FieldError) {
+	return v.normalizeLimited(args, l)
+}
+
 func (v *Validator) normalizeWith(args []byte, strict bool) ([]byte, []FieldError) {
+	return v.normalizeLimited(args, Limits{Strict: strict})
+}
+
+func (v *Validator) normalizeLimited(args []byte, l Limits) ([]byte, []FieldError) {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
 	st := getState()
-	st.strict = strict
+	st.strict = l.Strict
+	st.done, st.deadline = l.Done, l.Deadline
 	out, errs := v.normalize(st, args)
 	st.d.reset()
 	st.out = st.out[:0]
@@ -107,6 +161,7 @@ func (v *Validator) normalizeWith(args []byte, strict bool) ([]byte, []FieldErro
 	st.path = st.path[:0]
 	st.quiet, st.more, st.strict = 0, false, false
 	st.depth, st.steps, st.spent = 0, 0, ""
+	st.done, st.deadline, st.timedOut = nil, time.Time{}, false
 	if cap(st.out) <= 64<<10 && cap(st.d.nodes) <= 1<<14 {
 		putState(st)
 	}
@@ -143,7 +198,7 @@ func (v *Validator) normalize(st *state, args []byte) ([]byte, []FieldError) {
 			return nil, []FieldError{{Message: "arguments are not valid JSON: " + err.Error()}}
 		}
 		if err := v.fallback.Validate(x); err != nil {
-			return nil, []FieldError{{Message: err.Error()}}
+			return nil, []FieldError{{Message: clipText(err.Error())}}
 		}
 	}
 	return out, nil
@@ -163,8 +218,43 @@ func (st *state) fail(format string, args ...any) bool {
 		st.more = true
 		return false
 	}
-	st.errs = append(st.errs, FieldError{Path: st.pathString(), Message: fmt.Sprintf(format, args...)})
+	st.errs = append(st.errs, FieldError{Path: clipText(st.pathString()), Message: clipText(fmt.Sprintf(format, args...))})
 	return false
+}
+
+// clipText cuts a message to [MaxMessage] bytes, saying so.
+func clipText(s string) string {
+	if len(s) <= MaxMessage {
+		return s
+	}
+	return string(clipBytes([]byte(s), MaxMessage-len(" …"))) + " …"
+}
+
+// tick counts n steps of the walk and reports whether it may go on: false
+// once the step budget is spent or the limits have ended it.
+func (st *state) tick(n int) bool {
+	before := st.steps
+	st.steps += n
+	if st.spent != "" {
+		return false
+	}
+	if st.steps > maxCheckSteps {
+		st.spent = "the schema is too deep or too costly to check against these arguments"
+		return false
+	}
+	if before/pollSteps != st.steps/pollSteps && (st.done != nil || !st.deadline.IsZero()) {
+		select {
+		case <-st.done:
+			st.timedOut = true
+		default:
+			st.timedOut = !st.deadline.IsZero() && !time.Now().Before(st.deadline)
+		}
+		if st.timedOut {
+			st.spent = ErrDeadline
+			return false
+		}
+	}
+	return true
 }
 
 func (st *state) pathString() string {
@@ -241,13 +331,12 @@ func valueType(n *node) uint8 {
 // check validates node ni against s, writing the normalised value when write
 // is set, and reports whether it is valid.
 func (st *state) check(ni int32, s *compiled, write bool) bool {
-	st.steps++
 	st.depth++
 	defer func() { st.depth-- }()
-	if st.spent != "" {
+	if !st.tick(1) {
 		return false
 	}
-	if st.depth > maxCheckDepth || st.steps > maxCheckSteps {
+	if st.depth > maxCheckDepth {
 		st.spent = "the schema is too deep or too costly to check against these arguments"
 		return false
 	}
@@ -316,7 +405,7 @@ func (st *state) check(ni int32, s *compiled, write bool) bool {
 		ok = st.fail("must be one of %s; got %s", s.enumText, preview(&st.d.nodes[ni]))
 	}
 	if s.cnst != nil && !st.equalValue(ni, *s.cnst) {
-		ok = st.fail("must be %s; got %s", listValues([]any{*s.cnst}), preview(&st.d.nodes[ni]))
+		ok = st.fail("must be %s; got %s", listValues([]any{*s.cnst}, maxListText), preview(&st.d.nodes[ni]))
 	}
 	if s.ref != nil && (s.types != 0 || len(s.props) > 0 || s.enum != nil || len(s.allOf)+len(s.anyOf)+len(s.oneOf) > 0 || s.not != nil) {
 		ok = st.check(ni, s.ref, false) && ok
@@ -672,12 +761,8 @@ func (st *state) array(ni int32, s *compiled, write bool) bool {
 		ok = st.fail("must have at most %d items, got %d", s.maxItems, n.n)
 	}
 	if s.unique {
-		for i := int32(0); i < n.n; i++ {
-			for j := i + 1; j < n.n; j++ {
-				if st.equalNodes(st.d.kids[n.kid+i], st.d.kids[n.kid+j]) {
-					return st.fail("items must be unique; items %d and %d are equal", i, j)
-				}
-			}
+		if i, j, dup := st.duplicate(n); dup {
+			return st.fail("items must be unique; items %d and %d are equal", i, j)
 		}
 	}
 	return ok

@@ -21,6 +21,7 @@
 //	  - {name: db, url: "http://localhost:3001", headers: {Authorization: "Bearer ${DB_TOKEN}"}, enabled: false}
 //	                                          # also max_pages: 100, max_tools: 10000 (one listing's limits);
 //	                                          # timeout: 10s (to connect and list the tools; then it is retried in the background);
+//	                                          # max_response: 16777216 (bytes of one message from an HTTP server);
 //	                                          # a name may not contain __ nor end with _ (tools are <server>__<tool>)
 //	store: sqlite:wield.db                    # or postgres://...
 //	server: {addr: ":8080", keys: ["${WIELD_KEY}"]}
@@ -219,6 +220,9 @@ type MCPServer struct {
 	// Timeout bounds connecting to the server and listing its tools
 	// (timeout, a duration such as 5s); zero means the importer's 10 s.
 	Timeout time.Duration
+	// MaxResponse bounds one message read from an HTTP server, in bytes
+	// (max_response); zero means the importer's 16 MiB.
+	MaxResponse int
 }
 
 // Server configures wield's own server.
@@ -841,6 +845,8 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, Positio
 			s.MaxTools = c.integer(f)
 		case "timeout":
 			s.Timeout = c.dur(f, time.Second)
+		case "max_response":
+			s.MaxResponse = c.integer(f)
 		default:
 			c.unknown(f, "mcp server")
 		}

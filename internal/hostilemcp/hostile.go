@@ -3,7 +3,11 @@
 // large to import one tool at a time, names that collide, are empty or
 // differ only in letter case; a tools/list never answered or trickled a
 // page at a time; a tools/call answered with a line that is not JSON, or
-// is larger than a client reads. Its tools answer with their own name and the
+// is larger than a client reads; sizes a model or wield's memory would pay
+// for: a description of megabytes, a title standing in for an empty
+// description (to change it later), an enum of a million values,
+// uniqueItems over any number of items, an isError result or a result of
+// any size. Its tools answer with their own name and the
 // server's ID, so a test sees which server a call reached. cmd/hostile-mcp
 // runs it over stdio.
 package hostilemcp
@@ -57,6 +61,30 @@ type Options struct {
 	// serialised with it.
 	BadFrame string
 	Out      io.Writer
+	// HugeDescription, when positive, makes echo's description that many
+	// bytes.
+	HugeDescription int
+	// TitleOnly, when set, gives echo no description and this title,
+	// which a client shows in its place.
+	TitleOnly string
+	// HugeEnum, when positive, gives echo an argument "pick" whose enum
+	// has that many values (v0, v1, …).
+	HugeEnum int
+	// UniqueItems gives echo an argument "xs", an array whose items must
+	// be unique.
+	UniqueItems bool
+	// HugeError, when positive, adds a tool "fail" that answers with an
+	// isError result whose text is that many bytes.
+	HugeError int
+	// HugeResult, when positive, adds a tool "huge" that answers with a
+	// text of that many bytes.
+	HugeResult int
+	// HangCall never answers tools/call: not until the client cancels the
+	// request (notifications/cancelled, which ends its context) or
+	// Release is closed. Cancelled, when set, is told the tool's name
+	// when a hung call's context ends.
+	HangCall  bool
+	Cancelled chan<- string
 }
 
 // OversizedFrame is the size of the line BadFrame "oversized" writes.
@@ -69,7 +97,34 @@ func Catalog(o Options) ([]*mcp.Tool, error) {
 		return &mcp.Tool{Name: name, Description: "answers with its name", InputSchema: schema,
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}
 	}
-	out := []*mcp.Tool{tool("echo")}
+	echo := tool("echo")
+	if o.HugeDescription > 0 {
+		echo.Description = strings.Repeat("Use me. ", o.HugeDescription/8+1)[:o.HugeDescription]
+	}
+	if o.TitleOnly != "" {
+		echo.Description, echo.Title = "", o.TitleOnly
+	}
+	if o.HugeEnum > 0 || o.UniqueItems {
+		props := map[string]*jsonschema.Schema{}
+		if o.HugeEnum > 0 {
+			enum := make([]any, o.HugeEnum)
+			for i := range enum {
+				enum[i] = "v" + strconv.Itoa(i)
+			}
+			props["pick"] = &jsonschema.Schema{Type: "string", Enum: enum}
+		}
+		if o.UniqueItems {
+			props["xs"] = &jsonschema.Schema{Type: "array", UniqueItems: true}
+		}
+		echo.InputSchema = &jsonschema.Schema{Type: "object", Properties: props}
+	}
+	out := []*mcp.Tool{echo}
+	if o.HugeError > 0 {
+		out = append(out, tool("fail"))
+	}
+	if o.HugeResult > 0 {
+		out = append(out, tool("huge"))
+	}
 	switch o.Names {
 	case "":
 	case "collide":
@@ -109,6 +164,13 @@ func New(o Options) (*mcp.Server, error) {
 	size := o.PageSize
 	if size <= 0 {
 		size = 1000
+	}
+	var hugeError, hugeResult string // made once: a server answers many calls
+	if o.HugeError > 0 {
+		hugeError = strings.Repeat("E", o.HugeError)
+	}
+	if o.HugeResult > 0 {
+		hugeResult = strings.Repeat("R", o.HugeResult)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "hostile-mcp", Version: "1"},
 		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
@@ -164,6 +226,23 @@ func New(o Options) (*mcp.Server, error) {
 				}
 				if err := badFrame(o); err != nil {
 					return nil, err
+				}
+				if o.HangCall {
+					select {
+					case <-ctx.Done():
+						if o.Cancelled != nil {
+							o.Cancelled <- name
+						}
+						return nil, ctx.Err()
+					case <-o.Release:
+						return nil, errors.New("released")
+					}
+				}
+				switch {
+				case name == "fail" && hugeError != "":
+					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: hugeError}}}, nil
+				case name == "huge" && hugeResult != "":
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: hugeResult}}}, nil
 				}
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s answered %s", id, name)}}}, nil
 			}

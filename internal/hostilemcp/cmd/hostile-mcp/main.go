@@ -7,13 +7,24 @@
 //	hostile-mcp -hang-list              # tools/list is never answered
 //	hostile-mcp -trickle-list           # tools/list answers one tool a page, every 500 ms, for ever
 //	hostile-mcp -bad-frame json|oversized  # tools/call is answered by a line a client cannot read
+//	hostile-mcp -huge-description 10000000  # echo's description is 10 MB
+//	hostile-mcp -title-only TEXT        # echo has no description, and TEXT as its title
+//	hostile-mcp -huge-enum 1000000      # echo's argument pick has an enum of a million values
+//	hostile-mcp -unique-items           # echo's argument xs is an array of unique items
+//	hostile-mcp -huge-error 10000000    # tool fail answers isError with 10 MB of text
+//	hostile-mcp -huge-result 150000000  # tool huge answers with 150 MB of text
+//	hostile-mcp -hang-call              # tools/call is never answered, until the client cancels it
+//	hostile-mcp -http 127.0.0.1:0       # streamable HTTP instead of stdio; "listening on URL" on stderr
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -33,7 +44,22 @@ func main() {
 	flag.BoolVar(&o.TrickleList, "trickle-list", false, "answer tools/list one tool a page, slowly, for ever")
 	flag.DurationVar(&o.TrickleEvery, "trickle-every", 500*time.Millisecond, "the pause before each page of -trickle-list")
 	flag.StringVar(&o.BadFrame, "bad-frame", "", "answer tools/call with a line that is not JSON (json) or too large (oversized)")
+	flag.IntVar(&o.HugeDescription, "huge-description", 0, "bytes of echo's description")
+	flag.StringVar(&o.TitleOnly, "title-only", "", "echo's title, with no description")
+	flag.IntVar(&o.HugeEnum, "huge-enum", 0, "values of the enum of echo's argument pick")
+	flag.BoolVar(&o.UniqueItems, "unique-items", false, "give echo an argument xs of unique items")
+	flag.IntVar(&o.HugeError, "huge-error", 0, "bytes of the isError text of tool fail")
+	flag.IntVar(&o.HugeResult, "huge-result", 0, "bytes of the text of tool huge")
+	flag.BoolVar(&o.HangCall, "hang-call", false, "never answer tools/call (until the client cancels it)")
+	addr := flag.String("http", "", "serve streamable HTTP on this address (127.0.0.1 only) instead of stdio")
 	flag.Parse()
+	if *addr != "" {
+		if err := serveHTTP(o, *addr); err != nil {
+			fmt.Fprintln(os.Stderr, "hostile-mcp:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	out := &lockedWriter{w: os.Stdout}
 	o.Out = out
 	srv, err := hostilemcp.New(o)
@@ -44,6 +70,28 @@ func main() {
 		fmt.Fprintln(os.Stderr, "hostile-mcp:", err)
 		os.Exit(1)
 	}
+}
+
+// serveHTTP serves the attacks over streamable HTTP until the process is
+// killed; bad frames are stdio's.
+func serveHTTP(o hostilemcp.Options, addr string) error {
+	if host, _, err := net.SplitHostPort(addr); err != nil || host != "127.0.0.1" {
+		return fmt.Errorf("-http %q: want 127.0.0.1:PORT", addr)
+	}
+	if o.BadFrame != "" {
+		return errors.New("-bad-frame is for stdio")
+	}
+	srv, err := hostilemcp.New(o)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "listening on http://%s/mcp\n", ln.Addr())
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	return http.Serve(ln, h)
 }
 
 // lockedWriter keeps the transport's messages and the bad frames whole.
