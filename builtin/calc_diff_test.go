@@ -136,6 +136,16 @@ func compareWithExpr(t *testing.T, src string) {
 	if got.errType != "" && foreign(got) {
 		return // expr's answer does not matter: it is not the calculator's language
 	}
+	if strings.Count(src, "<")+strings.Count(src, ">") > 12 {
+		// expr's compile time doubles with each level of nested chained
+		// comparisons (1<(1<(…)<1)<1: the middle operand is shared by two
+		// comparisons and visited twice): 18 levels took 0.4 s. A comparison
+		// is refused wherever it is, so that is all there is to check.
+		if got.errType != wield.ErrValidation {
+			t.Errorf("%q: got %q %v (%s), want a validation error", src, got.errType, got.result, got.msg)
+		}
+		return
+	}
 	want := exprOutcome(src)
 	switch {
 	case got.errType == "" && want.errType == "":
@@ -197,6 +207,8 @@ func TestCalcBounds(t *testing.T) {
 		{strings.Repeat("-", 1_000_000) + "1", "nested more than 500 levels deep"},
 		{strings.Repeat("1+", 249) + "1", ""},
 		{strings.Repeat("1+", 250) + "1", "more than 500 operators and operands) at position 500"},
+		// expr took exponential time on this (0.4 s at 18 levels); it is linear here
+		{strings.Repeat("1<(", 150) + "1" + strings.Repeat(")<1", 150), "< needs numbers on both sides, not a comparison"},
 		{strings.Repeat("sqrt(", 300) + "1" + strings.Repeat(")", 300), "more than 500 operators and operands"},
 	} {
 		_, err := evalCalc(tt.src)
