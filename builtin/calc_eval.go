@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -397,7 +398,9 @@ func (p *calcParser) number(t token) calcValue {
 	lower := strings.ToLower(text)
 	if !strings.HasPrefix(lower, "0x") && strings.ContainsAny(lower, ".e") {
 		f, err := strconv.ParseFloat(text, 64)
-		if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			p.fail(t.pos, "number %q is out of the float64 range", t.text)
+		} else if err != nil {
 			p.fail(t.pos, "bad number %q", t.text)
 		}
 		return calcValue{kind: kFloat, static: kFloat, constant: true, f: f}.withAlt()
