@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
-	"github.com/expr-lang/expr"
 	"github.com/wieldhq/wield"
 )
 
@@ -49,9 +49,14 @@ type CalculatorOutput struct {
 }
 
 // Calculator returns the calculator tool (seed 004's CalculatorExecutor),
-// which evaluates arithmetic with github.com/expr-lang/expr. Only numbers,
-// operators and the listed math functions exist in its world; the size of an
-// expression and the memory it may use are bounded, and so is its time.
+// which evaluates arithmetic with the small evaluator of calc_eval.go. Only
+// numbers, operators and the listed math functions exist in its world; the
+// size and nesting of an expression are bounded, and so is its time.
+//
+// An expression that cannot be evaluated (syntax, an unknown name, a
+// comparison, a wrong argument) is a validation_error naming what and where;
+// a non-finite result (1/0, sqrt(-1)) or a failure while evaluating (% 0 on a
+// computed value) is an execution_error.
 func Calculator() *wield.Tool {
 	t := wield.Func("calculator", "Evaluate an arithmetic expression and return the number.", calculate)
 	t.Category = wield.CategoryData
@@ -63,85 +68,32 @@ func Calculator() *wield.Tool {
 	return t
 }
 
-var calcEnv = map[string]any{"pi": math.Pi, "e": math.E}
-
-func mathFunc(name string, f func(float64) float64) expr.Option {
-	return expr.Function(name, func(params ...any) (any, error) {
-		x, err := number(name, params[0])
-		if err != nil {
-			return nil, err
-		}
-		return f(x), nil
-	}, new(func(float64) float64))
-}
-
-func mathFunc2(name string, f func(float64, float64) float64) expr.Option {
-	return expr.Function(name, func(params ...any) (any, error) {
-		x, err := number(name, params[0])
-		if err != nil {
-			return nil, err
-		}
-		y, err := number(name, params[1])
-		if err != nil {
-			return nil, err
-		}
-		return f(x, y), nil
-	}, new(func(float64, float64) float64))
-}
-
-func number(fn string, v any) (float64, error) {
-	switch v := v.(type) {
-	case int:
-		return float64(v), nil
-	case float64:
-		return v, nil
-	}
-	return 0, fmt.Errorf("%s takes numbers, got %T", fn, v)
-}
-
-var calcOptions = []expr.Option{
-	expr.Env(calcEnv),
-	expr.DisableAllBuiltins(),
-	expr.EnableBuiltin("abs"), expr.EnableBuiltin("ceil"), expr.EnableBuiltin("floor"),
-	expr.EnableBuiltin("round"), expr.EnableBuiltin("min"), expr.EnableBuiltin("max"),
-	mathFunc("sqrt", math.Sqrt), mathFunc("exp", math.Exp), mathFunc("log", math.Log),
-	mathFunc("ln", math.Log), mathFunc("log2", math.Log2), mathFunc("log10", math.Log10),
-	mathFunc("sin", math.Sin), mathFunc("cos", math.Cos), mathFunc("tan", math.Tan),
-	mathFunc("asin", math.Asin), mathFunc("acos", math.Acos), mathFunc("atan", math.Atan),
-	mathFunc2("pow", math.Pow), mathFunc2("atan2", math.Atan2), mathFunc2("hypot", math.Hypot),
-	expr.MaxNodes(500),
-}
+// calcMaxLen is the input schema's maxLength, enforced again here so that a
+// direct call cannot evaluate more.
+const calcMaxLen = 1000
 
 func calculate(_ context.Context, in CalculatorInput) (CalculatorOutput, error) {
-	src := strings.ReplaceAll(in.Expression, "^", "**")
-	prog, err := expr.Compile(src, calcOptions...)
-	if err != nil {
-		return CalculatorOutput{}, &wield.Error{Type: wield.ErrValidation, Message: "cannot evaluate the expression: " + firstLine(err.Error()), Err: err}
+	if n := utf8.RuneCountInString(in.Expression); n > calcMaxLen {
+		return CalculatorOutput{}, &wield.Error{Type: wield.ErrValidation, Message: fmt.Sprintf("cannot evaluate the expression: it is %d characters long, at most %d", n, calcMaxLen)}
 	}
-	v, err := expr.Run(prog, calcEnv)
+	v, err := evalCalc(in.Expression)
 	if err != nil {
-		return CalculatorOutput{}, fmt.Errorf("cannot evaluate the expression: %s", firstLine(err.Error()))
+		if ce, ok := err.(*calcError); ok && ce.runtime {
+			return CalculatorOutput{}, fmt.Errorf("cannot evaluate the expression: %s", ce.msg)
+		}
+		return CalculatorOutput{}, &wield.Error{Type: wield.ErrValidation, Message: "cannot evaluate the expression: " + err.Error()}
 	}
 	var f float64
-	switch v := v.(type) {
-	case int:
-		f = float64(v)
-	case float64:
-		f = v
-	case bool:
-		return CalculatorOutput{}, &wield.Error{Type: wield.ErrValidation, Message: "the expression is a comparison, not arithmetic: it gave " + fmt.Sprint(v)}
+	switch v.kind {
+	case kInt:
+		f = float64(v.i)
+	case kFloat:
+		f = v.f
 	default:
-		return CalculatorOutput{}, &wield.Error{Type: wield.ErrValidation, Message: fmt.Sprintf("the expression gave a %T, not a number", v)}
+		return CalculatorOutput{}, &wield.Error{Type: wield.ErrValidation, Message: "the expression is a comparison, not arithmetic: it gave " + strconv.FormatBool(v.b)}
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return CalculatorOutput{}, fmt.Errorf("the result is not a finite number (%v): division by zero or out of range", f)
 	}
 	return CalculatorOutput{Expression: in.Expression, Result: f}, nil
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
