@@ -15,11 +15,12 @@ import (
 // Binding a NULL is not free in modernc.org/sqlite: each parameter costs a
 // lookup of its name, a call into SQLite under the connection's mutex and
 // an unbind, and an MCP echo call's record has 13 of its 30 columns NULL.
-// BenchmarkWrite measured the process's CPU per record without and with
-// shapes (30,000 records, 3 interleaved rounds, medians, on 2 busy cores):
-// 17.6 and 16.0 µs (0.91x) in transactions of 512 records, as `wield
-// serve`'s background writer takes them; 22.1 and 18.6 µs (0.84x) in
-// transactions of 64.
+// BenchmarkWrite measured the CPU per record without and with shapes in
+// three series of interleaved rounds (3, 7 and 7 rounds; medians; 2 cores
+// at a load average of 7-17, so each figure moved by ±20% between
+// rounds): in transactions of 512 records, as `wield serve`'s background
+// writer takes them, 0.91x, 1.01x (paired rounds: 0.92x) and 0.93x, about
+// 1 µs of 14; in transactions of 64, 0.84x, 0.85x and 1.13x (paired: 0.95x).
 type shape uint32
 
 // allColumns is the shape with every column a parameter.
