@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -215,7 +214,7 @@ func (s *Store) write(ctx context.Context, rows []*row) error {
 		if err != nil {
 			return err
 		}
-		if err := s.insertAll(ctx, rows); err != nil {
+		if err := s.insertAll(ctx, c, rows); err != nil {
 			tx.Rollback()
 			return err
 		}
@@ -239,83 +238,6 @@ func (s *Store) write(ctx context.Context, rows []*row) error {
 		}
 	}
 	return nil
-}
-
-// insertAll inserts rows in the open transaction.
-func (s *Store) insertAll(ctx context.Context, rows []*row) error {
-	for i := 0; i < len(rows); {
-		// Chunks of maxRows records, then of the powers of two that make up
-		// the rest: each size has its statement prepared.
-		n := maxRows
-		for n > len(rows)-i {
-			n /= 2
-		}
-		chunk := rows[i : i+n]
-		i += n
-		err := s.insert(ctx, chunk)
-		if err == nil {
-			continue
-		}
-		if !isConstraint(err) {
-			return err
-		}
-		// A failed statement is undone alone; the transaction goes on.
-		for _, w := range chunk {
-			w.err = nil
-			if err := s.insert(ctx, []*row{w}); err != nil {
-				if !isConstraint(err) {
-					return err
-				}
-				w.err = errors.New("a call with this id is recorded already")
-			}
-		}
-	}
-	return nil
-}
-
-// insert writes rows, a power of two of them, with one statement. It
-// binds through the driver: database/sql's conversion of every argument
-// cost the single writer a sixth of its time.
-func (s *Store) insert(ctx context.Context, rows []*row) error {
-	st := s.inserts[bits.TrailingZeros(uint(len(rows)))]
-	args := s.args[:len(rows)*nColumns]
-	for i, w := range rows {
-		for j, v := range w.vals {
-			args[i*nColumns+j].Value = v
-		}
-	}
-	_, err := st.ExecContext(ctx, args)
-	for i := range args {
-		args[i].Value = nil
-	}
-	return err
-}
-
-// prepareInserts prepares the INSERTs of 1, 2, 4, ... maxRows records.
-func (s *Store) prepareInserts(ctx context.Context) error {
-	one := "(" + strings.Repeat("?, ", nColumns-1) + "?)"
-	return s.raw(func(c driver.Conn) error {
-		for i := range s.inserts {
-			var b strings.Builder
-			b.WriteString("INSERT INTO calls (" + columns + ") VALUES ")
-			for j := range 1 << i {
-				if j > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString(one)
-			}
-			st, err := c.(driver.ConnPrepareContext).PrepareContext(ctx, b.String())
-			if err != nil {
-				return err
-			}
-			s.inserts[i] = st.(stmt)
-		}
-		s.args = make([]driver.NamedValue, maxRows*nColumns)
-		for i := range s.args {
-			s.args[i].Ordinal = i + 1
-		}
-		return nil
-	})
 }
 
 // Call returns the record of one call, or an error wrapping

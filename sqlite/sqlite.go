@@ -142,7 +142,7 @@ type Store struct {
 	commit  *commit.Committer[*row] // inserts records into the database
 	jr      *journal                // sync mode: what Save is acknowledged from
 	jcommit *commit.Committer[*row] // appends to jr
-	inserts [maxRowsLog + 1]stmt    // inserts[i] inserts 1<<i records
+	shapes  []*shaped               // the prepared INSERTs of each shape, latest used first
 	args    []driver.NamedValue     // the writer's, reused
 
 	lost atomic.Int64 // async records refused by the database
@@ -474,10 +474,8 @@ func (s *Store) closeDBs() error {
 	if s.wc != nil {
 		errs = append(errs, s.wc.Raw(func(any) error {
 			var errs []error
-			for _, st := range s.inserts {
-				if st != nil {
-					errs = append(errs, st.Close())
-				}
+			for _, sh := range s.shapes {
+				errs = append(errs, sh.close())
 			}
 			return errors.Join(errs...)
 		}))
