@@ -7,7 +7,8 @@
 // for: a description of megabytes, a title standing in for an empty
 // description (to change it later), an enum of a million values,
 // uniqueItems over any number of items, an isError result or a result of
-// any size. Its tools answer with their own name and the
+// any size; floods of log lines, progress and list_changed notifications,
+// during a call or with none pending. Its tools answer with their own name and the
 // server's ID, so a test sees which server a call reached. cmd/hostile-mcp
 // runs it over stdio.
 package hostilemcp
@@ -21,6 +22,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -85,6 +87,22 @@ type Options struct {
 	// when a hung call's context ends.
 	HangCall  bool
 	Cancelled chan<- string
+	// FloodLog, FloodProgress and FloodListChanged, when positive, make
+	// every tools/call send that many notifications/message,
+	// notifications/progress and notifications/tools/list_changed,
+	// interleaved and as fast as the transport takes them, before it
+	// answers. The log lines are sent whatever level the client set (or
+	// none), list_changed is not debounced as the SDK's own server does,
+	// and progress goes to tokens nobody asked for as well as to the
+	// call's own, when it has one.
+	FloodLog, FloodProgress, FloodListChanged int
+	// FloodSize pads each flooded notification with that many bytes.
+	FloodSize int
+	// FloodIdle sends FloodListChanged list_changed notifications once the
+	// client says it is initialized, with no call pending.
+	FloodIdle bool
+	// Listed, when set, counts the tools/list requests received.
+	Listed *atomic.Int64
 }
 
 // OversizedFrame is the size of the line BadFrame "oversized" writes.
@@ -143,6 +161,10 @@ func Catalog(o Options) ([]*mcp.Tool, error) {
 		return nil, fmt.Errorf("bad frame %q is not json or oversized", o.BadFrame)
 	case o.BadFrame != "" && o.Out == nil:
 		return nil, fmt.Errorf("bad frame %q needs Out, the transport's writer", o.BadFrame)
+	case o.FloodLog < 0 || o.FloodProgress < 0 || o.FloodListChanged < 0 || o.FloodSize < 0:
+		return nil, errors.New("flood counts and size cannot be negative")
+	case o.FloodIdle && o.FloodListChanged == 0:
+		return nil, errors.New("flood idle needs a count of list_changed notifications")
 	}
 	for i := 1; i <= o.Tools; i++ {
 		out = append(out, tool(fmt.Sprintf("t%06d", i)))
@@ -173,11 +195,20 @@ func New(o Options) (*mcp.Server, error) {
 		hugeResult = strings.Repeat("R", o.HugeResult)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "hostile-mcp", Version: "1"},
-		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.FloodListChanged > 0}}})
+	srv.AddSendingMiddleware(rawSending)
+	pad := strings.Repeat("F", o.FloodSize)
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
+			case "notifications/initialized":
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && o.FloodIdle {
+					go floodIdle(ss, o.FloodListChanged, pad)
+				}
 			case "tools/list":
+				if o.Listed != nil {
+					o.Listed.Add(1)
+				}
 				p, _ := req.GetParams().(*mcp.ListToolsParams)
 				switch {
 				case o.HangList:
@@ -227,6 +258,11 @@ func New(o Options) (*mcp.Server, error) {
 				if err := badFrame(o); err != nil {
 					return nil, err
 				}
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && p != nil {
+					if err := flood(ctx, ss, o, p.GetProgressToken(), pad); err != nil {
+						return nil, err
+					}
+				}
 				if o.HangCall {
 					select {
 					case <-ctx.Done():
@@ -267,4 +303,94 @@ func badFrame(o Options) error {
 	}
 	_, err := o.Out.Write(line)
 	return err
+}
+
+// rawKey carries, in a context, a notification for rawSending to send in
+// place of the progress notification it is given.
+type rawKey struct{}
+
+type rawNote struct {
+	method string
+	params mcp.Params
+}
+
+// rawSending is a sending middleware that sends any notification a server
+// may send, as given: the SDK's server has no method for a log line the
+// client did not ask for, nor for a list_changed it would not debounce.
+func rawSending(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if n, ok := ctx.Value(rawKey{}).(rawNote); ok && method == "notifications/progress" {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				return next(ctx, n.method, &mcp.ServerRequest[mcp.Params]{Session: ss, Params: n.params})
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// notify sends one notification of any method to ss.
+func notify(ctx context.Context, ss *mcp.ServerSession, method string, params mcp.Params) error {
+	return ss.NotifyProgress(context.WithValue(ctx, rawKey{}, rawNote{method, params}), &mcp.ProgressNotificationParams{})
+}
+
+// flood sends a call's flood, the kinds interleaved; it ends early with
+// ctx (the client cancelled) or a failed write (the client went away).
+func flood(ctx context.Context, ss *mcp.ServerSession, o Options, token any, pad string) error {
+	for i := range max(o.FloodLog, o.FloodProgress, o.FloodListChanged) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if i < o.FloodLog {
+			err := notify(ctx, ss, "notifications/message",
+				&mcp.LoggingMessageParams{Level: "info", Logger: "flood", Data: fmt.Sprintf("line %d %s", i, pad)})
+			if err != nil {
+				return err
+			}
+		}
+		if i < o.FloodProgress {
+			tok := any(fmt.Sprintf("nobody-%d", i)) // a token nobody asked for
+			if token != nil && i%2 == 0 {
+				tok = token
+			}
+			err := notify(ctx, ss, "notifications/progress",
+				&mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Message: pad})
+			if err != nil {
+				return err
+			}
+		}
+		if i < o.FloodListChanged {
+			if err := notify(ctx, ss, "notifications/tools/list_changed", listChanged(pad)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// listChanged is a list_changed notification padded in its _meta.
+func listChanged(pad string) *mcp.ToolListChangedParams {
+	p := &mcp.ToolListChangedParams{}
+	if pad != "" {
+		p.Meta = mcp.Meta{"pad": pad}
+	}
+	return p
+}
+
+// floodIdle sends n list_changed notifications with no request pending.
+// Over streamable HTTP they go to the client's standalone stream, which
+// it opens after the handshake: the first is tried again, every 10 ms for
+// up to 10 s, until one is written.
+func floodIdle(ss *mcp.ServerSession, n int, pad string) {
+	ctx := context.Background()
+	for range 1000 {
+		if notify(ctx, ss, "notifications/tools/list_changed", listChanged(pad)) == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for range n - 1 {
+		if notify(ctx, ss, "notifications/tools/list_changed", listChanged(pad)) != nil {
+			return
+		}
+	}
 }

@@ -14,6 +14,9 @@
 //	hostile-mcp -huge-error 10000000    # tool fail answers isError with 10 MB of text
 //	hostile-mcp -huge-result 150000000  # tool huge answers with 150 MB of text
 //	hostile-mcp -hang-call              # tools/call is never answered, until the client cancels it
+//	hostile-mcp -flood-log 100000      # each tools/call first sends 100,000 log lines (also -flood-progress, -flood-list-changed)
+//	hostile-mcp -flood-size 65536       # each flooded notification carries 64 KiB more
+//	hostile-mcp -flood-idle -flood-list-changed 10000  # 10,000 list_changed once initialized, no call pending
 //	hostile-mcp -http 127.0.0.1:0       # streamable HTTP instead of stdio; "listening on URL" on stderr
 package main
 
@@ -51,6 +54,11 @@ func main() {
 	flag.IntVar(&o.HugeError, "huge-error", 0, "bytes of the isError text of tool fail")
 	flag.IntVar(&o.HugeResult, "huge-result", 0, "bytes of the text of tool huge")
 	flag.BoolVar(&o.HangCall, "hang-call", false, "never answer tools/call (until the client cancels it)")
+	flag.IntVar(&o.FloodLog, "flood-log", 0, "notifications/message sent by each tools/call before it answers")
+	flag.IntVar(&o.FloodProgress, "flood-progress", 0, "notifications/progress sent by each tools/call, for its token and others")
+	flag.IntVar(&o.FloodListChanged, "flood-list-changed", 0, "notifications/tools/list_changed sent by each tools/call")
+	flag.IntVar(&o.FloodSize, "flood-size", 0, "bytes of padding in each flooded notification")
+	flag.BoolVar(&o.FloodIdle, "flood-idle", false, "also send -flood-list-changed list_changed once the client is initialized")
 	addr := flag.String("http", "", "serve streamable HTTP on this address (127.0.0.1 only) instead of stdio")
 	flag.Parse()
 	if *addr != "" {
