@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -195,7 +196,22 @@ func NewImporter(reg *wield.Registry, opts *ImportOptions) *Importer {
 // waits longer than that, or than ctx, which bounds the first connection
 // and listing only. Adds of different servers may run concurrently.
 func (im *Importer) Add(ctx context.Context, cfg ServerConfig) error {
-	return im.add(ctx, cfg, nil)
+	connect, err := im.start(cfg, nil)
+	if err != nil {
+		return err
+	}
+	return connect(ctx)
+}
+
+// Start is the first half of [Importer.Add]: it checks cfg and adds the
+// server by name, so that tool files' mcp entries naming it resolve at
+// once, and returns the second half, which connects and lists its tools
+// as Add does (with the same errors). A caller that imports in the
+// background calls Start before loading anything that names the server,
+// and connect in the background: adding the name in the background too
+// let a tool file's mcp entry find the server not yet configured.
+func (im *Importer) Start(cfg ServerConfig) (connect func(context.Context) error, err error) {
+	return im.start(cfg, nil)
 }
 
 // AddOAuth is [Importer.Add] for a streamable HTTP server that requires
@@ -212,22 +228,27 @@ func (im *Importer) AddOAuth(ctx context.Context, cfg ServerConfig, oauth *OAuth
 	}
 	o := *oauth
 	o.Scopes, o.PrivateKey = slices.Clone(o.Scopes), slices.Clone(o.PrivateKey)
-	return im.add(ctx, cfg, &o)
+	connect, err := im.start(cfg, &o)
+	if err != nil {
+		return err
+	}
+	return connect(ctx)
 }
 
-func (im *Importer) add(ctx context.Context, cfg ServerConfig, oauth *OAuthConfig) error {
+// start adds the server by name and returns what connects to it.
+func (im *Importer) start(cfg ServerConfig, oauth *OAuthConfig) (func(context.Context) error, error) {
 	if err := cfg.Check(); err != nil {
-		return fmt.Errorf("add: %w", err)
+		return nil, fmt.Errorf("add: %w", err)
 	}
 	s := &impServer{im: im, cfg: cfg.clone(), tools: map[string]*impTool{},
 		refresh: make(chan struct{}, 1), broken: make(chan *impSession, 1), done: make(chan struct{})}
 	if oauth != nil {
 		if err := impCheckOAuth(&s.cfg, oauth); err != nil {
-			return fmt.Errorf("add: %w", err)
+			return nil, fmt.Errorf("add: %w", err)
 		}
 		h, err := s.impOAuthHandler(oauth)
 		if err != nil {
-			return fmt.Errorf("add mcp server %q: oauth: %w", cfg.Name, err)
+			return nil, fmt.Errorf("add mcp server %q: oauth: %w", cfg.Name, err)
 		}
 		s.oauth = h
 	}
@@ -237,26 +258,37 @@ func (im *Importer) add(ctx context.Context, cfg ServerConfig, oauth *OAuthConfi
 	case im.closed:
 		im.mu.Unlock()
 		s.stop()
-		return fmt.Errorf("add mcp server %q: %w", cfg.Name, wield.ErrClosed)
+		return nil, fmt.Errorf("add mcp server %q: %w", cfg.Name, wield.ErrClosed)
 	case im.servers[cfg.Name] != nil:
 		im.mu.Unlock()
 		s.stop()
-		return fmt.Errorf("add mcp server %q: a server of that name was already added", cfg.Name)
+		return nil, fmt.Errorf("add mcp server %q: a server of that name was already added", cfg.Name)
 	}
 	for _, o := range im.order {
 		if strings.EqualFold(o.cfg.Name, cfg.Name) {
 			im.mu.Unlock()
 			s.stop()
-			return fmt.Errorf("add mcp server %q: its name differs only in letter case from server %q's", cfg.Name, o.cfg.Name)
+			return nil, fmt.Errorf("add mcp server %q: its name differs only in letter case from server %q's", cfg.Name, o.cfg.Name)
 		}
 	}
 	im.servers[cfg.Name] = s
 	im.order = append(im.order, s)
 	im.mu.Unlock()
 	if !cfg.Enabled {
+		s.begun.Store(true)
 		s.stop()
 		close(s.done)
-		return nil
+		return func(context.Context) error { return nil }, nil
+	}
+	return s.connect, nil
+}
+
+// connect makes the first connection and listing of an added server; the
+// server's own goroutine takes over from there (retries, list changes).
+func (s *impServer) connect(ctx context.Context) error {
+	cfg := s.cfg
+	if !s.begun.CompareAndSwap(false, true) {
+		return fmt.Errorf("connect to mcp server %q: connected already, or closed", cfg.Name)
 	}
 	limit := s.timeout()
 	actx, cancel := context.WithTimeout(ctx, limit)
@@ -326,6 +358,9 @@ func (im *Importer) Remove(server string) error {
 // shutdown stops the server's connection and removes its tools.
 func (s *impServer) shutdown() {
 	s.stop()
+	if s.begun.CompareAndSwap(false, true) {
+		close(s.done) // added by Start, never connected: no run to wait for
+	}
 	<-s.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -423,6 +458,10 @@ type impServer struct {
 	refresh chan struct{}    // the server's tool list changed
 	broken  chan *impSession // a call found the session dead
 	done    chan struct{}    // run has returned
+	// begun is set by whoever first takes the server on: connect (which
+	// starts run, which closes done) or, for a server Start added and
+	// nobody connected, shutdown (which closes done itself).
+	begun atomic.Bool
 
 	mu      sync.Mutex
 	sess    *impSession // nil while disconnected

@@ -313,8 +313,18 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 		}
 	}
 	for _, s := range c.MCPServers {
+		// Each server is added by name now, and connected below, in the
+		// background: tool files loaded next may name it in mcp entries.
+		connect, err := im.Start(mcpbridge.ServerConfig(s))
+		if err != nil {
+			if !a.serving {
+				return nil, fmt.Errorf("%s: mcp_servers: %w", a.config, err)
+			}
+			fmt.Fprintf(a.stderr, "warning: %s: mcp_servers: %v\n", a.config, err)
+			continue
+		}
 		wg.Go(func() {
-			err := im.Add(ctx, mcpbridge.ServerConfig(s))
+			err := connect(ctx)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
