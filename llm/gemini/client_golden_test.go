@@ -38,9 +38,5 @@ func TestRequestsGolden(t *testing.T) {
 			t.Fatalf("generate: %+v, %v", resp, err)
 		}
 	}
-	var got []modeltest.Golden
-	for _, r := range srv.Requests() {
-		got = append(got, modeltest.GoldenOf(t, r))
-	}
-	modeltest.CheckGolden(t, "testdata/requests.golden.json", *update, got)
+	modeltest.CheckRequests(t, srv, "testdata/requests.golden.json", *update)
 }

@@ -9,6 +9,7 @@ package modeltest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -142,6 +143,39 @@ func GoldenOf(t testing.TB, r Request) Golden {
 		t.Fatalf("request body is not JSON: %v\n%s", err, r.Body)
 	}
 	return g
+}
+
+// CheckRequests holds every request srv received to the golden file at
+// path (rewritten when update is set): the end of each client's golden test.
+func CheckRequests(t testing.TB, srv *Server, path string, update bool) {
+	t.Helper()
+	var got []Golden
+	for _, r := range srv.Requests() {
+		got = append(got, GoldenOf(t, r))
+	}
+	CheckGolden(t, path, update, got)
+}
+
+// CheckAnswer is the body of each client's fuzz test of reading answers:
+// a client whose every request gets body (through [Canned]) returns an
+// answer or an error, never panics, and every call it reports has
+// arguments. newModel makes the client over the HTTP client it is given.
+func CheckAnswer(t *testing.T, body []byte, newModel func(*http.Client) (llm.Model, error)) {
+	t.Helper()
+	c, err := newModel(&http.Client{Transport: Canned{Body: body}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	if err != nil {
+		return
+	}
+	for _, tc := range resp.Message.ToolCalls {
+		if len(tc.Arguments) == 0 {
+			t.Errorf("call %q has no arguments", tc.Name)
+		}
+	}
+	_, _ = json.Marshal(resp)
 }
 
 // CheckGolden compares got with the golden file at path, or rewrites the
