@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -121,5 +122,70 @@ func TestRelevance(t *testing.T) {
 	t.Logf("right tool in top 3 for %d of %d requests", hits, len(requests))
 	if hits < 27 {
 		t.Errorf("right tool in top 3 for %d of %d requests, want at least 27", hits, len(requests))
+	}
+}
+
+// colloquial are requests phrased the way people talk rather than the way
+// tools describe themselves: everyday verbs and idioms for technical
+// actions ("shoot", "tick off", "blow up"), a symptom instead of its remedy
+// ("visitors still see the old logo" for purging a cache), and a generic
+// word that another domain's tool shares ("fixed", "clip", "count"). They
+// were written and committed before the ranking was tuned for this kind of
+// request, and are never used to tune it: tune on colloquialTuning. The
+// bar, 11 of 15 in the top 3, was set before they were first run.
+var colloquial = []request{
+	// everyday verbs and idioms
+	{"shoot Dave a quick private note on Slack", []string{"slack_send_direct_message"}},
+	{"tick off 'buy milk' on my todo list", []string{"todoist_close_task", "asana_complete_task"}},
+	{"get the word out on Twitter that v2 is live", []string{"twitter_post_tweet"}},
+	{"blow up this tiny logo so it stays crisp on a poster", []string{"image_upscale_image"}},
+	{"ditch the background behind me in this headshot", []string{"image_remove_background"}},
+	// a symptom instead of the remedy
+	{"visitors still see the old logo on our site after we replaced it", []string{"cloudflare_purge_cache"}},
+	{"the app broke right after the last deploy, take it back to how it was", []string{"k8s_rollout_undo", "argocd_rollback_application"}},
+	{"my disk is full of old docker junk", []string{"docker_prune_system"}},
+	{"the api got slow, which database statements are dragging it down", []string{"postgres_list_slow_queries"}},
+	{"tests pass and fail at random in CircleCI", []string{"circleci_find_flaky_tests"}},
+	// a generic word shared with another domain's tool
+	{"mark the outage as fixed", []string{"pagerduty_resolve_incident"}},
+	{"clip the first 30 seconds off this podcast episode", []string{"audio_trim_audio"}},
+	{"we got 40 more mugs in, bump the count in the shop", []string{"shopify_update_inventory"}},
+	{"sign the new leads up for the onboarding emails", []string{"hubspot_enroll_in_sequence"}},
+	{"strip the vocals out of this track", []string{"audio_separate_stems"}},
+}
+
+// colloquialTuning are requests of the same three kinds as colloquial,
+// written at the same time, on which the related-term table and the
+// weights may be tuned.
+var colloquialTuning = []request{
+	{"I'm on it, stop paging everyone about the outage", []string{"pagerduty_acknowledge_incident"}},
+	{"keep a copy of the production database before the migration", []string{"postgres_backup_database"}},
+	{"which song is this playing in the cafe", []string{"audio_identify_song"}},
+	{"push the new frontend live on Cloud Run", []string{"gcp_cloud_run_deploy"}},
+	{"what did google cloud cost us this month", []string{"gcp_billing_get_costs"}},
+	{"knock this photo down to a size I can email", []string{"image_compress_image", "image_resize_image"}},
+	{"the checkout pod keeps dying, what happened to it", []string{"k8s_describe_pod", "k8s_get_events", "k8s_get_pod_logs"}},
+	{"the login page says the certificate isn't trusted", []string{"netutil_check_ssl_certificate"}},
+	{"nobody can reach shop.example.com, does the name still point to our server", []string{"netutil_dns_lookup", "cloudflare_list_dns_records"}},
+	{"swap the payments service over to the v2 image", []string{"k8s_set_image"}},
+	{"throw the build logs of that failed run my way", []string{"ghactions_download_job_logs", "jenkins_get_console_output", "gitlab_get_job_log"}},
+	{"someone's spamming the Discord, kick them out for good", []string{"discord_ban_member"}},
+	{"jot down in HubSpot that Acme wants a demo", []string{"hubspot_create_note"}},
+	{"the invoice for Acme is ready, lock it in so it can be sent", []string{"stripe_finalize_invoice"}},
+	{"who owns this domain", []string{"netutil_whois"}},
+}
+
+// TestRelevanceColloquial measures colloquial, the held-out set of
+// requests phrased as people talk, and requires the right tool in the top 3
+// for at least 11 of 15. It prints the figure, and the tuning set's.
+func TestRelevanceColloquial(t *testing.T) {
+	if len(colloquial) != 15 {
+		t.Fatalf("%d colloquial requests, want 15", len(colloquial))
+	}
+	tuned := rankRequests(t, colloquialTuning)
+	hits := rankRequests(t, colloquial)
+	fmt.Printf("toolsearch: colloquial held-out set: right tool in top 3 for %d of %d (tuning set: %d of %d)\n", hits, len(colloquial), tuned, len(colloquialTuning))
+	if hits < 11 {
+		t.Errorf("colloquial held-out set: right tool in top 3 for %d of %d requests, want at least 11", hits, len(colloquial))
 	}
 }
