@@ -17,6 +17,7 @@ const (
 	CallbackApprovalNotify   = "approval_notify"    // memstore.NewApprovals' notify
 	CallbackAgentOnMessage   = "agent_on_message"   // agent.LoopOptions.OnMessage
 	CallbackAgentOnCall      = "agent_on_call"      // agent.LoopOptions.OnCall
+	CallbackAgentOnFallback  = "agent_on_fallback"  // agent.LoopOptions.OnFallback
 	CallbackSubagentOnResult = "subagent_on_result" // agent.SubAgentOptions.OnResult
 	CallbackSummaryKeep      = "summary_keep"       // agent.SummaryQuery.Keep
 	CallbackMCPNaming        = "mcp_naming"         // mcpbridge.ImportOptions.Naming

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
@@ -28,7 +30,8 @@ type Agent struct {
 	// Toolkit is the agent's tools; a nil Toolkit means none.
 	Toolkit *wield.Toolkit
 	// Strategy says how tools reach the model; the zero value means native
-	// function calling with the prompt fallback allowed.
+	// function calling with the prompt fallback allowed, in the XML call
+	// format.
 	Strategy llm.OutputStrategy
 }
 
@@ -60,6 +63,15 @@ type LoopOptions struct {
 	// result as it is about to run, once with its result. A panic in it is
 	// contained, logged and counted like OnMessage's.
 	OnCall func(agent string, c llm.ToolCall, r *wield.Result)
+	// OnFallback, when set, is told when a model refused the tools it was
+	// offered natively ([llm.ErrToolsUnsupported]: Ollama's "… does not
+	// support tools", vLLM without a tool parser) and the loop asked again
+	// with the tools in the prompt, as the agent's output strategy allows:
+	// once per model for the loop's lifetime, since the loop remembers the
+	// refusal and offers that model its tools in the prompt from then on.
+	// err is the model's refusal. A panic in it is contained like
+	// OnMessage's.
+	OnFallback func(agent string, err error)
 }
 
 // Loop runs agents: messages go to the model, the calls it asks for (native
@@ -73,7 +85,17 @@ type LoopOptions struct {
 type Loop struct {
 	inv  wield.Invoker
 	opts LoopOptions
+
+	mu sync.Mutex
+	// noTools are the models that refused native tools, by identity (see
+	// modelKey); at most maxRemembered of them.
+	noTools map[any]bool
 }
+
+// maxRemembered bounds the models a loop remembers as refusing tools: a
+// program that makes a client per request must not grow the loop without
+// end. Past it, a refusal is detected again on each run.
+const maxRemembered = 1024
 
 // NewLoop returns a loop that runs calls through inv, usually an
 // *engine.Engine.
@@ -111,39 +133,35 @@ var ErrMaxSteps = errors.New("agent: step limit reached before an answer")
 
 // Run runs agent a on the conversation so far (usually one user message)
 // in conversation conv. The error is non-nil when the model could not be
-// asked ([llm.ErrNoStrategy], a provider error), when the system failed, or
-// with [ErrMaxSteps]; the outcome so far comes with it.
+// asked ([llm.ErrNoStrategy], a provider error, [llm.ErrToolsUnsupported]
+// when the output strategy forbids the fallback), when the system failed,
+// or with [ErrMaxSteps]; the outcome so far comes with it.
+//
+// A model that refuses native tools ([llm.ErrToolsUnsupported]) is asked
+// the same turn again with the tools in the prompt when the agent's output
+// strategy allows the fallback, and is offered its tools in the prompt for
+// the rest of the loop's life (see [LoopOptions.OnFallback]).
 func (l *Loop) Run(ctx context.Context, a *Agent, conv string, messages []llm.Message) (*Outcome, error) {
 	return l.run(ctx, a, conv, messages, 0)
 }
 
 func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Message, depth int) (*Outcome, error) {
 	cfg := a.Strategy
-	if cfg == (llm.OutputStrategy{}) {
+	if !cfg.FunctionCalling && !cfg.FallbackToStructuredOutput && cfg.PromptFormat == "" {
 		cfg = llm.OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true}
 	}
 	strategy, err := llm.DetectStrategy(a.Model, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", a.Name, err)
 	}
+	if strategy == llm.StrategyNative && cfg.FallbackToStructuredOutput && l.refused(a.Model) {
+		strategy = llm.StrategyPrompt
+	}
 	sub := NewSubAgent(l.inv, SubAgentOptions{ID: a.Name, ConversationID: conv, Toolkit: a.Toolkit})
-	t := &turns{l: l, a: a, sub: sub, strategy: strategy, depth: depth, conv: conv}
+	t := &turns{l: l, a: a, sub: sub, strategy: strategy, format: cfg.PromptFormat, depth: depth, conv: conv}
 	t.prepareTools()
 	out := &Outcome{Strategy: strategy}
-	msgs := slices.Clone(messages)
-	if a.Instructions != "" || (strategy == llm.StrategyPrompt && len(t.offered) > 0) {
-		sys := llm.Message{Role: llm.RoleSystem, Content: t.system()}
-		switch {
-		case len(msgs) > 0 && msgs[0].Role == llm.RoleSystem:
-			if msgs[0].Content != sys.Content {
-				l.notify(a, sys)
-			}
-			msgs[0] = sys
-		default:
-			msgs = append([]llm.Message{sys}, msgs...)
-			l.notify(a, sys)
-		}
-	}
+	msgs := t.withSystem(slices.Clone(messages))
 	defer func() { out.Summary = sub.Summary() }()
 	for out.Steps < l.opts.MaxSteps {
 		if strategy == llm.StrategyPrompt && out.Steps > 0 && t.catalogChanged {
@@ -156,6 +174,22 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 		}
 		resp, err := a.Model.Generate(ctx, req)
 		out.Steps++
+		if err != nil && strategy == llm.StrategyNative && errors.Is(err, llm.ErrToolsUnsupported) {
+			if !cfg.FallbackToStructuredOutput {
+				out.Messages = msgs
+				return out, fmt.Errorf("agent %s, step %d: %w; to describe the tools in the prompt instead, set fallback_to_structured_output: true in the agent's output_strategy", a.Name, out.Steps, err)
+			}
+			// The same turn again, with the tools in the prompt; the
+			// refused request is not a step.
+			out.Steps--
+			strategy, t.strategy, out.Strategy = llm.StrategyPrompt, llm.StrategyPrompt, llm.StrategyPrompt
+			if l.remember(a.Model) && l.opts.OnFallback != nil {
+				wield.Protect(nil, wield.CallbackAgentOnFallback, func() { l.opts.OnFallback(a.Name, err) })
+			}
+			msgs = t.withSystem(msgs)
+			t.catalogChanged = false
+			continue
+		}
 		if err != nil {
 			out.Messages = msgs
 			return out, fmt.Errorf("agent %s, step %d: %w", a.Name, out.Steps, err)
@@ -195,11 +229,12 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 			}
 			continue
 		}
-		// In the prompt strategy results go back as text, in seed 000's
-		// <tool_result> form, in one user message.
+		// In the prompt strategy results go back as text, in the prompt
+		// format's form (the XML call format's <tool_result>, or the JSON
+		// fallback's ToolMessage), in one user message.
 		var b strings.Builder
 		for _, r := range results {
-			b.WriteString(llm.XMLResult(r))
+			b.WriteString(t.format.Result(r))
 			b.WriteString("\n")
 		}
 		if parseNote != "" {
@@ -211,6 +246,47 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 	}
 	out.Messages = msgs
 	return out, fmt.Errorf("agent %s: %w (%d steps)", a.Name, ErrMaxSteps, l.opts.MaxSteps)
+}
+
+// modelKey is what identifies m among the models a loop remembers: the
+// client itself, when its type can be a map key.
+func modelKey(m llm.Model) (any, bool) {
+	if m == nil || !reflect.TypeOf(m).Comparable() {
+		return nil, false
+	}
+	return m, true
+}
+
+// refused reports whether m refused native tools before.
+func (l *Loop) refused(m llm.Model) bool {
+	k, ok := modelKey(m)
+	if !ok {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.noTools[k]
+}
+
+// remember notes that m refused native tools; it reports whether that is
+// news.
+func (l *Loop) remember(m llm.Model) bool {
+	k, ok := modelKey(m)
+	if !ok {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.noTools[k] {
+		return false
+	}
+	if l.noTools == nil {
+		l.noTools = map[any]bool{}
+	}
+	if len(l.noTools) < maxRemembered {
+		l.noTools[k] = true
+	}
+	return true
 }
 
 func (l *Loop) notify(a *Agent, m llm.Message) {
@@ -231,6 +307,7 @@ type turns struct {
 	a        *Agent
 	sub      *SubAgent
 	strategy llm.Strategy
+	format   llm.PromptFormat
 	depth    int
 	conv     string
 
@@ -264,16 +341,35 @@ func (t *turns) prepareTools() {
 }
 
 // system is the system message: the agent's instructions and, in the
-// prompt strategy, the tools in seed 000's XML form.
+// prompt strategy, the tools in the prompt format's form.
 func (t *turns) system() string {
 	s := t.a.Instructions
 	if t.strategy == llm.StrategyPrompt && len(t.offered) > 0 {
 		if s != "" {
 			s += "\n\n"
 		}
-		s += llm.XMLInstructions(t.offered)
+		s += t.format.Instructions(t.offered)
 	}
 	return s
+}
+
+// withSystem puts the system message first in msgs, replacing the one
+// there, and tells OnMessage when it is new or changed. Without
+// instructions and tools in the prompt, msgs stay as they are.
+func (t *turns) withSystem(msgs []llm.Message) []llm.Message {
+	if t.a.Instructions == "" && (t.strategy != llm.StrategyPrompt || len(t.offered) == 0) {
+		return msgs
+	}
+	sys := llm.Message{Role: llm.RoleSystem, Content: t.system()}
+	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
+		if msgs[0].Content != sys.Content {
+			t.l.notify(t.a, sys)
+		}
+		msgs[0] = sys
+		return msgs
+	}
+	t.l.notify(t.a, sys)
+	return append([]llm.Message{sys}, msgs...)
 }
 
 // parse reads the calls written in a reply; calls drafted in its reasoning

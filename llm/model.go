@@ -98,11 +98,22 @@ const (
 type OutputStrategy struct {
 	FunctionCalling            bool
 	FallbackToStructuredOutput bool
+	// PromptFormat is how the prompt strategy asks for calls: the XML call
+	// format (the zero value) or JSON objects (see [PromptFormat]).
+	PromptFormat PromptFormat
 }
 
 // ErrNoStrategy is returned by [DetectStrategy] when the model cannot call
 // tools natively and the configuration forbids the fallback.
 var ErrNoStrategy = errors.New("llm: no way to offer tools to this model")
+
+// ErrToolsUnsupported marks a model's error (from [Model.Generate]) that
+// says the model or its server does not take tools natively although the
+// client offered them: Ollama's "… does not support tools", vLLM's
+// "\"auto\" tool choice requires --enable-auto-tool-choice …" and their
+// like. The request can be made again with the tools in the prompt; the
+// agent loop does so when the output strategy allows the fallback.
+var ErrToolsUnsupported = errors.New("llm: the model does not take tools natively")
 
 // DetectStrategy chooses how to offer tools to m: natively when the
 // configuration prefers it and the model supports it, else in the prompt
@@ -114,5 +125,5 @@ func DetectStrategy(m Model, cfg OutputStrategy) (Strategy, error) {
 	if cfg.FallbackToStructuredOutput || !cfg.FunctionCalling {
 		return StrategyPrompt, nil
 	}
-	return "", fmt.Errorf("%w: it does not support function calling, and fallback_to_structured_output is off", ErrNoStrategy)
+	return "", fmt.Errorf("%w: it does not support function calling, and fallback_to_structured_output is off; set it to true in the agent's output_strategy to describe the tools in the prompt instead", ErrNoStrategy)
 }

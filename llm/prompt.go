@@ -2,12 +2,60 @@ package llm
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsonenc"
 )
+
+// PromptFormat is how a model without native function calling is asked to
+// write its calls: the format of the tool list in its system prompt and of
+// the results it reads back. The zero value is [PromptXML].
+type PromptFormat string
+
+// The prompt formats.
+const (
+	// PromptXML lists the tools with [XMLInstructions] and answers with
+	// [XMLResult]: <tool_call> blocks with CDATA values, the XML call format.
+	PromptXML PromptFormat = "xml"
+	// PromptJSON lists the tools with [JSONInstructions] and answers with
+	// [JSONResult]: {"name": ..., "parameters": {...}} objects, the JSON
+	// structured output.
+	PromptJSON PromptFormat = "json"
+)
+
+// ParsePromptFormat reads a prompt format's name ("xml" or "json"; "" is
+// xml). Any other name is an error that lists the valid ones.
+func ParsePromptFormat(name string) (PromptFormat, error) {
+	switch f := PromptFormat(strings.ToLower(strings.TrimSpace(name))); f {
+	case "", PromptXML:
+		return PromptXML, nil
+	case PromptJSON:
+		return PromptJSON, nil
+	}
+	return "", fmt.Errorf("prompt format %q is not one of xml, json", name)
+}
+
+// Instructions is the system prompt's description of tools in format f:
+// [XMLInstructions] for xml (and the zero value), [JSONInstructions] for
+// json.
+func (f PromptFormat) Instructions(tools []*wield.Tool) string {
+	if f == PromptJSON {
+		return JSONInstructions(tools)
+	}
+	return XMLInstructions(tools)
+}
+
+// Result is a call's result as the model reads it in format f:
+// [XMLResult] or [JSONResult].
+func (f PromptFormat) Result(r *wield.Result) string {
+	if f == PromptJSON {
+		return JSONResult(r)
+	}
+	return XMLResult(r)
+}
 
 // XMLInstructions tells a model without native function calling which tools
 // it has and how to call them with XML whose values are wrapped in CDATA:

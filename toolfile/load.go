@@ -27,10 +27,18 @@ type Toolset struct {
 }
 
 // OutputStrategy is an agent's choice between native function calling and
-// structured output (seed 002 §4.3.1).
+// structured output (the agent file's output_strategy). A key the file
+// leaves out takes the configuration's defaults: function_calling and
+// fallback_to_structured_output true, prompt_format "xml"; an agent file
+// without output_strategy has the zero value, which the agent loop reads
+// as those same defaults.
 type OutputStrategy struct {
 	FunctionCalling            bool `json:"function_calling"`
 	FallbackToStructuredOutput bool `json:"fallback_to_structured_output"`
+	// PromptFormat is how the structured output describes the tools and
+	// reads the calls: "xml" (the XML call format) or "json" (JSON
+	// objects).
+	PromptFormat string `json:"prompt_format"`
 }
 
 // Agent is an agent file: the tools and toolsets merged into its toolkit.
@@ -427,12 +435,20 @@ func (d *decoder) agent(n *yaml.Node, fs []field) *Agent {
 			a.refs = append(a.refs, refs...)
 		case "output_strategy":
 			sfs, _ := d.mapping(f.val, "output_strategy")
+			a.OutputStrategy = OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true, PromptFormat: "xml"}
 			for _, sf := range sfs {
 				switch sf.name {
 				case "function_calling":
 					a.OutputStrategy.FunctionCalling = d.boolean(sf)
 				case "fallback_to_structured_output":
 					a.OutputStrategy.FallbackToStructuredOutput = d.boolean(sf)
+				case "prompt_format":
+					switch v := d.str(sf); v {
+					case "xml", "json":
+						a.OutputStrategy.PromptFormat = v
+					default:
+						d.errorf(sf.val, "output_strategy: prompt_format %q is not one of xml, json", v)
+					}
 				default:
 					d.unknown(sf, "output_strategy")
 				}

@@ -89,7 +89,7 @@ func TestDataAnalysisSet(t *testing.T) {
 	if diff := cmp.Diff([]string{"sql_tool", "excel_tool", "plot_tool"}, kit.Names()); diff != "" {
 		t.Errorf("toolkit (-want +got):\n%s", diff)
 	}
-	wantAgent := OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true}
+	wantAgent := OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true, PromptFormat: "xml"}
 	if diff := cmp.Diff(wantAgent, set.Agents[0].OutputStrategy); diff != "" {
 		t.Errorf("output strategy (-want +got):\n%s", diff)
 	}

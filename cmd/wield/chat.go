@@ -22,6 +22,7 @@ func (a *app) chatCommand() *cobra.Command {
 	var model, agentFile, system, apiKeyEnv, conv string
 	var noFC bool
 	var maxSteps int
+	var strat chatStrategy
 	cmd := &cobra.Command{
 		Use:   "chat --model URL/NAME [--agent FILE]",
 		Short: "Talk to a model that uses the tools, from the terminal",
@@ -36,7 +37,10 @@ read from the variable --api-key-env names (OPENAI_API_KEY by default).
 --agent names an agent file (tools, tool_sets, output_strategy); without one the
 agent has every tool. Models without function calling get the tools in the
 prompt (the XML call format, docs/call-formats.md) when the agent's output_strategy allows the fallback,
-or always with --no-function-calling.
+or always with --no-function-calling; --prompt-format json asks for JSON calls instead.
+A server that refuses the tools it is sent (Ollama's "does not support tools",
+vLLM without a tool parser) gets them in the prompt from then on, said once on
+stderr, unless the agent's output_strategy forbids the fallback.
 
 Each call the model makes shows once on stderr, in either mode: → the tool and
 its arguments as it starts, ← its outcome. Exit code 0 when every line got an
@@ -47,6 +51,9 @@ out): stderr names those lines.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			base, name, err := splitModel(model)
 			if err != nil {
+				return err
+			}
+			if err := strat.check(); err != nil {
 				return err
 			}
 			client, err := openai.NewClient(openai.ClientOptions{Model: name, BaseURL: base, APIKey: os.Getenv(apiKeyEnv), NoFunctionCalling: noFC})
@@ -78,8 +85,10 @@ out): stderr names those lines.`,
 					}
 					af := set.Agents[0]
 					ag.Name = af.Name
-					ag.Strategy = llm.OutputStrategy(af.OutputStrategy)
+					strat.apply(ag, &af.OutputStrategy)
 					names = af.Toolkit()
+				} else {
+					strat.apply(ag, nil)
 				}
 				kit, err := reg.CreateToolkit(ag.Name, names...)
 				if errors.Is(err, wield.ErrNotFound) && agentFile != "" {
@@ -101,7 +110,7 @@ out): stderr names those lines.`,
 						status = string(r.ErrorType) + ": " + r.Error
 					}
 					fmt.Fprintf(a.stderr, "← %s %s\n", safetext.Line(c.Name), safetext.Line(status))
-				}})
+				}, OnFallback: strat.onFallback(a.stderr, ag)})
 				if conv == "" {
 					conv = "chat_" + wield.NewID()
 				}
@@ -146,6 +155,7 @@ out): stderr names those lines.`,
 	cmd.Flags().StringVar(&apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable that holds the API key")
 	cmd.Flags().BoolVar(&noFC, "no-function-calling", false, "the model has no native function calling: describe tools in the prompt")
 	cmd.Flags().IntVar(&maxSteps, "max-steps", 10, "model turns per message at most")
+	strat.flags(cmd)
 	cmd.Flags().StringVar(&conv, "conversation", "", "the conversation the calls are recorded under (default: a new chat_ID, printed on stderr)")
 	_ = cmd.MarkFlagRequired("model")
 	return cmd

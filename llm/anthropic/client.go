@@ -310,6 +310,9 @@ func apiError(err error) error {
 			msg += ": " + body.Error.Type + ": " + body.Error.Message
 		}
 		e := errors.New("anthropic: " + msg)
+		if modelapi.ToolsRefused(se) {
+			return modelapi.ToolsRefusal(e) // the agent loop may fall back to the prompt
+		}
 		if se.StatusCode == http.StatusTooManyRequests || se.StatusCode >= 500 {
 			return wield.Transient(e)
 		}

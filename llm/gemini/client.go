@@ -281,6 +281,9 @@ func apiError(err error) error {
 		if body.Error.Message != "" {
 			e = fmt.Errorf("gemini: %d %s: %s", se.StatusCode, status, body.Error.Message)
 		}
+		if modelapi.ToolsRefused(se) {
+			return modelapi.ToolsRefusal(e) // the agent loop may fall back to the prompt
+		}
 		if se.StatusCode == http.StatusTooManyRequests || se.StatusCode >= 500 {
 			return wield.Transient(e)
 		}

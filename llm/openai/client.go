@@ -264,6 +264,9 @@ func apiError(err error) error {
 		if msg := modelapi.Message(se.Body); msg != "" {
 			e = fmt.Errorf("openai: %s: %s", status, msg)
 		}
+		if modelapi.ToolsRefused(se) {
+			return modelapi.ToolsRefusal(e) // the agent loop may fall back to the prompt
+		}
 		if se.StatusCode == http.StatusTooManyRequests || se.StatusCode >= 500 {
 			return wield.Transient(e)
 		}
