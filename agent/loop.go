@@ -315,6 +315,9 @@ type turns struct {
 	byName  map[string]*wield.Tool // the toolkit, by name
 	offered []*wield.Tool          // what the model sees now
 	search  *wield.Tool            // search_tools, when the toolkit is large
+	// searchHere says search_tools runs in the loop, not through the
+	// invoker: the invoker has no registry to hold it (see searchTool).
+	searchHere bool
 	// catalogChanged says search_tools loaded definitions that the prompt
 	// strategy's system message does not list yet.
 	catalogChanged bool
@@ -334,10 +337,45 @@ func (t *turns) prepareTools() {
 		th = toolsearch.DefaultThreshold
 	}
 	if th > 0 && len(t.all) > th {
-		ix := toolsearch.New(t.all)
-		t.search = toolsearch.Tool(func() *toolsearch.Index { return ix }, nil)
+		t.search = t.l.searchTool(t.a.Toolkit)
+		if t.search == nil {
+			ix := toolsearch.New(t.all)
+			t.search, t.searchHere = toolsearch.Tool(func() *toolsearch.Index { return ix }, nil), true
+		}
 		t.offered = toolsearch.Catalog(t.all, th, t.search)
 	}
+}
+
+// searchMu orders the loops that register search_tools in a registry.
+var searchMu sync.Mutex
+
+// searchTool returns the registry's search_tools, added to kit, so that the
+// model's searches go through the engine like any call: checked, limited,
+// recorded under the agent's conversation, announced. A registry without
+// one gets toolsearch's, which searches the toolkit of each call (see
+// [toolsearch.Tool]). It returns nil when the invoker has no registry (it
+// is not an engine) or the name cannot be used; the loop then runs the
+// search itself, unrecorded.
+func (l *Loop) searchTool(kit *wield.Toolkit) *wield.Tool {
+	engine, ok := l.inv.(interface{ Registry() *wield.Registry })
+	if !ok || kit == nil {
+		return nil
+	}
+	reg := engine.Registry()
+	searchMu.Lock()
+	defer searchMu.Unlock()
+	const name = "search_tools"
+	if _, ok := reg.Tool(name); !ok {
+		all := toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) })
+		if err := reg.RegisterDefaults(toolsearch.Tool(all, nil)); err != nil {
+			return nil
+		}
+	}
+	t, ok := reg.Tool(name)
+	if !ok || !t.Callable() || (!kit.Has(name) && kit.Add(name) != nil) {
+		return nil
+	}
+	return t
 }
 
 // system is the system message: the agent's instructions and, in the
@@ -405,7 +443,7 @@ func (t *turns) execute(ctx context.Context, calls []llm.ToolCall) ([]*wield.Res
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
-		if t.search != nil && c.Name == t.search.Name {
+		if t.searchHere && c.Name == t.search.Name {
 			results[i] = t.runSearch(ctx, c.ID, args)
 			continue
 		}
@@ -422,6 +460,9 @@ func (t *turns) execute(ctx context.Context, calls []llm.ToolCall) ([]*wield.Res
 		}
 	}
 	for i, c := range calls {
+		if r := results[i]; r != nil && r.OK && t.search != nil && c.Name == t.search.Name {
+			t.found(r.Output)
+		}
 		if r := results[i]; r != nil && r.OK && c.Name == "call_subagent" {
 			if err := t.route(ctx, r); err != nil {
 				return nil, err
@@ -431,8 +472,8 @@ func (t *turns) execute(ctx context.Context, calls []llm.ToolCall) ([]*wield.Res
 	return results, nil
 }
 
-// runSearch runs search_tools (pure, in memory) and offers the tools it
-// found from the next turn on.
+// runSearch runs search_tools in the loop, for an invoker without a
+// registry: pure, in memory, and unrecorded.
 func (t *turns) runSearch(ctx context.Context, id string, args json.RawMessage) *wield.Result {
 	r := &wield.Result{CallID: id, Tool: t.search.Name, Attempts: 1}
 	out, err := t.search.Handler.Handle(ctx, args)
@@ -445,16 +486,22 @@ func (t *turns) runSearch(ctx context.Context, id string, args json.RawMessage) 
 		return r
 	}
 	r.OK, r.Output = true, out
+	return r
+}
+
+// found offers the tools a search_tools result lists (those of the
+// toolkit) from the next turn on.
+func (t *turns) found(out json.RawMessage) {
 	var found toolsearch.SearchOutput
-	if json.Unmarshal(out, &found) == nil {
-		for _, f := range found.Tools {
-			if tl := t.byName[f.Name]; tl != nil && !slices.Contains(t.offered, tl) {
-				t.offered = append(t.offered, tl)
-				t.catalogChanged = true
-			}
+	if json.Unmarshal(out, &found) != nil {
+		return
+	}
+	for _, f := range found.Tools {
+		if tl := t.byName[f.Name]; tl != nil && !slices.Contains(t.offered, tl) {
+			t.offered = append(t.offered, tl)
+			t.catalogChanged = true
 		}
 	}
-	return r
 }
 
 // route hands a call_subagent's instruction to the named agent and puts

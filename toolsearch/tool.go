@@ -71,6 +71,12 @@ type SearchOutput struct {
 // is now; it should be cheap, as [Cache] is. The tool never lists itself
 // (a tool of the same name in the index).
 //
+// A call made within an agent's toolkit ([wield.Call.Toolkit], as the agent
+// loop's calls are) searches that toolkit's tools instead, so one
+// registered search_tools serves every agent and each finds only what it
+// may call. The indexes of the last 64 toolkits searched are kept, each
+// rebuilt when its tools change.
+//
 // The tool only computes, so it runs inline. It answers validation_error
 // for a query without a meaningful word or a limit above the maximum, and
 // execution_error when ix returns nil.
@@ -91,9 +97,13 @@ func Tool(ix func() *Index, opts *ToolOptions) *wield.Tool {
 	o.DefaultLimit = min(o.DefaultLimit, o.MaxLimit)
 	name := o.Name
 
+	kits := &kitIndexes{last: map[*wield.Toolkit]*kitIndex{}}
 	t := wield.Func(name, "Find tools for a task. The catalog is too large to list, so describe what you want to do and this returns the best matching tools with their input schemas; then call the one that fits.",
-		func(_ context.Context, in SearchInput) (SearchOutput, error) {
+		func(ctx context.Context, in SearchInput) (SearchOutput, error) {
 			index := ix()
+			if c := wield.CallFrom(ctx); c != nil && c.Toolkit != nil {
+				index = kits.index(c.Toolkit)
+			}
 			if index == nil {
 				return SearchOutput{}, wield.Errorf(wield.ErrExecution, "the tool catalog is not available right now")
 			}
@@ -156,4 +166,49 @@ func Cache(list func() []*wield.Tool) func() *Index {
 		}
 		return index
 	}
+}
+
+// maxKitIndexes bounds the toolkits whose index a search_tools keeps: a
+// server that makes a toolkit per request must not grow without end.
+const maxKitIndexes = 64
+
+// kitIndexes are the indexes of the toolkits searched lately.
+type kitIndexes struct {
+	mu   sync.Mutex
+	tick uint64
+	last map[*wield.Toolkit]*kitIndex
+}
+
+type kitIndex struct {
+	tools []*wield.Tool
+	index *Index
+	used  uint64
+}
+
+// index returns the index of kit's tools as they are now, building it when
+// they changed (compared by identity, as [Cache] does).
+func (k *kitIndexes) index(kit *wield.Toolkit) *Index {
+	tools := kit.Tools()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.tick++
+	e := k.last[kit]
+	if e == nil {
+		if len(k.last) >= maxKitIndexes {
+			var oldest *wield.Toolkit
+			for kk, v := range k.last {
+				if oldest == nil || v.used < k.last[oldest].used {
+					oldest = kk
+				}
+			}
+			delete(k.last, oldest)
+		}
+		e = &kitIndex{}
+		k.last[kit] = e
+	}
+	if e.index == nil || !slices.Equal(tools, e.tools) {
+		e.tools, e.index = tools, New(tools)
+	}
+	e.used = k.tick
+	return e.index
 }

@@ -1,0 +1,94 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/agent"
+	"github.com/wieldhq/wield/builtin"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/openai"
+	"github.com/wieldhq/wield/sqlite"
+	"github.com/wieldhq/wield/toolsearch"
+)
+
+// TestLoopSearchesAreRecorded: the model's search_tools calls go through
+// the engine like any call, so they are recorded under the agent and its
+// conversation; the search is within the agent's toolkit (a registry tool
+// outside it that matches better is not found), and a second agent's
+// toolkit is searched on its own.
+func TestLoopSearchesAreRecorded(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(context.Background()) })
+	reg := wield.NewRegistry(nil)
+	reg.MustRegister(builtin.Defaults()...)
+	names := []string{"calculator", "echo"}
+	for i := range 60 {
+		n := fmt.Sprintf("crm_record_%02d", i)
+		reg.MustRegister(wield.Func(n, fmt.Sprintf("Update customer record field number %d in the CRM.", i),
+			func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }))
+		names = append(names, n)
+	}
+	// Outside the toolkit, and a better match for the query.
+	reg.MustRegister(wield.Func("arithmetic_expression_evaluator", "Evaluate an arithmetic expression exactly.",
+		func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }))
+	e := engine.New(reg, &engine.Options{Store: store})
+	t.Cleanup(func() { e.Close(context.Background()) })
+
+	f := &fakeModel{t: t, path: "/v1/chat/completions"}
+	f.script = []func(map[string]any) string{
+		func(map[string]any) string {
+			return openAIReply("", [3]string{"s1", "search_tools", `{"query":"evaluate an arithmetic expression"}`})
+		},
+		func(map[string]any) string {
+			return openAIReply("", [3]string{"c1", "calculator", `{"expression":"2**10"}`})
+		},
+		func(map[string]any) string { return openAIReply("1024") },
+	}
+	m, _ := openai.NewClient(openai.ClientOptions{Model: "gpt-test", BaseURL: serve(t, f) + "/v1", MaxRetries: -1})
+	a := &agent.Agent{Name: "big", Model: m, Toolkit: toolkit(t, reg, "big", names...)}
+	out, err := agent.NewLoop(e, nil).Run(ctx, a, "conv-search", []llm.Message{{Role: llm.RoleUser, Content: "2 to the 10th?"}})
+	if err != nil || out.Answer != "1024" {
+		t.Fatalf("got %+v, %v", out, err)
+	}
+	if out.Summary.TotalCalls != 2 || out.Summary.ToolUsage["search_tools"] != 1 {
+		t.Errorf("summary %+v, want search_tools and calculator", out.Summary)
+	}
+	page, err := store.Calls(ctx, wield.CallQuery{ConversationID: "conv-search"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	for _, r := range page.Records {
+		tools = append(tools, r.Call.Tool)
+		if r.Call.Caller.ID != "big" {
+			t.Errorf("%s was recorded for caller %q, want the agent", r.Call.Tool, r.Call.Caller.ID)
+		}
+		if r.Call.Tool == "search_tools" {
+			var found toolsearch.SearchOutput
+			if err := json.Unmarshal(r.Result.Output, &found); err != nil || len(found.Tools) == 0 {
+				t.Fatalf("search_tools recorded %s (%v)", r.Result.Output, err)
+			}
+			for _, ft := range found.Tools {
+				if !slices.Contains(names, ft.Name) {
+					t.Errorf("the search found %s, outside the agent's toolkit", ft.Name)
+				}
+			}
+		}
+	}
+	slices.Sort(tools)
+	if strings.Join(tools, ",") != "calculator,search_tools" {
+		t.Errorf("recorded %v, want calculator and search_tools", tools)
+	}
+}
