@@ -175,6 +175,29 @@ var colloquialTuning = []request{
 	{"who owns this domain", []string{"netutil_whois"}},
 }
 
+// colloquialFresh is a second held-out set of the same three kinds,
+// written and committed after the related-term table and before the
+// ranking with it was first run on anything: colloquial's misses had been
+// seen at the baseline, so this set is the cleaner measure of how the
+// table generalizes. It is never tuned on; it has no bar of its own.
+var colloquialFresh = []request{
+	{"give the #general channel a heads-up that lunch is here", []string{"slack_post_message"}},
+	{"make sure that announcement stays at the top of the channel", []string{"slack_pin_message"}},
+	{"fire off a text to mom saying I landed", []string{"twilio_send_sms"}},
+	{"cut the intro out of this video clip", []string{"video_trim_video"}},
+	{"bring last week's deleted budget file back in Dropbox", []string{"dropbox_restore_file"}},
+	{"park this card in the Done column on Trello", []string{"trello_move_card"}},
+	{"people say the checkout page shows a scary security warning", []string{"netutil_check_ssl_certificate"}},
+	{"the build has been running forever, make it stop", []string{"ghactions_cancel_workflow_run"}},
+	{"the spreadsheet with the sales numbers is missing the last two weeks", []string{"gsheets_append_rows", "gsheets_write_range"}},
+	{"I keep getting emails from that newsletter, make them skip my inbox", []string{"gmail_create_filter"}},
+	{"some unknown number keeps calling me, who is it", []string{"twilio_lookup_phone_number"}},
+	{"how are Apple shares doing today", []string{"finance_stock_quote"}},
+	{"pull the latest nginx image", []string{"docker_pull_image"}},
+	{"move the standup to 10am tomorrow", []string{"gcal_update_event"}},
+	{"tell the customer on ticket 991 that it's fixed", []string{"zendesk_reply_to_ticket", "zendesk_update_ticket"}},
+}
+
 // TestRelevanceColloquial measures colloquial, the held-out set of
 // requests phrased as people talk, and requires the right tool in the top 3
 // for at least 11 of 15. It prints the figure, and the tuning set's.
