@@ -80,10 +80,15 @@ func TestQueryTerms(t *testing.T) {
 		{"text +1 555 123 4567 now", []string{"phon", "text", "now"}},
 		{"into Spanish", []string{"spanish", "languag"}},
 		{"give my money back", []string{"giv", "money", "back", "refund"}},
+		// A host name is a domain; related terms follow the words
+		// (see relatedTerms), a phrase's after its words.
+		{"does shop.example.com resolve", []string{"domain", "resolv"}},
+		{"jot down the plan", []string{"jot", "plan", "not", "creat"}},
+		{"the site is slow", []string{"sit", "slow", "performanc", "latency", "query"}},
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, q := range queryTerms(tt.query, vocab) {
+		for _, q := range queryTerms(tt.query, vocab, true) {
 			got = append(got, q.group[0])
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -93,7 +98,7 @@ func TestQueryTerms(t *testing.T) {
 }
 
 func TestQueryTermsSynonyms(t *testing.T) {
-	q := queryTerms("remove", nil)
+	q := queryTerms("remove", nil, true)
 	if len(q) != 1 {
 		t.Fatalf("queryTerms(remove) = %v, want one group", q)
 	}
@@ -106,7 +111,7 @@ func TestQueryTermsSynonyms(t *testing.T) {
 		t.Errorf("group of remove starts with %q, want the word itself", q[0].group[0])
 	}
 	// A repeated word counts twice, in one group.
-	q = queryTerms("logs logs", nil)
+	q = queryTerms("logs logs", nil, true)
 	if len(q) != 1 || q[0].weight != 2 {
 		t.Errorf("queryTerms(logs logs) = %+v, want one group of weight 2", q)
 	}

@@ -75,6 +75,9 @@ type Index struct {
 	postings [][]posting
 	byName   map[string]int32
 	scratch  sync.Pool
+	// plain leaves the related-term table out of queries: the reference
+	// of the benchmarks, not an option.
+	plain bool
 }
 
 // Hit is one tool found by a search, with its score (higher is better; the
@@ -262,7 +265,7 @@ func (ix *Index) exactName(query string) (int32, bool) {
 // meaningful word or names a tool.
 func (ix *Index) searchable(query string) bool {
 	_, ok := ix.exactName(query)
-	return ok || len(queryTerms(query, nil)) > 0
+	return ok || len(queryTerms(query, nil, !ix.plain)) > 0
 }
 
 // searchExcept is search with the tool named except left out.
@@ -270,7 +273,7 @@ func (ix *Index) searchExcept(query string, limit int, except string) ([]Hit, in
 	if len(ix.tools) == 0 {
 		return nil, 0
 	}
-	qterms := queryTerms(query, ix.terms)
+	qterms := queryTerms(query, ix.terms, !ix.plain)
 	exact, hasExact := ix.exactName(query)
 	if len(qterms) == 0 && !hasExact {
 		return nil, 0
@@ -408,29 +411,33 @@ var entities = sync.OnceValue(func() []entity {
 		{regexp.MustCompile(`\bhttps?://\S+`), "url"},
 		{regexp.MustCompile(`(?:^|\s)\+\d[\d ()-]{6,}\d\b`), "phone"},
 		{regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`), "ip"},
+		// A host name, after the URLs and addresses that hold one.
+		{regexp.MustCompile(`(?i)\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|org|net|io|dev|app|co|ai|me|info|biz|cloud|site|shop|uk|de|fr|eu|nl|es|it|jp|us|ca|au)\b`), "domain"},
 	}
 })
 
 // queryTerms analyzes a query into its distinct terms with their synonyms:
 // its words, the kinds of the values it quotes (an email address, a URL, a
-// phone number, an IP address) and, when vocab is not nil, the compounds of
+// phone number, an IP address, a host name), withRelated the terms its
+// words relate to (see relatedTerms), and, when vocab is not nil, the compounds of
 // two adjacent words that vocab knows ("on call" finds "oncall", "data
 // base" finds "database").
-func queryTerms(query string, vocab map[string]int32) []qterm {
+func queryTerms(query string, vocab map[string]int32, withRelated bool) []qterm {
 	var out []qterm
 	index := map[string]int{}
 	syn, classes, stops := synonyms(), valueClasses(), stopWords()
-	add := func(t string) {
+	addWeighted := func(t string, w float64) {
 		if i, ok := index[t]; ok {
-			out[i].weight++
+			out[i].weight += w
 			return
 		}
 		index[t] = len(out)
 		group := make([]string, 0, 1+len(syn[t]))
 		group = append(group, t)
 		group = append(group, syn[t]...)
-		out = append(out, qterm{group: group, weight: 1})
+		out = append(out, qterm{group: group, weight: w})
 	}
+	add := func(t string) { addWeighted(t, 1) }
 	for _, e := range entities() {
 		// The value itself ("bob@example.com") is noise to the search.
 		if e.re.MatchString(query) {
@@ -444,6 +451,9 @@ func queryTerms(query string, vocab map[string]int32) []qterm {
 			add(class)
 		}
 	})
+	if withRelated {
+		relatedOf(query, func(t string) { addWeighted(t, relatedWeight) })
+	}
 	var prev string
 	words(query, func(w string) {
 		w = strings.ToLower(w)

@@ -212,3 +212,33 @@ func TestRelevanceColloquial(t *testing.T) {
 		t.Errorf("colloquial held-out set: right tool in top 3 for %d of %d requests, want at least 11", hits, len(colloquial))
 	}
 }
+
+// TestRelevanceColloquialFresh reports the second held-out set's figure.
+func TestRelevanceColloquialFresh(t *testing.T) {
+	hits := rankRequests(t, colloquialFresh)
+	fmt.Printf("toolsearch: fresh colloquial held-out set: right tool in top 3 for %d of %d\n", hits, len(colloquialFresh))
+}
+
+// BenchmarkSearchColloquial asks the 500-tool catalog the colloquial
+// requests, with the related-term table (related) and, as the reference
+// of the same run, without it (plain): what the table costs a search.
+func BenchmarkSearchColloquial(b *testing.B) {
+	tools := loadCatalog(b)
+	var queries []string
+	for _, r := range append(append(slices.Clone(colloquial), colloquialTuning...), colloquialFresh...) {
+		queries = append(queries, r.query)
+	}
+	for _, bc := range []struct {
+		name  string
+		plain bool
+	}{{"plain", true}, {"related", false}} {
+		b.Run(bc.name, func(b *testing.B) {
+			ix := New(tools)
+			ix.plain = bc.plain
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				ix.Search(queries[i%len(queries)], 3)
+			}
+		})
+	}
+}

@@ -1,0 +1,173 @@
+package toolsearch
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The related-term table bridges the words people use for a task and the
+// words tools describe themselves with, where the two share nothing:
+//
+//   - everyday verbs and idioms for technical actions: "jot down" is
+//     writing a note, "tick off" completing a task, "blow up" enlarging,
+//     "bounce" restarting, "push live" deploying;
+//   - a symptom for its remedy: "still see the old" version is a stale
+//     cache to purge, "slow" queries to look at, a "full" disk things to
+//     prune, "flaky" tests to find, "broke after the deploy" a rollback;
+//   - a domain's everyday words for its terms: an "outage" is an
+//     incident, "stock" is inventory, "vocals" are stems, a "headshot" an
+//     image.
+//
+// Unlike the synonyms, which pool words that mean the same, a related term
+// adds words the right tool is likely to use, at a lower weight
+// (relatedWeight), so it lifts a tool that also matches the rest of the
+// request and never outranks one that matches the words as written. It is
+// general English about software, services and devices, written from what
+// the tasks are called, not from any one catalog's wording. Keys of one to
+// four words are matched on the stemmed words of a query, stop words
+// included ("on it", "my way").
+var relatedTerms = map[string]string{
+	// writing things down, telling people
+	"jot": "note write", "jot down": "note create", "note down": "note create", "make a note": "note create",
+	"shoot": "send message", "drop a line": "send message", "heads up": "notify message", "let know": "notify message send", "hit up": "send message",
+	"reach out": "send message contact", "private": "direct", "privately": "direct", "in private": "direct",
+	"one on one": "direct", "between us": "direct", "dm": "direct message",
+	"get the word out": "post publish announce", "spread the word": "post publish announce",
+	"announce": "post publish", "shout out": "post publish", "go public": "publish post",
+	"tweet": "post twitter", "share with": "share permission", "loop in": "invite add",
+	"bring in": "invite add", "cc": "forward", "pass on": "forward", "hand off": "assign",
+	"hand over": "assign", "give to": "assign", "take over": "assign",
+
+	// finishing, undoing, replacing
+	"tick off": "complete close task", "check off": "complete close task", "cross off": "complete close task",
+	"mark done": "complete close", "done with": "complete close", "wrap up": "complete close finish",
+	"fixed": "resolve close", "sorted": "resolve close", "solved": "resolve close", "all clear": "resolve",
+	"on it": "acknowledge", "looking into": "acknowledge", "i got this": "acknowledge", "got it": "acknowledge",
+	"take back": "rollback undo revert", "go back": "rollback undo revert", "put back": "restore undo",
+	"previous version": "rollback undo", "last good": "rollback undo",
+	"revert": "rollback undo", "undo": "rollback revert", "bring back": "restore recover",
+	"recover": "restore", "undelete": "restore", "swap": "replace set change", "switch over": "set change update",
+	"swap out": "replace set", "point to": "record set dns", "bump": "update increase upgrade",
+	"top up": "increase add", "restock": "inventory update", "lock in": "finalize confirm",
+	"seal": "finalize", "sign off": "approve", "okay": "approve", "greenlight": "approve",
+
+	// making bigger, smaller, cutting, removing
+	"blow up": "upscale enlarge resize", "enlarge": "upscale resize", "make bigger": "upscale resize enlarge",
+	"sharper": "upscale resolution", "blurry": "upscale resolution",
+	"pixelated": "upscale resolution", "higher resolution": "upscale", "shrink": "compress resize reduce", "make smaller": "compress resize reduce", "knock down": "compress reduce",
+	"slim down": "compress reduce", "too big": "compress reduce size", "too large": "compress reduce size",
+	"lighter": "compress reduce", "clip": "trim cut", "snip": "trim cut", "chop": "trim cut",
+	"shorten": "trim cut", "cut off": "trim cut", "ditch": "remove delete",
+	"get rid": "remove delete", "strip": "remove separate", "strip out": "remove separate", "nuke": "delete remove", "wipe out": "delete remove", "tear down": "delete remove stop",
+	"cutout": "remove background", "green screen": "background remove",
+	"transparent": "background remove",
+
+	// starting, stopping, restarting, shipping
+	"bounce": "restart", "kick": "restart start", "give it a kick": "restart", "cycle": "restart",
+	"power cycle": "reboot restart", "fire up": "start launch", "boot up": "start", "turn it off": "stop",
+	"shut off": "stop", "kill": "stop terminate", "push live": "deploy release", "go live": "deploy release publish",
+	"put live": "deploy release", "ship it": "deploy release", "roll out": "deploy rollout",
+	"push out": "deploy release", "live": "deploy release publish", "kick off": "trigger start run",
+	"try again": "retry rerun", "run again": "rerun retry", "redo": "rerun retry",
+	"kick out": "ban remove member", "boot out": "ban remove", "for good": "ban permanent",
+	"block": "ban", "spam": "ban remove", "spamming": "ban remove", "troll": "ban", "abuse": "ban report",
+
+	// symptoms and their remedies
+	"stale": "cache purge", "old version": "cache purge", "still see": "cache purge",
+	"still showing": "cache purge", "not updating": "cache purge", "outdated": "cache purge update",
+	"cached": "cache purge", "refresh": "cache purge reload", "slow": "slow performance latency query",
+	"sluggish": "slow performance latency", "dragging": "slow performance", "lag": "latency slow",
+	"laggy": "latency slow", "bottleneck": "slow performance", "timing out": "timeout slow latency",
+	"full": "space prune clean delete", "out of space": "space prune clean", "no room": "space prune clean",
+	"disk space": "prune clean storage", "junk": "prune clean unused", "clutter": "prune clean unused",
+	"leftover": "prune unused", "unused": "prune remove", "free up": "prune clean delete",
+	"broke": "error rollback", "broken": "error rollback", "regression": "rollback undo",
+	"flaky": "flaky test intermittent", "at random": "flaky intermittent", "randomly": "flaky intermittent",
+	"sometimes fail": "flaky intermittent", "intermittent": "flaky",
+	"keeps dying": "crash log event describe", "dying": "crash log event", "crashloop": "crash log restart",
+	"keeps restarting": "crash log event", "what happened": "log event describe history",
+	"not trusted": "ssl certificate", "untrusted": "ssl certificate", "insecure": "ssl certificate",
+	"padlock": "ssl certificate", "https": "ssl certificate", "cert": "certificate ssl",
+	"can't reach": "dns ping status", "cannot reach": "dns ping status", "unreachable": "dns ping status",
+	"not loading": "status dns ping", "down": "status incident outage", "who owns": "whois domain",
+	"owner of": "whois", "registered to": "whois domain", "billed twice": "refund", "double charged": "refund",
+	"overcharged": "refund", "money back": "refund", "chargeback": "dispute", "leaked": "secret rotate",
+	"forgot": "reset password", "locked out": "reset password unlock", "stuck": "cancel restart",
+	"hung": "cancel restart", "typo": "edit update",
+
+	// everyday words for a domain's terms
+	"outage": "incident", "incident": "pagerduty", "paging": "incident alert pagerduty oncall", "pager": "pagerduty incident oncall",
+	"on call": "oncall", "alarm": "alert monitor", "noisy": "mute alert", "shush": "mute silence",
+	"silence": "mute", "snooze": "mute", "stock": "inventory", "in stock": "inventory", "units": "inventory quantity", "shop": "store shopify", "storefront": "store shopify",
+	"coupon": "discount code", "promo": "discount code", "lead": "crm contact", "leads": "crm contact lead",
+	"prospect": "lead contact crm", "drip": "sequence enroll",
+	"nurture": "sequence enroll", "email sequence": "sequence enroll", "sign up for": "enroll subscribe",
+	"vocals": "stems separate", "instrumental": "stems separate",
+	"karaoke": "stems separate vocals", "acapella": "stems separate", "podcast": "audio", "episode": "audio",
+	"voice memo": "audio recording", "tune": "song music", "what song": "identify song", "which song": "identify song",
+	"name that tune": "identify song", "headshot": "image photo", "selfie": "image photo", "portrait": "image photo",
+	"logo": "image", "snapshot": "backup", "keep a copy": "backup", "copy of the database": "backup database",
+	"safe copy": "backup", "before the migration": "backup", "todo list": "task", "to do": "task",
+	"chore": "task", "errand": "task", "timeline": "tweet twitter", "followers": "twitter social",
+	"receipt": "invoice", "paycheck": "payout", "wire": "payout transfer", "budget": "cost billing",
+	"spent": "cost billing", "spend": "cost billing", "bill": "invoice billing cost", "cost us": "cost billing",
+	"statement": "query sql", "statements": "query sql", "image tag": "image set", "version": "release image",
+	"build logs": "job log console output", "build log": "job log console output", "my way": "download get send",
+	"domain": "dns whois", "name server": "dns", "hostname": "dns lookup", "resolve to": "dns lookup record",
+	"flight": "travel", "layover": "flight", "hotel room": "hotel book",
+}
+
+// relatedWeight discounts a related term against a word the user wrote,
+// and below a synonym's discount: it is evidence, not the same word.
+const relatedWeight = 0.35
+
+// relatedKey is one key of relatedTerms past its first word, with the
+// terms it adds.
+type relatedKey struct {
+	rest  []string
+	terms []string
+}
+
+// related maps the first stemmed word of each key to its keys, longest
+// first.
+var related = sync.OnceValue(func() map[string][]relatedKey {
+	m := make(map[string][]relatedKey, len(relatedTerms))
+	for k, v := range relatedTerms {
+		var key []string
+		words(k, func(w string) { key = append(key, stem(strings.ToLower(w))) })
+		var terms []string
+		analyze(v, func(t string) { terms = append(terms, t) })
+		m[key[0]] = append(m[key[0]], relatedKey{rest: key[1:], terms: terms})
+	}
+	for _, ks := range m {
+		slices.SortFunc(ks, func(a, b relatedKey) int {
+			return cmp.Or(cmp.Compare(len(b.rest), len(a.rest)), slices.Compare(a.rest, b.rest))
+		})
+	}
+	return m
+})
+
+// relatedOf calls add with each term that the words of query relate to
+// (see relatedTerms). Keys are matched longest first, left to right, and a
+// word belongs to one key at most: "jot down" is a note, and its "down" is
+// not also an outage.
+func relatedOf(query string, add func(term string)) {
+	var ws []string
+	words(query, func(w string) { ws = append(ws, stem(strings.ToLower(w))) })
+	table := related()
+	for i := 0; i < len(ws); {
+		n := 1
+		for _, k := range table[ws[i]] {
+			if i+1+len(k.rest) <= len(ws) && slices.Equal(k.rest, ws[i+1:i+1+len(k.rest)]) {
+				for _, t := range k.terms {
+					add(t)
+				}
+				n += len(k.rest)
+				break
+			}
+		}
+		i += n
+	}
+}
