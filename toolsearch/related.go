@@ -22,8 +22,8 @@ import (
 //
 // Unlike the synonyms, which pool words that mean the same, a related term
 // adds words the right tool is likely to use, at a lower weight
-// (relatedWeight), so it lifts a tool that also matches the rest of the
-// request and never outranks one that matches the words as written. It is
+// (relatedWeight), so it mostly decides between tools that match the rest
+// of the request, and a word as written weighs about three related ones. It is
 // general English about software, services and devices, written from what
 // the tasks are called, not from any one catalog's wording. Keys of one to
 // four words are matched on the stemmed words of a query, stop words
