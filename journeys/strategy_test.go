@@ -4,6 +4,7 @@ package journeys
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -147,5 +148,63 @@ func TestJourneyStrategyFallback(t *testing.T) {
 	r = u.wieldIn("hi\n", "chat", "--model", js.srv.URL+"/v1/gemma3:4b", "--prompt-format", "yaml")
 	if r.code != 2 || !strings.Contains(r.stderr, `--prompt-format: prompt format "yaml" is not one of xml, json`) {
 		t.Errorf("an unknown prompt format: want exit 2 and why:\n%s", r)
+	}
+}
+
+// TestJourneyChatSearchRecorded: `wield chat` with a catalog too large to
+// list (more than 40 tools) offers the model search_tools alone; the
+// model's search and the call it then makes both go through the engine and
+// are recorded under the conversation, the search as any other call.
+func TestJourneyChatSearchRecorded(t *testing.T) {
+	u := newUser(t)
+	var b strings.Builder
+	b.WriteString("kind: tools\ntools:\n")
+	for i := range 45 {
+		fmt.Fprintf(&b, "  - name: crm_record_%02d\n    description: Update customer record field number %d in the CRM.\n    parameters: [{name: message, type: string}]\n    entry: {type: builtin, handler: echo}\n", i, i)
+	}
+	u.write("tools/crm.yaml", b.String())
+	model, _ := newFakeModel(t, "",
+		reply(completion("", [2]string{"search_tools", `{"query":"evaluate an arithmetic expression"}`})),
+		reply(completion("", [2]string{"calculator", `{"expression":"6*7"}`})),
+		reply(completion("42")),
+	)
+	r := u.wieldIn("what is 6*7?\n", "chat", "--tools", "tools", "--model", model.srv.URL+"/v1/gpt-test", "--conversation", "s1")
+	if r.code != 0 || r.stdout != "42\n" || !strings.Contains(r.stderr, "→ search_tools") {
+		t.Fatalf("want exit 0, the answer and the search shown:\n%s", r)
+	}
+	reqs := model.requests()
+	if len(reqs) != 3 || len(reqs[0].Tools) != 1 || reqs[0].Tools[0].Function.Name != "search_tools" {
+		t.Fatalf("the first turn offered %d tools, want search_tools alone (%d requests)", len(reqs[0].Tools), len(reqs))
+	}
+	offered := map[string]bool{}
+	for _, tl := range reqs[1].Tools {
+		offered[tl.Function.Name] = true
+	}
+	if !offered["calculator"] || !offered["search_tools"] {
+		t.Errorf("the second turn offered %v, want search_tools and what it found", offered)
+	}
+	rec := u.must("calls", "--conversation", "s1", "--json")
+	var page struct {
+		Records []struct {
+			Call struct {
+				Tool   string `json:"tool"`
+				Caller struct {
+					ID string `json:"id"`
+				} `json:"caller"`
+			} `json:"call"`
+			Result struct {
+				OK bool `json:"ok"`
+			} `json:"result"`
+		} `json:"records"`
+	}
+	if err := json.Unmarshal([]byte(rec.stdout), &page); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, r := range page.Records {
+		got[r.Call.Tool] = r.Result.OK && r.Call.Caller.ID == "chat"
+	}
+	if len(page.Records) != 2 || !got["search_tools"] || !got["calculator"] {
+		t.Errorf("the records of s1 are %v, want search_tools and calculator, both ok, by the chat agent:\n%s", got, rec.stdout)
 	}
 }
