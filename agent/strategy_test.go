@@ -183,3 +183,17 @@ func TestLoopFallbackOllamaServer(t *testing.T) {
 		t.Fatalf("got %+v, %v, %d notices", out, err, notices)
 	}
 }
+
+// TestLoopExplicitPromptStrategy: an output strategy written with
+// function_calling false (as an agent file gives it: the prompt format
+// set) offers the tools in the prompt even to a model with function
+// calling; only the zero value means the defaults.
+func TestLoopExplicitPromptStrategy(t *testing.T) {
+	reg, e := newWorld(t)
+	m := &refusingModel{replies: []string{"no calls"}}
+	a := &agent.Agent{Name: "p", Model: m, Toolkit: toolkit(t, reg, "p", "echo"), Strategy: llm.OutputStrategy{PromptFormat: llm.PromptXML}}
+	out, err := agent.NewLoop(e, nil).Run(context.Background(), a, "c", []llm.Message{{Role: llm.RoleUser, Content: "hi"}})
+	if err != nil || out.Strategy != llm.StrategyPrompt || len(m.sent()) != 1 || len(m.sent()[0].Tools) != 0 {
+		t.Fatalf("got %+v, %v: want the prompt strategy at once", out, err)
+	}
+}

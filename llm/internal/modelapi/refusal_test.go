@@ -2,6 +2,7 @@ package modelapi
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/wieldhq/wield/llm"
@@ -48,4 +49,27 @@ func TestToolsRefused(t *testing.T) {
 	if !errors.Is(err, llm.ErrToolsUnsupported) || !errors.Is(err, base) || err.Error() != base.Error() {
 		t.Errorf("ToolsRefusal(%v) = %v: is ErrToolsUnsupported %v, is the cause %v", base, err, errors.Is(err, llm.ErrToolsUnsupported), errors.Is(err, base))
 	}
+}
+
+// FuzzToolsRefused: whatever a server answers, reading it neither panics
+// nor finds a refusal outside the error's message.
+func FuzzToolsRefused(f *testing.F) {
+	for _, s := range []string{
+		`{"error":{"message":"x does not support tools"}}`,
+		`{"error":"x does not support tools"}`,
+		`{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set"}`,
+		`{"error":{"message":null}}`, `{"error":[1,2]}`, `null`, `[]`, `"does not support tools"`,
+	} {
+		f.Add(400, []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		if ToolsRefused(&StatusError{StatusCode: status, Body: body}) {
+			if status < 400 {
+				t.Fatalf("a refusal in a %d answer", status)
+			}
+			if !strings.Contains(strings.ToLower(errorMessage(body)), "tool") {
+				t.Fatalf("a refusal whose message %q does not mention tools", errorMessage(body))
+			}
+		}
+	})
 }
