@@ -42,7 +42,12 @@ type LoopOptions struct {
 	MaxSteps int
 	// SearchThreshold is the toolkit size above which the model is offered
 	// search_tools instead of every definition (toolsearch.DefaultThreshold
-	// when zero; negative never).
+	// when zero; negative never). Its calls run through the invoker like any
+	// other, so they are recorded: the loop uses the engine's registered
+	// search_tools (registering toolsearch's, which searches each caller's
+	// toolkit, when the registry has none) and adds it to the agent's
+	// toolkit. An invoker without a Registry method (not an engine) has the
+	// search run in the loop instead, unrecorded.
 	SearchThreshold int
 	// Agents are the agents call_subagent may hand work to, by name.
 	Agents map[string]*Agent
