@@ -11,9 +11,18 @@
 // enum values. Words are lower-cased, stemmed lightly and matched against
 // a small table of general-purpose synonyms (create/add/new/make,
 // delete/remove, issue/bug/ticket, ...). A query also searches for the kind
-// of the values it quotes (an email address, a phone number, "Spanish",
-// "miles"), for one-word forms of phrasal verbs ("look up", "shut down")
-// and for compounds the catalog uses ("on call" for "oncall").
+// of the values it quotes (an email address, a phone number, a host name,
+// "Spanish", "miles"), for one-word forms of phrasal verbs ("look up",
+// "shut down"), for compounds the catalog uses ("on call" for "oncall"),
+// and, at a third of a word's weight, for the terms its words relate to:
+// the action an idiom names ("jot down" a note, "bounce" a service), the
+// remedy of a symptom ("flaky" tests, a "full" disk to prune), a domain's
+// term for an everyday word ("outage" an incident).
+//
+// # Searching within a toolkit
+//
+// A search_tools call made within an agent's toolkit searches that
+// toolkit, so one registered tool serves every agent (see [Tool]).
 //
 // # Loading tools on demand
 //
