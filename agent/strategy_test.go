@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/openai"
@@ -195,5 +196,22 @@ func TestLoopExplicitPromptStrategy(t *testing.T) {
 	out, err := agent.NewLoop(e, nil).Run(context.Background(), a, "c", []llm.Message{{Role: llm.RoleUser, Content: "hi"}})
 	if err != nil || out.Strategy != llm.StrategyPrompt || len(m.sent()) != 1 || len(m.sent()[0].Tools) != 0 {
 		t.Fatalf("got %+v, %v: want the prompt strategy at once", out, err)
+	}
+}
+
+// TestOnFallbackPanics: an OnFallback that panics does not end the run:
+// the fallback happens, the answer arrives, the panic is counted.
+func TestOnFallbackPanics(t *testing.T) {
+	before := wield.CallbackPanics()
+	reg, e := newWorld(t)
+	m := &refusingModel{replies: []string{"fine"}}
+	loop := agent.NewLoop(e, &agent.LoopOptions{OnFallback: func(string, error) { panic("OnFallback bug") }})
+	a := &agent.Agent{Name: "p", Model: m, Toolkit: toolkit(t, reg, "p", "echo")}
+	out, err := loop.Run(context.Background(), a, "c", []llm.Message{{Role: llm.RoleUser, Content: "hi"}})
+	if err != nil || out.Answer != "fine" || out.Strategy != llm.StrategyPrompt {
+		t.Fatalf("got %+v, %v", out, err)
+	}
+	if got := panics(wield.CallbackAgentOnFallback, before); got != 1 {
+		t.Errorf("agent_on_fallback panics counted: %d, want 1", got)
 	}
 }
