@@ -117,6 +117,63 @@ var relatedTerms = map[string]string{
 	"build logs": "job log console output", "build log": "job log console output", "my way": "download get send",
 	"domain": "dns whois", "name server": "dns", "hostname": "dns lookup", "resolve to": "dns lookup record",
 	"flight": "travel", "layover": "flight", "hotel room": "hotel book",
+
+	// mail and chat
+	"bin": "trash delete", "chuck": "trash delete", "junk mail": "trash filter spam",
+	"newsletter": "filter label", "unsubscribe": "filter", "skip my inbox": "filter archive label",
+	"out of office": "vacation responder", "away message": "vacation responder", "auto reply": "vacation responder",
+	"thumbs up": "reaction emoji", "emoji": "reaction", "react": "reaction", "like it": "reaction",
+	"stays at the top": "pin", "sticky": "pin", "keep on top": "pin", "bookmark": "pin save",
+	"set my status": "status", "away": "status", "busy": "status",
+
+	// calendar and meetings
+	"standup": "meeting event", "stand up": "meeting event", "sync": "meeting event", "catch up": "meeting event",
+	"huddle": "meeting event", "one to one": "meeting event", "reschedule": "update event move",
+	"push to": "update event move", "move the meeting": "update event", "rsvp": "respond event",
+	"accept the invite": "respond event", "decline": "respond event", "free time": "free slot",
+	"when is everyone free": "free slot", "available": "free slot",
+
+	// weather and places
+	"rain": "weather forecast", "pour": "rain weather forecast", "drizzle": "weather forecast", "snow": "weather forecast",
+	"umbrella": "weather forecast rain", "sunny": "weather forecast", "jacket": "weather forecast",
+	"this afternoon": "hourly forecast", "tonight": "hourly forecast", "in an hour": "hourly forecast",
+	"drive": "directions distance route", "commute": "directions distance", "how far": "distance directions",
+	"walk to": "directions", "get to": "directions", "near me": "places nearby search", "nearby": "places search",
+	"around here": "places nearby", "coordinates": "geocode", "lat long": "geocode",
+
+	// music, video, sound
+	"louder": "volume", "quieter": "volume", "notch": "volume", "turn it up": "volume", "turn it down": "volume",
+	"next song": "skip next", "skip this": "skip next", "queue up": "queue add", "what's playing": "currently playing",
+	"too big to send": "compress reduce size", "captions": "subtitles transcript", "subtitle": "subtitles",
+	"words at the bottom": "subtitles", "make out what": "subtitles transcribe", "can't hear": "subtitles transcribe",
+	"read it out loud": "text speech", "read aloud": "text speech", "say it out loud": "text speech",
+	"write down what was said": "transcribe", "what was said": "transcribe",
+
+	// cloud, ops, code
+	"which ones are up": "describe list instance", "which are running": "describe list instance",
+	"what's running": "list describe", "running forever": "cancel stop", "make it stop": "cancel stop",
+	"never started": "trigger build run start", "get it going": "trigger build start run", "by hand": "trigger manual",
+	"more copies": "scale replica", "more replicas": "scale", "scale up": "scale", "scale down": "scale",
+	"dead links": "url status check link", "broken links": "url status check link", "404": "status url",
+	"who wrote": "blame", "who changed": "blame", "waiting on me": "review pull request",
+	"needs my review": "review pull request", "review requests": "review pull request",
+	"security warning": "ssl certificate", "not secure": "ssl certificate", "wake up": "trigger incident page",
+	"page someone": "trigger incident", "exceptions": "error issue", "errors in prod": "error issue",
+	"traffic": "analytics visitor", "visitors": "analytics", "hits": "analytics", "where is this ip": "geolocation ip",
+	"is the server alive": "ping status", "on time": "flight status", "delayed": "flight status",
+
+	// money, shop, customers, work
+	"what's the damage": "balance cost", "how much do we have": "balance", "in the bank": "balance",
+	"shares": "stock quote", "ticker": "stock quote", "share price": "stock quote", "market": "stock",
+	"keeps calling": "lookup phone number", "unknown number": "lookup phone number", "who is calling": "lookup phone number",
+	"send out the order": "fulfill order", "ship the order": "fulfill order", "sales this": "sales report",
+	"pipeline": "deal opportunity", "canned response": "macro", "template reply": "macro",
+	"hand her": "assign", "hand his": "assign", "hand their": "assign", "reassign": "assign",
+	"gist": "summary", "tl dr": "summary", "short version": "summary", "in a nutshell": "summary",
+	"column": "list move card", "lane": "list move card", "park": "move", "give access": "share permission",
+	"who can see": "permission", "fill in": "append write rows", "add rows": "append rows",
+	"remind me": "task reminder", "what's in this picture": "describe image", "text in this": "ocr extract text",
+	"make it a png": "convert image format", "make it a jpg": "convert image format",
 }
 
 // relatedWeight discounts a related term against a word the user wrote,
