@@ -72,8 +72,9 @@ type LoopOptions struct {
 	// offered natively ([llm.ErrToolsUnsupported]: Ollama's "… does not
 	// support tools", vLLM without a tool parser) and the loop asked again
 	// with the tools in the prompt, as the agent's output strategy allows:
-	// once per model for the loop's lifetime, since the loop remembers the
-	// refusal and offers that model its tools in the prompt from then on.
+	// once per model, since the refusal is remembered for the process's
+	// lifetime and that model is offered its tools in the prompt from then
+	// on, by every loop.
 	// err is the model's refusal. A panic in it is contained like
 	// OnMessage's.
 	OnFallback func(agent string, err error)
@@ -90,16 +91,19 @@ type LoopOptions struct {
 type Loop struct {
 	inv  wield.Invoker
 	opts LoopOptions
-
-	mu sync.Mutex
-	// noTools are the models that refused native tools, by identity (see
-	// modelKey); at most maxRemembered of them.
-	noTools map[any]bool
 }
 
-// maxRemembered bounds the models a loop remembers as refusing tools: a
-// program that makes a client per request must not grow the loop without
-// end. Past it, a refusal is detected again on each run.
+// refusals are the models that refused native tools, by identity (see
+// modelKey), for the process's lifetime: a model client is made once and
+// shared, and what its server takes does not change while it runs.
+var refusals struct {
+	mu sync.Mutex
+	m  map[any]bool
+}
+
+// maxRemembered bounds the models remembered as refusing tools: a program
+// that makes a client per request must not grow the process without end.
+// Past it, a refusal is detected again on each run.
 const maxRemembered = 1024
 
 // NewLoop returns a loop that runs calls through inv, usually an
@@ -145,7 +149,8 @@ var ErrMaxSteps = errors.New("agent: step limit reached before an answer")
 // A model that refuses native tools ([llm.ErrToolsUnsupported]) is asked
 // the same turn again with the tools in the prompt when the agent's output
 // strategy allows the fallback, and is offered its tools in the prompt for
-// the rest of the loop's life (see [LoopOptions.OnFallback]).
+// the rest of the process's life, by every loop (see
+// [LoopOptions.OnFallback]).
 func (l *Loop) Run(ctx context.Context, a *Agent, conv string, messages []llm.Message) (*Outcome, error) {
 	return l.run(ctx, a, conv, messages, 0)
 }
@@ -159,7 +164,7 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", a.Name, err)
 	}
-	if strategy == llm.StrategyNative && cfg.FallbackToStructuredOutput && l.refused(a.Model) {
+	if strategy == llm.StrategyNative && cfg.FallbackToStructuredOutput && refused(a.Model) {
 		strategy = llm.StrategyPrompt
 	}
 	sub := NewSubAgent(l.inv, SubAgentOptions{ID: a.Name, ConversationID: conv, Toolkit: a.Toolkit})
@@ -188,7 +193,7 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 			// refused request is not a step.
 			out.Steps--
 			strategy, t.strategy, out.Strategy = llm.StrategyPrompt, llm.StrategyPrompt, llm.StrategyPrompt
-			if l.remember(a.Model) && l.opts.OnFallback != nil {
+			if remember(a.Model) && l.opts.OnFallback != nil {
 				wield.Protect(nil, wield.CallbackAgentOnFallback, func() { l.opts.OnFallback(a.Name, err) })
 			}
 			msgs = t.withSystem(msgs)
@@ -263,33 +268,33 @@ func modelKey(m llm.Model) (any, bool) {
 }
 
 // refused reports whether m refused native tools before.
-func (l *Loop) refused(m llm.Model) bool {
+func refused(m llm.Model) bool {
 	k, ok := modelKey(m)
 	if !ok {
 		return false
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.noTools[k]
+	refusals.mu.Lock()
+	defer refusals.mu.Unlock()
+	return refusals.m[k]
 }
 
 // remember notes that m refused native tools; it reports whether that is
 // news.
-func (l *Loop) remember(m llm.Model) bool {
+func remember(m llm.Model) bool {
 	k, ok := modelKey(m)
 	if !ok {
 		return true
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.noTools[k] {
+	refusals.mu.Lock()
+	defer refusals.mu.Unlock()
+	if refusals.m[k] {
 		return false
 	}
-	if l.noTools == nil {
-		l.noTools = map[any]bool{}
+	if refusals.m == nil {
+		refusals.m = map[any]bool{}
 	}
-	if len(l.noTools) < maxRemembered {
-		l.noTools[k] = true
+	if len(refusals.m) < maxRemembered {
+		refusals.m[k] = true
 	}
 	return true
 }

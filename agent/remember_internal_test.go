@@ -22,25 +22,33 @@ func (valueModel) Generate(context.Context, *llm.ModelRequest) (*llm.ModelRespon
 }
 
 // TestRememberBound: a program that makes a model per request cannot grow
-// a loop's memory of refusals past maxRemembered; a model that cannot be a
-// map key is never remembered, and says so each time rather than panic.
+// the memory of refusals past maxRemembered; a model that cannot be a map
+// key is never remembered, and says so each time rather than panic.
 func TestRememberBound(t *testing.T) {
-	l := NewLoop(nil, nil)
-	for i := range maxRemembered + 500 {
-		if !l.remember(&pointerModel{n: i}) {
-			t.Fatalf("model %d: not news", i)
-		}
-	}
-	if len(l.noTools) != maxRemembered {
-		t.Errorf("%d models remembered, want at most %d", len(l.noTools), maxRemembered)
-	}
+	refusals.mu.Lock()
+	saved := refusals.m
+	refusals.m = nil
+	refusals.mu.Unlock()
+	t.Cleanup(func() {
+		refusals.mu.Lock()
+		refusals.m = saved
+		refusals.mu.Unlock()
+	})
 	m := &pointerModel{}
-	l = NewLoop(nil, nil)
-	if !l.remember(m) || l.remember(m) || !l.refused(m) {
+	if !remember(m) || remember(m) || !refused(m) {
 		t.Error("a model's refusal is news once, then remembered")
 	}
+	for i := range maxRemembered + 500 {
+		remember(&pointerModel{n: i})
+	}
+	if n := len(refusals.m); n != maxRemembered || !refused(m) {
+		t.Errorf("%d models remembered (the first one: %v), want at most %d with the first", n, refused(m), maxRemembered)
+	}
+	if remember(&pointerModel{n: -1}) != true || refused(&pointerModel{n: -1}) {
+		t.Error("past the bound a refusal is news and not remembered")
+	}
 	v := valueModel{tags: []string{"x"}}
-	if !l.remember(v) || !l.remember(v) || l.refused(v) {
+	if !remember(v) || !remember(v) || refused(v) {
 		t.Error("a model that cannot be a map key is not remembered")
 	}
 }

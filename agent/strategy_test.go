@@ -52,8 +52,9 @@ func (m *refusingModel) sent() []*llm.ModelRequest {
 
 // TestLoopFallsBackWhenToolsRefused: a refusal of native tools is answered
 // by asking the same turn again with the tools in the prompt, the loop
-// says so once, remembers it for that model (the next run asks with the
-// prompt at once), and the refused request is not a step.
+// says so once, the refusal is remembered for that model (the next run,
+// of this loop or another, asks with the prompt at once), and the refused
+// request is not a step.
 func TestLoopFallsBackWhenToolsRefused(t *testing.T) {
 	reg, e := newWorld(t)
 	m := &refusingModel{replies: []string{
@@ -104,11 +105,22 @@ func TestLoopFallsBackWhenToolsRefused(t *testing.T) {
 		t.Errorf("notices %q, want still one", notices)
 	}
 
-	// Another loop has its own memory: it detects the refusal again.
+	// Another loop knows that model already: it asks in the prompt at
+	// once, and says nothing.
+	m.replies = append(m.replies, "From another loop.")
+	var others []string
+	out, err = agent.NewLoop(e, &agent.LoopOptions{OnFallback: func(_ string, err error) { others = append(others, err.Error()) }}).
+		Run(context.Background(), a, "c2", []llm.Message{{Role: llm.RoleUser, Content: "hi"}})
+	if err != nil || out.Answer != "From another loop." || len(m.sent()) != 5 || len(m.sent()[4].Tools) != 0 || len(others) != 0 {
+		t.Errorf("another loop: %+v, %v, %d requests, notices %q", out, err, len(m.sent()), others)
+	}
+
+	// Another model is asked natively first: what one server refuses says
+	// nothing of another.
 	other := &refusingModel{replies: []string{"fine"}}
-	out, err = agent.NewLoop(e, nil).Run(context.Background(), &agent.Agent{Name: "x", Model: other, Toolkit: a.Toolkit}, "c2", []llm.Message{{Role: llm.RoleUser, Content: "hi"}})
+	out, err = agent.NewLoop(e, nil).Run(context.Background(), &agent.Agent{Name: "x", Model: other, Toolkit: a.Toolkit}, "c3", []llm.Message{{Role: llm.RoleUser, Content: "hi"}})
 	if err != nil || out.Answer != "fine" || len(other.sent()) != 2 {
-		t.Errorf("another loop: %+v, %v, %d requests", out, err, len(other.sent()))
+		t.Errorf("another model: %+v, %v, %d requests", out, err, len(other.sent()))
 	}
 }
 
