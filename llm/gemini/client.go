@@ -35,11 +35,20 @@ type ClientOptions struct {
 	// HTTPClient replaces the default client (http.DefaultClient's
 	// transport; the request is bounded by its context only).
 	HTTPClient *http.Client
+	// NoFunctionCalling makes agents describe tools in the prompt instead
+	// of sending them (`wield chat --no-function-calling`).
+	NoFunctionCalling bool
 }
 
 // Client is an [llm.Model] on the Gemini API's generateContent. Tools are
-// declared with their JSON Schema (parametersJsonSchema), so nothing of
-// their meaning is lost in transit.
+// declared as [Dialect] exports them, once each: "parameters" in the
+// OpenAPI subset every Gemini model and Vertex AI accept ($ref inlined,
+// oneOf as anyOf, additionalProperties false left out, see
+// [ConvertSchema]), and a tool whose meaning that subset cannot keep is
+// refused with an *[llm.ToolsError] rather than sent changed. The newer
+// parametersJsonSchema is not used: models before the November 2025
+// releases refuse most of JSON Schema there, and one form for every model
+// is the form `wield list --format gemini` shows.
 //
 // It speaks the documented wire format over net/http and encoding/json
 // rather than through Google's Go SDK (google.golang.org/genai), which
@@ -50,9 +59,10 @@ type ClientOptions struct {
 // GOOGLE_GEMINI_BASE_URL), no retries, and its errors' code, status and
 // message.
 type Client struct {
-	api  modelapi.Client
-	url  string
-	opts ClientOptions
+	api   modelapi.Client
+	url   string
+	opts  ClientOptions
+	tools llm.ToolCache
 }
 
 // NewClient returns a client on the Gemini API. It fails when opts.Model
@@ -90,15 +100,16 @@ func NewClient(_ context.Context, opts ClientOptions) (*Client, error) {
 		hc = http.DefaultClient
 	}
 	return &Client{
-		api:  modelapi.Client{HTTP: hc, Header: http.Header{"X-Goog-Api-Key": {key}}},
-		url:  strings.TrimSuffix(base, "/") + "/" + apiVersion + "/" + model + ":generateContent",
-		opts: opts,
+		api:   modelapi.Client{HTTP: hc, Header: http.Header{"X-Goog-Api-Key": {key}}},
+		url:   strings.TrimSuffix(base, "/") + "/" + apiVersion + "/" + model + ":generateContent",
+		opts:  opts,
+		tools: llm.ToolCache{Dialect: Dialect},
 	}, nil
 }
 
-// SupportsFunctionCalling is true: Gemini models take function
-// declarations natively.
-func (c *Client) SupportsFunctionCalling() bool { return true }
+// SupportsFunctionCalling is true, as Gemini models take function
+// declarations natively, unless the options say otherwise.
+func (c *Client) SupportsFunctionCalling() bool { return !c.opts.NoFunctionCalling }
 
 // generateRequest is the body of models.generateContent, as far as wield
 // fills it.
@@ -135,14 +146,10 @@ type functionResponse struct {
 	Response map[string]any `json:"response"`
 }
 
+// toolDecl is a [Tool] whose [FunctionDeclaration]s were converted once
+// each by [Dialect].
 type toolDecl struct {
-	FunctionDeclarations []functionDecl `json:"functionDeclarations"`
-}
-
-type functionDecl struct {
-	Name                 string `json:"name"`
-	Description          string `json:"description,omitempty"`
-	ParametersJSONSchema any    `json:"parametersJsonSchema,omitempty"`
+	FunctionDeclarations []json.RawMessage `json:"functionDeclarations"`
 }
 
 // generateResponse is what wield reads of a GenerateContentResponse.
@@ -196,14 +203,10 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 			return nil, fmt.Errorf("gemini: message role %q is not system, user, assistant or tool", m.Role)
 		}
 	}
-	if len(req.Tools) > 0 {
-		decls := make([]functionDecl, 0, len(req.Tools))
-		for _, t := range req.Tools {
-			d := functionDecl{Name: t.Name, Description: t.Description}
-			if t.InputSchema != nil {
-				d.ParametersJSONSchema = t.InputSchema
-			}
-			decls = append(decls, d)
+	if len(req.Tools) > 0 && !c.opts.NoFunctionCalling {
+		decls, err := c.tools.Tools(req.Tools)
+		if err != nil {
+			return nil, fmt.Errorf("gemini: %w", err)
 		}
 		body.Tools = []toolDecl{{FunctionDeclarations: decls}}
 	}
