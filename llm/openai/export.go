@@ -2,8 +2,9 @@
 // Chat Completions and Responses APIs, in normal and strict mode. It builds
 // plain values with the field names of OpenAI's API reference; no SDK is
 // needed to marshal them. [Client], an [llm.Model] on Chat Completions,
-// speaks the same wire format over net/http: OpenAI's SDK, which links every
-// OpenAI service, made 53.5 MB of a 127.6 MB wield binary.
+// and [ResponsesClient], one on the Responses API, speak the same wire
+// format over net/http: OpenAI's SDK, which links every OpenAI service,
+// made 53.5 MB of a 127.6 MB wield binary.
 package openai
 
 import (
