@@ -41,6 +41,8 @@ type chatModel struct {
 	// instead of the provider's usual ones.
 	keyEnv string
 	noFC   bool
+	// strict is --strict: OpenAI's strict mode for the tools.
+	strict bool
 }
 
 // resolved is a chatModel made definite: the provider, the API base (""
@@ -156,6 +158,8 @@ func (m chatModel) newModel(ctx context.Context, warn io.Writer) (llm.Model, llm
 		return nil, nil, usagef("--api %q: want chat or responses", m.api)
 	case m.api == apiResponses && r.provider != providerOpenAI:
 		return nil, nil, usagef("--api responses is OpenAI's Responses API; the provider is %s (--provider openai to use it)", r.provider)
+	case m.strict && r.provider != providerOpenAI:
+		return nil, nil, usagef("--strict is OpenAI's strict mode; the provider is %s", r.provider)
 	}
 	if r.inferred != "" && r.provider != providerOpenAI && r.base != "" {
 		if u, _ := url.Parse(r.base); u != nil && !strings.HasSuffix(u.Hostname(), ".anthropic.com") && !strings.HasSuffix(u.Hostname(), ".googleapis.com") {
@@ -175,13 +179,13 @@ func (m chatModel) newModel(ctx context.Context, warn io.Writer) (llm.Model, llm
 		if key == "" {
 			key = os.Getenv("OPENAI_API_KEY") // local servers want none
 		}
-		opts := openai.ClientOptions{Model: r.name, BaseURL: r.base, APIKey: key, NoFunctionCalling: m.noFC}
+		opts := openai.ClientOptions{Model: r.name, BaseURL: r.base, APIKey: key, NoFunctionCalling: m.noFC, Strict: m.strict}
 		if m.api == apiResponses {
 			model, err = openai.NewResponsesClient(opts)
-			dialect = openai.Responses
+			dialect = openai.Dialect{API: openai.ResponsesAPI, Strict: m.strict}
 		} else {
 			model, err = openai.NewClient(opts)
-			dialect = openai.Chat
+			dialect = openai.Dialect{API: openai.ChatAPI, Strict: m.strict}
 		}
 	case providerAnthropic:
 		if key == "" && os.Getenv("ANTHROPIC_API_KEY") == "" && os.Getenv("ANTHROPIC_AUTH_TOKEN") == "" {

@@ -63,6 +63,7 @@ func TestChatModelRefused(t *testing.T) {
 		{chatModel{model: "gpt-4.1", provider: "mistral"}, `--provider "mistral": want one of openai, anthropic, gemini`},
 		{chatModel{model: "gpt-4.1", api: "assistants"}, `--api "assistants": want chat or responses`},
 		{chatModel{model: "claude-x", api: "responses"}, "--api responses is OpenAI's Responses API; the provider is anthropic"},
+		{chatModel{model: "gemini-x", strict: true}, "--strict is OpenAI's strict mode; the provider is gemini"},
 		{chatModel{model: "claude-x"}, "anthropic: no API key: set ANTHROPIC_API_KEY"},
 		{chatModel{model: "gemini-x"}, "gemini: no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)"},
 		{chatModel{model: "gpt-4.1", keyEnv: "WIELD_TEST_EMPTY"}, "--api-key-env WIELD_TEST_EMPTY: the variable is not set"},
@@ -91,6 +92,8 @@ func TestChatModelClients(t *testing.T) {
 	}{
 		{m: chatModel{model: "gpt-4.1"}, client: "*openai.Client", dialect: "openai"},
 		{m: chatModel{model: "gpt-4.1", api: "responses"}, client: "*openai.ResponsesClient", dialect: "openai-responses"},
+		{m: chatModel{model: "gpt-4.1", strict: true}, client: "*openai.Client", dialect: "openai-strict"},
+		{m: chatModel{model: "gpt-4.1", api: "responses", strict: true}, client: "*openai.ResponsesClient", dialect: "openai-responses-strict"},
 		{m: chatModel{model: "claude-x"}, client: "*anthropic.Client", dialect: "anthropic"},
 		{m: chatModel{model: "http://127.0.0.1:9/v1/claude-x"}, client: "*anthropic.Client", dialect: "anthropic", stderr: "--provider anthropic, from the model name claude-x"},
 		{m: chatModel{model: "gemini-x"}, client: "*gemini.Client", dialect: "gemini", stderr: "GOOGLE_API_KEY and GEMINI_API_KEY are both set and differ: using GOOGLE_API_KEY"},
