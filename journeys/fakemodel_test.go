@@ -158,6 +158,10 @@ func (m *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, msg)
 		return
 	}
+	if msg := missingSignature(m.wire, generic); msg != "" {
+		fail(http.StatusBadRequest, msg)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(step(req))
 }
@@ -230,6 +234,30 @@ func refusedTools(wire string, body map[string]any) string {
 	}
 	return ""
 }
+
+// missingSignature is Gemini 3's 400 for a call of the model sent back
+// without the thought signature it came with (this fake signs every call
+// it makes), or "".
+func missingSignature(wire string, body map[string]any) string {
+	if wire != wireGemini {
+		return ""
+	}
+	contents, _ := body["contents"].([]any)
+	for i, c := range contents {
+		parts, _ := c.(map[string]any)["parts"].([]any)
+		for _, p := range parts {
+			pm, _ := p.(map[string]any)
+			fc, _ := pm["functionCall"].(map[string]any)
+			if fc != nil && pm["thoughtSignature"] != geminiSignature {
+				return fmt.Sprintf("Unable to submit request because function call `%v` in the %d. content block is missing a `thought_signature`.", fc["name"], i+1)
+			}
+		}
+	}
+	return ""
+}
+
+// geminiSignature is the thought signature the fake gives its calls.
+const geminiSignature = "c2lnbmVkIGJ5IHRoZSBmYWtl"
 
 // geminiSchemaFields are the fields of Gemini's Schema object.
 var geminiSchemaFields = map[string]bool{
@@ -342,14 +370,14 @@ func anthropicMessage(text string, calls ...[2]string) any {
 }
 
 // geminiContent is a generateContent answer with text and functionCall
-// parts (name, JSON args pairs).
+// parts (name, JSON args pairs), each signed as Gemini 3 signs them.
 func geminiContent(text string, calls ...[2]string) any {
 	var parts []any
 	if text != "" {
 		parts = append(parts, map[string]any{"text": text})
 	}
 	for _, c := range calls {
-		parts = append(parts, map[string]any{"functionCall": map[string]any{"name": c[0], "args": json.RawMessage(c[1])}})
+		parts = append(parts, map[string]any{"functionCall": map[string]any{"name": c[0], "args": json.RawMessage(c[1])}, "thoughtSignature": geminiSignature})
 	}
 	return map[string]any{
 		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},

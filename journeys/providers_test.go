@@ -179,7 +179,8 @@ func TestJourneyChatAnthropic(t *testing.T) {
 // $defs, additionalProperties or oneOf; the fake refuses any of them as
 // Gemini does), runs the functionCall and sends the functionResponse. The
 // built-ins Gemini cannot take (maps of headers) are named on stderr and
-// left out, and the chat goes on.
+// left out, and the chat goes on. The call goes back with its thought
+// signature, which the fake, as Gemini 3 does, requires.
 func TestJourneyChatGemini(t *testing.T) {
 	model, _ := newFakeProvider(t, wireGemini, "journey-key", "",
 		reply(geminiContent("", [2]string{"route", routeArgs})),

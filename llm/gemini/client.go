@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm"
@@ -63,7 +64,17 @@ type Client struct {
 	url   string
 	opts  ClientOptions
 	tools llm.ToolCache
+
+	mu sync.Mutex
+	// sigs are the thought signatures of the calls the model made, by
+	// call ID, to go back with them (see Generate).
+	sigs map[string]string
 }
+
+// maxSignatures bounds the thought signatures a client keeps: many more
+// than the calls of one agent run, whose current turn is what Gemini
+// checks.
+const maxSignatures = 4096
 
 // NewClient returns a client on the Gemini API. It fails when opts.Model
 // is empty or names no model, and when there is no API key.
@@ -130,6 +141,7 @@ type content struct {
 type part struct {
 	Text             string            `json:"text,omitempty"`
 	Thought          bool              `json:"thought,omitempty"`
+	ThoughtSignature string            `json:"thoughtSignature,omitempty"`
 	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
 }
@@ -164,6 +176,12 @@ type generateResponse struct {
 // messages become the system instruction; tool results are function
 // responses ({"output": ...} or {"error": ...}). API errors keep their
 // status and are wield.Transient for 429 and 5xx.
+//
+// A call the model made with a thought signature goes back with it, as
+// Gemini 3 models require of the calls of the current turn (a 400
+// "Function call is missing a thought_signature" otherwise): the client
+// keeps the signatures of the calls it read, by call ID, and calls
+// without an ID from Gemini get one unique to them.
 func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.ModelResponse, error) {
 	var body generateRequest
 	body.GenerationConfig.MaxOutputTokens = max(req.MaxTokens, 0)
@@ -189,7 +207,7 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 						return nil, fmt.Errorf("gemini: arguments of call %s: %w", tc.Name, err)
 					}
 				}
-				ct.Parts = append(ct.Parts, part{FunctionCall: &functionCall{ID: tc.ID, Name: tc.Name, Args: args}})
+				ct.Parts = append(ct.Parts, part{FunctionCall: &functionCall{ID: tc.ID, Name: tc.Name, Args: args}, ThoughtSignature: c.signature(tc.ID)})
 			}
 			body.Contents = append(body.Contents, ct)
 		case llm.RoleTool:
@@ -229,8 +247,11 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 			}
 			id := p.FunctionCall.ID
 			if id == "" {
-				id = fmt.Sprintf("call_%d", i) // Gemini names calls only sometimes
+				// Gemini names calls only sometimes; the name must tell
+				// this call from every other, for its signature.
+				id = fmt.Sprintf("call_%s_%d", wield.NewID(), i)
 			}
+			c.remember(id, p.ThoughtSignature)
 			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: id, Name: p.FunctionCall.Name, Arguments: args})
 		case p.Text != "" && !p.Thought:
 			text = append(text, p.Text)
@@ -238,6 +259,26 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 	}
 	out.Message.Content = strings.Join(text, "")
 	return out, nil
+}
+
+// remember keeps the thought signature of call id.
+func (c *Client) remember(id, sig string) {
+	if sig == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sigs == nil || len(c.sigs) >= maxSignatures {
+		c.sigs = make(map[string]string)
+	}
+	c.sigs[id] = sig
+}
+
+// signature is the thought signature of call id, or "".
+func (c *Client) signature(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sigs[id]
 }
 
 // responseOf is a tool result as Gemini wants it: an object, with the
