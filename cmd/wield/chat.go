@@ -101,7 +101,7 @@ out): stderr names those lines.`,
 				if err != nil {
 					return fmt.Errorf("agent %s: %w", ag.Name, err)
 				}
-				if kit, err = offerable(reg, kit, dialect, a.stderr); err != nil {
+				if kit, err = offerable(reg, kit, nativeDialect(client, ag.Strategy, dialect), a.stderr); err != nil {
 					return fmt.Errorf("agent %s: %w", ag.Name, err)
 				}
 				ag.Toolkit = kit

@@ -215,6 +215,19 @@ func (m chatModel) newModel(ctx context.Context, warn io.Writer) (llm.Model, llm
 	return model, dialect, nil
 }
 
+// nativeDialect is d when the agent's tools go to the model natively, nil
+// when its output strategy puts them in the prompt, where every tool can
+// be described.
+func nativeDialect(m llm.Model, cfg llm.OutputStrategy, d llm.Dialect) llm.Dialect {
+	if cfg == (llm.OutputStrategy{}) {
+		cfg = llm.OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true} // the agent loop's default
+	}
+	if s, err := llm.DetectStrategy(m, cfg); err != nil || s != llm.StrategyNative {
+		return nil
+	}
+	return d
+}
+
 // offerable is the toolkit without the tools the dialect refuses, each
 // named on warn with the reason: a provider answers a request that holds
 // one such tool with an error for the whole request, and the client

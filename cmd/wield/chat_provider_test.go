@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
+	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/gemini"
 )
 
@@ -147,5 +148,30 @@ func TestOfferable(t *testing.T) {
 	}
 	if got, _ := reg.Toolkit("helper"); got != k {
 		t.Error("the registry keeps the toolkit with the refused tool")
+	}
+}
+
+// TestNativeDialect: the tools are held to the provider's dialect only
+// when they go to it natively; an agent whose output strategy puts them in
+// the prompt keeps every tool.
+func TestNativeDialect(t *testing.T) {
+	m := chatModel{model: "gemini-x"}
+	t.Setenv("GEMINI_API_KEY", "k")
+	t.Setenv("GOOGLE_API_KEY", "")
+	client, d, err := m.newModel(context.Background(), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cfg    llm.OutputStrategy
+		native bool
+	}{
+		{llm.OutputStrategy{}, true},
+		{llm.OutputStrategy{FunctionCalling: true}, true},
+		{llm.OutputStrategy{FallbackToStructuredOutput: true}, false},
+	} {
+		if got := nativeDialect(client, tt.cfg, d) != nil; got != tt.native {
+			t.Errorf("%+v: native %v, want %v", tt.cfg, got, tt.native)
+		}
 	}
 }
