@@ -269,3 +269,30 @@ func TestJourneyChatResponses(t *testing.T) {
 		t.Errorf("the call drafted in a reasoning item was run:\n%s", r.stderr)
 	}
 }
+
+// TestJourneyChatProviderRefusals: what cannot reach a model is refused
+// before anything runs, exit 2, with what to change: a provider's key
+// missing, the Responses API or strict mode asked of another provider, an
+// unknown provider.
+func TestJourneyChatProviderRefusals(t *testing.T) {
+	u := newUser(t)
+	for _, kv := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY"} {
+		u.setenv(kv, "")
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", "claude-sonnet-4-5"}, "anthropic: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or name the variable that holds it with --api-key-env"},
+		{[]string{"--model", "gemini-2.5-flash"}, "gemini: no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)"},
+		{[]string{"--model", "claude-sonnet-4-5", "--api", "responses"}, "--api responses is OpenAI's Responses API; the provider is anthropic"},
+		{[]string{"--provider", "gemini", "--model", "x", "--strict"}, "--strict is OpenAI's strict mode; the provider is gemini"},
+		{[]string{"--provider", "bedrock", "--model", "x"}, `--provider "bedrock": want one of openai, anthropic, gemini`},
+		{[]string{}, "--model is required"},
+	} {
+		r := u.wieldIn("hi\n", append([]string{"chat"}, tt.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, tt.want) || r.stdout != "" {
+			t.Errorf("want exit 2 and %q:\n%s", tt.want, r)
+		}
+	}
+}
