@@ -203,6 +203,9 @@ func (m chatModel) newModel(ctx context.Context, warn io.Writer) (llm.Model, llm
 				return nil, nil, usagef("gemini: no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or name the variable that holds it with --api-key-env")
 			}
 		}
+		if r.base == "" && os.Getenv("GOOGLE_GEMINI_BASE_URL") == "" && os.Getenv("GEMINI_BASE_URL") != "" {
+			fmt.Fprintln(warn, "wield: GEMINI_BASE_URL is set but not read: the base URL is GOOGLE_GEMINI_BASE_URL, as in Google's SDKs")
+		}
 		model, err = gemini.NewClient(ctx, gemini.ClientOptions{Model: r.name, BaseURL: r.base, APIKey: key, NoFunctionCalling: m.noFC})
 		dialect = gemini.Dialect
 	}

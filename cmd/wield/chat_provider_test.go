@@ -85,6 +85,9 @@ func TestChatModelClients(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "k")
 	t.Setenv("GOOGLE_API_KEY", "g")
 	t.Setenv("GEMINI_API_KEY", "other")
+	t.Setenv("GOOGLE_GEMINI_BASE_URL", "")
+	t.Setenv("GEMINI_BASE_URL", "http://127.0.0.1:9")
+	t.Setenv("WIELD_TEST_KEY", "k")
 	for _, tt := range []struct {
 		m       chatModel
 		client  string
@@ -99,6 +102,7 @@ func TestChatModelClients(t *testing.T) {
 		{m: chatModel{model: "http://127.0.0.1:9/v1/claude-x"}, client: "*anthropic.Client", dialect: "anthropic", stderr: "--provider anthropic, from the model name claude-x"},
 		{m: chatModel{model: "gemini-x"}, client: "*gemini.Client", dialect: "gemini", stderr: "GOOGLE_API_KEY and GEMINI_API_KEY are both set and differ: using GOOGLE_API_KEY"},
 		{m: chatModel{model: "gemini-x", noFC: true}, client: "*gemini.Client", stderr: "GOOGLE_API_KEY"},
+		{m: chatModel{model: "gemini-x", keyEnv: "WIELD_TEST_KEY"}, client: "*gemini.Client", dialect: "gemini", stderr: "GEMINI_BASE_URL is set but not read: the base URL is GOOGLE_GEMINI_BASE_URL"},
 	} {
 		var stderr bytes.Buffer
 		model, d, err := tt.m.newModel(context.Background(), &stderr)
