@@ -107,7 +107,14 @@ func inferProvider(u *url.URL, model string) (provider, why string) {
 		case host == "generativelanguage.googleapis.com" && !strings.Contains(u.Path, "/openai"):
 			return providerGemini, "from the host " + host
 		}
-		model = model[strings.LastIndex(model, "/")+1:]
+		// The name is what follows /v1/ (OpenRouter's
+		// anthropic/claude-... is an OpenAI-compatible name), else the
+		// last segment.
+		if i := strings.Index(model, "/v1/"); i >= 0 {
+			model = model[i+len("/v1/"):]
+		} else {
+			model = model[strings.LastIndex(model, "/")+1:]
+		}
 	}
 	name := strings.ToLower(strings.TrimPrefix(model, "models/"))
 	switch {

@@ -34,6 +34,8 @@ func TestChatModelResolve(t *testing.T) {
 		{chatModel{model: "http://127.0.0.1:9/v1/claude-haiku-4-5"}, resolved{provider: "anthropic", base: "http://127.0.0.1:9", name: "claude-haiku-4-5", inferred: "from the model name claude-haiku-4-5"}},
 		{chatModel{model: "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash"}, resolved{provider: "gemini", base: "https://generativelanguage.googleapis.com", name: "gemini-2.5-flash", inferred: "from the host generativelanguage.googleapis.com"}},
 		{chatModel{model: "http://127.0.0.1:9/gemini-x", provider: "gemini"}, resolved{provider: "gemini", base: "http://127.0.0.1:9", name: "gemini-x"}},
+		// A name with a vendor before it is a router's, on OpenAI's API.
+		{chatModel{model: "https://openrouter.ai/api/v1/anthropic/claude-sonnet-4.5"}, resolved{provider: "openai", base: "https://openrouter.ai/api/v1", name: "anthropic/claude-sonnet-4.5", inferred: "the default: an OpenAI-compatible API"}},
 		// Google's OpenAI-compatible endpoint speaks OpenAI's API.
 		{chatModel{model: "https://generativelanguage.googleapis.com/v1beta/openai/gpt-like"}, resolved{provider: "openai", base: "https://generativelanguage.googleapis.com/v1beta/openai", name: "gpt-like", inferred: "the default: an OpenAI-compatible API"}},
 	} {
