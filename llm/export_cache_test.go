@@ -145,3 +145,36 @@ func BenchmarkOfferTools(b *testing.B) {
 		})
 	}
 }
+
+// TestToolCacheConcurrent: clients are shared by agents running at once;
+// the cache gives each the same tools (go test -race checks the rest).
+func TestToolCacheConcurrent(t *testing.T) {
+	tools := benchTools(t, 40)
+	c := &llm.ToolCache{Dialect: llm.MCP}
+	want, err := c.Tools(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = &llm.ToolCache{Dialect: llm.MCP}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 20 {
+				got, err := c.Tools(tools)
+				if err == nil && !cmp.Equal(want, got) {
+					err = errors.New("the tools differ")
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
