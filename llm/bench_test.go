@@ -10,8 +10,8 @@ import (
 
 // benchTools returns n tools made from the representative ones, renamed so
 // that every name is unique and accepted by every provider.
-func benchTools(b *testing.B, n int) []*wield.Tool {
-	base := representativeTools(b)
+func benchTools(tb testing.TB, n int) []*wield.Tool {
+	base := representativeTools(tb)
 	out := make([]*wield.Tool, n)
 	for i := range out {
 		t := *base[i%len(base)]

@@ -19,7 +19,9 @@
 // openai.ResponsesStrict in package llm/openai, anthropic.Dialect in
 // llm/anthropic, gemini.Dialect in llm/gemini, and [MCP] here for MCP's
 // tools/list. Each has typed helpers as well (openai.ChatTools,
-// anthropic.Tools, gemini.Tools, [MCPTools]).
+// anthropic.Tools, gemini.Tools, [MCPTools]). The model clients send their
+// tools through the same conversion, once per tool ([ToolCache]), and
+// refuse a request with a tool their dialect refuses ([ToolsError]).
 //
 // A dialect that cannot express something about a tool says so with a
 // [Problem] (the tool, the dialect, a JSON pointer into the input schema and

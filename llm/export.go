@@ -69,18 +69,10 @@ func Export(d Dialect, tools []*wield.Tool) ([]any, []Problem) {
 	var problems []Problem
 	seen := make(map[string]bool, len(tools))
 	for i, t := range tools {
-		switch {
-		case t == nil:
-			problems = append(problems, Problem{Dialect: d.Name(), Message: fmt.Sprintf("tool %d of the list is nil", i)})
-			continue
-		case t.InputSchema == nil:
-			problems = append(problems, Problem{Tool: t.Name, Dialect: d.Name(), Message: "the tool has no input schema"})
-			continue
-		case seen[t.Name]:
-			problems = append(problems, Problem{Tool: t.Name, Dialect: d.Name(), Message: "a tool of the same name comes earlier in the list; names must be unique"})
+		if p := checkListed(d, tools, i, seen); p != nil {
+			problems = append(problems, *p)
 			continue
 		}
-		seen[t.Name] = true
 		v, ps := d.ExportTool(t)
 		if len(ps) > 0 || v == nil {
 			problems = append(problems, ps...)

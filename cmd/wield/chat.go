@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,25 +13,40 @@ import (
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/llm"
-	"github.com/wieldhq/wield/llm/openai"
 	"github.com/wieldhq/wield/toolfile"
 )
 
 func (a *app) chatCommand() *cobra.Command {
-	var model, agentFile, system, apiKeyEnv, conv string
-	var noFC bool
+	var agentFile, system, conv string
+	var cm chatModel
 	var maxSteps int
 	var strat chatStrategy
 	cmd := &cobra.Command{
-		Use:   "chat --model URL/NAME [--agent FILE]",
+		Use:   "chat --model [URL/]NAME [--provider P] [--agent FILE]",
 		Short: "Talk to a model that uses the tools, from the terminal",
-		Long: `Run an agent loop against any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama,
-llama.cpp, LM Studio): each line of stdin is a user message; the model's calls
-run through the engine (and are recorded), and its answer is printed.
+		Long: `Run an agent loop against a model: each line of stdin is a user message; the
+model's calls run through the engine (and are recorded), and its answer is printed.
 
---model is the endpoint and the model name: http://localhost:11434/v1/qwen2.5:7b
-(the name is what follows /v1/, or else the last path segment). The API key is
-read from the variable --api-key-env names (OPENAI_API_KEY by default).
+--provider is openai (any OpenAI-compatible server: OpenAI, vLLM, Ollama,
+llama.cpp, LM Studio), anthropic or gemini. Without it the model decides: a URL
+on api.anthropic.com or generativelanguage.googleapis.com, else a name claude-*
+or gemini-*, else openai. Each provider reads its SDK's usual variables:
+
+  openai      OPENAI_API_KEY, OPENAI_BASE_URL (default https://api.openai.com/v1)
+  anthropic   ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL
+  gemini      GEMINI_API_KEY or GOOGLE_API_KEY (GOOGLE_API_KEY wins, as in
+              Google's SDKs), GOOGLE_GEMINI_BASE_URL
+
+--api-key-env names another variable for the key. --model is a name
+(gpt-4.1, claude-sonnet-4-5, gemini-2.5-flash) or URL/NAME to name the
+endpoint too: http://localhost:11434/v1/qwen2.5:7b (openai: the name is what
+follows /v1/, else the last path segment), https://api.anthropic.com/v1/NAME,
+https://generativelanguage.googleapis.com/v1beta/models/NAME. --api responses
+talks to OpenAI's Responses API (POST /v1/responses) instead of Chat Completions;
+--strict sends OpenAI's tools in strict mode (wield list --format openai-strict).
+
+Tools go to the provider as ` + "`wield list --format`" + ` exports them; a tool the provider
+cannot take (a schema it refuses) is named on stderr and left out of the chat.
 
 --agent names an agent file (tools, tool_sets, output_strategy); without one the
 agent has every tool. Models without function calling get the tools in the
@@ -46,19 +60,18 @@ Each call the model makes shows once on stderr, in either mode: → the tool and
 its arguments as it starts, ← its outcome. Exit code 0 when every line got an
 answer, 1 when one did not (the model could not be reached, the step limit ran
 out): stderr names those lines.`,
-		Example: `  wield chat --model http://127.0.0.1:11434/v1/qwen2.5:7b --agent agents/helper.yaml`,
-		Args:    cobra.NoArgs,
+		Example: `  wield chat --model http://127.0.0.1:11434/v1/qwen2.5:7b --agent agents/helper.yaml
+  ANTHROPIC_API_KEY=... wield chat --model claude-sonnet-4-5
+  GEMINI_API_KEY=... wield chat --model gemini-2.5-flash
+  OPENAI_API_KEY=... wield chat --model gpt-4.1 --api responses`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			base, name, err := splitModel(model)
+			client, dialect, err := cm.newModel(cmd.Context(), a.stderr)
 			if err != nil {
 				return err
 			}
 			if err := strat.check(); err != nil {
 				return err
-			}
-			client, err := openai.NewClient(openai.ClientOptions{Model: name, BaseURL: base, APIKey: os.Getenv(apiKeyEnv), NoFunctionCalling: noFC})
-			if err != nil {
-				return usagef("%v", err)
 			}
 			// stdin is the conversation: a confirm call is announced with
 			// how to decide it from another terminal, never asked here.
@@ -95,6 +108,9 @@ out): stderr names those lines.`,
 					return fmt.Errorf("agent %s (%s): %w: load the tool files that define them with --tools DIR", ag.Name, agentFile, err)
 				}
 				if err != nil {
+					return fmt.Errorf("agent %s: %w", ag.Name, err)
+				}
+				if kit, err = offerable(reg, kit, nativeDialect(client, ag.Strategy, dialect), a.stderr); err != nil {
 					return fmt.Errorf("agent %s: %w", ag.Name, err)
 				}
 				ag.Toolkit = kit
@@ -149,15 +165,17 @@ out): stderr names those lines.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&model, "model", "", "endpoint and model: URL/NAME, e.g. http://127.0.0.1:8000/v1/my-model (required)")
+	cmd.Flags().StringVar(&cm.model, "model", "", "the model: NAME, or URL/NAME such as http://127.0.0.1:8000/v1/my-model (required)")
+	cmd.Flags().StringVar(&cm.provider, "provider", "", "openai, anthropic or gemini (default: from the model's URL or name, else openai)")
+	cmd.Flags().StringVar(&cm.api, "api", apiChat, "OpenAI's API: chat (Chat Completions) or responses")
+	cmd.Flags().BoolVar(&cm.strict, "strict", false, "OpenAI's strict mode: schemas rewritten so the model's arguments always match them")
 	cmd.Flags().StringVar(&agentFile, "agent", "", "an agent file: its tools, tool_sets and output_strategy")
 	cmd.Flags().StringVar(&system, "system", "", "the system prompt")
-	cmd.Flags().StringVar(&apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable that holds the API key")
-	cmd.Flags().BoolVar(&noFC, "no-function-calling", false, "the model has no native function calling: describe tools in the prompt")
+	cmd.Flags().StringVar(&cm.keyEnv, "api-key-env", "", "environment variable that holds the API key (default: the provider's usual ones)")
+	cmd.Flags().BoolVar(&cm.noFC, "no-function-calling", false, "the model has no native function calling: describe tools in the prompt")
 	cmd.Flags().IntVar(&maxSteps, "max-steps", 10, "model turns per message at most")
 	strat.flags(cmd)
 	cmd.Flags().StringVar(&conv, "conversation", "", "the conversation the calls are recorded under (default: a new chat_ID, printed on stderr)")
-	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }
 

@@ -86,7 +86,9 @@ func TestChat(t *testing.T) {
 	if code != 0 || strings.TrimSpace(out) != "It is 42." || !strings.Contains(errs, "→ calculator") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	if code, _, errs := runIn(t, "", "chat", "--model", "tiny-model"); code != 2 || !strings.Contains(errs, "want URL/NAME") {
+	// A bare name is a model at the provider's own endpoint; a URL needs
+	// the name after it.
+	if code, _, errs := runIn(t, "", "chat", "--model", srv.URL+"/v1/"); code != 2 || !strings.Contains(errs, "no model name after the URL") {
 		t.Errorf("bad --model: exit %d %s", code, errs)
 	}
 }

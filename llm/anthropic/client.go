@@ -56,6 +56,9 @@ type ClientOptions struct {
 	// MaxRetries bounds the retries of connection errors, 408, 409, 429
 	// and 5xx answers (2 when zero; negative for none).
 	MaxRetries int
+	// NoFunctionCalling makes agents describe tools in the prompt instead
+	// of sending them (`wield chat --no-function-calling`).
+	NoFunctionCalling bool
 }
 
 // Client is an [llm.Model] on Anthropic's Messages API. Every Claude model
@@ -66,16 +69,18 @@ type ClientOptions struct {
 // whose every beta service and dependency (a YAML, a JSON path and a schema
 // library) came along: the SDK made 11.8 MB of the 127.6 MB `wield` binary,
 // for one endpoint. Its behaviour is kept: the same request bodies
-// (testdata/requests.golden.json was written by the SDK, but for a tool
-// without a schema, which now gets the {"type":"object"} the API requires),
-// the environment it read (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY,
+// (testdata/requests.golden.json was written by the SDK), but for the
+// tools, which are [Dialect]'s export of each, converted once per tool
+// (a tool the dialect refuses fails Generate with an *[llm.ToolsError]
+// rather than the whole request at the API); the environment it read (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY,
 // ANTHROPIC_AUTH_TOKEN, ANTHROPIC_CUSTOM_HEADERS), its retries, its
 // 10-minute bound on a request and its refusal of a max_tokens that needs
 // streaming.
 type Client struct {
-	api  modelapi.Client
-	url  string
-	opts ClientOptions
+	api   modelapi.Client
+	url   string
+	opts  ClientOptions
+	tools llm.ToolCache
 }
 
 // NewClient returns a client; it fails only when opts.Model is empty.
@@ -117,14 +122,16 @@ func NewClient(opts ClientOptions) (*Client, error) {
 		opts.MaxTokens = 4096
 	}
 	return &Client{
-		api:  modelapi.Client{HTTP: opts.HTTPClient, Header: h, MaxRetries: retries, Timeout: attemptTimeout},
-		url:  strings.TrimSuffix(base, "/") + "/v1/messages",
-		opts: opts,
+		api:   modelapi.Client{HTTP: opts.HTTPClient, Header: h, MaxRetries: retries, Timeout: attemptTimeout},
+		url:   strings.TrimSuffix(base, "/") + "/v1/messages",
+		opts:  opts,
+		tools: llm.ToolCache{Dialect: Dialect},
 	}, nil
 }
 
-// SupportsFunctionCalling is true: Claude models take tools natively.
-func (c *Client) SupportsFunctionCalling() bool { return true }
+// SupportsFunctionCalling is true, as every Claude model takes tools
+// natively, unless the options say otherwise.
+func (c *Client) SupportsFunctionCalling() bool { return !c.opts.NoFunctionCalling }
 
 // messagesRequest is the body of POST /v1/messages, as far as wield fills
 // it.
@@ -133,7 +140,8 @@ type messagesRequest struct {
 	MaxTokens int         `json:"max_tokens"`
 	System    []textBlock `json:"system,omitempty"`
 	Messages  []message   `json:"messages"`
-	Tools     []tool      `json:"tools,omitempty"`
+	// Tools are [Tool]s, converted once each by [Dialect].
+	Tools []json.RawMessage `json:"tools,omitempty"`
 }
 
 // message is one turn; its content blocks are textBlock, toolUseBlock or
@@ -160,12 +168,6 @@ type toolResultBlock struct {
 	ToolUseID string      `json:"tool_use_id"`
 	Content   []textBlock `json:"content"`
 	IsError   bool        `json:"is_error"`
-}
-
-type tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
 }
 
 // messagesResponse is what wield reads of a message.
@@ -235,12 +237,12 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 			return nil, fmt.Errorf("anthropic: message role %q is not system, user, assistant or tool", m.Role)
 		}
 	}
-	for _, t := range req.Tools {
-		schema, err := inputSchema(t)
+	if len(req.Tools) > 0 && !c.opts.NoFunctionCalling {
+		tools, err := c.tools.Tools(req.Tools)
 		if err != nil {
-			return nil, fmt.Errorf("anthropic: schema of %s: %w", t.Name, err)
+			return nil, fmt.Errorf("anthropic: %w", err)
 		}
-		body.Tools = append(body.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		body.Tools = tools
 	}
 	var resp messagesResponse
 	if err := c.api.Post(ctx, c.url, body, &resp); err != nil {
@@ -262,23 +264,6 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 	}
 	out.Message.Content = strings.Join(texts, "\n")
 	return out, nil
-}
-
-// inputSchema is the tool's JSON Schema as the API takes it: an object
-// schema, {"type":"object"} for a tool without one.
-func inputSchema(t *wield.Tool) (json.RawMessage, error) {
-	m := map[string]any{}
-	if t.InputSchema != nil {
-		b, err := json.Marshal(t.InputSchema)
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(b, &m); err != nil {
-			return nil, err
-		}
-	}
-	m["type"] = "object"
-	return json.Marshal(m)
 }
 
 func onlyToolResults(m message) bool {

@@ -15,8 +15,10 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 const okReply = `{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`
 
 // TestRequestsGolden holds the client to the requests the official SDK
-// (anthropic-sdk-go v1.84.0) sent for the same conversations:
-// testdata/requests.golden.json was written by it.
+// (anthropic-sdk-go v1.84.0) sent for the same conversations: testdata/requests.golden.json
+// was written by it, but for the "tools", which are now the dialect's
+// export of each tool (what `wield list --format` prints), the one
+// conversion every path shares.
 func TestRequestsGolden(t *testing.T) {
 	srv := modeltest.Serve(t, modeltest.Reply{Body: okReply})
 	ctx := context.Background()

@@ -14,7 +14,10 @@ import (
 )
 
 // Tool is one entry of the "tools" of a Messages request. The input schema
-// is JSON Schema, sent as it is.
+// is JSON Schema, sent as it is ($ref, $defs, additionalProperties and
+// oneOf below the top level included: the Messages API takes them), but
+// for the rules the API enforces at the top: an object, and no oneOf,
+// anyOf or allOf there.
 type Tool struct {
 	Name        string             `json:"name"`
 	Description string             `json:"description,omitempty"`
@@ -38,6 +41,11 @@ func (d dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 	}
 	if !llm.HasType(t.InputSchema, "object") {
 		ps = append(ps, llm.Problem{Tool: t.Name, Dialect: d.Name(), Message: `input_schema must be a JSON Schema of type "object"`})
+	}
+	if s := t.InputSchema; s != nil && (len(s.OneOf) > 0 || len(s.AnyOf) > 0 || len(s.AllOf) > 0) {
+		// The Messages API answers 400 "input_schema does not support
+		// oneOf, allOf, or anyOf at the top level", for the whole request.
+		ps = append(ps, llm.Problem{Tool: t.Name, Dialect: d.Name(), Message: "input_schema cannot have oneOf, anyOf or allOf at the top level: the Messages API refuses it"})
 	}
 	if len(ps) > 0 {
 		return nil, ps

@@ -39,3 +39,30 @@ func TestTools(t *testing.T) {
 		t.Errorf("left out (-want +got):\n%s", diff)
 	}
 }
+
+// TestTopLevelRefused: the Messages API answers 400 "input_schema does
+// not support oneOf, allOf, or anyOf at the top level" for the whole
+// request; the dialect refuses such a tool, and takes them below the top.
+func TestTopLevelRefused(t *testing.T) {
+	for _, tt := range []struct {
+		schema string
+		refuse bool
+	}{
+		{`{"type":"object","oneOf":[{"required":["a"]},{"required":["b"]}]}`, true},
+		{`{"type":"object","anyOf":[{"required":["a"]}]}`, true},
+		{`{"type":"object","allOf":[{"required":["a"]}]}`, true},
+		{`{"type":"object","properties":{"a":{"oneOf":[{"type":"string"},{"type":"integer"}]}},"additionalProperties":false}`, false},
+	} {
+		var s jsonschema.Schema
+		if err := json.Unmarshal([]byte(tt.schema), &s); err != nil {
+			t.Fatal(err)
+		}
+		_, ps := anthropic.Dialect.ExportTool(wield.Raw("x", "X", &s, nil))
+		if got := len(ps) > 0; got != tt.refuse {
+			t.Errorf("%s: problems %v, want refused %v", tt.schema, ps, tt.refuse)
+		}
+		if tt.refuse && (len(ps) != 1 || !strings.Contains(ps[0].Message, "top level")) {
+			t.Errorf("%s: problems %v", tt.schema, ps)
+		}
+	}
+}

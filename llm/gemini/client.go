@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm"
@@ -35,11 +36,20 @@ type ClientOptions struct {
 	// HTTPClient replaces the default client (http.DefaultClient's
 	// transport; the request is bounded by its context only).
 	HTTPClient *http.Client
+	// NoFunctionCalling makes agents describe tools in the prompt instead
+	// of sending them (`wield chat --no-function-calling`).
+	NoFunctionCalling bool
 }
 
 // Client is an [llm.Model] on the Gemini API's generateContent. Tools are
-// declared with their JSON Schema (parametersJsonSchema), so nothing of
-// their meaning is lost in transit.
+// declared as [Dialect] exports them, once each: "parameters" in the
+// OpenAPI subset every Gemini model and Vertex AI accept ($ref inlined,
+// oneOf as anyOf, additionalProperties false left out, see
+// [ConvertSchema]), and a tool whose meaning that subset cannot keep is
+// refused with an *[llm.ToolsError] rather than sent changed. The newer
+// parametersJsonSchema is not used: models before the November 2025
+// releases refuse most of JSON Schema there, and one form for every model
+// is the form `wield list --format gemini` shows.
 //
 // It speaks the documented wire format over net/http and encoding/json
 // rather than through Google's Go SDK (google.golang.org/genai), which
@@ -50,10 +60,21 @@ type ClientOptions struct {
 // GOOGLE_GEMINI_BASE_URL), no retries, and its errors' code, status and
 // message.
 type Client struct {
-	api  modelapi.Client
-	url  string
-	opts ClientOptions
+	api   modelapi.Client
+	url   string
+	opts  ClientOptions
+	tools llm.ToolCache
+
+	mu sync.Mutex
+	// sigs are the thought signatures of the calls the model made, by
+	// call ID, to go back with them (see Generate).
+	sigs map[string]string
 }
+
+// maxSignatures bounds the thought signatures a client keeps: many more
+// than the calls of one agent run, whose current turn is what Gemini
+// checks.
+const maxSignatures = 4096
 
 // NewClient returns a client on the Gemini API. It fails when opts.Model
 // is empty or names no model, and when there is no API key.
@@ -90,15 +111,16 @@ func NewClient(_ context.Context, opts ClientOptions) (*Client, error) {
 		hc = http.DefaultClient
 	}
 	return &Client{
-		api:  modelapi.Client{HTTP: hc, Header: http.Header{"X-Goog-Api-Key": {key}}},
-		url:  strings.TrimSuffix(base, "/") + "/" + apiVersion + "/" + model + ":generateContent",
-		opts: opts,
+		api:   modelapi.Client{HTTP: hc, Header: http.Header{"X-Goog-Api-Key": {key}}},
+		url:   strings.TrimSuffix(base, "/") + "/" + apiVersion + "/" + model + ":generateContent",
+		opts:  opts,
+		tools: llm.ToolCache{Dialect: Dialect},
 	}, nil
 }
 
-// SupportsFunctionCalling is true: Gemini models take function
-// declarations natively.
-func (c *Client) SupportsFunctionCalling() bool { return true }
+// SupportsFunctionCalling is true, as Gemini models take function
+// declarations natively, unless the options say otherwise.
+func (c *Client) SupportsFunctionCalling() bool { return !c.opts.NoFunctionCalling }
 
 // generateRequest is the body of models.generateContent, as far as wield
 // fills it.
@@ -119,6 +141,7 @@ type content struct {
 type part struct {
 	Text             string            `json:"text,omitempty"`
 	Thought          bool              `json:"thought,omitempty"`
+	ThoughtSignature string            `json:"thoughtSignature,omitempty"`
 	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
 }
@@ -135,14 +158,10 @@ type functionResponse struct {
 	Response map[string]any `json:"response"`
 }
 
+// toolDecl is a [Tool] whose [FunctionDeclaration]s were converted once
+// each by [Dialect].
 type toolDecl struct {
-	FunctionDeclarations []functionDecl `json:"functionDeclarations"`
-}
-
-type functionDecl struct {
-	Name                 string `json:"name"`
-	Description          string `json:"description,omitempty"`
-	ParametersJSONSchema any    `json:"parametersJsonSchema,omitempty"`
+	FunctionDeclarations []json.RawMessage `json:"functionDeclarations"`
 }
 
 // generateResponse is what wield reads of a GenerateContentResponse.
@@ -157,6 +176,12 @@ type generateResponse struct {
 // messages become the system instruction; tool results are function
 // responses ({"output": ...} or {"error": ...}). API errors keep their
 // status and are wield.Transient for 429 and 5xx.
+//
+// A call the model made with a thought signature goes back with it, as
+// Gemini 3 models require of the calls of the current turn (a 400
+// "Function call is missing a thought_signature" otherwise): the client
+// keeps the signatures of the calls it read, by call ID, and calls
+// without an ID from Gemini get one unique to them.
 func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.ModelResponse, error) {
 	var body generateRequest
 	body.GenerationConfig.MaxOutputTokens = max(req.MaxTokens, 0)
@@ -182,7 +207,7 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 						return nil, fmt.Errorf("gemini: arguments of call %s: %w", tc.Name, err)
 					}
 				}
-				ct.Parts = append(ct.Parts, part{FunctionCall: &functionCall{ID: tc.ID, Name: tc.Name, Args: args}})
+				ct.Parts = append(ct.Parts, part{FunctionCall: &functionCall{ID: tc.ID, Name: tc.Name, Args: args}, ThoughtSignature: c.signature(tc.ID)})
 			}
 			body.Contents = append(body.Contents, ct)
 		case llm.RoleTool:
@@ -196,14 +221,10 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 			return nil, fmt.Errorf("gemini: message role %q is not system, user, assistant or tool", m.Role)
 		}
 	}
-	if len(req.Tools) > 0 {
-		decls := make([]functionDecl, 0, len(req.Tools))
-		for _, t := range req.Tools {
-			d := functionDecl{Name: t.Name, Description: t.Description}
-			if t.InputSchema != nil {
-				d.ParametersJSONSchema = t.InputSchema
-			}
-			decls = append(decls, d)
+	if len(req.Tools) > 0 && !c.opts.NoFunctionCalling {
+		decls, err := c.tools.Tools(req.Tools)
+		if err != nil {
+			return nil, fmt.Errorf("gemini: %w", err)
 		}
 		body.Tools = []toolDecl{{FunctionDeclarations: decls}}
 	}
@@ -226,8 +247,11 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 			}
 			id := p.FunctionCall.ID
 			if id == "" {
-				id = fmt.Sprintf("call_%d", i) // Gemini names calls only sometimes
+				// Gemini names calls only sometimes; the name must tell
+				// this call from every other, for its signature.
+				id = fmt.Sprintf("call_%s_%d", wield.NewID(), i)
 			}
+			c.remember(id, p.ThoughtSignature)
 			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: id, Name: p.FunctionCall.Name, Arguments: args})
 		case p.Text != "" && !p.Thought:
 			text = append(text, p.Text)
@@ -235,6 +259,26 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 	}
 	out.Message.Content = strings.Join(text, "")
 	return out, nil
+}
+
+// remember keeps the thought signature of call id.
+func (c *Client) remember(id, sig string) {
+	if sig == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sigs == nil || len(c.sigs) >= maxSignatures {
+		c.sigs = make(map[string]string)
+	}
+	c.sigs[id] = sig
+}
+
+// signature is the thought signature of call id, or "".
+func (c *Client) signature(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sigs[id]
 }
 
 // responseOf is a tool result as Gemini wants it: an object, with the

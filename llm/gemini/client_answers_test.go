@@ -3,6 +3,8 @@ package gemini_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,10 +37,65 @@ func TestAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &llm.ModelResponse{StopReason: "STOP", Message: llm.Message{Role: llm.RoleAssistant, Content: "It is 42.", ToolCalls: []llm.ToolCall{
-		{ID: "call_3", Name: "ping", Arguments: json.RawMessage(`{}`)},
+		{ID: "call_?_3", Name: "ping", Arguments: json.RawMessage(`{}`)},
 		{ID: "fc_9", Name: "calculator", Arguments: json.RawMessage(`{"expression":"6*7"}`)}}}}
+	id := got.Message.ToolCalls[0].ID
+	if !strings.HasPrefix(id, "call_") || !strings.HasSuffix(id, "_3") {
+		t.Errorf("call without an id named %q, want call_ID_3", id)
+	}
+	got.Message.ToolCalls[0].ID = "call_?_3"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	again, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: hi})
+	if err != nil || again.Message.ToolCalls[0].ID == id {
+		t.Errorf("two answers' calls without an id are both named %q (%v)", id, err)
+	}
+}
+
+// TestThoughtSignatures: the calls the model made go back with their
+// thought signatures, as Gemini 3 requires, matched by call, also for
+// calls Gemini gave no id; a call without a signature goes without one.
+func TestThoughtSignatures(t *testing.T) {
+	first := `{"candidates":[{"content":{"role":"model","parts":[
+		{"functionCall":{"name":"echo","args":{"message":"a"}},"thoughtSignature":"c2lnLUE="},
+		{"functionCall":{"name":"echo","args":{"message":"b"}}},
+		{"functionCall":{"id":"fc_3","name":"calculator","args":{"expression":"1"}},"thoughtSignature":"c2lnLUM="}]},"finishReason":"STOP"}]}`
+	srv := modeltest.Serve(t, modeltest.Reply{Body: first}, modeltest.Reply{Body: okReply})
+	c, _ := gemini.NewClient(context.Background(), gemini.ClientOptions{Model: "gemini-3-test", BaseURL: srv.URL, APIKey: "k"})
+	resp, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: hi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := append(slices.Clone(hi), resp.Message)
+	for _, tc := range resp.Message.ToolCalls {
+		msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: "done"})
+	}
+	if _, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				FunctionCall *struct {
+					Name string         `json:"name"`
+					Args map[string]any `json:"args"`
+				} `json:"functionCall"`
+				ThoughtSignature string `json:"thoughtSignature"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(srv.Requests()[1].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range body.Contents[1].Parts {
+		got = append(got, fmt.Sprint(p.FunctionCall.Args, " ", p.ThoughtSignature))
+	}
+	want := []string{"map[message:a] c2lnLUE=", "map[message:b] ", "map[expression:1] c2lnLUM="}
+	if body.Contents[1].Role != "model" || !cmp.Equal(want, got) {
+		t.Errorf("the model's turn went back as %v (role %s), want %v", got, body.Contents[1].Role, want)
 	}
 }
 

@@ -15,8 +15,10 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 const okReply = `{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},"finishReason":"STOP"}]}`
 
 // TestRequestsGolden holds the client to the requests the official SDK
-// (google.golang.org/genai v1.77.0) sent for the same conversations:
-// testdata/requests.golden.json was written by it.
+// (google.golang.org/genai v1.77.0) sent for the same conversations: testdata/requests.golden.json
+// was written by it, but for the "tools", which are now the dialect's
+// export of each tool (what `wield list --format` prints), the one
+// conversion every path shares.
 func TestRequestsGolden(t *testing.T) {
 	srv := modeltest.Serve(t, modeltest.Reply{Body: okReply})
 	ctx := context.Background()

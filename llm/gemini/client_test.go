@@ -54,7 +54,7 @@ func TestClientRoundTrip(t *testing.T) {
 		t.Errorf("system instruction %v", sys)
 	}
 	decl := first["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)[0].(map[string]any)
-	if decl["name"] != "calculator" || decl["parametersJsonSchema"] == nil {
+	if decl["name"] != "calculator" || decl["parameters"] == nil {
 		t.Errorf("declaration %v", decl)
 	}
 	msgs = append(msgs, resp.Message, llm.Message{Role: llm.RoleTool, ToolCallID: resp.Message.ToolCalls[0].ID, ToolName: "calculator",

@@ -31,6 +31,10 @@ type ClientOptions struct {
 	// NoFunctionCalling says the server or model does not take `tools`
 	// (many local models), so agents describe tools in the prompt instead.
 	NoFunctionCalling bool
+	// Strict sends tools in strict mode (Structured Outputs): their
+	// schemas rewritten by [StrictSchema], and a tool strict mode cannot
+	// express refused with an *[llm.ToolsError].
+	Strict bool
 	// HTTPClient replaces the default client (the default transport, with
 	// response headers awaited at most 10 minutes).
 	HTTPClient *http.Client
@@ -52,15 +56,31 @@ type ClientOptions struct {
 // OPENAI_CUSTOM_HEADERS read from the environment, its retries (see
 // [ClientOptions.MaxRetries]) and its error messages.
 type Client struct {
-	api  modelapi.Client
-	url  string
-	opts ClientOptions
+	api   modelapi.Client
+	url   string
+	opts  ClientOptions
+	tools llm.ToolCache
 }
 
 // NewClient returns a client; it fails only when opts.Model is empty.
 func NewClient(opts ClientOptions) (*Client, error) {
+	api, base, err := newAPI(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{
+		api:   api,
+		url:   base + "/chat/completions",
+		opts:  opts,
+		tools: llm.ToolCache{Dialect: Dialect{API: ChatAPI, Strict: opts.Strict}},
+	}, nil
+}
+
+// newAPI is what the Chat Completions and Responses clients share: the
+// base URL without its final slash, the headers and the retries.
+func newAPI(opts ClientOptions) (modelapi.Client, string, error) {
 	if opts.Model == "" {
-		return nil, errors.New("openai client: no model name")
+		return modelapi.Client{}, "", errors.New("openai client: no model name")
 	}
 	base := opts.BaseURL
 	if base == "" {
@@ -93,11 +113,7 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	case retries == 0:
 		retries = 2
 	}
-	return &Client{
-		api:  modelapi.Client{HTTP: opts.HTTPClient, Header: h, MaxRetries: retries},
-		url:  strings.TrimSuffix(base, "/") + "/chat/completions",
-		opts: opts,
-	}, nil
+	return modelapi.Client{HTTP: opts.HTTPClient, Header: h, MaxRetries: retries}, strings.TrimSuffix(base, "/"), nil
 }
 
 // SupportsFunctionCalling reports whether the client sends tools natively.
@@ -106,10 +122,11 @@ func (c *Client) SupportsFunctionCalling() bool { return !c.opts.NoFunctionCalli
 // chatRequest is the body of POST /chat/completions, as far as wield
 // fills it.
 type chatRequest struct {
-	Model               string        `json:"model"`
-	Messages            []chatMessage `json:"messages"`
-	Tools               []chatTool    `json:"tools,omitempty"`
-	MaxCompletionTokens int           `json:"max_completion_tokens,omitempty"`
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	// Tools are [ChatTool]s, converted once each by the client's [Dialect].
+	Tools               []json.RawMessage `json:"tools,omitempty"`
+	MaxCompletionTokens int               `json:"max_completion_tokens,omitempty"`
 }
 
 type chatMessage struct {
@@ -127,15 +144,6 @@ type chatToolCall struct {
 	Function struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-type chatTool struct {
-	Type     string `json:"type"`
-	Function struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		Parameters  json.RawMessage `json:"parameters,omitempty"`
 	} `json:"function"`
 }
 
@@ -171,20 +179,12 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 		}
 		body.Messages = append(body.Messages, msg)
 	}
-	if !c.opts.NoFunctionCalling {
-		for _, t := range req.Tools {
-			var ct chatTool
-			ct.Type = "function"
-			ct.Function.Name, ct.Function.Description = t.Name, t.Description
-			if t.InputSchema != nil {
-				b, err := json.Marshal(t.InputSchema)
-				if err != nil {
-					return nil, fmt.Errorf("openai: schema of %s: %w", t.Name, err)
-				}
-				ct.Function.Parameters = b
-			}
-			body.Tools = append(body.Tools, ct)
+	if len(req.Tools) > 0 && !c.opts.NoFunctionCalling {
+		tools, err := c.tools.Tools(req.Tools)
+		if err != nil {
+			return nil, fmt.Errorf("openai: %w", err)
 		}
+		body.Tools = tools
 	}
 	var resp chatResponse
 	if err := c.api.Post(ctx, c.url, body, &resp); err != nil {

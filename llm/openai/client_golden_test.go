@@ -15,8 +15,10 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 const okReply = `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-test","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`
 
 // TestRequestsGolden holds the client to the requests the official SDK
-// (openai-go v3.96.0) sent for the same conversations:
-// testdata/requests.golden.json was written by it.
+// (openai-go v3.96.0) sent for the same conversations: testdata/requests.golden.json
+// was written by it, but for the "tools", which are now the dialect's
+// export of each tool (what `wield list --format` prints), the one
+// conversion every path shares.
 func TestRequestsGolden(t *testing.T) {
 	t.Setenv("OPENAI_ORG_ID", "org-test")
 	t.Setenv("OPENAI_PROJECT_ID", "proj-test")

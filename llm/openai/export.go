@@ -2,8 +2,9 @@
 // Chat Completions and Responses APIs, in normal and strict mode. It builds
 // plain values with the field names of OpenAI's API reference; no SDK is
 // needed to marshal them. [Client], an [llm.Model] on Chat Completions,
-// speaks the same wire format over net/http: OpenAI's SDK, which links every
-// OpenAI service, made 53.5 MB of a 127.6 MB wield binary.
+// and [ResponsesClient], one on the Responses API, speak the same wire
+// format over net/http: OpenAI's SDK, which links every OpenAI service,
+// made 53.5 MB of a 127.6 MB wield binary.
 package openai
 
 import (
@@ -108,8 +109,16 @@ func (d Dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 			p.Tool, p.Dialect = t.Name, d.Name()
 			ps = append(ps, p)
 		}
-	} else if !llm.HasType(params, "object") {
-		ps = append(ps, llm.Problem{Tool: t.Name, Dialect: d.Name(), Message: "function parameters must be a JSON Schema of type object"})
+	} else {
+		if !llm.HasType(params, "object") {
+			ps = append(ps, llm.Problem{Tool: t.Name, Dialect: d.Name(), Message: "function parameters must be a JSON Schema of type object"})
+		}
+		if kw := topLevelRefused(params); len(kw) > 0 {
+			// OpenAI answers 400 "schema must have type 'object' and not
+			// have 'oneOf'/'anyOf'/'allOf'/'enum'/'const'/'not' at the top
+			// level", for the whole request.
+			ps = append(ps, llm.Problem{Tool: t.Name, Dialect: d.Name(), Message: "function parameters cannot have " + strings.Join(kw, ", ") + " at the top level: OpenAI refuses it"})
+		}
 	}
 	if len(ps) > 0 {
 		return nil, ps
@@ -128,6 +137,24 @@ func ChatTools(tools []*wield.Tool, strict bool) ([]ChatTool, []llm.Problem) {
 // ResponsesTools exports tools for the Responses API, typed; see [llm.Export].
 func ResponsesTools(tools []*wield.Tool, strict bool) ([]ResponsesTool, []llm.Problem) {
 	return llm.ExportAs[ResponsesTool](Dialect{API: ResponsesAPI, Strict: strict}, tools)
+}
+
+// topLevelRefused are the keywords of s that OpenAI refuses at the top of
+// function parameters.
+func topLevelRefused(s *jsonschema.Schema) []string {
+	if s == nil {
+		return nil
+	}
+	var kw []string
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{{"oneOf", len(s.OneOf) > 0}, {"anyOf", len(s.AnyOf) > 0}, {"allOf", len(s.AllOf) > 0}, {"enum", s.Enum != nil}, {"const", s.Const != nil}, {"not", s.Not != nil}} {
+		if k.set {
+			kw = append(kw, k.name)
+		}
+	}
+	return kw
 }
 
 // strictFormats are the string formats strict mode accepts.

@@ -217,3 +217,27 @@ func ExampleStrictSchema() {
 	// Output:
 	// {"type":"object","properties":{"n":{"type":["integer","null"]},"q":{"type":"string","description":"maxLength: 100"}},"required":["n","q"],"additionalProperties":false} 0
 }
+
+// TestTopLevelRefused: OpenAI answers 400 for parameters with oneOf,
+// anyOf, allOf, enum, const or not at the top level, whatever else they
+// say; the dialect refuses such a tool, naming the keywords, and takes
+// the same keywords below the top.
+func TestTopLevelRefused(t *testing.T) {
+	for _, tt := range []struct {
+		schema, want string
+	}{
+		{`{"type":"object","properties":{"a":{"type":"string"}},"oneOf":[{"required":["a"]}]}`, "function parameters cannot have oneOf at the top level: OpenAI refuses it"},
+		{`{"type":"object","anyOf":[{"required":["a"]}],"allOf":[{"required":["b"]}],"not":{"required":["c"]}}`, "function parameters cannot have anyOf, allOf, not at the top level: OpenAI refuses it"},
+		{`{"type":"object","enum":[{}],"const":{}}`, "function parameters cannot have enum, const at the top level: OpenAI refuses it"},
+		{`{"type":"object","properties":{"a":{"oneOf":[{"type":"string"},{"type":"integer"}]},"b":{"not":{"type":"null"}}}}`, ""},
+	} {
+		_, ps := openai.Chat.ExportTool(wield.Raw("x", "X", schemaOf(t, tt.schema), nil))
+		got := ""
+		if len(ps) > 0 {
+			got = ps[0].Message
+		}
+		if len(ps) > 1 || got != tt.want {
+			t.Errorf("%s: problems %v, want %q", tt.schema, ps, tt.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/llm"
@@ -48,10 +50,88 @@ func Conversation() []llm.Message {
 	}
 }
 
-// Tools are the tools of the golden requests: two with schemas, one
-// without.
+// Tools are the tools of the golden requests: two with parameters, one
+// (ping) whose schema is {"type":"object"}, as tools without parameters
+// have it.
 func Tools() []*wield.Tool {
-	return []*wield.Tool{builtin.Calculator(), builtin.Echo(), {Name: "ping"}}
+	return []*wield.Tool{builtin.Calculator(), builtin.Echo(), {Name: "ping", InputSchema: &jsonschema.Schema{Type: "object"}}}
+}
+
+// RouteSchema is an input schema with what providers read differently: a
+// $ref into $defs (one with a sibling description), additionalProperties
+// false on every object, and a oneOf.
+const RouteSchema = `{
+	"type": "object",
+	"$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+		"required": ["x", "y"], "additionalProperties": false}},
+	"properties": {
+		"from": {"$ref": "#/$defs/Point"},
+		"to": {"$ref": "#/$defs/Point", "description": "Where to go"},
+		"mode": {"oneOf": [{"type": "string", "enum": ["walk", "drive"]}, {"type": "integer", "minimum": 1}]}
+	},
+	"required": ["from", "to"],
+	"additionalProperties": false
+}`
+
+// SchemaTool is a tool named name whose input schema is schema (JSON).
+func SchemaTool(t testing.TB, name, schema string) *wield.Tool {
+	t.Helper()
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(schema), &s); err != nil {
+		t.Fatal(err)
+	}
+	return &wield.Tool{Name: name, Description: "Plan a " + name + ".", InputSchema: &s}
+}
+
+// geminiKeys are the fields of the Schema object the Gemini API documents
+// for function declarations' parameters (an OpenAPI 3.0 subset).
+var geminiKeys = map[string]bool{
+	"type": true, "format": true, "title": true, "description": true, "nullable": true, "enum": true,
+	"maxItems": true, "minItems": true, "properties": true, "required": true, "minProperties": true,
+	"maxProperties": true, "minLength": true, "maxLength": true, "pattern": true, "example": true,
+	"anyOf": true, "propertyOrdering": true, "default": true, "items": true, "minimum": true, "maximum": true,
+}
+
+var geminiTypes = map[string]bool{"STRING": true, "NUMBER": true, "INTEGER": true, "BOOLEAN": true, "ARRAY": true, "OBJECT": true, "NULL": true}
+
+// GeminiSchemaProblems lists what in v, a decoded "parameters" of a
+// function declaration, lies outside the Schema object Gemini documents:
+// unknown keywords ($ref, $defs, oneOf, additionalProperties, ...) and
+// types that are not its upper-case names.
+func GeminiSchemaProblems(v any) []string {
+	var out []string
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			out = append(out, path+": not an object")
+			return
+		}
+		for k, sub := range m {
+			switch {
+			case !geminiKeys[k]:
+				out = append(out, path+"/"+k+": not a Gemini schema field")
+			case k == "type":
+				if s, _ := sub.(string); !geminiTypes[s] {
+					out = append(out, fmt.Sprintf("%s/type: %v is not a Gemini type", path, sub))
+				}
+			case k == "items":
+				walk(sub, path+"/items")
+			case k == "properties":
+				props, _ := sub.(map[string]any)
+				for name, p := range props {
+					walk(p, path+"/properties/"+name)
+				}
+			case k == "anyOf":
+				branches, _ := sub.([]any)
+				for i, b := range branches {
+					walk(b, fmt.Sprintf("%s/anyOf/%d", path, i))
+				}
+			}
+		}
+	}
+	walk(v, "")
+	return out
 }
 
 // Request is what the server saw of one request.
@@ -182,12 +262,16 @@ func CheckAnswer(t *testing.T, body []byte, newModel func(*http.Client) (llm.Mod
 // file when update is set.
 func CheckGolden(t testing.TB, path string, update bool, got []Golden) {
 	t.Helper()
-	b, err := json.MarshalIndent(got, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // the files show text as the provider reads it
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(got); err != nil {
 		t.Fatal(err)
 	}
+	b := buf.Bytes()
 	if update {
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
