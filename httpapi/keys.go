@@ -77,6 +77,11 @@ type CreatedKey struct {
 // maxKeyName bounds a key's name: it is shown in listings and decisions.
 const maxKeyName = 64
 
+// maxActiveKeys bounds the keys not revoked that the API makes: every
+// request's key is compared with each of them, so their number is the
+// cost of authenticating one request.
+const maxActiveKeys = 1000
+
 // keyList lists every key of the keyring: the configuration's, then the
 // keys file's, read again (an administrator sees a key `wield keys` made a
 // moment ago).
@@ -184,10 +189,18 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 	}
 	keysAdmin.Lock() // the name is checked and taken at once
 	defer keysAdmin.Unlock()
+	active := 0
 	for _, k := range s.keyring.keyList() {
-		if k.Name == req.Name && !k.Revoked {
+		if k.Revoked {
+			continue
+		}
+		active++
+		if k.Name == req.Name {
 			return apiError(http.StatusConflict, CodeConflict, fmt.Sprintf("name: key %s is already named %q; choose another name, or revoke it first", k.ID, req.Name))
 		}
+	}
+	if active >= maxActiveKeys {
+		return apiError(http.StatusConflict, CodeConflict, fmt.Sprintf("this server has %d keys not revoked, the most the API makes: revoke some first", active))
 	}
 	secret, key, err := s.keyring.create(req.Name, rights, req.Toolsets)
 	if err != nil {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -207,5 +208,36 @@ func TestApprovalSaysWhoWaits(t *testing.T) {
 	}
 	if status, b := do(t, hs, "GET", "/v1/approvals?call_id=other", "", ""); status != 200 || strings.Contains(string(b), a.ID) {
 		t.Errorf("approvals of another call: %d %s; want none", status, b)
+	}
+}
+
+// TestKeysBounded: the API makes no key past maxActiveKeys not revoked,
+// since each request's key is compared with every one of them.
+func TestKeysBounded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	admin, _ := mustKey(t, file, nil, RightKeys)
+	keys, err := ReadKeys(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxActiveKeys - 1 {
+		keys = append(keys, Key{ID: fmt.Sprintf("key_%06d", i), Name: fmt.Sprintf("k%d", i), Hash: HashKey(fmt.Sprint(i)), Right: RightRead})
+	}
+	if err := writeKeys(file, keys); err != nil {
+		t.Fatal(err)
+	}
+	ring, err := NewKeyring(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hs := newTestServer(t, ring)
+	if status, b := do(t, hs, "POST", "/v1/keys", admin, `{"name":"one-more"}`); status != 409 || !strings.Contains(string(b), "revoke some first") {
+		t.Errorf("a key past the bound: %d %s; want 409", status, b)
+	}
+	if status, b := do(t, hs, "DELETE", "/v1/keys/k7", admin, ""); status != 200 {
+		t.Fatalf("revoke: %d %s", status, b)
+	}
+	if status, b := do(t, hs, "POST", "/v1/keys", admin, `{"name":"one-more"}`); status != 201 {
+		t.Errorf("a key once one is revoked: %d %s; want 201", status, b)
 	}
 }
