@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httpapi"
@@ -301,6 +303,28 @@ func TestConsolePagesInBrowser(t *testing.T) {
 		b.wait(t, "the new calls shown", `document.querySelectorAll("table.live tbody tr").length === 5`, wait)
 	})
 
+	t.Run("phone and dark", func(t *testing.T) {
+		b.do(t, "phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+		b.route(t, "#/limiter")
+		b.wait(t, "the limiter on a phone", `!!document.querySelector('tr[data-bucket="slow"]')`, wait)
+		if w := mustEval[float64](t, b, `document.documentElement.scrollWidth`); w > 390 {
+			t.Errorf("the limiter is %v px wide on a 390 px phone", w)
+		}
+		b.shot(t, "phone-limiter")
+		b.route(t, "#/keys")
+		b.wait(t, "the keys on a phone", `document.querySelectorAll("table.keys tbody tr").length === 4`, wait)
+		b.shot(t, "phone-keys")
+		b.do(t, "desktop viewport", chromedp.ResetViewport())
+		b.do(t, "dark", darkScheme("dark"))
+		defer b.do(t, "light", darkScheme("light"))
+		b.route(t, "#/toolsets")
+		b.wait(t, "the toolsets", `document.querySelectorAll("article.toolset").length === 2`, wait)
+		b.shot(t, "dark-toolsets")
+		b.route(t, "#/limiter")
+		b.wait(t, "the limiter", `!!document.querySelector('tr[data-bucket="slow"]')`, wait)
+		b.shot(t, "dark-limiter")
+	})
+
 	t.Run("read-only key", func(t *testing.T) {
 		b.eval(t, fmt.Sprintf(`sessionStorage.setItem("wield.apiKey", %q); location.hash = "#/tools/echo"`, reader))
 		b.do(t, "reload", chromedp.Reload())
@@ -330,6 +354,15 @@ func TestConsolePagesInBrowser(t *testing.T) {
 			t.Errorf("the note's command = %q", got)
 		}
 		b.shot(t, "keys-keyless")
+	})
+}
+
+// darkScheme emulates the prefers-color-scheme of the page.
+func darkScheme(v string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v}}})
+		return err
 	})
 }
 

@@ -113,19 +113,22 @@ export function livePage(main, params = new URLSearchParams()) {
   // coming into the feed (bounded as always) and are counted.
   let paused = false;
   let frozen = null;
-  let arrived = 0;
+  let arrived = 0; // events
+  let ended = 0; // of which calls that finished: past live.max, the oldest drop
   function setPaused(p) {
     paused = p;
     pauseBtn.setAttribute("aria-pressed", String(p));
     pauseBtn.textContent = p ? "Resume" : "Pause";
+    main.classList.toggle("paused", p);
     arrived = 0;
+    ended = 0;
     frozen = p ? { running: [...live.running.values()], done: [...live.done] } : null;
     showPause();
     draw();
   }
   function showPause() {
     pauseState.textContent = paused
-      ? `Paused: ${arrived} event${arrived === 1 ? "" : "s"} arrived${arrived > live.max ? ` (the newest ${live.max} finished calls are kept)` : ""}`
+      ? `Paused: ${arrived} event${arrived === 1 ? "" : "s"} arrived${ended > live.max ? `; of the ${ended} calls that finished, the newest ${live.max} are kept` : ""}`
       : "";
     pauseState.dataset.arrived = String(arrived);
   }
@@ -163,6 +166,7 @@ export function livePage(main, params = new URLSearchParams()) {
     if (!/^(execution_|validation_error|permission_)/.test(e.type)) return;
     if (paused) {
       arrived++;
+      if (/^execution_(completed|failed)$/.test(e.type)) ended++;
       showPause();
       return;
     }
@@ -171,7 +175,7 @@ export function livePage(main, params = new URLSearchParams()) {
   const offS = onState((s) => {
     stateEl.textContent = s === "live" ? "Connected to the event stream." : s === "down" ? "The event stream is down; trying again." : "Connecting to the event stream…";
   });
-  return { close() { offE(); offS(); } };
+  return { close() { offE(); offS(); main.classList.remove("paused"); } };
 }
 
 // short is the end of an ID: engine IDs are time-ordered, so their
