@@ -1,10 +1,12 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -278,3 +280,32 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) error {
 // keysAdmin serialises the API's changes of keys, so that two requests
 // cannot both take a name.
 var keysAdmin sync.Mutex
+
+// Keys lists the server's API keys (GET /v1/keys; the keys right).
+func (c *Client) Keys(ctx context.Context) (*KeyList, error) {
+	var out KeyList
+	if err := c.Do(ctx, "GET", "/v1/keys", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CreateKey makes a key on the server (POST /v1/keys; the keys right and
+// every right granted); the answer holds its secret, shown this once.
+func (c *Client) CreateKey(ctx context.Context, req KeyRequest) (*CreatedKey, error) {
+	var out CreatedKey
+	if err := c.Do(ctx, "POST", "/v1/keys", req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RevokeKey revokes a key of the server's keys file, named by its ID or by
+// the name of exactly one key not revoked (DELETE /v1/keys/{id}).
+func (c *Client) RevokeKey(ctx context.Context, id string) (*KeyInfo, error) {
+	var out KeyInfo
+	if err := c.Do(ctx, "DELETE", "/v1/keys/"+url.PathEscape(id), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -239,5 +240,38 @@ func TestKeysBounded(t *testing.T) {
 	}
 	if status, b := do(t, hs, "POST", "/v1/keys", admin, `{"name":"one-more"}`); status != 201 {
 		t.Errorf("a key once one is revoked: %d %s; want 201", status, b)
+	}
+}
+
+// TestKeysClient: the Go client makes, reads and revokes keys as the
+// console does.
+func TestKeysClient(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	admin, _ := mustKey(t, file, nil, RightCall, RightKeys)
+	ring, err := NewKeyring(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hs := newTestServer(t, ring)
+	ctx := t.Context()
+	c := NewClient(hs.URL, admin)
+	made, err := c.CreateKey(ctx, KeyRequest{Name: "bot", Rights: []Right{RightCall}, Toolsets: []string{"math"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	who, err := NewClient(hs.URL, made.Secret).WhoAmI(ctx)
+	if err != nil || who.Key == nil || who.Key.Name != "bot" {
+		t.Fatalf("WhoAmI = %+v, %v", who, err)
+	}
+	list, err := c.Keys(ctx)
+	if err != nil || len(list.Keys) != 2 {
+		t.Fatalf("Keys = %+v, %v", list, err)
+	}
+	if k, err := c.RevokeKey(ctx, "bot"); err != nil || !k.Revoked {
+		t.Fatalf("RevokeKey = %+v, %v", k, err)
+	}
+	var apiErr *Error
+	if _, err := NewClient(hs.URL, made.Secret).Keys(ctx); !errors.As(err, &apiErr) || apiErr.Code != CodeUnauthorized {
+		t.Errorf("Keys with the revoked key: %v; want unauthorized", err)
 	}
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"slices"
 )
@@ -43,4 +44,13 @@ func (s *Server) whoami(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// WhoAmI says what the client's key may do (GET /v1/whoami).
+func (c *Client) WhoAmI(ctx context.Context) (*WhoAmI, error) {
+	var out WhoAmI
+	if err := c.Do(ctx, "GET", "/v1/whoami", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
