@@ -97,7 +97,7 @@ func TestConsolePagesInBrowser(t *testing.T) {
 		reg.MustRegister(g.tool())
 		for _, ts := range []wield.Toolset{
 			{Name: "basics", Description: "Everyday tools", Tools: []string{"echo", "calculator", "current_time"}},
-			{Name: "danger", Description: "Needs a person", Tools: []string{"purge_rows"}},
+			{Name: "danger", Description: "Needs a person \u001b[31m\u202eon purpose", Tools: []string{"purge_rows"}},
 		} {
 			if err := reg.DefineToolset(ts); err != nil {
 				t.Fatal(err)
@@ -119,6 +119,13 @@ func TestConsolePagesInBrowser(t *testing.T) {
 		b.wait(t, "the toolsets", `document.querySelectorAll("article.toolset").length === 2 && document.querySelectorAll("article.agent").length === 1`, wait)
 		if got := b.text(t, `article.toolset[data-name="basics"]`); !strings.Contains(got, "/mcp/basics") || !strings.Contains(got, "calculator") || !strings.Contains(got, "3 tools") {
 			t.Errorf("the basics toolset reads %q; want its endpoint and its three tools", got)
+		}
+		// Text from the server is text, its controls made visible.
+		if got := b.text(t, `article.toolset[data-name="danger"] p`); got != `Needs a person \x1b[31m\u202eon purpose` {
+			t.Errorf("a description with controls reads %q; want them escaped", got)
+		}
+		if n := mustEval[float64](t, b, `document.querySelectorAll("article.toolset *:not(a):not(span):not(h3):not(p):not(header):not(code):not(ul):not(li)").length`); n != 0 {
+			t.Errorf("%v unexpected elements in the toolsets' cards", n)
 		}
 		if got := b.text(t, `article.agent[data-name="helper"]`); !strings.Contains(got, "echo") || !strings.Contains(got, "flaky") || strings.Contains(got, "calculator") {
 			t.Errorf("the helper agent reads %q; want echo and flaky only", got)
