@@ -130,7 +130,8 @@ func HashKey(secret string) string {
 // configuration file need not hold secrets. Such keys are the operator's:
 // they reach every tool and have every right but workflow (claiming the
 // workflow bypass of the concurrency limits takes a key made with that
-// right).
+// right) and keys (a key in a configuration file often ends up in an
+// agent's hands; managing keys takes a key made with that right).
 func ConfigKey(i int, entry string) Key {
 	h, ok := strings.CutPrefix(entry, "sha256:")
 	if !ok {

@@ -26,9 +26,9 @@
 // A server given a non-empty [Keyring] refuses every request but /healthz
 // and /readyz without a valid key (401), presented as "Authorization:
 // Bearer KEY" or "X-API-Key: KEY". Every key reads; the other rights
-// ([RightCall], [RightApprove], [RightMetrics], [RightWorkflow]) are
-// granted one by one, and a request that needs one the key lacks is
-// refused (403, naming the right). A key may be scoped to toolsets: the
+// ([RightCall], [RightApprove], [RightMetrics], [RightWorkflow],
+// [RightKeys]) are granted one by one, and a request that needs one the
+// key lacks is refused (403, naming the right). A key may be scoped to toolsets: the
 // tools of other toolsets are left out of listings, events, calls,
 // approvals, statistics and summaries, and naming one is refused (403). A
 // scoped key uses the MCP endpoints of its toolsets (/mcp/{toolset}) only,
