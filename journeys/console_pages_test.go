@@ -9,6 +9,8 @@ package journeys
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"syscall"
 	"testing"
@@ -115,5 +117,84 @@ func TestJourneyConsoleKeys(t *testing.T) {
 	}
 	if code, _ := open.stop(syscall.SIGTERM, 10*time.Second); code != 0 {
 		t.Errorf("stop: exit %d", code)
+	}
+}
+
+// TestJourneyApprovalCallerWaits: the approval inbox says, through the real
+// server, whether the caller of a pending call still waits ("here") or
+// left ("none": the server runs the call for the record once decided), and
+// who asked (the user the caller named); a call's approvals are found by
+// its ID once decided, with who decided.
+func TestJourneyApprovalCallerWaits(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/mark.yaml", markTool)
+	s := u.serve("--tools", "tools")
+
+	answered := make(chan string, 1)
+	go func() {
+		c := &http.Client{Timeout: commandLimit}
+		resp, err := c.Post(s.url+"/v1/tools/mark/call", "application/json", strings.NewReader(`{"arguments":{"message":"one"},"caller":{"user_id":"ada"}}`))
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		answered <- string(b)
+	}()
+	pendingIDs(t, u, 1)
+	abandon(t, s, "mark", `{"message":"two"}`)
+	ids := pendingIDs(t, u, 2)
+
+	type pending struct {
+		ID          string `json:"id"`
+		CallID      string `json:"call_id"`
+		CallerWaits string `json:"caller_waits"`
+		Caller      struct {
+			UserID string `json:"user_id"`
+		} `json:"caller"`
+		Decision *struct {
+			By string `json:"by"`
+		} `json:"decision"`
+	}
+	var list struct {
+		Approvals []pending `json:"approvals"`
+	}
+	// The server hears that the second caller left as the request ends.
+	if !eventually(5*time.Second, func() bool {
+		status, b := s.do("GET", "/v1/approvals", "")
+		if status != 200 || json.Unmarshal(b, &list) != nil || len(list.Approvals) != 2 {
+			return false
+		}
+		return list.Approvals[0].CallerWaits == "here" && list.Approvals[1].CallerWaits == "none"
+	}) {
+		t.Fatalf("caller_waits of the waiting and the abandoned call: %+v; want here, none", list.Approvals)
+	}
+	if got := list.Approvals[0].Caller.UserID; got != "ada" {
+		t.Errorf("the waiting call's user = %q, want ada", got)
+	}
+
+	u.must("approvals", "approve", ids[0])
+	select {
+	case b := <-answered:
+		if !strings.Contains(b, `"ok":true`) {
+			t.Errorf("the waiting caller got %s", b)
+		}
+	case <-time.After(commandLimit):
+		t.Fatal("the waiting caller got no answer")
+	}
+	u.must("approvals", "deny", ids[1])
+	status, b := s.do("GET", "/v1/approvals?call_id="+list.Approvals[0].CallID, "")
+	var mine struct {
+		Approvals []pending `json:"approvals"`
+	}
+	if err := json.Unmarshal(b, &mine); status != 200 || err != nil || len(mine.Approvals) != 1 {
+		t.Fatalf("the approvals of the call: %d %s", status, b)
+	}
+	if a := mine.Approvals[0]; a.ID != ids[0] || a.CallerWaits != "" || a.Decision == nil || !strings.HasPrefix(a.Decision.By, "cli:") {
+		t.Errorf("the decided approval of the call: %+v; want its ID, decided by the CLI, no caller_waits", a)
+	}
+	if code, took := s.stop(syscall.SIGTERM, 10*time.Second); code != 0 || took > 5*time.Second {
+		t.Errorf("stop: exit %d after %v", code, took)
 	}
 }
