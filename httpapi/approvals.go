@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/approval"
@@ -24,6 +25,10 @@ type ApprovalList struct {
 type ApprovalView struct {
 	*wield.Approval
 	CallerWaits approval.Waiter `json:"caller_waits,omitempty"`
+	// RequestedByName is the name of the key of RequestedBy, when this
+	// server knows that key and it has a name: a person deciding reads
+	// "reviewer", not only key_8ecb584821e9.
+	RequestedByName string `json:"requested_by_name,omitempty"`
 }
 
 // waiterOf is an approver that knows who waits for its approvals, as
@@ -37,6 +42,9 @@ func (s *Server) view(a *wield.Approval) ApprovalView {
 	v := ApprovalView{Approval: a}
 	if w, ok := s.decider.(waiterOf); ok && a.Status == wield.ApprovalPending {
 		v.CallerWaits = w.Waiter(a.ID)
+	}
+	if id, ok := strings.CutPrefix(a.RequestedBy, "key:"); ok {
+		v.RequestedByName = s.keyring.nameOf(id)
 	}
 	return v
 }

@@ -106,6 +106,24 @@ func (k *Keyring) keyList() []KeyInfo {
 	return out
 }
 
+// nameOf is the name of the key with the ID, as last read ("" when the
+// key is unknown or has none).
+func (k *Keyring) nameOf(id string) string {
+	if k == nil {
+		return ""
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, list := range [][]Key{k.static, k.file} {
+		for i := range list {
+			if list[i].ID == id {
+				return list[i].Name
+			}
+		}
+	}
+	return ""
+}
+
 // create makes a key in the keys file and reads the file again at once, so
 // the key works on its first request rather than after the second the
 // keyring otherwise waits between reads.

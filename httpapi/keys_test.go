@@ -275,3 +275,28 @@ func TestKeysClient(t *testing.T) {
 		t.Errorf("Keys with the revoked key: %v; want unauthorized", err)
 	}
 }
+
+// TestApprovalNamesItsKey: a pending approval names the key that asked by
+// its name too, so the person deciding need not look the ID up.
+func TestApprovalNamesItsKey(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	agent, _, err := CreateKey(file, "support-bot", RightCall, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviewer, _ := mustKey(t, file, nil, RightApprove)
+	ring, err := NewKeyring(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hs, _ := rightsServer(t, ring, Options{})
+	wait := callAsync(t, hs, agent, "purge", `{"table":"users"}`)
+	a := pendingOf(t, hs, reviewer, "purge")
+	if status, b := do(t, hs, "GET", "/v1/approvals/"+a.ID, reviewer, ""); status != 200 || !strings.Contains(string(b), `"requested_by_name":"support-bot"`) {
+		t.Errorf("the approval: %d %s; want the asking key's name", status, b)
+	}
+	if status, b := do(t, hs, "POST", "/v1/approvals/"+a.ID+"/deny", reviewer, `{"digest":"`+a.Digest+`"}`); status != 200 {
+		t.Fatalf("deny: %d %s", status, b)
+	}
+	wait()
+}

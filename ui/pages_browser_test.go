@@ -226,8 +226,8 @@ func TestConsolePagesInBrowser(t *testing.T) {
 		if got := b.text(t, card+" .asked-user"); got != "ada" {
 			t.Errorf("the user shown = %q, want ada", got)
 		}
-		if got := b.text(t, card+" .asked-api-key"); got != "key:"+adminKey.ID {
-			t.Errorf("the key shown = %q, want key:%s", got, adminKey.ID)
+		if got := b.text(t, card+" .asked-api-key"); got != "key:"+adminKey.ID+" (admin)" {
+			t.Errorf("the key shown = %q, want key:%s (admin)", got, adminKey.ID)
 		}
 		if strings.Contains(b.text(t, card+" dl"), "—") {
 			t.Errorf("the card says %q: a caller shown as —", b.text(t, card+" dl"))

@@ -25,7 +25,7 @@ export function askedBy(a) {
   else if (c.type) out.push(["Caller", h("span", { class: "muted" }, c.type)]);
   if (c.user_id) out.push(["User", c.user_id]);
   if (c.workflow_id) out.push(["Workflow", c.workflow_id]);
-  if (a.requested_by) out.push(["API key", h("code", { class: "small" }, a.requested_by)]);
+  if (a.requested_by) out.push(["API key", [h("code", { class: "small" }, a.requested_by), a.requested_by_name ? ` (${a.requested_by_name})` : null]]);
   if (!out.length) out.push(["Caller", h("span", { class: "muted" }, "not named: the call came without a caller or a key")]);
   return out;
 }
