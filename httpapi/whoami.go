@@ -19,6 +19,10 @@ type WhoAmI struct {
 	Rights []Right `json:"rights"`
 	// Toolsets scope the request's key; empty means every tool.
 	Toolsets []string `json:"toolsets,omitempty"`
+	// SelfApproval says whether a key may decide the approval of a call
+	// it asked for itself (Options.SelfApproval); without, another key
+	// decides it.
+	SelfApproval bool `json:"self_approval"`
 }
 
 // whoami answers GET /v1/whoami. A server without keys grants every local
@@ -26,7 +30,7 @@ type WhoAmI struct {
 // (unless Options.AllowWorkflowBypass) and keys (such a server manages no
 // keys; see [Server.keysManaged]).
 func (s *Server) whoami(w http.ResponseWriter, r *http.Request) error {
-	out := WhoAmI{Required: s.keys != nil}
+	out := WhoAmI{Required: s.keys != nil, SelfApproval: s.selfOK}
 	if k := KeyFrom(r.Context()); k != nil {
 		source := sourceFile
 		if s.keyring != nil && slices.ContainsFunc(s.keyring.static, func(c Key) bool { return c.ID == k.ID }) {

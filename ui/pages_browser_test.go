@@ -232,6 +232,9 @@ func TestConsolePagesInBrowser(t *testing.T) {
 		if strings.Contains(b.text(t, card+" dl"), "—") {
 			t.Errorf("the card says %q: a caller shown as —", b.text(t, card+" dl"))
 		}
+		// The admin key asked for both: it may not decide them, and is told why.
+		b.wait(t, "its own calls off", `[...document.querySelectorAll("article.approval")].every((a) =>
+			a.querySelector("button.approve").disabled && (a.querySelector(".decide-off")?.textContent || "").includes("This key asked for this call"))`, wait)
 		b.shot(t, "approvals-who")
 		// The admin key asked: the reviewer decides, with a note.
 		var list struct {

@@ -117,9 +117,12 @@ export function page(main) {
     const focused = document.activeElement && pendingEl.contains(document.activeElement) ? document.activeElement.id : "";
     clear(pendingEl, list.map((a) => {
       const reason = h("input", { type: "text", id: `reason-${a.id}`, placeholder: "optional", autocomplete: "off", "data-reason": a.id, value: typed.get(a.id) || "" });
-      const off = mayDecide ? null : `off-${a.id}`;
-      const approveBtn = h("button", { type: "button", class: "primary approve", disabled: !mayDecide, "aria-describedby": off, onclick: () => decide(a, true, reason.value) }, "Approve");
-      const denyBtn = h("button", { type: "button", class: "danger deny", disabled: !mayDecide, "aria-describedby": off, onclick: () => decide(a, false, reason.value) }, "Deny");
+      // The key that asked for a call does not decide it, unless the
+      // server allows self-approval.
+      const own = whoAns && whoAns.key && !whoAns.self_approval && a.requested_by === `key:${whoAns.key.id}`;
+      const off = mayDecide && !own ? null : `off-${a.id}`;
+      const approveBtn = h("button", { type: "button", class: "primary approve", disabled: Boolean(off), "aria-describedby": off, onclick: () => decide(a, true, reason.value) }, "Approve");
+      const denyBtn = h("button", { type: "button", class: "danger deny", disabled: Boolean(off), "aria-describedby": off, onclick: () => decide(a, false, reason.value) }, "Deny");
       const expires = h("span", { class: "expires", "data-expires": a.expires_at }, fmtRelative(a.expires_at));
       const caller = a.caller || {};
       const waits = WAITS[a.caller_waits];
@@ -137,7 +140,8 @@ export function page(main) {
         h("h4", null, "Arguments"), codeBlock(a.arguments, `Arguments of ${a.tool}`),
         h("div", { class: "actions decide" },
           h("label", { for: `reason-${a.id}`, class: "field-label inline" }, "Reason"), reason, approveBtn, denyBtn),
-        off ? h("p", { class: "muted small decide-off", id: off }, lacks(whoAns, "approve", "decide approvals")) : null);
+        off ? h("p", { class: "muted small decide-off", id: off }, !mayDecide ? lacks(whoAns, "approve", "decide approvals")
+          : "This key asked for this call: another key with the “approve” right decides it (or set server.self_approval: true for a single-user setup).") : null);
     }));
     if (focused) document.getElementById(focused)?.focus();
   }
@@ -184,10 +188,8 @@ export function page(main) {
 
   who().then((w) => {
     whoAns = w;
-    if (!can(w, "approve")) {
-      mayDecide = false;
-      load();
-    }
+    mayDecide = can(w, "approve");
+    load(); // again, with what the key may decide
   });
   load();
   const off = onEvent((e) => {
