@@ -2,14 +2,51 @@ package httpapi
 
 import (
 	"net/http"
-	"slices"
+	"strings"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/approval"
 )
 
-// ApprovalList is the answer of GET /v1/approvals.
+// ApprovalList is the answer of GET /v1/approvals. On the wire each
+// pending approval also says who waits for its decision (caller_waits; see
+// [ApprovalView]).
 type ApprovalList struct {
 	Approvals []*wield.Approval `json:"approvals"`
+}
+
+// ApprovalView is an approval as the API answers it: with, while it is
+// pending, who will take up its decision as this server knows it
+// ([approval.Waiter]: "here", a caller waits on this server for the
+// result; "none", the caller left and the server runs the call, or records
+// its refusal, once decided; "elsewhere", the call was asked of another
+// process sharing the store). Absent when the server's approvals cannot
+// tell.
+type ApprovalView struct {
+	*wield.Approval
+	CallerWaits approval.Waiter `json:"caller_waits,omitempty"`
+	// RequestedByName is the name of the key of RequestedBy, when this
+	// server knows that key and it has a name: a person deciding reads
+	// "reviewer", not only key_8ecb584821e9.
+	RequestedByName string `json:"requested_by_name,omitempty"`
+}
+
+// waiterOf is an approver that knows who waits for its approvals, as
+// *approval.Inbox does.
+type waiterOf interface {
+	Waiter(id string) approval.Waiter
+}
+
+// view adds to a what the server knows of its waiter.
+func (s *Server) view(a *wield.Approval) ApprovalView {
+	v := ApprovalView{Approval: a}
+	if w, ok := s.decider.(waiterOf); ok && a.Status == wield.ApprovalPending {
+		v.CallerWaits = w.Waiter(a.ID)
+	}
+	if id, ok := strings.CutPrefix(a.RequestedBy, "key:"); ok {
+		v.RequestedByName = s.keyring.nameOf(id)
+	}
+	return v
 }
 
 // DecisionRequest is the body of POST /v1/approvals/{id}/approve and
@@ -27,12 +64,20 @@ type DecisionRequest struct {
 	By string `json:"by,omitempty"`
 }
 
-// listApprovals answers GET /v1/approvals?status= (pending by default;
-// approved, denied, expired, or all).
+// listApprovals answers GET /v1/approvals?status=&call_id= (pending by
+// default; approved, denied, expired, or all; call_id alone means all
+// statuses). call_id keeps the approvals of one call, which its record does
+// not name: the store is read whole and filtered, which approvals, asked
+// for confirm tools only, keep cheap.
 func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) error {
 	var list []*wield.Approval
 	var err error
-	switch st := r.URL.Query().Get("status"); st {
+	q := r.URL.Query()
+	st, callID := q.Get("status"), q.Get("call_id")
+	if st == "" && callID != "" {
+		st = "all"
+	}
+	switch st {
 	case "", string(wield.ApprovalPending):
 		list, err = s.decider.Pending(r.Context())
 	case string(wield.ApprovalApproved), string(wield.ApprovalDenied), string(wield.ApprovalExpired):
@@ -46,11 +91,15 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	scope := s.scope(r)
-	list = slices.DeleteFunc(list, func(a *wield.Approval) bool { return !inScope(scope, a.Tool) })
-	if list == nil {
-		list = []*wield.Approval{}
+	views := []ApprovalView{}
+	for _, a := range list {
+		if inScope(scope, a.Tool) && (callID == "" || a.CallID == callID) {
+			views = append(views, s.view(a))
+		}
 	}
-	writeJSON(w, http.StatusOK, ApprovalList{Approvals: list})
+	writeJSON(w, http.StatusOK, struct {
+		Approvals []ApprovalView `json:"approvals"`
+	}{views})
 	return nil
 }
 
@@ -70,7 +119,7 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, a)
+	writeJSON(w, http.StatusOK, s.view(a))
 	return nil
 }
 

@@ -44,10 +44,15 @@ const (
 	// RightWorkflow lets calls claim caller.type workflow_node, which
 	// bypasses the concurrency limits: meant for trusted workflow engines.
 	RightWorkflow Right = "workflow"
+	// RightKeys manages the API keys through the API (GET and POST
+	// /v1/keys, DELETE /v1/keys/{id}): an administrator's right. A key
+	// grants no right it lacks itself, and one scoped to toolsets cannot
+	// have it, since the keys reach every tool.
+	RightKeys Right = "keys"
 )
 
 // Rights are every right, in the order help and listings show them.
-var Rights = []Right{RightRead, RightCall, RightApprove, RightMetrics, RightWorkflow}
+var Rights = []Right{RightRead, RightCall, RightApprove, RightMetrics, RightWorkflow, RightKeys}
 
 // ParseRights reads a list of rights as `wield keys create --rights` takes
 // it: names separated by commas ("call,approve"). Unknown, empty or
@@ -125,7 +130,8 @@ func HashKey(secret string) string {
 // configuration file need not hold secrets. Such keys are the operator's:
 // they reach every tool and have every right but workflow (claiming the
 // workflow bypass of the concurrency limits takes a key made with that
-// right).
+// right) and keys (a key in a configuration file often ends up in an
+// agent's hands; managing keys takes a key made with that right).
 func ConfigKey(i int, entry string) Key {
 	h, ok := strings.CutPrefix(entry, "sha256:")
 	if !ok {
@@ -287,6 +293,8 @@ func CreateKey(path, name string, right Right, toolsets []string, more ...Right)
 			return "", Key{}, fmt.Errorf("create key: unknown right %q; the rights are %s", r, rightNames())
 		case r == RightMetrics && len(toolsets) > 0:
 			return "", Key{}, errors.New("create key: the metrics right shows the figures of every tool; a key scoped to toolsets cannot have it")
+		case r == RightKeys && len(toolsets) > 0:
+			return "", Key{}, errors.New("create key: the keys right manages keys that reach every tool; a key scoped to toolsets cannot have it")
 		case r == RightCall:
 			base = RightCall
 		}

@@ -78,7 +78,7 @@ func TestParseRights(t *testing.T) {
 		{"call,approve", []Right{RightCall, RightApprove}, ""},
 		{" read , metrics ", []Right{RightRead, RightMetrics}, ""},
 		{"workflow", []Right{RightWorkflow}, ""},
-		{"admin", nil, `unknown right "admin"; the rights are read, call, approve, metrics, workflow`},
+		{"admin", nil, `unknown right "admin"; the rights are read, call, approve, metrics, workflow, keys`},
 		{"call,,approve", nil, "an empty name"},
 		{"call,call", nil, `"call" is named twice`},
 	}

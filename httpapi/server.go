@@ -26,9 +26,9 @@
 // A server given a non-empty [Keyring] refuses every request but /healthz
 // and /readyz without a valid key (401), presented as "Authorization:
 // Bearer KEY" or "X-API-Key: KEY". Every key reads; the other rights
-// ([RightCall], [RightApprove], [RightMetrics], [RightWorkflow]) are
-// granted one by one, and a request that needs one the key lacks is
-// refused (403, naming the right). A key may be scoped to toolsets: the
+// ([RightCall], [RightApprove], [RightMetrics], [RightWorkflow],
+// [RightKeys]) are granted one by one, and a request that needs one the
+// key lacks is refused (403, naming the right). A key may be scoped to toolsets: the
 // tools of other toolsets are left out of listings, events, calls,
 // approvals, statistics and summaries, and naming one is refused (403). A
 // scoped key uses the MCP endpoints of its toolsets (/mcp/{toolset}) only,
@@ -118,7 +118,8 @@ type Server struct {
 	store     wield.Storage
 	decider   Decider
 	artifacts *artifact.Manager
-	keys      *Keyring
+	keys      *Keyring // nil when the keyring holds no usable key: no key is asked for
+	keyring   *Keyring // Options.Keys as given, for the keys endpoints
 	metrics   *Metrics
 	log       *slog.Logger
 	agents    []string
@@ -174,6 +175,10 @@ func (s *Server) routes() []route {
 		{"PUT", "/v1/artifacts/{id}", RightCall, s.rewriteArtifact},
 		{"POST", "/v1/parse", RightRead, s.parse},
 		{"GET", "/v1/events", RightRead, s.events},
+		{"GET", "/v1/whoami", RightRead, s.whoami},
+		{"GET", "/v1/keys", RightKeys, s.listKeys},
+		{"POST", "/v1/keys", RightKeys, s.createKey},
+		{"DELETE", "/v1/keys/{id}", RightKeys, s.revokeKey},
 	}
 }
 
@@ -184,7 +189,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		eng: opts.Engine, reg: opts.Engine.Registry(), store: opts.Store, decider: opts.Approvals,
-		artifacts: artifact.New(opts.Store), keys: opts.Keys, metrics: opts.Metrics, log: opts.Logger,
+		artifacts: artifact.New(opts.Store), keys: opts.Keys, keyring: opts.Keys, metrics: opts.Metrics, log: opts.Logger,
 		agents: opts.Agents, bypass: opts.AllowWorkflowBypass, selfOK: opts.SelfApproval,
 		heartbeat: opts.Heartbeat, maxBody: opts.MaxBody,
 		mux: http.NewServeMux(), done: make(chan struct{}),

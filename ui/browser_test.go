@@ -25,6 +25,7 @@ import (
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/httpapi"
+	"github.com/wieldhq/wield/limit"
 	"github.com/wieldhq/wield/sqlite"
 	"github.com/wieldhq/wield/ui"
 )
@@ -117,10 +118,26 @@ type console struct {
 	URL   string
 	store *sqlite.Store
 	eng   *engine.Engine
+	inbox *approval.Inbox
 }
 
 func newConsole(t *testing.T, keys *httpapi.Keyring) *console {
 	t.Helper()
+	return newConsoleWith(t, consoleOptions{keys: keys})
+}
+
+// consoleOptions shape a console beyond its keys: more tools, toolsets
+// and agents (setup), a limiter of the test's own, agents to list.
+type consoleOptions struct {
+	keys    *httpapi.Keyring
+	setup   func(*wield.Registry)
+	limiter limit.Limiter
+	agents  []string
+}
+
+func newConsoleWith(t *testing.T, o consoleOptions) *console {
+	t.Helper()
+	keys := o.keys
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"), nil)
 	if err != nil {
@@ -134,11 +151,19 @@ func newConsole(t *testing.T, keys *httpapi.Keyring) *console {
 	}
 	reg.MustRegister(tools...)
 	reg.MustRegister(purgeTool(), flakyTool())
+	if o.setup != nil {
+		o.setup(reg)
+	}
 	inbox := approval.New(store, &approval.Options{Poll: 100 * time.Millisecond})
 	t.Cleanup(func() { inbox.Close() })
-	eng := engine.New(reg, &engine.Options{Store: store, Approver: inbox})
+	eng := engine.New(reg, &engine.Options{Store: store, Approver: inbox, Limiter: o.limiter})
 	t.Cleanup(func() { eng.Close(context.Background()) })
-	srv, err := httpapi.New(httpapi.Options{Engine: eng, Store: store, Approvals: inbox, Keys: keys, Heartbeat: time.Second})
+	ictx, stopResume := context.WithCancel(context.Background())
+	t.Cleanup(stopResume)
+	if _, err := inbox.Resume(ictx, eng); err != nil { // as wield serve does: callers that left are known
+		t.Fatal(err)
+	}
+	srv, err := httpapi.New(httpapi.Options{Engine: eng, Store: store, Approvals: inbox, Keys: keys, Heartbeat: time.Second, Agents: o.agents})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +177,7 @@ func newConsole(t *testing.T, keys *httpapi.Keyring) *console {
 	hs.Start() // httptest listens on 127.0.0.1
 	t.Cleanup(hs.Close)
 	t.Cleanup(func() { srv.Close() }) // ends the event streams before hs.Close waits for them
-	return &console{URL: hs.URL, store: store, eng: eng}
+	return &console{URL: hs.URL, store: store, eng: eng, inbox: inbox}
 }
 
 // seed makes calls so that history and statistics have something to show.

@@ -1,7 +1,8 @@
 // Package ui is wield's web console: a single page, embedded in the binary,
 // that lists the tools and tries them from forms drawn from their input
-// schemas, follows calls live, searches the history, charts the statistics
-// and decides approvals. It speaks only to the REST API of package httpapi
+// schemas, follows calls live, searches the history, charts the statistics,
+// decides approvals, and shows the toolsets and agents, the limiter and the
+// API keys. It speaks only to the REST API of package httpapi
 // on the same origin, and needs no network beyond it: no CDN, no fonts, no
 // build step.
 //
@@ -17,9 +18,13 @@
 //	mux.Handle("/", ui.Handler())
 //
 // The console routes by URL hash (#/tools, #/tools/NAME, #/live, #/calls,
-// #/calls/ID, #/stats, #/approvals), so the server serves one page. When
-// the API asks for a key (401), the console asks the person for one, keeps
-// it in the tab's sessionStorage and sends it as "Authorization: Bearer".
+// #/calls/ID, #/stats, #/approvals, #/toolsets, #/limiter, #/keys), so the
+// server serves one page. When the API asks for a key (401), the console
+// asks the person for one, keeps it in the tab's sessionStorage and sends
+// it as "Authorization: Bearer". It asks GET /v1/whoami what the key may
+// do, and turns off, saying why, what the key lacks the right for (Try it
+// without call, Approve and Deny without approve, the Keys page without
+// keys).
 package ui
 
 import (

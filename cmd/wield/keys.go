@@ -60,13 +60,17 @@ grants more, each on its own, none implying another:
   metrics   read /metrics, whose series cover every tool (not with --toolset)
   workflow  claim caller.type workflow_node, which bypasses the concurrency
             limits: for trusted workflow engines only
+  keys      manage the keys over the API and the console's Keys page (list,
+            create, revoke): an administrator's right; such a key grants
+            only rights it has itself (not with --toolset)
 
 Give the key an agent uses call, and the person who approves another key
 with approve: a model must not approve its own calls.`,
 		Example: `  wield keys create --rights call --name agent
   wield keys create --rights approve --name reviewer
   wield keys create --rights metrics --name prometheus
-  wield keys create --toolset math --toolset text --rights read --name dashboard`,
+  wield keys create --toolset math --toolset text --rights read --name dashboard
+  wield keys create --rights call,approve,metrics,keys --name admin`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			list, err := httpapi.ParseRights(rights)
@@ -75,6 +79,9 @@ with approve: a model must not approve its own calls.`,
 			}
 			if slices.Contains(list, httpapi.RightMetrics) && len(toolsets) > 0 {
 				return usagef("--rights metrics with --toolset: /metrics shows the figures of every tool, so a key scoped to toolsets cannot read it")
+			}
+			if slices.Contains(list, httpapi.RightKeys) && len(toolsets) > 0 {
+				return usagef("--rights keys with --toolset: the keys right manages keys that reach every tool, so a key scoped to toolsets cannot have it")
 			}
 			secret, k, err := httpapi.CreateKey(file, name, list[0], toolsets, list[1:]...)
 			if err != nil {
@@ -90,7 +97,7 @@ with approve: a model must not approve its own calls.`,
 		},
 	}
 	create.Flags().StringVar(&name, "name", "", "a name to recognise the key by")
-	create.Flags().StringVar(&rights, "rights", string(httpapi.RightCall), "the rights, separated by commas: read, call, approve, metrics, workflow (see above)")
+	create.Flags().StringVar(&rights, "rights", string(httpapi.RightCall), "the rights, separated by commas: read, call, approve, metrics, workflow, keys (see above)")
 	create.Flags().StringSliceVar(&toolsets, "toolset", nil, "limit the key to the tools of this toolset (repeatable; default every tool)")
 
 	var asJSON bool

@@ -8,6 +8,10 @@ import * as tools from "./tools.js";
 import * as calls from "./calls.js";
 import * as stats from "./stats.js";
 import * as approvals from "./approvals.js";
+import * as toolsets from "./toolsets.js";
+import * as limiter from "./limiter.js";
+import * as keys from "./keys.js";
+import { onWho } from "./who.js";
 
 const main = document.getElementById("main");
 let current = { section: "", ctl: null };
@@ -22,7 +26,8 @@ function parse() {
   return { section: parts[0] || "tools", rest: parts.slice(1).join("/"), params: new URLSearchParams(query) };
 }
 
-const TITLES = { tools: "Tools", live: "Live calls", calls: "History", stats: "Statistics", approvals: "Approvals" };
+const TITLES = { tools: "Tools", live: "Live calls", calls: "History", stats: "Statistics", approvals: "Approvals",
+  toolsets: "Toolsets and agents", limiter: "Limiter", keys: "API keys" };
 
 function route() {
   const { section, rest, params } = parse();
@@ -46,7 +51,7 @@ function route() {
       current.ctl = tools.page(main, rest);
       break;
     case "live":
-      current.ctl = calls.livePage(main);
+      current.ctl = calls.livePage(main, params);
       break;
     case "calls":
       current.ctl = rest ? calls.callPage(main, rest) : calls.historyPage(main, params);
@@ -56,6 +61,15 @@ function route() {
       break;
     case "approvals":
       current.ctl = approvals.page(main);
+      break;
+    case "toolsets":
+      current.ctl = toolsets.page(main);
+      break;
+    case "limiter":
+      current.ctl = limiter.page(main);
+      break;
+    case "keys":
+      current.ctl = keys.page(main);
       break;
     default:
       clear(main, empty("No such page", h("a", { href: "#/tools" }, "Go to the tools")));
@@ -111,6 +125,17 @@ onKeyChange((k) => {
 signout.addEventListener("click", () => {
   setApiKey("");
   route();
+});
+
+// The header says which key the console uses, and what it may do.
+const whoEl = document.getElementById("who");
+onWho((w) => {
+  if (!whoEl) return;
+  whoEl.hidden = !w || !w.key;
+  if (w && w.key) {
+    whoEl.textContent = w.key.name || w.key.id;
+    whoEl.title = `Key ${w.key.id}: ${(w.rights || []).join(", ")}${w.toolsets && w.toolsets.length ? ` on ${w.toolsets.join(", ")}` : ""}`;
+  }
 });
 
 const streamEl = document.getElementById("stream-state");

@@ -5,6 +5,30 @@
 import { api } from "./api.js";
 import { h, clear, codeBlock, empty, errorBox, timeEl, fmtRelative, toast, visible } from "./dom.js";
 import { onEvent } from "./events.js";
+import { who, can, lacks } from "./who.js";
+
+// WAITS says what a decision does, by who waits for it (the API's
+// caller_waits): a person deciding should know whether someone is on the
+// other end.
+const WAITS = {
+  here: ["run", "caller waiting", "The caller waits on this server and gets the result as soon as you decide."],
+  none: ["wait", "caller left", "The caller is gone: once decided, the server runs the call (or records the refusal) for the record."],
+  elsewhere: ["static", "asked elsewhere", "The call was asked of another process sharing the store (another server, a command line); its caller may wait there."],
+};
+
+// askedBy lists who asked, as far as the approval tells: the caller as the
+// client named it, the user, and the API key the server authenticated.
+export function askedBy(a) {
+  const c = a.caller || {};
+  const out = [];
+  if (c.id) out.push(["Caller", [c.id, c.type ? h("span", { class: "muted" }, ` (${c.type})`) : null]]);
+  else if (c.type) out.push(["Caller", h("span", { class: "muted" }, c.type)]);
+  if (c.user_id) out.push(["User", c.user_id]);
+  if (c.workflow_id) out.push(["Workflow", c.workflow_id]);
+  if (a.requested_by) out.push(["API key", [h("code", { class: "small" }, a.requested_by), a.requested_by_name ? ` (${a.requested_by_name})` : null]]);
+  if (!out.length) out.push(["Caller", h("span", { class: "muted" }, "not named: the call came without a caller or a key")]);
+  return out;
+}
 
 // pendingCount keeps the header's badge current on every page.
 const countListeners = new Set();
@@ -66,6 +90,8 @@ export function page(main) {
 
   const busy = new Set(); // approvals being decided here
   let tick = null;
+  let mayDecide = true;
+  let whoAns = null;
 
   async function load() {
     try {
@@ -91,22 +117,31 @@ export function page(main) {
     const focused = document.activeElement && pendingEl.contains(document.activeElement) ? document.activeElement.id : "";
     clear(pendingEl, list.map((a) => {
       const reason = h("input", { type: "text", id: `reason-${a.id}`, placeholder: "optional", autocomplete: "off", "data-reason": a.id, value: typed.get(a.id) || "" });
-      const approveBtn = h("button", { type: "button", class: "primary approve", onclick: () => decide(a, true, reason.value) }, "Approve");
-      const denyBtn = h("button", { type: "button", class: "danger deny", onclick: () => decide(a, false, reason.value) }, "Deny");
+      // The key that asked for a call does not decide it, unless the
+      // server allows self-approval.
+      const own = whoAns && whoAns.key && !whoAns.self_approval && a.requested_by === `key:${whoAns.key.id}`;
+      const off = mayDecide && !own ? null : `off-${a.id}`;
+      const approveBtn = h("button", { type: "button", class: "primary approve", disabled: Boolean(off), "aria-describedby": off, onclick: () => decide(a, true, reason.value) }, "Approve");
+      const denyBtn = h("button", { type: "button", class: "danger deny", disabled: Boolean(off), "aria-describedby": off, onclick: () => decide(a, false, reason.value) }, "Deny");
       const expires = h("span", { class: "expires", "data-expires": a.expires_at }, fmtRelative(a.expires_at));
       const caller = a.caller || {};
+      const waits = WAITS[a.caller_waits];
       return h("article", { class: "card approval", "data-id": a.id, "aria-labelledby": `ap-${a.id}` },
         h("header", { class: "approval-head" },
           h("h3", { id: `ap-${a.id}` }, h("a", { href: `#/tools/${encodeURIComponent(a.tool)}` }, a.tool)),
           h("span", { class: "pill wait" }, "pending"),
+          waits ? h("span", { class: `pill ${waits[0]} waits`, "data-waits": a.caller_waits, title: waits[2] }, waits[1]) : null,
           h("span", { class: "muted small" }, "asked ", timeEl(a.created_at), " · expires ", expires)),
         h("dl", { class: "facts" },
-          h("dt", null, "Caller"), h("dd", null, caller.id || "—", caller.type ? h("span", { class: "muted" }, ` (${caller.type})`) : null),
+          askedBy(a).map(([k, v]) => [h("dt", null, k), h("dd", { class: `asked-${k.toLowerCase().replace(" ", "-")}` }, v)]),
           caller.conversation_id ? [h("dt", null, "Conversation"), h("dd", null, caller.conversation_id)] : null,
           h("dt", null, "Call"), h("dd", null, h("code", { class: "small" }, a.call_id))),
+        waits ? h("p", { class: "muted small waits-note" }, waits[2]) : null,
         h("h4", null, "Arguments"), codeBlock(a.arguments, `Arguments of ${a.tool}`),
         h("div", { class: "actions decide" },
-          h("label", { for: `reason-${a.id}`, class: "field-label inline" }, "Reason"), reason, approveBtn, denyBtn));
+          h("label", { for: `reason-${a.id}`, class: "field-label inline" }, "Reason"), reason, approveBtn, denyBtn),
+        off ? h("p", { class: "muted small decide-off", id: off }, !mayDecide ? lacks(whoAns, "approve", "decide approvals")
+          : "This key asked for this call: another key with the “approve” right decides it (or set server.self_approval: true for a single-user setup).") : null);
     }));
     if (focused) document.getElementById(focused)?.focus();
   }
@@ -151,6 +186,11 @@ export function page(main) {
     }
   }
 
+  who().then((w) => {
+    whoAns = w;
+    mayDecide = can(w, "approve");
+    load(); // again, with what the key may decide
+  });
   load();
   const off = onEvent((e) => {
     if (e.type === "permission_requested") untilSeen(approvalOf(e), load);

@@ -41,18 +41,103 @@ onEvent((e) => {
   }
 });
 
-// livePage renders #/live.
-export function livePage(main) {
+// TYPES are the kinds of rows the live page shows, for its type filter.
+const LIVE_TYPES = [
+  ["", "any"], ["running", "running"], ["waiting", "awaiting approval"],
+  ["execution_completed", "completed"], ["execution_failed", "failed"], ["validation_error", "validation error"],
+];
+
+// rowType is a live row's kind, as LIVE_TYPES names it.
+function rowType(e) {
+  if (e.type === "execution_started") return "running";
+  if (e.type === "permission_requested" || e.type === "permission_decided") return e.waiting ? "waiting" : "running";
+  return e.type;
+}
+
+// liveMatch reports whether a live row passes the filter.
+export function liveMatch(e, f) {
+  if (f.tool && e.tool !== f.tool) return false;
+  if (f.type && rowType(e) !== f.type) return false;
+  if (f.status) {
+    const done = /^(execution_completed|execution_failed|validation_error)$/.test(e.type);
+    if (!done) return false;
+    const ok = e.type === "execution_completed";
+    if ((f.status === "ok") !== ok) return false;
+  }
+  const q = (f.q || "").trim().toLowerCase();
+  if (q) {
+    const hay = [e.tool, e.caller_id, e.conversation_id, e.call_id, e.error, e.error_type, e.message].filter(Boolean).join(" ").toLowerCase();
+    if (!q.split(/\s+/).every((w) => hay.includes(w))) return false;
+  }
+  return true;
+}
+
+// livePage renders #/live?tool=&type=&status=&q=: the feed, filtered,
+// which a pause freezes while what arrives is counted (the feed itself
+// keeps the newest live.max finished calls, paused or not).
+export function livePage(main, params = new URLSearchParams()) {
+  const f = { tool: params.get("tool") || "", type: params.get("type") || "", status: params.get("status") || "", q: params.get("q") || "" };
   const runningEl = h("div");
   const doneEl = h("div");
   const stateEl = h("p", { class: "muted small", role: "status" });
+  const pauseState = h("span", { class: "muted small pause-state", role: "status", "aria-live": "polite" });
+  const tool = h("input", { id: "l-tool", type: "text", value: f.tool, autocomplete: "off", spellcheck: "false", placeholder: "any", list: "l-tools" });
+  const toolList = h("datalist", { id: "l-tools" });
+  const type = h("select", { id: "l-type" }, LIVE_TYPES.map(([v, l]) => h("option", { value: v, selected: v === f.type }, l)));
+  const status = h("select", { id: "l-status" }, [["", "any"], ["ok", "ok"], ["error", "error"]].map(([v, l]) => h("option", { value: v, selected: v === f.status }, l)));
+  const text = h("input", { id: "l-q", type: "search", value: f.q, autocomplete: "off", spellcheck: "false", placeholder: "caller, conversation, error, call ID" });
+  const pauseBtn = h("button", { type: "button", class: "ghost", id: "live-pause", "aria-pressed": "false", onclick: () => setPaused(!paused) }, "Pause");
+  const apply = () => {
+    f.tool = tool.value.trim();
+    f.type = type.value;
+    f.status = status.value;
+    f.q = text.value;
+    // The filter stays in the address (no new history entry, no redraw of
+    // the page), so a reload or a link keeps it.
+    history.replaceState(null, "", "#/live" + qs(f));
+    draw();
+  };
+  for (const el of [tool, text]) el.addEventListener("input", apply);
+  for (const el of [type, status]) el.addEventListener("change", apply);
+  const form = h("form", { class: "filters-row card live-filters", role: "search", "aria-label": "Filter the live calls", onsubmit: (ev) => ev.preventDefault() },
+    field("l-tool", "Tool", tool), toolList, field("l-type", "Type", type), field("l-status", "Status", status), field("l-q", "Text", text),
+    h("div", { class: "filter-actions" }, pauseBtn, pauseState));
   clear(main,
     h("header", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Live calls"), stateEl),
+    form,
     h("section", { class: "card", "aria-labelledby": "running-h" }, h("h2", { id: "running-h" }, "Running now"), runningEl),
     h("section", { class: "card", "aria-labelledby": "done-h" }, h("h2", { id: "done-h" }, "Finished since this page opened"), doneEl));
+  api("/v1/tools").then((r) => clear(toolList, (r.tools || []).map((t) => h("option", { value: t.name })))).catch(() => {});
+
+  // While paused, the page shows what it showed when paused; events keep
+  // coming into the feed (bounded as always) and are counted.
+  let paused = false;
+  let frozen = null;
+  let arrived = 0; // events
+  let ended = 0; // of which calls that finished: past live.max, the oldest drop
+  function setPaused(p) {
+    paused = p;
+    pauseBtn.setAttribute("aria-pressed", String(p));
+    pauseBtn.textContent = p ? "Resume" : "Pause";
+    main.classList.toggle("paused", p);
+    arrived = 0;
+    ended = 0;
+    frozen = p ? { running: [...live.running.values()], done: [...live.done] } : null;
+    showPause();
+    draw();
+  }
+  function showPause() {
+    pauseState.textContent = paused
+      ? `Paused: ${arrived} event${arrived === 1 ? "" : "s"} arrived${ended > live.max ? `; of the ${ended} calls that finished, the newest ${live.max} are kept` : ""}`
+      : "";
+    pauseState.dataset.arrived = String(arrived);
+  }
 
   function draw() {
-    const running = [...live.running.values()];
+    const src = frozen || { running: [...live.running.values()], done: live.done };
+    const running = src.running.filter((e) => liveMatch(e, f));
+    const done = src.done.filter((e) => liveMatch(e, f));
+    const filtered = Object.values(f).some(Boolean);
     clear(runningEl, running.length
       ? h("ul", { class: "feed" }, running.map((e) => h("li", { class: "feed-item running" },
           h("span", { class: e.waiting ? "pill wait" : "pill run" }, e.waiting ? "awaiting approval" : "running"),
@@ -60,11 +145,11 @@ export function livePage(main) {
           h("span", { class: "muted" }, e.caller_id ? `by ${e.caller_id}` : ""),
           h("span", { class: "muted" }, "since ", timeEl(e.time, false)),
           e.waiting ? h("a", { href: "#/approvals", class: "small" }, "Decide →") : null)))
-      : empty("Nothing is running", "Calls appear here the moment they start."));
-    clear(doneEl, live.done.length
-      ? h("table", { class: "table" },
+      : empty(filtered && src.running.length ? "No running call matches the filter" : "Nothing is running", "Calls appear here the moment they start."));
+    clear(doneEl, done.length
+      ? h("table", { class: "table live" },
           h("thead", null, h("tr", null, ["Time", "Tool", "Status", "Duration", "Caller", "Call"].map((c) => h("th", { scope: "col" }, c)))),
-          h("tbody", null, live.done.map((e) => h("tr", null,
+          h("tbody", null, done.map((e) => h("tr", null,
             h("td", null, timeEl(e.time, false)),
             h("td", null, h("a", { href: `#/tools/${encodeURIComponent(e.tool)}` }, e.tool)),
             h("td", null, statusPill(e.type === "execution_completed", e.error_type || (e.type === "validation_error" ? "validation_error" : "")),
@@ -72,16 +157,25 @@ export function livePage(main) {
             h("td", { class: "num" }, fmtMS(e.duration_ms)),
             h("td", null, e.caller_id || "—", e.conversation_id ? h("span", { class: "muted small" }, ` · ${e.conversation_id}`) : null),
             h("td", null, e.call_id ? h("a", { href: `#/calls/${encodeURIComponent(e.call_id)}`, class: "mono small" }, short(e.call_id)) : "—")))))
-      : empty("No call finished yet", "Try a tool, or let an agent work: each call shows up here as it ends."));
+      : filtered && src.done.length
+        ? empty("No finished call matches the filter", `${src.done.length} finished call${src.done.length === 1 ? "" : "s"} hidden by it.`)
+        : empty("No call finished yet", "Try a tool, or let an agent work: each call shows up here as it ends."));
   }
   draw();
   const offE = onEvent((e) => {
-    if (/^(execution_|validation_error|permission_)/.test(e.type)) draw();
+    if (!/^(execution_|validation_error|permission_)/.test(e.type)) return;
+    if (paused) {
+      arrived++;
+      if (/^execution_(completed|failed)$/.test(e.type)) ended++;
+      showPause();
+      return;
+    }
+    draw();
   });
   const offS = onState((s) => {
     stateEl.textContent = s === "live" ? "Connected to the event stream." : s === "down" ? "The event stream is down; trying again." : "Connecting to the event stream…";
   });
-  return { close() { offE(); offS(); } };
+  return { close() { offE(); offS(); main.classList.remove("paused"); } };
 }
 
 // short is the end of an ID: engine IDs are time-ordered, so their
@@ -201,19 +295,26 @@ export function callPage(main, id) {
   clear(main, h("p", { class: "muted" }, "Loading the call…"));
   async function load() {
     try {
-      draw(await api(`/v1/calls/${encodeURIComponent(id)}`));
+      // The record does not name its approval: the approvals of the call
+      // do (none for a tool that needed no one's).
+      const [rec, aps] = await Promise.all([api(`/v1/calls/${encodeURIComponent(id)}`),
+        api(`/v1/approvals${qs({ call_id: id })}`).catch(() => null)]);
+      draw(rec, aps && (aps.approvals || []).find((a) => a.status !== "pending"));
     } catch (e) {
       clear(main, h("a", { href: "#/calls", class: "back small" }, "← History"),
         e.status === 404 ? empty(`No call “${id}”`, "Its record may not be written yet, or it was never made.") : errorBox(e, load));
     }
   }
-  function draw(rec) {
+  function draw(rec, ap) {
     const c = rec.call || {};
     const r = rec.result || {};
     const caller = c.caller || {};
     const queued = new Date(rec.queued_at).getTime();
     const started = new Date(r.started_at).getTime();
     const finished = new Date(r.finished_at).getTime();
+    const asked = ap ? new Date(ap.created_at).getTime() : NaN;
+    const decided = ap ? new Date(ap.decided_at || ap.expires_at).getTime() : NaN;
+    const d = (ap && ap.decision) || {};
     let args = c.arguments;
     let parsedArgs;
     try { parsedArgs = typeof args === "string" ? JSON.parse(args) : args; } catch { parsedArgs = undefined; }
@@ -224,10 +325,23 @@ export function callPage(main, id) {
         h("p", { class: "mono small muted" }, c.id)),
       h("div", { class: "stat-cards" },
         stat("Duration", fmtMS(r.duration_ms)),
+        ap ? stat("Approval wait", fmtMS(Math.max(decided - asked, 0))) : null,
         stat("Queue wait", fmtMS(r.queue_wait_ms || 0)),
         stat("Attempts", String(r.attempts ?? "—")),
         stat("Queued", fmtTime(rec.queued_at))),
-      timeline(queued, started, finished),
+      timeline(queued, started, finished, ap ? { asked, decided, status: ap.status } : null),
+      ap ? h("section", { class: "card approval-facts", "aria-labelledby": "apf-h" }, h("h2", { id: "apf-h" }, "Approval"),
+        h("dl", { class: "facts" },
+          fact("Outcome", h("span", { class: `pill ${ap.status === "approved" ? "ok" : ap.status === "denied" ? "err" : "wait"}` }, ap.status)),
+          // by is the decider as the server knows them; note is the
+          // deciding client's own text, shown apart and as such.
+          fact("By", d.by ? h("span", { class: "decided-by" }, d.by) : h("span", { class: "muted" }, ap.status === "expired" ? "nobody: it expired" : "—")),
+          d.note ? fact("Note", h("span", { class: "decided-note" }, d.note)) : null,
+          d.reason ? fact("Reason", d.reason) : null,
+          fact("Asked", fmtTime(ap.created_at)),
+          fact("Decided", fmtTime(ap.decided_at || ap.expires_at)),
+          ap.requested_by ? fact("Asked with key", h("code", { class: "small" }, ap.requested_by)) : null,
+          fact("Approval", h("code", { class: "small" }, ap.id)))) : null,
       !r.ok ? h("section", { class: "card err-card", "aria-labelledby": "err-h" }, h("h2", { id: "err-h" }, "Error"),
         h("p", null, h("code", null, r.error_type || "error"), " ", r.error || ""),
         r.validation_errors && r.validation_errors.length
@@ -241,7 +355,8 @@ export function callPage(main, id) {
           rec.full_output !== undefined || r.output !== undefined ? codeBlock(rec.full_output ?? r.output, "Output") : h("p", { class: "muted" }, "No output."))),
       h("section", { class: "card" }, h("h2", null, "Details"),
         h("dl", { class: "facts" },
-          fact("Caller", [caller.id || "—", caller.type ? h("span", { class: "muted" }, ` (${caller.type})`) : null]),
+          caller.id || caller.type || !caller.user_id
+            ? fact("Caller", [caller.id || (caller.type ? "" : "—"), caller.type ? h("span", { class: "muted" }, caller.id ? ` (${caller.type})` : caller.type) : null]) : null,
           caller.conversation_id ? fact("Conversation", h("a", { href: `#/calls${qs({ conversation: caller.conversation_id })}` }, caller.conversation_id)) : null,
           caller.workflow_id ? fact("Workflow", caller.workflow_id) : null,
           caller.user_id ? fact("User", caller.user_id) : null,
@@ -270,21 +385,32 @@ function fact(k, v) {
 }
 
 // timeline draws queued → started → finished as one bar. The engine sets
-// started when the call is admitted (after an approval, when one was
-// given), so the first span holds the queue and any wait for a person.
-function timeline(q, s, f) {
+// started when the call is admitted, after its approval when it needed
+// one: that wait for a person (asked → decided) is its own segment, and
+// only the rest of queued → started is queue.
+function timeline(q, s, f, ap) {
   if (![q, s, f].every(Number.isFinite) || f < q) return null;
   const total = Math.max(f - q, 1);
-  const wait = Math.max(s - q, 0);
   const run = Math.max(f - Math.max(s, q), 0);
-  const bar = h("div", { class: "timeline", role: "img", "aria-label": `Queued to started ${fmtMS(wait)}, started to finished ${fmtMS(run)}` });
-  const w1 = h("span", { class: "tl-wait" });
-  const w2 = h("span", { class: "tl-run" });
-  w1.style.width = `${(wait / total) * 100}%`;
-  w2.style.width = `${Math.max((run / total) * 100, 0.5)}%`;
-  bar.append(w1, w2);
+  const segs = [];
+  if (ap && Number.isFinite(ap.asked) && Number.isFinite(ap.decided)) {
+    const asked = Math.min(Math.max(ap.asked, q), f);
+    const decided = Math.min(Math.max(ap.decided, asked), f);
+    const admitted = Math.max(s, decided);
+    segs.push(["tl-wait", "queued → asked", asked - q], ["tl-approval", `waiting for approval (${ap.status})`, decided - asked],
+      ["tl-wait", "decided → started", Math.max(Math.min(admitted, f) - decided, 0)]);
+  } else {
+    segs.push(["tl-wait", "queued → started", Math.max(s - q, 0)]);
+  }
+  segs.push(["tl-run", "started → finished", run]);
+  const shown = segs.filter(([, , ms], i) => ms > 0 || i === segs.length - 1 || (ap && i === 1));
+  const bar = h("div", { class: "timeline", role: "img", "aria-label": shown.map(([, l, ms]) => `${l} ${fmtMS(ms)}`).join(", ") });
+  for (const [cls, l, ms] of shown) {
+    const el = h("span", { class: cls, title: `${l}: ${fmtMS(ms)}` });
+    el.style.width = `${Math.max((ms / total) * 100, cls === "tl-run" ? 0.5 : 0)}%`;
+    bar.append(el);
+  }
   return h("div", { class: "timeline-box" }, bar,
     h("div", { class: "timeline-legend small muted" },
-      h("span", null, h("i", { class: "sw tl-wait" }), ` queued → started ${fmtMS(wait)}`),
-      h("span", null, h("i", { class: "sw tl-run" }), ` started → finished ${fmtMS(run)}`)));
+      shown.map(([cls, l, ms]) => h("span", null, h("i", { class: `sw ${cls}` }), ` ${l} ${fmtMS(ms)}`))));
 }

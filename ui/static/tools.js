@@ -5,6 +5,7 @@ import { api, ApiError } from "./api.js";
 import { h, clear, codeBlock, empty, errorBox, fmtMS, statusPill, debounce, pretty } from "./dom.js";
 import { SchemaForm } from "./form.js";
 import { onEvent } from "./events.js";
+import { who, can, lacks } from "./who.js";
 
 const state = { tools: null, q: "", category: "", tags: new Set(), loading: null };
 
@@ -206,6 +207,10 @@ function toolPage(el, t) {
   const cancelBtn = h("button", { type: "button", class: "ghost", hidden: true, onclick: () => ctl && ctl.abort() }, "Cancel");
   const resetBtn = h("button", { type: "button", class: "ghost", onclick: () => { form.fill(undefined); form.clearErrors(); raw.value = "{}"; clear(result); } }, "Reset");
   const result = h("div", { class: "result", id: "result", "aria-live": "polite" });
+  // A key without the call right reads the form but cannot run it: the
+  // button is off, and says why, rather than failing with a 403.
+  const offNote = h("p", { class: "muted small try-off", id: "try-off", hidden: true });
+  let callOff = false;
   let ctl = null;
 
   const formEl = h("form", { class: "try card", novalidate: true, "aria-label": `Try ${t.name}`, onsubmit: (ev) => { ev.preventDefault(); run(); } },
@@ -213,7 +218,16 @@ function toolPage(el, t) {
       h("div", { class: "tabs", role: "tablist", "aria-label": "Arguments editor" }, tabForm, tabRaw)),
     form.el, rawPane, options,
     h("div", { class: "actions" }, runBtn, cancelBtn, resetBtn, h("span", { class: "muted small kbd-hint" }, "Ctrl+Enter runs")),
-    result);
+    offNote, result);
+  who().then((w) => {
+    if (can(w, "call")) return;
+    callOff = true;
+    runBtn.disabled = true;
+    runBtn.setAttribute("aria-describedby", "try-off");
+    runBtn.title = "This key may not call tools";
+    offNote.textContent = lacks(w, "call", "call tools");
+    offNote.hidden = false;
+  });
   formEl.addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
       ev.preventDefault();
@@ -222,7 +236,7 @@ function toolPage(el, t) {
   });
 
   async function run() {
-    if (ctl) return;
+    if (ctl || callOff) return;
     form.clearErrors();
     rawErr.hidden = true;
     let args;
@@ -261,7 +275,7 @@ function toolPage(el, t) {
       else clear(result, errorBox(e));
     } finally {
       ctl = null;
-      runBtn.disabled = false;
+      runBtn.disabled = callOff;
       runBtn.textContent = "Try it";
       cancelBtn.hidden = true;
     }
