@@ -262,6 +262,9 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 			defer sess.calls.Delete(string(req.ID))
 		}
 		defer cancel(nil)
+		if s.opts.Trace != nil {
+			ctx = context.WithValue(ctx, srvRPCIDKey{}, string(req.ID))
+		}
 		res, err := s.srvCall(ctx, ep, ss, &mcp.CallToolParamsRaw{Name: p.Name, Arguments: p.Arguments})
 		if err != nil {
 			var jerr *jsonrpc.Error

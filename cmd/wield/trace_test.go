@@ -62,7 +62,7 @@ func TestServeTraces(t *testing.T) {
 	var call, request *tracepb.Span
 	for _, sp := range spans {
 		switch {
-		case sp.Name == "tool calculator":
+		case sp.Name == "execute_tool calculator":
 			call = sp
 		case strings.Contains(sp.Name, "/v1/tools/") && strings.Contains(sp.Name, "call"):
 			request = sp
@@ -82,7 +82,13 @@ func TestServeTraces(t *testing.T) {
 	for _, kv := range call.Attributes {
 		attrs[kv.Key] = kv.Value.String()
 	}
-	if !strings.Contains(attrs["wield.ok"], "true") || !strings.Contains(attrs["wield.tool"], "calculator") {
-		t.Errorf("attributes %v", attrs)
+	// OpenTelemetry's GenAI conventions for tool execution.
+	for k, v := range map[string]string{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "calculator", "gen_ai.tool.type": "function", "wield.ok": "true"} {
+		if !strings.Contains(attrs[k], v) {
+			t.Errorf("attribute %s = %s, want %s (all: %v)", k, attrs[k], v, attrs)
+		}
+	}
+	if _, ok := attrs["error.type"]; ok || len(attrs["gen_ai.tool.call.id"]) < 27 {
+		t.Errorf("a successful call's attributes %v: want a gen_ai.tool.call.id and no error.type", attrs)
 	}
 }

@@ -1,0 +1,60 @@
+package mcpbridge
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wieldhq/wield"
+)
+
+// TraceRequest is what [ServerOptions].Trace is told of a request the
+// server answers: the attributes OpenTelemetry's MCP conventions record on
+// its span, and the request's params._meta, whose traceparent and
+// tracestate name the caller's span (the span's parent).
+type TraceRequest struct {
+	Method          string // mcp.method.name: "tools/call"
+	Tool            string // gen_ai.tool.name
+	SessionID       string // mcp.session.id; empty without a session
+	RequestID       string // jsonrpc.request.id, as written; empty when not known
+	ProtocolVersion string // mcp.protocol.version; empty when not known
+	Meta            map[string]any
+}
+
+// srvRPCIDKey holds the JSON-RPC ID of the request a fast-path call
+// answers, for its span.
+type srvRPCIDKey struct{}
+
+// srvTrace starts the span of a tools/call when the server traces, and
+// returns the context the call runs under and the function that ends the
+// span with the call's outcome.
+func (s *Server) srvTrace(ctx context.Context, ss *mcp.ServerSession, p *mcp.CallToolParamsRaw) (context.Context, func(*wield.Result, error)) {
+	if s.opts.Trace == nil {
+		return ctx, func(*wield.Result, error) {}
+	}
+	r := TraceRequest{Method: "tools/call", Tool: p.Name, Meta: p.Meta}
+	r.RequestID, _ = ctx.Value(srvRPCIDKey{}).(string)
+	if ss != nil {
+		r.SessionID = ss.ID()
+		if ip := ss.InitializeParams(); ip != nil {
+			r.ProtocolVersion = ip.ProtocolVersion
+		}
+	}
+	ctx, end := s.opts.Trace(ctx, r)
+	return ctx, func(res *wield.Result, err error) {
+		switch {
+		case err != nil:
+			// The JSON-RPC error's code, as the conventions ask.
+			code := int64(jsonrpc.CodeInternalError)
+			if je, ok := err.(*jsonrpc.Error); ok {
+				code = je.Code
+			}
+			end(strconv.FormatInt(code, 10))
+		case res != nil && !res.OK:
+			end("tool_error") // a result with isError
+		default:
+			end("")
+		}
+	}
+}
