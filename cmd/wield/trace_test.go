@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,9 +10,16 @@ import (
 	"sync"
 	"testing"
 
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/mcpbridge"
 )
 
 // TestServeTraces: with an OTLP endpoint configured the standard way, every
@@ -90,5 +98,98 @@ func TestServeTraces(t *testing.T) {
 	}
 	if _, ok := attrs["error.type"]; ok || len(attrs["gen_ai.tool.call.id"]) < 27 {
 		t.Errorf("a successful call's attributes %v: want a gen_ai.tool.call.id and no error.type", attrs)
+	}
+}
+
+// TestMCPTraceMeta: the tools/call span takes its parent from params._meta
+// when it holds a valid W3C traceparent, and links the ambient (HTTP) span;
+// whatever else a client puts there (no string, garbage, an all-zero or
+// huge traceparent) leaves the span a child of the ambient span, and
+// nothing breaks.
+func TestMCPTraceMeta(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithIDGenerator(callIDs{}))
+	defer tp.Shutdown(context.Background())
+	prop := propagation.TraceContext{}
+	start := mcpTrace(tp.Tracer("test"), prop)
+	ambientCtx, ambient := tp.Tracer("test").Start(context.Background(), "POST /mcp")
+	defer ambient.End()
+	const remoteTrace, remoteSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	tests := []struct {
+		name   string
+		meta   map[string]any
+		remote bool
+	}{
+		{"valid", map[string]any{"traceparent": "00-" + remoteTrace + "-" + remoteSpan + "-01", "tracestate": "rojo=1"}, true},
+		{"no meta", nil, false},
+		{"not a string", map[string]any{"traceparent": 42}, false},
+		{"garbage", map[string]any{"traceparent": "<script>\x1b[31m"}, false},
+		{"all zero", map[string]any{"traceparent": "00-00000000000000000000000000000000-0000000000000000-01"}, false},
+		{"huge", map[string]any{"traceparent": strings.Repeat("0", 1<<20), "tracestate": strings.Repeat("a=b,", 1<<16)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			exp.Reset()
+			_, end := start(ambientCtx, mcpbridge.TraceRequest{Method: "tools/call", Tool: "echo", SessionID: "s1", RequestID: "7", Meta: tt.meta})
+			end("tool_error")
+			spans := exp.GetSpans()
+			if len(spans) != 1 {
+				t.Fatalf("%d spans", len(spans))
+			}
+			sp := spans[0]
+			if sp.Name != "tools/call echo" || sp.SpanKind != trace.SpanKindServer {
+				t.Errorf("span %q kind %v", sp.Name, sp.SpanKind)
+			}
+			parent := sp.Parent
+			if tt.remote {
+				if parent.TraceID().String() != remoteTrace || parent.SpanID().String() != remoteSpan || !parent.IsRemote() {
+					t.Errorf("parent %v, want the remote span of _meta", parent)
+				}
+				if len(sp.Links) != 1 || sp.Links[0].SpanContext.SpanID() != ambient.SpanContext().SpanID() {
+					t.Errorf("links %v, want the ambient span", sp.Links)
+				}
+			} else if parent.SpanID() != ambient.SpanContext().SpanID() {
+				t.Errorf("parent %v, want the ambient span", parent)
+			}
+			attrs := map[string]string{}
+			for _, kv := range sp.Attributes {
+				attrs[string(kv.Key)] = kv.Value.Emit()
+			}
+			for k, v := range map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "echo", "mcp.session.id": "s1", "jsonrpc.request.id": "7", "error.type": "tool_error"} {
+				if attrs[k] != v {
+					t.Errorf("%s = %q, want %q", k, attrs[k], v)
+				}
+			}
+		})
+	}
+}
+
+// TestCallSpanIDs: the span context an outbound request of a call carries
+// is the one the call's span is recorded with, under a parent and without.
+func TestCallSpanIDs(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithIDGenerator(callIDs{}))
+	defer tp.Shutdown(context.Background())
+	tracer := tp.Tracer("test")
+	parentCtx, parent := tracer.Start(context.Background(), "request")
+	defer parent.End()
+	for _, ctx := range []context.Context{parentCtx, context.Background()} {
+		exp.Reset()
+		call := &wield.Call{ID: wield.NewID()}
+		var header string
+		callPropagator{propagation.TraceContext{}}.Inject(context.WithValue(ctx, wield.CallKey, call), func(k, v string) {
+			if k == "traceparent" {
+				header = v
+			}
+		})
+		_, sp := tracer.Start(context.WithValue(ctx, toolSpanKey{}, call.ID), "execute_tool x")
+		sp.End()
+		got := exp.GetSpans()[0].SpanContext
+		if want := "00-" + got.TraceID().String() + "-" + got.SpanID().String() + "-01"; header != want {
+			t.Errorf("outbound traceparent %q, recorded span %q", header, want)
+		}
+		if ctx == parentCtx && got.TraceID() != parent.SpanContext().TraceID() {
+			t.Errorf("the call's span left its parent's trace")
+		}
 	}
 }
