@@ -562,3 +562,33 @@ func BenchmarkBusPublish(b *testing.B) {
 		}
 	})
 }
+
+// FuzzSubscribeAfter: whatever a client sends as Last-Event-ID, resuming
+// neither panics nor claims to be exact unless the bus holds that event,
+// and replays only events after it.
+func FuzzSubscribeAfter(f *testing.F) {
+	b := wield.NewBus(8)
+	var ids []string
+	for i := range 12 {
+		ids = append(ids, b.Publish(wield.Event{Type: wield.EventToolAdded, Tool: itoa(i)}))
+	}
+	for _, s := range []string{"", "42", ids[0], ids[5], ids[11], wield.NewID(), "zzzzzzzzzzzzzzzzzzzzzzzzzzz", "\x00", strings.Repeat("0", 27)} {
+		f.Add(s)
+	}
+	held := map[string]bool{}
+	for _, id := range ids[4:] {
+		held[id] = true
+	}
+	f.Fuzz(func(t *testing.T, after string) {
+		s, exact := b.SubscribeAfter(after, nil)
+		defer s.Close()
+		if exact != (after == "" || held[after]) {
+			t.Errorf("SubscribeAfter(%q) exact = %v", after, exact)
+		}
+		for _, e := range drain(t, s) {
+			if after != "" && e.ID <= after {
+				t.Errorf("after %q replayed %s", after, e.ID)
+			}
+		}
+	})
+}

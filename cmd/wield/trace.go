@@ -140,10 +140,18 @@ func randomSpanID() trace.SpanID {
 type callPropagator struct{ prop propagation.TextMapPropagator }
 
 func (p callPropagator) Inject(ctx context.Context, set func(key, value string)) {
-	if c, ok := ctx.Value(wield.CallKey).(*wield.Call); ok && c != nil && c.ID != "" {
-		ctx = trace.ContextWithSpanContext(ctx, callSpan(trace.SpanContextFromContext(ctx), c.ID))
+	p.prop.Inject(inCallSpan(ctx, ""), setter(set))
+}
+
+// inCallSpan makes the span of the call running under ctx (a handler's
+// context carries its call, see wield.CallKey) the current span, unless it
+// is the call self: what a handler sends out, and the calls it makes in
+// turn (a sub-agent's), are that span's children.
+func inCallSpan(ctx context.Context, self string) context.Context {
+	if c, ok := ctx.Value(wield.CallKey).(*wield.Call); ok && c != nil && c.ID != "" && c.ID != self {
+		return trace.ContextWithSpanContext(ctx, callSpan(trace.SpanContextFromContext(ctx), c.ID))
 	}
-	p.prop.Inject(ctx, setter(set))
+	return ctx
 }
 
 // setter is a propagation.TextMapCarrier that only writes.
@@ -250,7 +258,8 @@ func (s *tracedStore) Save(ctx context.Context, r *wield.Record) error {
 			desc = t.Description
 		}
 	}
-	sctx := context.WithValue(ctx, toolSpanKey{}, res.CallID)
+	// A call made by a running tool (a sub-agent's) is its span's child.
+	sctx := context.WithValue(inCallSpan(ctx, res.CallID), toolSpanKey{}, res.CallID)
 	_, span := s.tracer.Start(sctx, "execute_tool "+res.Tool, trace.WithTimestamp(r.QueuedAt), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(
 			attribute.String("gen_ai.operation.name", "execute_tool"),

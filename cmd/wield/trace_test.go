@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -193,3 +194,35 @@ func TestCallSpanIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedCallSpan: a call made while another call's tool runs (a
+// sub-agent's, under the outer handler's context) is recorded as a child of
+// the outer call's span.
+func TestNestedCallSpan(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithIDGenerator(callIDs{}))
+	defer tp.Shutdown(context.Background())
+	store := &tracedStore{Storage: keepNothing{}, tracer: tp.Tracer("test")}
+	outer, inner := &wield.Call{ID: wield.NewID(), Tool: "call_subagent"}, &wield.Call{ID: wield.NewID(), Tool: "echo"}
+	now := time.Now()
+	record := func(ctx context.Context, c *wield.Call) {
+		if err := store.Save(ctx, &wield.Record{Call: c, QueuedAt: now, Result: &wield.Result{CallID: c.ID, Tool: c.Tool, OK: true, FinishedAt: now}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record(context.WithValue(context.Background(), wield.CallKey, outer), inner) // under the outer handler
+	record(context.Background(), outer)
+	spans := exp.GetSpans()
+	if len(spans) != 2 {
+		t.Fatalf("%d spans", len(spans))
+	}
+	in, out := spans[0], spans[1]
+	if in.Parent.SpanID() != out.SpanContext.SpanID() || in.SpanContext.TraceID() != out.SpanContext.TraceID() {
+		t.Errorf("inner span's parent %v, want the outer call's span %v", in.Parent, out.SpanContext)
+	}
+}
+
+// keepNothing is a store that keeps nothing.
+type keepNothing struct{ wield.Storage }
+
+func (keepNothing) Save(context.Context, *wield.Record) error { return nil }
