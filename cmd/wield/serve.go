@@ -372,7 +372,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	mopts := &mcpbridge.ServerOptions{Calls: store, Logger: log, ClientKey: mcpClientKey}
 	if traced != nil {
 		traced.reg.Store(reg)
-		mopts.Trace = mcpTrace(tracer, propagator)
+		mopts.Trace = mcpTrace(tracer, propagator, "tcp")
 	}
 	if a.cfg != nil {
 		mcpOffer(mopts, a.cfg.MCP)

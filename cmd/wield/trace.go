@@ -179,14 +179,17 @@ func (m metaCarrier) Keys() []string {
 // OpenTelemetry's MCP conventions have it: "tools/call {tool}", kind
 // server, its parent the caller's span named in params._meta (traceparent,
 // tracestate) when there is one, linked then to the HTTP request's span.
-func mcpTrace(tracer trace.Tracer, prop propagation.TextMapPropagator) func(context.Context, mcpbridge.TraceRequest) (context.Context, func(string)) {
+// transport is the network.transport: "tcp" for HTTP, "pipe" for stdio.
+func mcpTrace(tracer trace.Tracer, prop propagation.TextMapPropagator, transport string) func(context.Context, mcpbridge.TraceRequest) (context.Context, func(string)) {
 	return func(ctx context.Context, r mcpbridge.TraceRequest) (context.Context, func(string)) {
 		attrs := []attribute.KeyValue{
 			attribute.String("mcp.method.name", r.Method),
 			attribute.String("gen_ai.operation.name", "execute_tool"),
 			attribute.String("gen_ai.tool.name", r.Tool),
-			attribute.String("network.transport", "tcp"),
-			attribute.String("network.protocol.name", "http"),
+			attribute.String("network.transport", transport),
+		}
+		if transport == "tcp" {
+			attrs = append(attrs, attribute.String("network.protocol.name", "http"))
 		}
 		for k, v := range map[string]string{"mcp.session.id": r.SessionID, "jsonrpc.request.id": r.RequestID, "mcp.protocol.version": r.ProtocolVersion} {
 			if v != "" {

@@ -3,9 +3,11 @@ package main
 import (
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -112,7 +114,7 @@ func TestMCPTraceMeta(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithIDGenerator(callIDs{}))
 	defer tp.Shutdown(context.Background())
 	prop := propagation.TraceContext{}
-	start := mcpTrace(tp.Tracer("test"), prop)
+	start := mcpTrace(tp.Tracer("test"), prop, "tcp")
 	ambientCtx, ambient := tp.Tracer("test").Start(context.Background(), "POST /mcp")
 	defer ambient.End()
 	const remoteTrace, remoteSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
@@ -226,3 +228,110 @@ func TestNestedCallSpan(t *testing.T) {
 type keepNothing struct{ wield.Storage }
 
 func (keepNothing) Save(context.Context, *wield.Record) error { return nil }
+
+// collectSpans is an OTLP/HTTP receiver on loopback; spans returns what it
+// has received.
+func collectSpans(t *testing.T) (url string, spans func() []*tracepb.Span) {
+	var mu sync.Mutex
+	var got []*tracepb.Span
+	c := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body io.Reader = r.Body
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), 400)
+				return
+			}
+			body = zr
+		}
+		b, _ := io.ReadAll(body)
+		var req coltrace.ExportTraceServiceRequest
+		if proto.Unmarshal(b, &req) != nil {
+			http.Error(w, "bad export", 400)
+			return
+		}
+		mu.Lock()
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				got = append(got, ss.Spans...)
+			}
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	t.Cleanup(c.Close)
+	return c.URL, func() []*tracepb.Span {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]*tracepb.Span(nil), got...)
+	}
+}
+
+// TestMCPStdioTraces: `wield mcp` over stdio with an OTLP endpoint sends a
+// tools/call span (network.transport pipe) whose parent is the span named
+// in params._meta, and the call's execute_tool span under it.
+func TestMCPStdioTraces(t *testing.T) {
+	url, spans := collectSpans(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"calculator","arguments":{"expression":"1+1"},"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}}
+`
+	// stdin stays open until the call is answered: at its end the server
+	// stops.
+	t.Setenv("WIELD_DB", "sqlite:"+filepath.Join(t.TempDir(), "wield.db"))
+	pr, pw := io.Pipe()
+	var out, errs lockedOut
+	done := make(chan int, 1)
+	go func() { done <- Run(context.Background(), []string{"mcp"}, pr, &out, &errs) }()
+	go pw.Write([]byte(in))
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), `"id":2`) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	pw.Close()
+	if code := <-done; code != 0 || !strings.Contains(out.String(), `"id":2`) {
+		t.Fatalf("wield mcp: exit %d\nstdout %s\nstderr %s", code, out.String(), errs.String())
+	}
+	var server, call *tracepb.Span
+	for _, sp := range spans() {
+		switch sp.Name {
+		case "tools/call calculator":
+			server = sp
+		case "execute_tool calculator":
+			call = sp
+		}
+	}
+	if server == nil || call == nil {
+		t.Fatalf("spans %v: want tools/call calculator and execute_tool calculator", spans())
+	}
+	if fmt.Sprintf("%x", server.ParentSpanId) != "00f067aa0ba902b7" || fmt.Sprintf("%x", server.TraceId) != "4bf92f3577b34da6a3ce929d0e0e4736" {
+		t.Errorf("tools/call span's parent %x in trace %x, want the _meta's", server.ParentSpanId, server.TraceId)
+	}
+	if string(call.ParentSpanId) != string(server.SpanId) {
+		t.Errorf("execute_tool is not the tools/call span's child")
+	}
+	for _, kv := range server.Attributes {
+		if kv.Key == "network.transport" && kv.Value.GetStringValue() != "pipe" {
+			t.Errorf("network.transport %v, want pipe", kv.Value)
+		}
+	}
+}
+
+// lockedOut is an output written by one goroutine and read by another.
+type lockedOut struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedOut) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedOut) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
