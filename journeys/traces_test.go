@@ -182,6 +182,7 @@ annotations: {read_only: true, open_world: true}
 	want := map[string]string{
 		"mcp.method.name": "tools/call", "gen_ai.tool.name": "ping", "gen_ai.operation.name": "execute_tool",
 		"mcp.session.id": session, "mcp.protocol.version": "2025-06-18", "network.transport": "tcp",
+		"jsonrpc.request.id": "call-7",
 	}
 	got := spanAttrs(srv)
 	for k, v := range want {

@@ -543,6 +543,11 @@ func (s *Server) srvHandler(ep *srvEndpoint) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, stop := srvCancelOnPurpose(ctx)
 		defer stop()
+		if x := req.GetExtra(); s.opts.Trace != nil && x != nil && x.Header != nil {
+			if id := x.Header.Get(srvRPCIDHeader); id != "" {
+				ctx = context.WithValue(ctx, srvRPCIDKey{}, id)
+			}
+		}
 		res, err := s.srvCall(ctx, ep, req.Session, req.Params)
 		if err != nil {
 			return nil, err

@@ -2,7 +2,10 @@ package mcpbridge
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,9 +25,45 @@ type TraceRequest struct {
 	Meta            map[string]any
 }
 
-// srvRPCIDKey holds the JSON-RPC ID of the request a fast-path call
-// answers, for its span.
+// srvRPCIDKey holds the JSON-RPC ID of the tools/call a call answers, for
+// its span.
 type srvRPCIDKey struct{}
+
+// srvRPCIDHeader carries the JSON-RPC ID of a tools/call that the go-sdk
+// answers from srvCheckEnvelope to srvHandler, for the call's span: the
+// SDK tells a handler the request's headers, not its ID. A client's own
+// header of that name is dropped before.
+const srvRPCIDHeader = "Wield-Internal-Jsonrpc-Id"
+
+// srvNoteRPCID notes the ID of a POST holding a single tools/call in
+// srvRPCIDHeader (a batch, or any other message, gets none).
+func srvNoteRPCID(r *http.Request, body []byte) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(body, &m) == nil && m.Method == "tools/call" && srvPlainID(m.ID) {
+		r.Header.Set(srvRPCIDHeader, srvIDText(m.ID))
+	}
+}
+
+// srvIDText is a JSON-RPC ID as the conventions write it: a string's
+// text, a number's digits; at most srvMaxIDText bytes of it, since a
+// client chooses it.
+func srvIDText(id json.RawMessage) string {
+	s := string(id)
+	var text string
+	if json.Unmarshal(id, &text) == nil {
+		s = text
+	}
+	if len(s) > srvMaxIDText {
+		s = strings.ToValidUTF8(s[:srvMaxIDText], "")
+	}
+	return s
+}
+
+// srvMaxIDText bounds the JSON-RPC ID a span records.
+const srvMaxIDText = 128
 
 // srvTrace starts the span of a tools/call when the server traces, and
 // returns the context the call runs under and the function that ends the
