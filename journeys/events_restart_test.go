@@ -65,14 +65,14 @@ func openSSE(t *testing.T, s *server, last string) *sseClient {
 			case line == "":
 				if f.data != "" {
 					var ev struct {
-						ID     string `json:"id"`
-						Server string `json:"server"`
-						CallID string `json:"call_id"`
+						ID     json.RawMessage `json:"id"` // a number before IDs were unique
+						Server string          `json:"server"`
+						CallID string          `json:"call_id"`
 					}
 					if json.Unmarshal([]byte(f.data), &ev) == nil {
 						f.server, f.callID = ev.Server, ev.CallID
-						if ev.ID != f.id {
-							f.comment = "data id " + ev.ID + " differs from the frame's " + f.id
+						if id := strings.Trim(string(ev.ID), `"`); id != f.id {
+							f.comment = "data id " + id + " differs from the frame's " + f.id
 						}
 					}
 					c.frames <- f
