@@ -122,3 +122,37 @@ func TestEventsResume(t *testing.T) {
 		})
 	}
 }
+
+// TestClientEventsLost: the Go client reports the server's ": lost" notes:
+// a gap for a resume the server cannot honour, nothing for one it can.
+func TestClientEventsLost(t *testing.T) {
+	s, hs := newTestServer(t, nil)
+	bus := s.eng.Bus()
+	held := bus.Publish(wield.Event{Type: wield.EventToolAdded, Tool: "a"})
+	bus.Publish(wield.Event{Type: wield.EventToolAdded, Tool: "b"})
+	c := NewClient(hs.URL, "")
+	for _, tt := range []struct {
+		last    string
+		wantGap bool
+	}{{held, false}, {"from before a restart", true}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		stream, err := c.Events(ctx, EventQuery{LastEventID: tt.last, Types: []string{"tool_added"}})
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		if tt.wantGap {
+			bus.Publish(wield.Event{Type: wield.EventToolAdded, Tool: "live"})
+		}
+		e, err := stream.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, gap := stream.Lost()
+		if n != 0 || gap != tt.wantGap {
+			t.Errorf("resume after %q: first event %s, Lost() = %d, %v; want 0, %v", tt.last, e.Tool, n, gap, tt.wantGap)
+		}
+		stream.Close()
+		cancel()
+	}
+}
