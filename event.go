@@ -3,6 +3,8 @@ package wield
 import (
 	"context"
 	"encoding/json"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,8 +38,12 @@ const (
 // Event is one thing that happened, as published on a [Bus]. Only the fields
 // that apply are set.
 type Event struct {
-	// ID is assigned by the bus, increasing from 1; a subscriber resumes after it.
-	ID             uint64        `json:"id"`
+	// ID is assigned by the bus when it publishes the event: a [NewID],
+	// so IDs are unique across restarts and across the servers that share
+	// events (package redis's relay), and a later event of a bus has a
+	// greater ID (the IDs sort as strings). A subscriber resumes after
+	// one (see [Bus.SubscribeAfter]).
+	ID             string        `json:"id"`
 	Type           EventType     `json:"type"`
 	Time           time.Time     `json:"time"`
 	Tool           string        `json:"tool,omitempty"`
@@ -91,7 +97,9 @@ type Bus struct {
 	mu   sync.Mutex
 	ring []Event
 	mask uint64
-	last uint64 // ID of the newest event; 0 before the first
+	// last is the sequence number of the newest event (0 before the
+	// first): the ring's index, never seen outside the bus.
+	last uint64
 	subs []*Subscription
 	lost atomic.Int64
 	// linger is how long a subscriber that had to wait lets events gather.
@@ -125,19 +133,26 @@ func (b *Bus) SetLinger(d time.Duration) {
 	b.mu.Unlock()
 }
 
-// Publish stamps the event with the next ID (and the time, if unset) and hands
-// it to the subscribers. It never blocks on a subscriber.
-func (b *Bus) Publish(e Event) uint64 {
+// Publish stamps the event with a new ID (and the time, if unset), whatever
+// ID it had, hands it to the subscribers and returns the ID. It never blocks
+// on a subscriber.
+func (b *Bus) Publish(e Event) string {
 	if b == nil {
-		return 0
+		return ""
 	}
+	now := time.Now()
 	if e.Time.IsZero() {
-		e.Time = time.Now()
+		e.Time = now
 	}
+	r := newIDRandom()
 	b.mu.Lock()
+	// Stamped under the lock: NewID's microseconds increase strictly
+	// within the process, so the ring's IDs increase in its order and
+	// SubscribeAfter finds one by bisection. The random bits are drawn
+	// before it.
+	e.ID = r.at(now)
 	b.last++
-	e.ID = b.last
-	b.ring[e.ID&b.mask] = e
+	b.ring[b.last&b.mask] = e
 	subs := b.subs
 	b.mu.Unlock()
 	for _, s := range subs {
@@ -149,11 +164,14 @@ func (b *Bus) Publish(e Event) uint64 {
 	return e.ID
 }
 
-// Last returns the ID of the newest event, 0 if none.
-func (b *Bus) Last() uint64 {
+// Last returns the ID of the newest event, "" if none.
+func (b *Bus) Last() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.last
+	if b.last == 0 {
+		return ""
+	}
+	return b.ring[b.last&b.mask].ID
 }
 
 // Lost returns how many events all subscribers together have lost by falling
@@ -166,24 +184,66 @@ func (b *Bus) Lost() int64 { return b.lost.Load() }
 // it is, Publish does not wait for it. A filter that panics drops the event
 // (see [Protect]).
 func (b *Bus) Subscribe(filter func(*Event) bool) *Subscription {
-	return b.SubscribeAfter(b.Last(), filter)
+	s, _ := b.SubscribeAfter("", filter)
+	return s
 }
 
 // SubscribeAfter returns a subscription that starts after the event with ID
-// after, replaying those still in the ring (to resume a stream after a
-// reconnection). Events no longer in the ring are counted as lost.
-func (b *Bus) SubscribeAfter(after uint64, filter func(*Event) bool) *Subscription {
-	s := &Subscription{bus: b, next: after + 1, filter: filter,
+// after, replaying the later events the ring still holds: how a stream
+// resumes after a reconnection. "" starts with the next event published.
+//
+// exact reports whether the bus knows what the subscriber missed: it holds
+// the event after. When it does not (the ID is from before a restart, from
+// another server, older than the ring, or not an event ID at all), the
+// subscription replays the held events whose IDs sort after after (none
+// when after is not an ID) and exact is false: events may be missing before
+// the first one, and the subscriber should say so (the SSE stream writes
+// ": lost"). Events the subscription loses later, by falling behind, count
+// in [Subscription.Lost].
+func (b *Bus) SubscribeAfter(after string, filter func(*Event) bool) (s *Subscription, exact bool) {
+	s = &Subscription{bus: b, filter: filter,
 		notify: make(chan struct{}, 1), done: make(chan struct{})}
 	b.mu.Lock()
-	if s.next > b.last+1 {
-		s.next = b.last + 1
-	}
+	s.next, exact = b.seqAfter(after)
 	subs := make([]*Subscription, len(b.subs), len(b.subs)+1)
 	copy(subs, b.subs)
 	b.subs = append(subs, s)
 	b.mu.Unlock()
-	return s
+	return s, exact
+}
+
+// seqAfter returns the sequence number of the first held event after the
+// one with ID after, and whether the ring holds that one (see
+// SubscribeAfter). b.mu is held.
+func (b *Bus) seqAfter(after string) (next uint64, exact bool) {
+	if after == "" {
+		return b.last + 1, true
+	}
+	if !isID(after) {
+		return b.last + 1, false
+	}
+	oldest := uint64(1)
+	if size := uint64(len(b.ring)); b.last > size {
+		oldest = b.last - size + 1
+	}
+	held := int(b.last + 1 - oldest)
+	i := oldest + uint64(sort.Search(held, func(i int) bool {
+		return b.ring[(oldest+uint64(i))&b.mask].ID > after
+	}))
+	return i, i > oldest && b.ring[(i-1)&b.mask].ID == after
+}
+
+// isID reports whether s has the form of a [NewID].
+func isID(s string) bool {
+	if len(s) != IDLen {
+		return false
+	}
+	for i := range len(s) {
+		if strings.IndexByte(crockford, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Listen calls fn for every event that passes filter, in order, on a
@@ -209,7 +269,7 @@ func (b *Bus) Listen(filter func(*Event) bool, fn func(Event)) (stop func()) {
 // Subscription reads events from a [Bus] in order.
 type Subscription struct {
 	bus       *Bus
-	next      uint64 // ID of the next event to read
+	next      uint64 // sequence number of the next event to read
 	filter    func(*Event) bool
 	notify    chan struct{}
 	done      chan struct{}

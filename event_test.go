@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -37,24 +38,27 @@ func publish(b *wield.Bus, tools ...string) {
 
 func TestBusOrder(t *testing.T) {
 	b := wield.NewBus(8)
-	if got := b.Last(); got != 0 {
-		t.Errorf("Last() of a new bus = %d", got)
+	if got := b.Last(); got != "" {
+		t.Errorf("Last() of a new bus = %q", got)
 	}
 	s := b.Subscribe(nil)
 	defer s.Close()
 
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	var ids []string
 	for i, e := range []wield.Event{
 		{Type: wield.EventToolAdded, Tool: "a"},
 		{Type: wield.EventToolAdded, Tool: "b", Time: at},
-		{Type: wield.EventToolRemoved, Tool: "a", ID: 99}, // the bus assigns IDs
+		{Type: wield.EventToolRemoved, Tool: "a", ID: "x"}, // the bus assigns IDs
 	} {
-		if got, want := b.Publish(e), uint64(i+1); got != want {
-			t.Errorf("Publish #%d = %d, want %d", i, got, want)
+		id := b.Publish(e)
+		if len(id) != wield.IDLen || (i > 0 && id <= ids[i-1]) {
+			t.Errorf("Publish #%d = %q, not a NewID after %v", i, id, ids)
 		}
+		ids = append(ids, id)
 	}
-	if got := b.Last(); got != 3 {
-		t.Errorf("Last() = %d, want 3", got)
+	if got := b.Last(); got != ids[2] {
+		t.Errorf("Last() = %q, want %q", got, ids[2])
 	}
 	var got []wield.Event
 	for range 3 {
@@ -74,9 +78,9 @@ func TestBusOrder(t *testing.T) {
 		got[i].Time = time.Time{}
 	}
 	want := []wield.Event{
-		{ID: 1, Type: wield.EventToolAdded, Tool: "a"},
-		{ID: 2, Type: wield.EventToolAdded, Tool: "b"},
-		{ID: 3, Type: wield.EventToolRemoved, Tool: "a"},
+		{ID: ids[0], Type: wield.EventToolAdded, Tool: "a"},
+		{ID: ids[1], Type: wield.EventToolAdded, Tool: "b"},
+		{ID: ids[2], Type: wield.EventToolRemoved, Tool: "a"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events mismatch (-want +got):\n%s", diff)
@@ -85,8 +89,8 @@ func TestBusOrder(t *testing.T) {
 
 func TestBusNil(t *testing.T) {
 	var b *wield.Bus
-	if got := b.Publish(wield.Event{}); got != 0 {
-		t.Errorf("Publish on a nil bus = %d, want 0", got)
+	if got := b.Publish(wield.Event{}); got != "" {
+		t.Errorf("Publish on a nil bus = %q, want \"\"", got)
 	}
 }
 
@@ -94,44 +98,60 @@ func TestBusFilter(t *testing.T) {
 	b := wield.NewBus(16)
 	s := b.Subscribe(func(e *wield.Event) bool { return e.Type == wield.EventExecutionFailed })
 	defer s.Close()
+	var ids []string
 	for _, typ := range []wield.EventType{
 		wield.EventExecutionStarted, wield.EventExecutionFailed, wield.EventExecutionCompleted,
 		wield.EventExecutionStarted, wield.EventExecutionFailed,
 	} {
-		b.Publish(wield.Event{Type: typ})
+		ids = append(ids, b.Publish(wield.Event{Type: typ}))
 	}
-	var got []uint64
+	var got []string
 	for _, e := range drain(t, s) {
 		got = append(got, e.ID)
 	}
-	if diff := cmp.Diff([]uint64{2, 5}, got); diff != "" {
+	if diff := cmp.Diff([]string{ids[1], ids[4]}, got); diff != "" {
 		t.Errorf("filtered IDs mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestBusSubscribeAfter(t *testing.T) {
+	// An ID of a bus that was (a server before its restart, another
+	// server): older than every event of the bus under test, or newer.
+	before := wield.NewBus(4).Publish(wield.Event{})
 	tests := []struct {
-		name     string
-		size     int
-		events   int
-		after    uint64
-		want     []string
-		wantLost int64
+		name      string
+		size      int
+		events    int
+		after     func(ids []string) string
+		want      []string
+		wantLost  int64
+		wantExact bool
 	}{
-		{"resume", 8, 5, 2, []string{"3", "4", "5"}, 0},
-		{"from the start", 8, 3, 0, []string{"1", "2", "3"}, 0},
-		{"up to date", 8, 3, 3, nil, 0},
-		{"after the future", 8, 3, 100, nil, 0},
-		{"partly overwritten", 4, 10, 3, []string{"7", "8", "9", "10"}, 3},
+		{"resume", 8, 5, func(ids []string) string { return ids[1] }, []string{"3", "4", "5"}, 0, true},
+		{"from now", 8, 3, func([]string) string { return "" }, nil, 0, true},
+		{"up to date", 8, 3, func(ids []string) string { return ids[2] }, nil, 0, true},
+		{"after the oldest held", 4, 10, func(ids []string) string { return ids[6] }, []string{"8", "9", "10"}, 0, true},
+		// Cannot be honoured exactly: the subscriber is told (exact is
+		// false) and gets what the bus holds after the ID, if any.
+		{"overwritten", 4, 10, func(ids []string) string { return ids[2] }, []string{"7", "8", "9", "10"}, 0, false},
+		{"before a restart", 8, 3, func([]string) string { return before }, []string{"1", "2", "3"}, 0, false},
+		{"from the future", 8, 3, func([]string) string { return wield.NewID() }, nil, 0, false},
+		{"an old number", 8, 3, func([]string) string { return "2" }, nil, 0, false},
+		{"not an ID", 8, 3, func(ids []string) string { return strings.ToUpper(ids[0]) }, nil, 0, false},
+		{"empty bus", 8, 0, func([]string) string { return before }, nil, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := wield.NewBus(tt.size)
+			var ids []string
 			for i := range tt.events {
-				publish(b, itoa(i+1))
+				ids = append(ids, b.Publish(wield.Event{Type: wield.EventToolAdded, Tool: itoa(i + 1)}))
 			}
-			s := b.SubscribeAfter(tt.after, nil)
+			s, exact := b.SubscribeAfter(tt.after(ids), nil)
 			defer s.Close()
+			if exact != tt.wantExact {
+				t.Errorf("exact = %v, want %v", exact, tt.wantExact)
+			}
 			var got []string
 			for _, e := range drain(t, s) {
 				got = append(got, e.Tool)
@@ -148,6 +168,23 @@ func TestBusSubscribeAfter(t *testing.T) {
 				t.Errorf("after the replay read %v, want live", got)
 			}
 		})
+	}
+}
+
+// Two buses (two servers, or one server before and after a restart) never
+// give the same ID, and the later one's sort after the earlier one's.
+func TestBusIDsUniqueAcrossBuses(t *testing.T) {
+	seen := map[string]bool{}
+	var last string
+	for range 3 {
+		b := wield.NewBus(4)
+		for range 100 {
+			id := b.Publish(wield.Event{})
+			if seen[id] || id <= last {
+				t.Fatalf("ID %q repeated or not after %q", id, last)
+			}
+			seen[id], last = true, id
+		}
 	}
 }
 
@@ -193,15 +230,16 @@ func TestBusDefaultSize(t *testing.T) {
 	b := wield.NewBus(0)
 	s := b.Subscribe(nil)
 	defer s.Close()
+	var ids []string
 	for range 4096 + 1 {
-		b.Publish(wield.Event{Type: wield.EventToolAdded})
+		ids = append(ids, b.Publish(wield.Event{Type: wield.EventToolAdded}))
 	}
 	e, err := s.Next(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.ID != 2 || s.Lost() != 1 {
-		t.Errorf("first event %d with %d lost, want 2 with 1 lost (4096 kept)", e.ID, s.Lost())
+	if e.ID != ids[1] || s.Lost() != 1 {
+		t.Errorf("first event %s with %d lost, want %s with 1 lost (4096 kept)", e.ID, s.Lost(), ids[1])
 	}
 }
 
@@ -211,10 +249,11 @@ func TestBusPublishNeverBlocks(t *testing.T) {
 		stuck := b.Subscribe(nil) // never read
 		defer stuck.Close()
 		done := make(chan struct{})
+		var last string
 		go func() {
 			defer close(done)
 			for range 10_000 {
-				b.Publish(wield.Event{Type: wield.EventToolAdded})
+				last = b.Publish(wield.Event{Type: wield.EventToolAdded})
 			}
 		}()
 		select {
@@ -222,8 +261,8 @@ func TestBusPublishNeverBlocks(t *testing.T) {
 		case <-time.After(time.Minute): // fake time: passes only if the publisher is stuck
 			t.Fatal("Publish blocked on a subscriber that does not read")
 		}
-		if got := b.Last(); got != 10_000 {
-			t.Errorf("Last() = %d", got)
+		if got := b.Last(); got != last {
+			t.Errorf("Last() = %q, want the last published %q", got, last)
 		}
 	})
 }
@@ -304,14 +343,14 @@ func TestBusConcurrent(t *testing.T) {
 			}
 		})
 	}
-	var last uint64
+	var last string
 	for range publishers * each {
 		e, err := s.Next(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.ID != last+1 {
-			t.Fatalf("event %d after %d", e.ID, last)
+		if e.ID <= last {
+			t.Fatalf("event %s after %s", e.ID, last)
 		}
 		last = e.ID
 	}
@@ -323,7 +362,7 @@ func TestBusConcurrent(t *testing.T) {
 
 func TestEventJSON(t *testing.T) {
 	e := wield.Event{
-		ID: 7, Type: wield.EventExecutionCompleted, Time: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
+		ID: "0ke1x6ajm8c1q3n4w7yq2b5d9fh", Type: wield.EventExecutionCompleted, Time: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
 		Tool: "echo", CallID: "c1", Duration: 1500 * time.Microsecond, Attempts: 1,
 	}
 	b, err := json.Marshal(e)
@@ -335,7 +374,7 @@ func TestEventJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"id": 7.0, "type": "execution_completed", "time": "2025-01-02T03:04:05Z",
+		"id": "0ke1x6ajm8c1q3n4w7yq2b5d9fh", "type": "execution_completed", "time": "2025-01-02T03:04:05Z",
 		"tool": "echo", "call_id": "c1", "duration_ms": 1.5, "attempts": 1.0,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -492,6 +531,64 @@ func TestListenPanics(t *testing.T) {
 		}
 		if got := wield.CallbackPanics()[wield.CallbackBusListener] - before; got != 1 {
 			t.Errorf("bus_listener panics counted: %d, want 1", got)
+		}
+	})
+}
+
+// BenchmarkBusPublish measures Publish with one subscriber that keeps up,
+// beside NewID alone (the ID each event is stamped with, under the bus's
+// lock): the difference is the bus's own cost.
+func BenchmarkBusPublish(b *testing.B) {
+	b.Run("NewID", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = wield.NewID()
+		}
+	})
+	b.Run("Publish", func(b *testing.B) {
+		bus := wield.NewBus(0)
+		s := bus.Subscribe(nil)
+		defer s.Close()
+		go func() {
+			for {
+				if _, err := s.Next(context.Background()); err != nil {
+					return
+				}
+			}
+		}()
+		b.ReportAllocs()
+		for b.Loop() {
+			bus.Publish(wield.Event{Type: wield.EventExecutionCompleted, Tool: "echo"})
+		}
+	})
+}
+
+// FuzzSubscribeAfter: whatever a client sends as Last-Event-ID, resuming
+// neither panics nor claims to be exact unless the bus holds that event,
+// and replays only events after it.
+func FuzzSubscribeAfter(f *testing.F) {
+	b := wield.NewBus(8)
+	var ids []string
+	for i := range 12 {
+		ids = append(ids, b.Publish(wield.Event{Type: wield.EventToolAdded, Tool: itoa(i)}))
+	}
+	for _, s := range []string{"", "42", ids[0], ids[5], ids[11], wield.NewID(), "zzzzzzzzzzzzzzzzzzzzzzzzzzz", "\x00", strings.Repeat("0", 27)} {
+		f.Add(s)
+	}
+	held := map[string]bool{}
+	for _, id := range ids[4:] {
+		held[id] = true
+	}
+	f.Fuzz(func(t *testing.T, after string) {
+		s, exact := b.SubscribeAfter(after, nil)
+		defer s.Close()
+		if exact != (after == "" || held[after]) {
+			t.Errorf("SubscribeAfter(%q) exact = %v", after, exact)
+		}
+		for _, e := range drain(t, s) {
+			if after != "" && e.ID <= after {
+				t.Errorf("after %q replayed %s", after, e.ID)
+			}
 		}
 	})
 }

@@ -108,17 +108,20 @@ func ExampleBus() {
 
 	ctx := context.Background()
 	e, _ := failures.Next(ctx)
-	fmt.Println(e.ID, e.Type, e.Tool, e.ErrorType)
+	fmt.Println(e.Type, e.Tool, e.ErrorType)
 
-	// A client that saw event 2 before it lost its connection resumes there.
-	resumed := bus.SubscribeAfter(2, nil)
+	// A client that saw the failure before it lost its connection resumes
+	// after its ID, and gets the two events it missed.
+	resumed, exact := bus.SubscribeAfter(e.ID, nil)
 	defer resumed.Close()
-	for range bus.Last() - 2 {
+	fmt.Println("exact:", exact)
+	for range 2 {
 		e, _ := resumed.Next(ctx)
-		fmt.Println(e.ID, e.Type, e.Tool)
+		fmt.Println(e.Type, e.Tool)
 	}
 	// Output:
-	// 2 execution_failed fetch timeout
-	// 3 execution_started calc
-	// 4 execution_completed calc
+	// execution_failed fetch timeout
+	// exact: true
+	// execution_started calc
+	// execution_completed calc
 }

@@ -40,13 +40,29 @@ func NewID() string { return NewIDAt(time.Now()) }
 
 // NewIDAt is [NewID] for a time the caller has already read.
 func NewIDAt(t time.Time) string {
-	us := lastMicro.next(uint64(t.UnixMicro()))
+	r := newIDRandom()
+	return r.at(t)
+}
+
+// idRandom is the random part of an ID drawn ahead of its time, so that
+// whoever must make IDs in order under a lock (the event bus) draws it
+// before taking the lock.
+type idRandom struct{ a, b uint64 }
+
+func newIDRandom() idRandom {
 	g := idRand.Get().(*mrand.ChaCha8)
-	a, b := g.Uint64(), g.Uint64()
+	r := idRandom{g.Uint64(), g.Uint64()}
 	idRand.Put(g)
+	return r
+}
+
+// at makes the ID of time t (moved after the process's last ID's, as
+// NewIDAt does) with r's random bits.
+func (r idRandom) at(t time.Time) string {
+	us := lastMicro.next(uint64(t.UnixMicro()))
 	// 135 bits = us<<83 | 83 random bits, in three words: h (the top 7),
 	// m (the next 64) and l (the low 64).
-	return encodeID(us>>45, us<<19|a&(1<<19-1), b)
+	return encodeID(us>>45, us<<19|r.a&(1<<19-1), r.b)
 }
 
 // micros hands out strictly increasing microseconds.

@@ -107,8 +107,8 @@ func TestRegisterDuplicate(t *testing.T) {
 	}
 
 	var got []string
-	for _, e := range drain(t, sub) {
-		got = append(got, fmt.Sprintf("%d %s %s %s", e.ID, e.Type, e.Tool, e.Source))
+	for i, e := range drain(t, sub) {
+		got = append(got, fmt.Sprintf("%d %s %s %s", i+1, e.Type, e.Tool, e.Source))
 		if e.Type == wield.EventToolShadowed && !strings.Contains(e.Message, "tools/a.yaml") {
 			t.Errorf("tool_shadowed message %q does not name the winner's source", e.Message)
 		}

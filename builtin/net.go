@@ -298,6 +298,9 @@ func (f *fetcher) do(ctx context.Context, req *http.Request, timeout time.Durati
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req = req.WithContext(rctx)
+	// The call's trace context (when the process traces), set last: a
+	// traceparent among a model's headers cannot pose as the call's.
+	wield.InjectTrace(ctx, req.Header.Set)
 	resp, err := f.client.Do(req)
 	if err != nil {
 		return nil, requestError(ctx, req, err, timeout)

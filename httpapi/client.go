@@ -402,17 +402,18 @@ func (c *Client) Parse(ctx context.Context, req ParseRequest) (*ParseResponse, e
 	return &out, nil
 }
 
-// EventQuery filters [Client.Events]; LastEventID resumes after an event.
+// EventQuery filters [Client.Events]; LastEventID resumes after an event
+// (see [EventStream.Lost] for what a resume could not replay).
 type EventQuery struct {
 	Types          []string
 	ConversationID string
 	Tool           string
-	LastEventID    uint64
+	LastEventID    string
 }
 
 // StreamEvent is one event of the stream as the client reads it.
 type StreamEvent struct {
-	ID             uint64          `json:"id"`
+	ID             string          `json:"id"`
 	Type           string          `json:"type"`
 	Time           time.Time       `json:"time"`
 	Tool           string          `json:"tool,omitempty"`
@@ -431,6 +432,8 @@ type StreamEvent struct {
 type EventStream struct {
 	body io.ReadCloser
 	sc   *bufio.Scanner
+	lost int64
+	gap  bool
 }
 
 // Events opens the event stream. The server has answered (and accepted the
@@ -447,8 +450,8 @@ func (c *Client) Events(ctx context.Context, q EventQuery) (*EventStream, error)
 		return nil, fmt.Errorf("open event stream: %w", err)
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	if q.LastEventID > 0 {
-		req.Header.Set("Last-Event-ID", strconv.FormatUint(q.LastEventID, 10))
+	if q.LastEventID != "" {
+		req.Header.Set("Last-Event-ID", q.LastEventID)
 	}
 	c.auth(req)
 	resp, err := c.http().Do(req)
@@ -465,8 +468,9 @@ func (c *Client) Events(ctx context.Context, q EventQuery) (*EventStream, error)
 	return &EventStream{body: resp.Body, sc: sc}, nil
 }
 
-// Next returns the next event, skipping comments (heartbeats). It returns
-// io.EOF when the server ends the stream.
+// Next returns the next event, skipping comments (heartbeats; the server's
+// ": lost" notes are counted, see [EventStream.Lost]). It returns io.EOF when
+// the server ends the stream.
 func (s *EventStream) Next() (StreamEvent, error) {
 	var data []byte
 	for s.sc.Scan() {
@@ -483,6 +487,13 @@ func (s *EventStream) Next() (StreamEvent, error) {
 			return e, nil
 		case bytes.HasPrefix(line, []byte("data: ")):
 			data = append(data, line[len("data: "):]...)
+		case bytes.HasPrefix(line, []byte(": lost")):
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(line[len(": lost"):])), 10, 64)
+			if err != nil || n <= 0 {
+				s.gap = true
+			} else {
+				s.lost += n
+			}
 		}
 	}
 	if err := s.sc.Err(); err != nil {
@@ -490,6 +501,12 @@ func (s *EventStream) Next() (StreamEvent, error) {
 	}
 	return StreamEvent{}, io.EOF
 }
+
+// Lost reports what the stream has said it could not deliver so far: n
+// events counted by the server (the client fell behind), and gap when the
+// server could not tell how many it missed (it resumed after an event it
+// does not hold: one from before a restart, or from another server).
+func (s *EventStream) Lost() (n int64, gap bool) { return s.lost, s.gap }
 
 // Close ends the stream.
 func (s *EventStream) Close() error { return s.body.Close() }

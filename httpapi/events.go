@@ -22,14 +22,20 @@ var eventTypes = map[wield.EventType]bool{
 
 // events answers GET /v1/events with a Server-Sent Events stream:
 //
-//	id: 42
+//	id: 0ke1x6ajm8c1q3n4w7yq2b5d9fh
 //	event: execution_completed
-//	data: {"id":42,"type":"execution_completed","tool":"echo",...}
+//	data: {"id":"0ke1x6ajm8c1q3n4w7yq2b5d9fh","type":"execution_completed","tool":"echo",...}
 //
-// Filters: type (repeatable or comma-separated), conversation, tool. A
-// client that reconnects with Last-Event-ID (or ?last_event_id=) gets the
-// events it missed that the bus still holds; ": lost N" says how many it
-// cannot get. An idle stream gets a ": ping" comment every heartbeat.
+// Filters: type (repeatable or comma-separated), conversation, tool. Event
+// IDs are unique across restarts and servers and increase along a stream
+// (see [wield.Event]). A client that reconnects with Last-Event-ID (or
+// ?last_event_id=) gets the events it missed that the bus still holds;
+// ": lost N" says how many it cannot get, and a bare ": lost" that the
+// server cannot tell, because it does not hold the event resumed after (an
+// ID from before a restart, from another server, older than the bus keeps,
+// or not an event ID): the stream then goes on with the held events that
+// came after that ID, then live ones. An idle stream gets a ": ping"
+// comment every heartbeat.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	bus := s.eng.Bus()
 	if bus == nil {
@@ -64,16 +70,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 			(tool == "" || e.Tool == tool) &&
 			(e.Tool == "" || inScope(scope, e.Tool))
 	}
-	var sub *wield.Subscription
-	if last != "" {
-		after, err := strconv.ParseUint(last, 10, 64)
-		if err != nil {
-			return apiError(http.StatusBadRequest, CodeBadRequest, "Last-Event-ID is not an event ID")
-		}
-		sub = bus.SubscribeAfter(after, filter)
-	} else {
-		sub = bus.Subscribe(filter)
-	}
+	sub, exact := bus.SubscribeAfter(last, filter)
 	defer sub.Close()
 
 	rc := http.NewResponseController(w)
@@ -84,7 +81,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	// The retry hint and a first comment let the client see the stream is
 	// open before any event.
-	if _, err := w.Write([]byte("retry: 2000\n: connected\n\n")); err != nil {
+	open := "retry: 2000\n: connected\n\n"
+	if !exact {
+		open += ": lost\n\n"
+	}
+	if _, err := w.Write([]byte(open)); err != nil {
 		return nil
 	}
 	if err := rc.Flush(); err != nil {
@@ -120,7 +121,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 				return nil // an event always marshals
 			}
 			buf = append(buf, "id: "...)
-			buf = strconv.AppendUint(buf, e.ID, 10)
+			buf = append(buf, e.ID...)
 			buf = append(buf, "\nevent: "...)
 			buf = append(buf, e.Type...)
 			buf = append(buf, "\ndata: "...)

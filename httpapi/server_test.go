@@ -236,7 +236,6 @@ func TestErrorsShape(t *testing.T) {
 		{"empty batch", "POST", "/v1/batch", `{"calls":[]}`, 400, CodeBadRequest},
 		{"bad batch mode", "POST", "/v1/batch", `{"calls":[{"tool":"echo"}],"mode":"sideways"}`, 400, CodeBadRequest},
 		{"unknown event type", "GET", "/v1/events?type=party", "", 400, CodeBadRequest},
-		{"bad Last-Event-ID", "GET", "/v1/events?last_event_id=x", "", 400, CodeBadRequest},
 		{"unknown parse format", "POST", "/v1/parse", `{"text":"x","format":"smoke"}`, 400, CodeBadRequest},
 	}
 	for _, tt := range tests {

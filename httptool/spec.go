@@ -371,6 +371,9 @@ func (h *handler) request(ctx context.Context, p params) (*http.Request, error) 
 	if err := h.authorize(req); err != nil {
 		return nil, err
 	}
+	// The trace context of the call, after the configured headers: a
+	// traceparent of the tool file's cannot pose as the call's.
+	wield.InjectTrace(ctx, req.Header.Set)
 	return req, nil
 }
 

@@ -175,7 +175,16 @@ func (h *impHandler) Handle(ctx context.Context, args json.RawMessage) (json.Raw
 	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
 		args = json.RawMessage("{}") // MCP arguments are an object, never null
 	}
-	res, err := sess.cs.CallTool(ctx, &mcp.CallToolParams{Name: h.remote, Arguments: args})
+	params := &mcp.CallToolParams{Name: h.remote, Arguments: args}
+	// The call's trace context goes in params._meta, where MCP carries
+	// it (traceparent, tracestate), when the process traces.
+	wield.InjectTrace(ctx, func(k, v string) {
+		if params.Meta == nil {
+			params.Meta = mcp.Meta{}
+		}
+		params.Meta[k] = v
+	})
+	res, err := sess.cs.CallTool(ctx, params)
 	if err != nil {
 		return nil, s.callFailed(ctx, sess, h.remote, err)
 	}

@@ -79,6 +79,13 @@ type ServerOptions struct {
 	// Logger receives what goes wrong inside the server (never sent to
 	// clients); nil means slog.Default().
 	Logger *slog.Logger
+	// Trace, when set, starts the span of each tools/call the server
+	// answers (cmd/wield sets it when it traces); see [TraceRequest]. It
+	// returns the context the call runs under (the span current in it)
+	// and the function that ends the span with the error type: "" for a
+	// success, "tool_error" for a result with isError, the JSON-RPC
+	// error's code otherwise.
+	Trace func(ctx context.Context, r TraceRequest) (context.Context, func(errorType string))
 	// Resources, ResourceTemplates and Prompts are offered to clients
 	// besides the tools, on every endpoint (see [Resource],
 	// [ResourceTemplate] and [Prompt]). With any of them, clients may
@@ -536,6 +543,11 @@ func (s *Server) srvHandler(ep *srvEndpoint) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, stop := srvCancelOnPurpose(ctx)
 		defer stop()
+		if x := req.GetExtra(); s.opts.Trace != nil && x != nil && x.Header != nil {
+			if id := x.Header.Get(srvRPCIDHeader); id != "" {
+				ctx = context.WithValue(ctx, srvRPCIDKey{}, id)
+			}
+		}
 		res, err := s.srvCall(ctx, ep, req.Session, req.Params)
 		if err != nil {
 			return nil, err
@@ -584,7 +596,9 @@ func (s *Server) srvCallAs(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerS
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
 	}
 	ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{session: ss, params: p})
+	ctx, end := s.srvTrace(ctx, ss, p)
 	res, err := s.eng.Call(ctx, wield.Call{Tool: p.Name, Arguments: p.Arguments, Caller: caller})
+	end(res, err)
 	if err != nil {
 		s.log.Error("mcp server: call failed", "tool", p.Name, "err", err)
 		return nil, srvInternal

@@ -84,6 +84,7 @@ var srvParamNames = []string{"name", "arguments", "_meta"}
 // to wield and another to whatever inspected it first. A body that is not
 // JSON at all is left to the go-sdk, which says so as it always has.
 func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
+	r.Header.Del(srvRPCIDHeader) // only this server writes it
 	if r.Method != http.MethodPost || r.Body == nil {
 		return false
 	}
@@ -108,6 +109,8 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 	if fast {
 		back.body, back.req = body, &req
 		r.Body = back
+	} else if s.opts.Trace != nil {
+		srvNoteRPCID(r, body)
 	}
 	return false
 }
@@ -262,6 +265,9 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 			defer sess.calls.Delete(string(req.ID))
 		}
 		defer cancel(nil)
+		if s.opts.Trace != nil {
+			ctx = context.WithValue(ctx, srvRPCIDKey{}, srvIDText(req.ID))
+		}
 		res, err := s.srvCall(ctx, ep, ss, &mcp.CallToolParamsRaw{Name: p.Name, Arguments: p.Arguments})
 		if err != nil {
 			var jerr *jsonrpc.Error

@@ -80,7 +80,10 @@ func (r *Relay) Run(ctx context.Context) error {
 			if err := json.Unmarshal([]byte(m.Payload), &e); err != nil || e.Server == "" || e.Server == r.server {
 				continue
 			}
-			e.ID = 0 // this bus numbers its own
+			// This bus gives the event an ID of its own, so that the IDs
+			// of its stream increase and a client resumes it exactly; a
+			// resume with another server's ID is answered as one from
+			// elsewhere (see wield.Bus.SubscribeAfter).
 			r.bus.Publish(e)
 		}
 	}

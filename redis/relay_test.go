@@ -43,7 +43,10 @@ func TestRelaySharesEventsBetweenServers(t *testing.T) {
 			t.Fatal("B never received A's events")
 		}
 	}
-	got.ID, got.Time = 0, time.Time{}
+	if len(got.ID) != wield.IDLen {
+		t.Errorf("relayed event's ID %q is not a wield.NewID", got.ID)
+	}
+	got.ID, got.Time = "", time.Time{}
 	want.Time = time.Time{}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("relayed event (-want +got):\n%s", diff)

@@ -95,6 +95,7 @@ func callRemote(ctx context.Context, client *http.Client, endpoint string, e rem
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	wield.InjectTrace(ctx, req.Header.Set) // the call's trace goes on at the other server
 	if e.APIKeyEnv != "" {
 		key := os.Getenv(e.APIKeyEnv)
 		if key == "" {

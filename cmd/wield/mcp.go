@@ -79,8 +79,29 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(a.stderr, nil))
+	// With an OTLP endpoint configured, every tools/call and every call is
+	// a span, as with serve.
+	tracer, propagator, stopTracing, err := tracing(ctx)
+	if err != nil {
+		return err
+	}
+	if tracer != nil {
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if err := stopTracing(sctx); err != nil {
+				log.Warn("opentelemetry: flush traces", "err", err)
+			}
+		}()
+	}
 	return a.withStore(ctx, func(store wield.Storage) error {
-		reg, eng, err := a.mcpSetup(store, log)
+		var traced *tracedStore
+		calls := store
+		if tracer != nil {
+			traced = &tracedStore{Storage: store, tracer: tracer}
+			calls = traced
+		}
+		reg, eng, err := a.mcpSetup(calls, log)
 		if err != nil {
 			return err
 		}
@@ -109,6 +130,14 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		}
 		if a.cfg != nil {
 			mcpOffer(mopts, a.cfg.MCP) // resources and prompts of the configuration
+		}
+		if traced != nil {
+			traced.reg.Store(reg)
+			transport := "pipe" // stdio, in the conventions' words
+			if f.http != "" {
+				transport = "tcp"
+			}
+			mopts.Trace = mcpTrace(tracer, propagator, transport)
 		}
 		// Decided calls whose callers left (before the start, or while
 		// serving) run, or are refused, and are recorded, as serve does; the

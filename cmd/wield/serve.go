@@ -342,7 +342,8 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	var calls wield.Storage = store // what the engine saves records to
 	// With an OTLP endpoint configured (OTEL_EXPORTER_OTLP_ENDPOINT), every
 	// request and every call is a span.
-	tracer, stopTracing, err := tracing(ctx)
+	tracer, propagator, stopTracing, err := tracing(ctx)
+	var traced *tracedStore
 	if err != nil {
 		return err
 	}
@@ -354,7 +355,8 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 				log.Warn("opentelemetry: flush traces", "err", err)
 			}
 		}()
-		calls = tracedStore{Storage: store, tracer: tracer}
+		traced = &tracedStore{Storage: store, tracer: tracer}
+		calls = traced
 		log.Info("sending traces over OTLP")
 	}
 	observed := withDecisions(store, metrics.Observe(calls, log))
@@ -368,6 +370,10 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		return err
 	}
 	mopts := &mcpbridge.ServerOptions{Calls: store, Logger: log, ClientKey: mcpClientKey}
+	if traced != nil {
+		traced.reg.Store(reg)
+		mopts.Trace = mcpTrace(tracer, propagator, "tcp")
+	}
 	if a.cfg != nil {
 		mcpOffer(mopts, a.cfg.MCP)
 	}

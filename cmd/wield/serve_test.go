@@ -531,7 +531,7 @@ func TestServeEventsResume(t *testing.T) {
 		}
 	}
 	var seen []string
-	var ids []uint64
+	var ids []string
 	for range 3 {
 		e, err := stream.Next()
 		if err != nil {
@@ -564,6 +564,9 @@ func TestServeEventsResume(t *testing.T) {
 	}
 	if diff := cmp.Diff(calls[1:], again); diff != "" {
 		t.Errorf("resumed events (-want +got)\n%s", diff)
+	}
+	if n, gap := resumed.Lost(); n != 0 || gap {
+		t.Errorf("an exact resume said lost %d, gap %v", n, gap)
 	}
 
 	// An idle stream gets heartbeats, as comments.
