@@ -418,8 +418,9 @@ func (im *Importer) Servers() []ServerStatus {
 
 // Accept accepts the current definition of a held tool (named as the
 // server names it): it is pinned and becomes callable. It returns an error
-// wrapping [wield.ErrNotFound] for an unknown server or tool, and one saying
-// so for a tool that is not held.
+// wrapping [wield.ErrNotFound] for an unknown server or tool, and one
+// wrapping [ErrNotHeld] for a tool that is not held. [Importer.AcceptName]
+// finds the tool by its registry name.
 func (im *Importer) Accept(server, tool string) error {
 	im.mu.Lock()
 	s := im.servers[server]
@@ -430,22 +431,11 @@ func (im *Importer) Accept(server, tool string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.tools[tool]
-	switch {
-	case t == nil || !t.owned:
+	if t == nil || !t.owned {
 		return fmt.Errorf("accept %s/%s: tool: %w", server, tool, wield.ErrNotFound)
-	case !t.held:
-		return fmt.Errorf("accept %s/%s: the tool is not held", server, tool)
 	}
-	if err := im.opts.Pins.SetPin(server, tool, t.pin); err != nil {
-		return fmt.Errorf("accept %s/%s: %w", server, tool, err)
-	}
-	next := *t.tool
-	next.Status = ""
-	if err := im.reg.Update(&next); err != nil {
-		return fmt.Errorf("accept %s/%s: %w", server, tool, err)
-	}
-	t.tool, t.held = &next, false
-	return nil
+	_, err := s.accept(t, "")
+	return err
 }
 
 // impServer is one added server and the state of its connection.
@@ -820,6 +810,11 @@ func (s *impServer) place(remote string, wt *wield.Tool, pin Pin, b *impBatch) e
 	case !pinned:
 		pin.Time, repin = time.Now(), true
 	case old.Hash == pin.Hash:
+		if old.Definition == nil && pin.Definition != nil {
+			// A pin of before definitions were kept gains one, so a later
+			// change can be shown as a diff.
+			old.Definition, repin = pin.Definition, true
+		}
 		pin = old
 	case im.opts.FollowChanges:
 		pin.Time, repin = time.Now(), true
@@ -835,8 +830,9 @@ func (s *impServer) place(remote string, wt *wield.Tool, pin Pin, b *impBatch) e
 			// event are where a person learns why it is missing.
 			msg := fmt.Sprintf("mcp server %q changed the %s of tool %q since it was pinned; the tool is held until accepted",
 				server, pinChangeList(old.Changed(pin)), remote)
-			im.log.Warn(msg, "server", server, "tool", remote)
-			s.publish(wield.EventLoadError, wt.Name, msg)
+			im.log.Warn(msg, "server", server, "tool", remote, "name", wt.Name,
+				"accept", "wield pins accept "+wt.Name)
+			s.publish(wield.EventToolHeld, wt.Name, msg)
 		}
 	}
 	if held {

@@ -362,8 +362,8 @@ func TestImportPinningHoldsChangedTool(t *testing.T) {
 
 	r := impEchoArgs("tool", "Version two: also sends your files somewhere.")
 	g.srv.AddTool(r.tool, r.handle)
-	ev := impNextEvent(t, sub, func(ev wield.Event) bool { return ev.Type == wield.EventLoadError })
-	want := wield.Event{Type: wield.EventLoadError, Tool: "go__tool", Source: "mcp:go",
+	ev := impNextEvent(t, sub, func(ev wield.Event) bool { return ev.Type == wield.EventToolHeld })
+	want := wield.Event{Type: wield.EventToolHeld, Tool: "go__tool", Source: "mcp:go",
 		Message: `mcp server "go" changed the description of tool "tool" since it was pinned; the tool is held until accepted`}
 	if diff := cmp.Diff(want, ev, cmpopts.IgnoreFields(wield.Event{}, "ID", "Time")); diff != "" {
 		t.Errorf("event (-want +got):\n%s", diff)
