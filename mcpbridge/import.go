@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 // ImportOptions configure an [Importer]; nil means the defaults.
@@ -380,27 +381,54 @@ type ServerStatus struct {
 	Transport string `json:"transport"`
 	Enabled   bool   `json:"enabled"`
 	Connected bool   `json:"connected"`
+	// State is one of [StateConnected], [StateConnecting], [StateFailed]
+	// (LastError says why; it is tried again), [StateDisabled] and
+	// [StateClosed].
+	State string `json:"state"`
 	// Tools counts the server's tools in the registry, held ones included.
 	Tools int `json:"tools"`
 	// Held names the held tools (registry names), sorted.
 	Held []string `json:"held,omitempty"`
-	// LastError is the latest connection or listing problem; it is cleared
-	// by a successful connection.
+	// LastError is the latest connection or listing problem, its control
+	// characters written as visible escapes (internal/safetext); it is
+	// cleared by a successful connection.
 	LastError string `json:"last_error,omitempty"`
 	// Since is when the server was last connected or disconnected.
 	Since time.Time `json:"since,omitzero"`
 }
 
+// The states of a [ServerStatus].
+const (
+	StateConnected  = "connected"
+	StateConnecting = "connecting" // not connected yet, no failure so far
+	StateFailed     = "failed"     // the last attempt failed; tried again with backoff
+	StateDisabled   = "disabled"   // enabled: false in the configuration
+	StateClosed     = "closed"     // the importer was closed
+)
+
 // Servers returns the status of every added server, in the order added.
 func (im *Importer) Servers() []ServerStatus {
 	im.mu.Lock()
 	servers := slices.Clone(im.order)
+	closed := im.closed
 	im.mu.Unlock()
 	out := make([]ServerStatus, 0, len(servers))
 	for _, s := range servers {
 		s.mu.Lock()
 		st := ServerStatus{Name: s.cfg.Name, Transport: s.cfg.transport(), Enabled: s.cfg.Enabled,
-			Connected: s.sess != nil, LastError: s.lastErr, Since: s.since}
+			Connected: s.sess != nil, LastError: safetext.Line(s.lastErr), Since: s.since}
+		switch {
+		case closed:
+			st.State = StateClosed
+		case !s.cfg.Enabled:
+			st.State = StateDisabled
+		case s.sess != nil:
+			st.State = StateConnected
+		case s.lastErr != "":
+			st.State = StateFailed
+		default:
+			st.State = StateConnecting
+		}
 		for _, t := range s.tools {
 			if t.owned {
 				st.Tools++
