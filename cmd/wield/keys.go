@@ -60,6 +60,8 @@ grants more, each on its own, none implying another:
   metrics   read /metrics, whose series cover every tool (not with --toolset)
   workflow  claim caller.type workflow_node, which bypasses the concurrency
             limits: for trusted workflow engines only
+  pins      accept the changed definition of a held MCP tool, which makes
+            it callable ('wield pins accept', the console's MCP imports)
 
 Give the key an agent uses call, and the person who approves another key
 with approve: a model must not approve its own calls.`,
@@ -90,7 +92,7 @@ with approve: a model must not approve its own calls.`,
 		},
 	}
 	create.Flags().StringVar(&name, "name", "", "a name to recognise the key by")
-	create.Flags().StringVar(&rights, "rights", string(httpapi.RightCall), "the rights, separated by commas: read, call, approve, metrics, workflow (see above)")
+	create.Flags().StringVar(&rights, "rights", string(httpapi.RightCall), "the rights, separated by commas: read, call, approve, metrics, workflow, pins (see above)")
 	create.Flags().StringSliceVar(&toolsets, "toolset", nil, "limit the key to the tools of this toolset (repeatable; default every tool)")
 
 	var asJSON bool
