@@ -8,6 +8,7 @@ import * as tools from "./tools.js";
 import * as calls from "./calls.js";
 import * as stats from "./stats.js";
 import * as approvals from "./approvals.js";
+import * as imports from "./imports.js";
 
 const main = document.getElementById("main");
 let current = { section: "", ctl: null };
@@ -22,7 +23,7 @@ function parse() {
   return { section: parts[0] || "tools", rest: parts.slice(1).join("/"), params: new URLSearchParams(query) };
 }
 
-const TITLES = { tools: "Tools", live: "Live calls", calls: "History", stats: "Statistics", approvals: "Approvals" };
+const TITLES = { tools: "Tools", live: "Live calls", calls: "History", stats: "Statistics", approvals: "Approvals", imports: "MCP imports" };
 
 function route() {
   const { section, rest, params } = parse();
@@ -56,6 +57,9 @@ function route() {
       break;
     case "approvals":
       current.ctl = approvals.page(main);
+      break;
+    case "imports":
+      current.ctl = imports.page(main);
       break;
     default:
       clear(main, empty("No such page", h("a", { href: "#/tools" }, "Go to the tools")));
