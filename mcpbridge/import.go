@@ -122,6 +122,9 @@ type Importer struct {
 	servers map[string]*impServer
 	order   []*impServer
 	closed  bool
+
+	diffMu sync.Mutex
+	diffs  map[string]string // held tools' diffs, by pinned and current hash
 }
 
 // ErrUnavailable is wrapped by the error of [Importer.Add] when the server

@@ -13,6 +13,10 @@ import (
 // pinDiffContext is the number of unchanged lines shown around a change.
 const pinDiffContext = 3
 
+// maxPinDiff bounds the text of one held tool's diff; past it the diff is
+// cut at a line's end with a note of how much was left out.
+const maxPinDiff = 64 << 10
+
 // pinDiff shows the changed parts of a definition, pinned against current
 // (canonical JSON of [PinTool]'s parts, either nil when not kept), as
 // unified line diffs: each part pretty-printed, the description as its
@@ -38,7 +42,16 @@ func pinDiff(pinned, current json.RawMessage, changed []string) string {
 			pinUnified(&b, pinPretty(part, pp[part]), pinPretty(part, cp[part]))
 		}
 	}
-	return b.String()
+	return pinClip(b.String(), maxPinDiff)
+}
+
+// pinClip cuts a diff over max bytes at the end of a line, saying so.
+func pinClip(d string, max int) string {
+	if len(d) <= max {
+		return d
+	}
+	cut := strings.LastIndexByte(d[:max], '\n') + 1
+	return d[:cut] + fmt.Sprintf("… %d more bytes of diff not shown (over %d KiB)\n", len(d)-cut, max>>10)
 }
 
 // pinPretty is one part as lines a person reads: the description as its

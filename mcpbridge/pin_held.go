@@ -82,7 +82,7 @@ func (im *Importer) Held() ([]HeldTool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("held tools: %w", err)
 		}
-		out = append(out, heldTool(h.server, &h.t, old, ok))
+		out = append(out, im.heldTool(h.server, &h.t, old, ok))
 	}
 	slices.SortFunc(out, func(a, b HeldTool) int {
 		if a.Name < b.Name {
@@ -98,15 +98,39 @@ func (im *Importer) Held() ([]HeldTool, error) {
 
 // heldTool describes a held tool against its pin (ok false: none, which a
 // hand-edited pins file can cause).
-func heldTool(server string, t *impTool, old Pin, ok bool) HeldTool {
+func (im *Importer) heldTool(server string, t *impTool, old Pin, ok bool) HeldTool {
 	h := HeldTool{Name: t.name, Server: server, Tool: t.remote, HeldSince: t.pin.Time, Hash: t.pin.Hash,
 		Current: t.pin.Definition}
 	if ok {
 		h.PinnedAt, h.Pinned = old.Time, old.Definition
 	}
 	h.Changed = old.Changed(t.pin)
-	h.Diff = pinDiff(h.Pinned, h.Current, h.Changed)
+	h.Diff = im.diffOf(old.Hash, h)
 	return h
+}
+
+// maxDiffCache bounds the diffs kept: past it the cache starts again.
+const maxDiffCache = 256
+
+// diffOf is the diff of a held tool, computed once per pair of
+// definitions: GET /v1/pins, which any client may poll, must not cost a
+// diff of up to MaxPinDefinition each time.
+func (im *Importer) diffOf(pinnedHash string, h HeldTool) string {
+	key := pinnedHash + " " + h.Hash
+	im.diffMu.Lock()
+	d, ok := im.diffs[key]
+	im.diffMu.Unlock()
+	if ok {
+		return d
+	}
+	d = pinDiff(h.Pinned, h.Current, h.Changed)
+	im.diffMu.Lock()
+	if im.diffs == nil || len(im.diffs) >= maxDiffCache {
+		im.diffs = map[string]string{}
+	}
+	im.diffs[key] = d
+	im.diffMu.Unlock()
+	return d
 }
 
 // AcceptName accepts the current definition of the held tool of that
@@ -146,7 +170,7 @@ func (s *impServer) accept(t *impTool, hash string) (HeldTool, error) {
 	if err != nil {
 		return HeldTool{}, fmt.Errorf("accept %s: %w", t.name, err)
 	}
-	h := heldTool(server, t, old, ok)
+	h := im.heldTool(server, t, old, ok)
 	p := t.pin
 	p.Time = time.Now()
 	if err := im.opts.Pins.SetPin(server, t.remote, p); err != nil {
