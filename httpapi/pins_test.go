@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -175,4 +176,38 @@ func TestPinsWithoutImports(t *testing.T) {
 	if status, b := do(t, hs, "POST", "/v1/pins/x/accept", "", ""); status != 404 {
 		t.Errorf("accept: %d %s", status, b)
 	}
+}
+
+// A client following /v1/events?type=tool_held hears of a held tool, with
+// its name, its server as source and what changed.
+func TestPinsEventStream(t *testing.T) {
+	hs, up, reg := pinsServer(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", hs.URL+"/v1/events?type=tool_held", nil)
+	resp, err := hs.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /v1/events?type=tool_held: %d", resp.StatusCode)
+	}
+	pinsDrift(t, up, reg, "tool", "Version two.")
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var e wield.Event
+		if err := json.Unmarshal([]byte(data), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Type != wield.EventToolHeld || e.Tool != "up__tool" || e.Source != "mcp:up" || !strings.Contains(e.Message, `changed the description of tool "tool"`) {
+			t.Errorf("event = %+v", e)
+		}
+		return
+	}
+	t.Fatalf("no tool_held event: %v", sc.Err())
 }
