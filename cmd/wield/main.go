@@ -297,9 +297,7 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 	if a.serving {
 		// `wield pins accept` without --server writes the pins file:
 		// picked up here, without a restart.
-		if err := a.watchPins(im, pinsFile()); err != nil {
-			fmt.Fprintln(a.stderr, "warning:", err)
-		}
+		a.watchPins(im, pinsFile())
 	}
 	ctx := a.ctx
 	if ctx == nil {

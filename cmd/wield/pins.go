@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httpapi"
@@ -70,7 +70,7 @@ With --server (or WIELD_SERVER) the running server accepts it at once (POST
 /v1/pins/NAME/accept, with a key that has the pins right). Without, wield
 connects to the MCP servers of --config, accepts what they offer now and
 writes the pins file; a 'wield serve' of the same user (same pins file)
-watches that file and releases the tool within a second, without a
+looks at that file every second and releases the tool, without a
 restart, provided it sees the same definition.`,
 		Example: `  wield pins accept fs__read_file --config wield.yaml
   wield pins accept fs__read_file fs__write_file --server http://127.0.0.1:7420`,
@@ -231,46 +231,44 @@ func (a *app) imports() httpapi.Imports {
 }
 
 // watchPins has a serving process pick up pins another process wrote
-// (`wield pins accept` without --server): it watches the pins file's
-// folder and, a moment after the file changes, reloads the pins, which
-// releases the held tools whose current definition was accepted. Stopped
-// among the closers.
-func (a *app) watchPins(im *mcpbridge.Importer, path string) error {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("watch the pins file: %w", err)
+// (`wield pins accept` without --server): it looks at the pins file once a
+// second and, when the file changed (another modification time or size),
+// reloads the pins, which releases the held tools whose current definition
+// was accepted. A look costs one stat: watching the folder instead
+// (fsnotify) would wake this process on every write of the database
+// beside the pins, which is every call. Stopped among the closers.
+func (a *app) watchPins(im *mcpbridge.Importer, path string) {
+	stat := func() (time.Time, int64) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return time.Time{}, -1
+		}
+		return fi.ModTime(), fi.Size()
 	}
-	if err := w.Add(filepath.Dir(path)); err != nil {
-		w.Close()
-		return fmt.Errorf("watch the pins file: %w", err)
-	}
-	done := make(chan struct{})
+	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		var settle <-chan time.Time
+		mod, size := stat()
+		t := time.NewTicker(pinsPoll)
+		defer t.Stop()
 		for {
 			select {
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				// The file is replaced by a rename (atomicfile): its name
-				// is created, or written.
-				if filepath.Base(ev.Name) == filepath.Base(path) && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Rename) != 0 {
-					settle = time.After(100 * time.Millisecond)
-				}
-			case _, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-			case <-settle:
-				settle = nil
-				if err := im.ReloadPins(); err != nil {
-					a.warnf("warning: %v", err)
-				}
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			m, n := stat()
+			if m.Equal(mod) && n == size {
+				continue
+			}
+			mod, size = m, n
+			if err := im.ReloadPins(); err != nil {
+				a.warnf("warning: %v", err)
 			}
 		}
 	}()
-	a.closers = append(a.closers, func() error { err := w.Close(); <-done; return err })
-	return nil
+	a.closers = append(a.closers, func() error { close(stop); <-done; return nil })
 }
+
+// pinsPoll is how often a serving process looks at the pins file.
+const pinsPoll = time.Second
