@@ -112,6 +112,10 @@ func TestConsoleImportsInBrowser(t *testing.T) {
 	}
 	b.wait(t, "the held count", `document.querySelector('tr[data-server="docs"]').textContent.includes("1")`, wait)
 	b.shot(t, "imports-held")
+	b.do(t, "phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+	b.wait(t, "the held tool on a phone", `document.querySelector("article.held pre.diff").getBoundingClientRect().right <= innerWidth`, wait)
+	b.shot(t, "phone-imports-held")
+	b.do(t, "desktop viewport", chromedp.ResetViewport())
 
 	b.do(t, "click Accept", chromedp.Click(chromedp.CSS("article.held button.accept")))
 	b.wait(t, "nothing held again", `document.querySelector(".held-list .empty") !== null`, wait)
