@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wieldhq/wield"
@@ -84,15 +85,7 @@ func (im *Importer) Held() ([]HeldTool, error) {
 		}
 		out = append(out, im.heldTool(h.server, &h.t, old, ok))
 	}
-	slices.SortFunc(out, func(a, b HeldTool) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		if a.Name > b.Name {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b HeldTool) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
@@ -201,7 +194,8 @@ func (s *impServer) release(t *impTool) error {
 // one: another process accepted it (`wield pins accept` run without
 // --server beside a `wield serve` sharing the pins file, which watches it
 // and calls this). A tool pinned otherwise stays held. It returns an error
-// when the store cannot be read; nothing is released then.
+// when the store cannot be read (nothing is released then) or a tool
+// could not be released (the others are).
 func (im *Importer) ReloadPins() error {
 	if r, ok := im.opts.Pins.(interface{ Reload() error }); ok {
 		if err := r.Reload(); err != nil {
@@ -219,9 +213,12 @@ func (im *Importer) ReloadPins() error {
 				continue
 			}
 			p, ok, err := im.opts.Pins.Pin(s.cfg.Name, t.remote)
-			if err != nil || !ok || p.Hash != t.pin.Hash {
+			if err != nil {
 				errs = append(errs, err)
 				continue
+			}
+			if !ok || p.Hash != t.pin.Hash {
+				continue // not accepted, or accepted as another definition
 			}
 			if err := s.release(t); err != nil {
 				errs = append(errs, fmt.Errorf("release %s: %w", t.name, err))
