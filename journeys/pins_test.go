@@ -146,4 +146,12 @@ func TestJourneyPinsAccept(t *testing.T) {
 	if r := u.wield("call", "h__echo", "--server", s.url, "--key", caller); r.code != 0 {
 		t.Errorf("call right after the accept:\n%s", r)
 	}
+	if code, took := s.stop(syscall.SIGTERM, 30*time.Second); code != 0 || took > 10*time.Second {
+		t.Errorf("serve exited %d after %v", code, took)
+	}
+	// The record: the call refused while held, and the calls after each accept.
+	r = u.must("calls", "--tool", "h__echo", "--json")
+	if n := strings.Count(r.stdout, `"ok": true`); n < 3 || !strings.Contains(r.stdout, "is held and cannot be called") {
+		t.Errorf("records of h__echo: %d successes, want 3 and the refusal while held:\n%s", n, r)
+	}
 }
