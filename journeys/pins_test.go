@@ -87,6 +87,9 @@ func TestJourneyPinsAccept(t *testing.T) {
 	}) {
 		t.Fatalf("serve did not pick up the accept:\n%s", s.stderr)
 	}
+	if !eventually(5*time.Second, func() bool { return strings.Contains(s.stderr.String(), "pins: h__echo was accepted in ") }) {
+		t.Errorf("serve did not say it took up the accept:\n%s", s.stderr)
+	}
 	if r := u.wield("call", "h__echo", "--server", s.url); r.code != 0 {
 		t.Errorf("call after accept:\n%s", r)
 	}

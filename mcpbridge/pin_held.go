@@ -193,13 +193,14 @@ func (s *impServer) release(t *impTool) error {
 // and releases every held tool whose current definition is now the pinned
 // one: another process accepted it (`wield pins accept` run without
 // --server beside a `wield serve` sharing the pins file, which watches it
-// and calls this). A tool pinned otherwise stays held. It returns an error
-// when the store cannot be read (nothing is released then) or a tool
-// could not be released (the others are).
-func (im *Importer) ReloadPins() error {
+// and calls this). A tool pinned otherwise stays held. It returns the
+// names of the tools released, and an error when the store cannot be read
+// (nothing is released then) or a tool could not be released (the others
+// are).
+func (im *Importer) ReloadPins() (released []string, err error) {
 	if r, ok := im.opts.Pins.(interface{ Reload() error }); ok {
 		if err := r.Reload(); err != nil {
-			return fmt.Errorf("reload pins: %w", err)
+			return nil, fmt.Errorf("reload pins: %w", err)
 		}
 	}
 	im.mu.Lock()
@@ -225,12 +226,14 @@ func (im *Importer) ReloadPins() error {
 				continue
 			}
 			t.pin = p
+			released = append(released, t.name)
 			im.log.Info("mcp tool accepted by another process", "server", s.cfg.Name, "tool", t.remote, "name", t.name)
 		}
 		s.mu.Unlock()
 	}
+	slices.Sort(released)
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("reload pins: %w", err)
+		return released, fmt.Errorf("reload pins: %w", err)
 	}
-	return nil
+	return released, nil
 }

@@ -153,8 +153,8 @@ func TestReloadPinsReleasesAcceptedTool(t *testing.T) {
 	r := impEchoArgs("tool", "Version two.")
 	g.srv.AddTool(r.tool, r.handle)
 	impEventually(t, "serve holds the tool", func() bool { x, _ := serveReg.Tool("go__tool"); return x.Status == wield.StatusHeld })
-	if err := serve.ReloadPins(); err != nil {
-		t.Fatal(err)
+	if released, err := serve.ReloadPins(); err != nil || released != nil {
+		t.Fatalf("ReloadPins = %v, %v; want nothing released", released, err)
 	}
 	if x, _ := serveReg.Tool("go__tool"); x.Status != wield.StatusHeld {
 		t.Fatal("ReloadPins released a tool nobody accepted")
@@ -180,8 +180,8 @@ func TestReloadPinsReleasesAcceptedTool(t *testing.T) {
 	if p, _, _ := open().Pin("go", "tool"); p.Hash != want.Hash {
 		t.Fatalf("serve wrote over the accepted pin: %s, want %s", p.Hash, want.Hash)
 	}
-	if err := serve.ReloadPins(); err != nil {
-		t.Fatal(err)
+	if released, err := serve.ReloadPins(); err != nil || len(released) != 1 || released[0] != "go__tool" {
+		t.Fatalf("ReloadPins = %v, %v; want go__tool released", released, err)
 	}
 	if x, _ := serveReg.Tool("go__tool"); !x.Callable() || x.Description != "Version two." {
 		t.Errorf("after ReloadPins the tool is %q %q, want callable with the new description", x.Status, x.Description)

@@ -262,8 +262,12 @@ func (a *app) watchPins(im *mcpbridge.Importer, path string) {
 				continue
 			}
 			mod, size = m, n
-			if err := im.ReloadPins(); err != nil {
+			released, err := im.ReloadPins()
+			if err != nil {
 				a.warnf("warning: %v", err)
+			}
+			for _, name := range released {
+				a.warnf("pins: %s was accepted in %s by another process: it is callable now", safetext.Line(name), safetext.Line(path))
 			}
 		}
 	}()
