@@ -27,13 +27,14 @@ func (a *app) pinsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pins",
 		Short: "Show the imported MCP tools held because their definition changed, with a diff",
-		Long: `Show the imported MCP tools held because their server changed their definition
-(description, input or output schema, annotations) since it was pinned, each
-with a unified diff of the pinned definition against the current one. A held
-tool is in no listing and cannot be called until it is accepted with
-'wield pins accept NAME'.
+		Long: `Show the MCP servers (state, tools, held tools) and the imported tools held
+because their server changed their definition (description, input or output
+schema, annotations) since it was pinned, each with a unified diff of the
+pinned definition against the current one. A held tool is in no listing and
+cannot be called until it is accepted with 'wield pins accept NAME'.
 
-With --server (or WIELD_SERVER) this asks that running server (GET /v1/pins);
+With --server (or WIELD_SERVER) this asks that running server (GET /v1/pins
+and /v1/imports);
 without, wield connects to the MCP servers of --config itself and compares
 them with the pins file (` + "`$XDG_STATE_HOME/wield/mcp-pins.json`" + `). See docs/mcp.md#pins.`,
 		Example: `  wield pins --config wield.yaml
@@ -41,13 +42,14 @@ them with the pins file (` + "`$XDG_STATE_HOME/wield/mcp-pins.json`" + `). See d
   wield pins accept fs__read_file --config wield.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			list, err := a.heldTools(cmd.Context())
+			list, servers, err := a.heldTools(cmd.Context())
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				return a.printJSON(list)
 			}
+			writeServers(a.stdout, servers)
 			writeHeld(a.stdout, list.Held)
 			return nil
 		},
@@ -105,26 +107,53 @@ restart, provided it sees the same definition.`,
 }
 
 // heldTools are the held tools of --server, else of the configured MCP
-// servers as this process imports them.
-func (a *app) heldTools(ctx context.Context) (*httpapi.PinList, error) {
+// servers as this process imports them, with the servers' states.
+func (a *app) heldTools(ctx context.Context) (*httpapi.PinList, []mcpbridge.ServerStatus, error) {
 	if c := a.client(); c != nil {
-		return c.Pins(ctx)
+		list, err := c.Pins(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		imp, err := c.Imports(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		servers := make([]mcpbridge.ServerStatus, len(imp.Servers))
+		for i, s := range imp.Servers {
+			servers[i] = s.ServerStatus
+		}
+		return list, servers, nil
 	}
 	im, err := a.localImporter()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := &httpapi.PinList{Held: []mcpbridge.HeldTool{}, CanAccept: true}
 	if im == nil {
 		fmt.Fprintln(a.stderr, "wield: no MCP servers are configured (mcp_servers in --config), so no tool is held")
-		return out, nil
+		return out, nil, nil
 	}
 	held, err := im.Held()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out.Held = append(out.Held, held...)
-	return out, nil
+	return out, im.Servers(), nil
+}
+
+// writeServers prints one line per MCP server: its state, tools and held
+// tools, and why it failed.
+func writeServers(w io.Writer, servers []mcpbridge.ServerStatus) {
+	for _, s := range servers {
+		line := fmt.Sprintf("mcp server %s (%s): %s; tools %d, held %d", safetext.Line(s.Name), safetext.Line(s.Transport), safetext.Line(s.State), s.Tools, len(s.Held))
+		if s.State == mcpbridge.StateFailed && s.LastError != "" {
+			line += ": " + safetext.Line(s.LastError)
+		}
+		fmt.Fprintln(w, line)
+	}
+	if len(servers) > 0 {
+		fmt.Fprintln(w)
+	}
 }
 
 // pinAccepter returns what accepts a held tool (through --server, else in
