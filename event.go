@@ -14,7 +14,7 @@ import (
 
 // EventType names what happened. The names are those of the ToolEngine
 // architecture's event types plus the ones wield adds (tool_shadowed,
-// permission_requested, permission_decided).
+// tool_held, permission_requested, permission_decided).
 type EventType string
 
 // The event types.
@@ -33,6 +33,12 @@ const (
 	EventExecutionFailed     EventType = "execution_failed"
 	EventPermissionRequested EventType = "permission_requested"
 	EventPermissionDecided   EventType = "permission_decided"
+
+	// EventToolHeld: an imported tool's definition changed since it was
+	// pinned, and the tool is held (not listed, not callable) until an
+	// operator accepts it (`wield pins accept`). Tool is its name, Source
+	// "mcp:SERVER", Message the server, the remote tool and what changed.
+	EventToolHeld EventType = "tool_held"
 )
 
 // Event is one thing that happened, as published on a [Bus]. Only the fields

@@ -49,10 +49,14 @@ const (
 	// grants no right it lacks itself, and one scoped to toolsets cannot
 	// have it, since the keys reach every tool.
 	RightKeys Right = "keys"
+	// RightPins accepts the changed definition of a held MCP tool (POST
+	// /v1/pins/{name}/accept), which makes it callable: an operator's
+	// right, apart from call so that a model cannot accept what it calls.
+	RightPins Right = "pins"
 )
 
 // Rights are every right, in the order help and listings show them.
-var Rights = []Right{RightRead, RightCall, RightApprove, RightMetrics, RightWorkflow, RightKeys}
+var Rights = []Right{RightRead, RightCall, RightApprove, RightMetrics, RightWorkflow, RightKeys, RightPins}
 
 // ParseRights reads a list of rights as `wield keys create --rights` takes
 // it: names separated by commas ("call,approve"). Unknown, empty or
@@ -138,7 +142,7 @@ func ConfigKey(i int, entry string) Key {
 		h = HashKey(entry)
 	}
 	return Key{ID: fmt.Sprintf("config-%d", i+1), Hash: strings.ToLower(h), Right: RightCall,
-		Rights: []Right{RightCall, RightApprove, RightMetrics}}
+		Rights: []Right{RightCall, RightApprove, RightMetrics, RightPins}}
 }
 
 // Keyring answers whether a presented secret is a valid key. It holds keys

@@ -14,7 +14,7 @@ import (
 // eventTypes are the types a stream may be filtered by.
 var eventTypes = map[wield.EventType]bool{
 	wield.EventToolLoaded: true, wield.EventToolAdded: true, wield.EventToolUpdated: true,
-	wield.EventToolRemoved: true, wield.EventToolShadowed: true, wield.EventReloadStarted: true,
+	wield.EventToolRemoved: true, wield.EventToolShadowed: true, wield.EventToolHeld: true, wield.EventReloadStarted: true,
 	wield.EventReloadCompleted: true, wield.EventLoadError: true, wield.EventValidationError: true,
 	wield.EventExecutionStarted: true, wield.EventExecutionCompleted: true, wield.EventExecutionFailed: true,
 	wield.EventPermissionRequested: true, wield.EventPermissionDecided: true,

@@ -152,7 +152,7 @@ func TestKeysWithoutKeys(t *testing.T) {
 	if err := json.Unmarshal(b, &who); err != nil || status != 200 {
 		t.Fatalf("whoami: %d %s", status, b)
 	}
-	if diff := cmp.Diff(WhoAmI{Rights: []Right{RightRead, RightCall, RightApprove, RightMetrics}}, who); diff != "" {
+	if diff := cmp.Diff(WhoAmI{Rights: []Right{RightRead, RightCall, RightApprove, RightMetrics, RightPins}}, who); diff != "" {
 		t.Errorf("whoami without keys (-want +got):\n%s", diff)
 	}
 }
@@ -173,7 +173,7 @@ func TestWhoAmIReadOnly(t *testing.T) {
 	for _, tt := range []struct {
 		key    string
 		rights string
-	}{{secret, `"rights":["read"],"toolsets":["math"]`}, {"ops", `"rights":["read","call","approve","metrics"],"source":"config"`}} {
+	}{{secret, `"rights":["read"],"toolsets":["math"]`}, {"ops", `"rights":["read","call","approve","metrics","pins"],"source":"config"`}} {
 		status, b := do(t, hs, "GET", "/v1/whoami", tt.key, "")
 		if status != 200 || !strings.Contains(string(b), tt.rights) {
 			t.Errorf("whoami: %d %s; want %s", status, b, tt.rights)

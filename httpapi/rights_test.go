@@ -78,7 +78,7 @@ func TestParseRights(t *testing.T) {
 		{"call,approve", []Right{RightCall, RightApprove}, ""},
 		{" read , metrics ", []Right{RightRead, RightMetrics}, ""},
 		{"workflow", []Right{RightWorkflow}, ""},
-		{"admin", nil, `unknown right "admin"; the rights are read, call, approve, metrics, workflow, keys`},
+		{"admin", nil, `unknown right "admin"; the rights are read, call, approve, metrics, workflow, keys, pins`},
 		{"call,,approve", nil, "an empty name"},
 		{"call,call", nil, `"call" is named twice`},
 	}
@@ -109,7 +109,7 @@ func TestKeyRights(t *testing.T) {
 		{"old call key: call does not imply approve", Key{Right: RightCall}, []Right{RightRead, RightCall}},
 		{"new call key", Key{Right: RightCall, Rights: []Right{RightCall}}, []Right{RightRead, RightCall}},
 		{"approve only", Key{Right: RightRead, Rights: []Right{RightApprove}}, []Right{RightRead, RightApprove}},
-		{"config key", ConfigKey(0, "s"), []Right{RightRead, RightCall, RightApprove, RightMetrics}},
+		{"config key", ConfigKey(0, "s"), []Right{RightRead, RightCall, RightApprove, RightMetrics, RightPins}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, tt.key.Granted()); diff != "" {

@@ -102,6 +102,10 @@ type Options struct {
 	// call it asked for itself: a single-user setup with one key. Without
 	// it that decision is refused (403).
 	SelfApproval bool
+	// Imports, when set, is what GET /v1/imports and /v1/pins show and
+	// POST /v1/pins/{name}/accept accepts (the MCP servers imported and
+	// their held tools); nil answers empty lists.
+	Imports Imports
 	// Agents names the agents whose toolkits GET /v1/agents lists (the
 	// registry finds a toolkit by name but does not list them).
 	Agents []string
@@ -123,6 +127,7 @@ type Server struct {
 	metrics   *Metrics
 	log       *slog.Logger
 	agents    []string
+	imports   Imports
 	bypass    bool // Options.AllowWorkflowBypass
 	selfOK    bool // Options.SelfApproval
 	heartbeat time.Duration
@@ -173,6 +178,9 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/artifacts/{id}", RightRead, s.getArtifact},
 		{"PATCH", "/v1/artifacts/{id}", RightCall, s.updateArtifact},
 		{"PUT", "/v1/artifacts/{id}", RightCall, s.rewriteArtifact},
+		{"GET", "/v1/imports", RightRead, s.listImports},
+		{"GET", "/v1/pins", RightRead, s.listPins},
+		{"POST", "/v1/pins/{name}/accept", RightPins, s.acceptPin},
 		{"POST", "/v1/parse", RightRead, s.parse},
 		{"GET", "/v1/events", RightRead, s.events},
 		{"GET", "/v1/whoami", RightRead, s.whoami},
@@ -190,7 +198,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		eng: opts.Engine, reg: opts.Engine.Registry(), store: opts.Store, decider: opts.Approvals,
 		artifacts: artifact.New(opts.Store), keys: opts.Keys, keyring: opts.Keys, metrics: opts.Metrics, log: opts.Logger,
-		agents: opts.Agents, bypass: opts.AllowWorkflowBypass, selfOK: opts.SelfApproval,
+		agents: opts.Agents, imports: opts.Imports, bypass: opts.AllowWorkflowBypass, selfOK: opts.SelfApproval,
 		heartbeat: opts.Heartbeat, maxBody: opts.MaxBody,
 		mux: http.NewServeMux(), done: make(chan struct{}),
 	}

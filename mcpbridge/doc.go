@@ -60,13 +60,17 @@
 // # Pinning
 //
 // The first time a tool is imported its name, description and schemas are
-// fingerprinted ([PinTool]: SHA-256 of canonical JSON) and kept in a
-// [PinStore] ([FilePins] across runs, [MemPins] in memory). When a server
-// later presents a different definition, whether while running or at the
-// next start, the change is published on the registry's bus (a load_error
-// event saying which parts changed) and the tool is registered with status
-// held, which the engine refuses to call, until [Importer.Accept] pins the
-// new definition. With [ImportOptions.FollowChanges] the change is accepted
+// fingerprinted ([PinTool]: SHA-256 of canonical JSON) and kept, with the
+// definition, in a [PinStore] ([FilePins] across runs, [MemPins] in
+// memory). When a server later presents a different definition, whether
+// while running or at the next start, the tool is registered with status
+// held, which the engine refuses to call; a warning is logged and a
+// tool_held event published, naming the server, the tool and the parts
+// that changed. [Importer.Held] lists the held tools with a diff of the
+// pinned and current definitions; [Importer.AcceptName] (or
+// [Importer.Accept]) pins the new definition and makes the tool callable,
+// and [Importer.ReloadPins] releases the tools another process accepted in
+// the pin store. With [ImportOptions.FollowChanges] the change is accepted
 // at once and reported as a tool_loaded event.
 //
 // # OAuth and elicitation

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 // ImportOptions configure an [Importer]; nil means the defaults.
@@ -121,6 +122,9 @@ type Importer struct {
 	servers map[string]*impServer
 	order   []*impServer
 	closed  bool
+
+	diffMu sync.Mutex
+	diffs  map[string]string // held tools' diffs, by pinned and current hash
 }
 
 // ErrUnavailable is wrapped by the error of [Importer.Add] when the server
@@ -380,27 +384,54 @@ type ServerStatus struct {
 	Transport string `json:"transport"`
 	Enabled   bool   `json:"enabled"`
 	Connected bool   `json:"connected"`
+	// State is one of [StateConnected], [StateConnecting], [StateFailed]
+	// (LastError says why; it is tried again), [StateDisabled] and
+	// [StateClosed].
+	State string `json:"state"`
 	// Tools counts the server's tools in the registry, held ones included.
 	Tools int `json:"tools"`
 	// Held names the held tools (registry names), sorted.
 	Held []string `json:"held,omitempty"`
-	// LastError is the latest connection or listing problem; it is cleared
-	// by a successful connection.
+	// LastError is the latest connection or listing problem, its control
+	// characters written as visible escapes (internal/safetext); it is
+	// cleared by a successful connection.
 	LastError string `json:"last_error,omitempty"`
 	// Since is when the server was last connected or disconnected.
 	Since time.Time `json:"since,omitzero"`
 }
 
+// The states of a [ServerStatus].
+const (
+	StateConnected  = "connected"
+	StateConnecting = "connecting" // not connected yet, no failure so far
+	StateFailed     = "failed"     // the last attempt failed; tried again with backoff
+	StateDisabled   = "disabled"   // enabled: false in the configuration
+	StateClosed     = "closed"     // the importer was closed
+)
+
 // Servers returns the status of every added server, in the order added.
 func (im *Importer) Servers() []ServerStatus {
 	im.mu.Lock()
 	servers := slices.Clone(im.order)
+	closed := im.closed
 	im.mu.Unlock()
 	out := make([]ServerStatus, 0, len(servers))
 	for _, s := range servers {
 		s.mu.Lock()
 		st := ServerStatus{Name: s.cfg.Name, Transport: s.cfg.transport(), Enabled: s.cfg.Enabled,
-			Connected: s.sess != nil, LastError: s.lastErr, Since: s.since}
+			Connected: s.sess != nil, LastError: safetext.Line(s.lastErr), Since: s.since}
+		switch {
+		case closed:
+			st.State = StateClosed
+		case !s.cfg.Enabled:
+			st.State = StateDisabled
+		case s.sess != nil:
+			st.State = StateConnected
+		case s.lastErr != "":
+			st.State = StateFailed
+		default:
+			st.State = StateConnecting
+		}
 		for _, t := range s.tools {
 			if t.owned {
 				st.Tools++
@@ -418,8 +449,9 @@ func (im *Importer) Servers() []ServerStatus {
 
 // Accept accepts the current definition of a held tool (named as the
 // server names it): it is pinned and becomes callable. It returns an error
-// wrapping [wield.ErrNotFound] for an unknown server or tool, and one saying
-// so for a tool that is not held.
+// wrapping [wield.ErrNotFound] for an unknown server or tool, and one
+// wrapping [ErrNotHeld] for a tool that is not held. [Importer.AcceptName]
+// finds the tool by its registry name.
 func (im *Importer) Accept(server, tool string) error {
 	im.mu.Lock()
 	s := im.servers[server]
@@ -430,22 +462,11 @@ func (im *Importer) Accept(server, tool string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.tools[tool]
-	switch {
-	case t == nil || !t.owned:
+	if t == nil || !t.owned {
 		return fmt.Errorf("accept %s/%s: tool: %w", server, tool, wield.ErrNotFound)
-	case !t.held:
-		return fmt.Errorf("accept %s/%s: the tool is not held", server, tool)
 	}
-	if err := im.opts.Pins.SetPin(server, tool, t.pin); err != nil {
-		return fmt.Errorf("accept %s/%s: %w", server, tool, err)
-	}
-	next := *t.tool
-	next.Status = ""
-	if err := im.reg.Update(&next); err != nil {
-		return fmt.Errorf("accept %s/%s: %w", server, tool, err)
-	}
-	t.tool, t.held = &next, false
-	return nil
+	_, err := s.accept(t, "")
+	return err
 }
 
 // impServer is one added server and the state of its connection.
@@ -820,6 +841,11 @@ func (s *impServer) place(remote string, wt *wield.Tool, pin Pin, b *impBatch) e
 	case !pinned:
 		pin.Time, repin = time.Now(), true
 	case old.Hash == pin.Hash:
+		if old.Definition == nil && pin.Definition != nil {
+			// A pin of before definitions were kept gains one, so a later
+			// change can be shown as a diff.
+			old.Definition, repin = pin.Definition, true
+		}
 		pin = old
 	case im.opts.FollowChanges:
 		pin.Time, repin = time.Now(), true
@@ -835,8 +861,9 @@ func (s *impServer) place(remote string, wt *wield.Tool, pin Pin, b *impBatch) e
 			// event are where a person learns why it is missing.
 			msg := fmt.Sprintf("mcp server %q changed the %s of tool %q since it was pinned; the tool is held until accepted",
 				server, pinChangeList(old.Changed(pin)), remote)
-			im.log.Warn(msg, "server", server, "tool", remote)
-			s.publish(wield.EventLoadError, wt.Name, msg)
+			im.log.Warn(msg, "server", server, "tool", remote, "name", wt.Name,
+				"accept", "wield pins accept "+wt.Name)
+			s.publish(wield.EventToolHeld, wt.Name, msg)
 		}
 	}
 	if held {

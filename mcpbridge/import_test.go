@@ -362,8 +362,8 @@ func TestImportPinningHoldsChangedTool(t *testing.T) {
 
 	r := impEchoArgs("tool", "Version two: also sends your files somewhere.")
 	g.srv.AddTool(r.tool, r.handle)
-	ev := impNextEvent(t, sub, func(ev wield.Event) bool { return ev.Type == wield.EventLoadError })
-	want := wield.Event{Type: wield.EventLoadError, Tool: "go__tool", Source: "mcp:go",
+	ev := impNextEvent(t, sub, func(ev wield.Event) bool { return ev.Type == wield.EventToolHeld })
+	want := wield.Event{Type: wield.EventToolHeld, Tool: "go__tool", Source: "mcp:go",
 		Message: `mcp server "go" changed the description of tool "tool" since it was pinned; the tool is held until accepted`}
 	if diff := cmp.Diff(want, ev, cmpopts.IgnoreFields(wield.Event{}, "ID", "Time")); diff != "" {
 		t.Errorf("event (-want +got):\n%s", diff)
@@ -515,7 +515,7 @@ func TestImportUnreachableAtStart(t *testing.T) {
 		t.Fatalf("Add of a server that is down: %v, want ErrUnavailable", err)
 	}
 	st := im.Servers()[0]
-	if st.Connected || st.LastError == "" {
+	if st.Connected || st.LastError == "" || st.State != mcpbridge.StateFailed {
 		t.Errorf("status of a server that is down: %+v", st)
 	}
 	g := &impGoServer{t: t, srv: mcp.NewServer(&mcp.Implementation{Name: "late"}, nil)}
@@ -524,8 +524,12 @@ func TestImportUnreachableAtStart(t *testing.T) {
 	g.start(addr)
 	t.Cleanup(g.stop)
 	impEventually(t, "the tools arrive once the server is up", func() bool { _, ok := reg.Tool("late__tool"); return ok })
-	if st := im.Servers()[0]; !st.Connected || st.LastError != "" || st.Tools != 1 {
+	if st := im.Servers()[0]; !st.Connected || st.LastError != "" || st.Tools != 1 || st.State != mcpbridge.StateConnected {
 		t.Errorf("status once up: %+v", st)
+	}
+	im.Close()
+	if st := im.Servers()[0]; st.State != mcpbridge.StateClosed {
+		t.Errorf("status once closed: %+v", st)
 	}
 }
 
@@ -565,7 +569,7 @@ func TestImportServerConfig(t *testing.T) {
 	if err := im.Add(t.Context(), mcpbridge.ServerConfig{Name: "off", URL: "http://127.0.0.1:1/mcp"}); err == nil {
 		t.Errorf("a second server of the same name was added")
 	}
-	want := []mcpbridge.ServerStatus{{Name: "off", Transport: "http"}}
+	want := []mcpbridge.ServerStatus{{Name: "off", Transport: "http", State: mcpbridge.StateDisabled}}
 	if diff := cmp.Diff(want, im.Servers()); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}

@@ -29,7 +29,20 @@ type Pin struct {
 	Parts map[string]string `json:"parts,omitempty"`
 	// Time is when the definition was pinned.
 	Time time.Time `json:"time"`
+	// Definition is the canonical JSON of the pinned parts ({"annotations",
+	// "description", "input_schema", "name", "output_schema"}), kept so that
+	// a held tool can be shown as a diff of what was accepted and what the
+	// server offers now ([HeldTool]). It is left out of a definition over
+	// [MaxPinDefinition] bytes (the diff then says only which parts
+	// changed), and is missing from pins written before wield kept it.
+	Definition json.RawMessage `json:"definition,omitempty"`
 }
+
+// MaxPinDefinition is the most bytes of a tool's definition a [Pin] keeps
+// for the diff of a held tool: room for any usual schema, while a server
+// that sends megabytes (an enum of a million values) cannot make every
+// write of the pins file, and the memory of each pin, that large.
+const MaxPinDefinition = 256 << 10
 
 // PinStore keeps the pins of imported tools between runs, keyed by server
 // name and remote tool name. Implementations are safe for concurrent use.
@@ -107,6 +120,9 @@ func PinTool(t *mcp.Tool) (Pin, error) {
 		return Pin{}, fmt.Errorf("pin tool %q: %w", t.Name, err)
 	}
 	p.Hash = pinHash(b)
+	if len(b) <= MaxPinDefinition {
+		p.Definition = b
+	}
 	return p, nil
 }
 
@@ -207,26 +223,49 @@ type FilePins struct {
 // store, created on the first change. It returns an error when the file
 // cannot be read or is not a pin file.
 func OpenFilePins(path string) (*FilePins, error) {
-	f := &FilePins{path: path, pins: map[string]map[string]Pin{}}
+	pins, err := pinReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &FilePins{path: path, pins: pins}, nil
+}
+
+// pinReadFile reads a pins file; a missing or empty one has no pins.
+func pinReadFile(path string) (map[string]map[string]Pin, error) {
+	pins := map[string]map[string]Pin{}
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return f, nil
+		return pins, nil
 	case err != nil:
 		return nil, fmt.Errorf("open pins: %w", err)
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
-		return f, nil
+		return pins, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f.pins); err != nil {
+	if err := dec.Decode(&pins); err != nil {
 		return nil, fmt.Errorf("open pins %s: %w", path, err)
 	}
-	if f.pins == nil {
-		f.pins = map[string]map[string]Pin{}
+	if pins == nil {
+		pins = map[string]map[string]Pin{}
 	}
-	return f, nil
+	return pins, nil
+}
+
+// Reload reads the file again, for pins another process wrote (`wield pins
+// accept` beside a running `wield serve`); see [Importer.ReloadPins]. On an
+// error the store keeps what it had.
+func (f *FilePins) Reload() error {
+	pins, err := pinReadFile(f.path)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.pins = pins
+	f.mu.Unlock()
+	return nil
 }
 
 // Path returns the file the pins are kept in.
@@ -250,12 +289,19 @@ func (f *FilePins) SetPin(server, tool string, p Pin) error {
 }
 
 // SetPins records the pins of many tools of a server and rewrites the file
-// once. On a write error the store keeps its previous content.
+// once. The file is read again first, so that pins another process wrote
+// since (`wield pins accept` beside a running server) are kept, not
+// written over; a file that cannot be read then is replaced by what the
+// store holds. On a write error the store keeps its previous content.
 func (f *FilePins) SetPins(server string, pins map[string]Pin) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	next := make(map[string]map[string]Pin, len(f.pins)+1)
-	for k, v := range f.pins {
+	base := f.pins
+	if disk, err := pinReadFile(f.path); err == nil {
+		base = disk
+	}
+	next := make(map[string]map[string]Pin, len(base)+1)
+	for k, v := range base {
 		next[k] = v
 	}
 	tools := make(map[string]Pin, len(next[server])+len(pins))

@@ -63,6 +63,8 @@ grants more, each on its own, none implying another:
   keys      manage the keys over the API and the console's Keys page (list,
             create, revoke): an administrator's right; such a key grants
             only rights it has itself (not with --toolset)
+  pins      accept the changed definition of a held MCP tool, which makes
+            it callable ('wield pins accept', the console's MCP imports)
 
 Give the key an agent uses call, and the person who approves another key
 with approve: a model must not approve its own calls.`,
@@ -97,7 +99,7 @@ with approve: a model must not approve its own calls.`,
 		},
 	}
 	create.Flags().StringVar(&name, "name", "", "a name to recognise the key by")
-	create.Flags().StringVar(&rights, "rights", string(httpapi.RightCall), "the rights, separated by commas: read, call, approve, metrics, workflow, keys (see above)")
+	create.Flags().StringVar(&rights, "rights", string(httpapi.RightCall), "the rights, separated by commas: read, call, approve, metrics, workflow, keys, pins (see above)")
 	create.Flags().StringSliceVar(&toolsets, "toolset", nil, "limit the key to the tools of this toolset (repeatable; default every tool)")
 
 	var asJSON bool

@@ -30,7 +30,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -176,7 +175,7 @@ func (a *app) command() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().StringVar(&a.db, "db", defaultDB(), "where records are kept: sqlite:PATH or postgres://... (env WIELD_DB)")
 	root.PersistentFlags().StringSliceVar(&a.tools, "tools", nil, "folders (or files) of tool files to load beside the built-in tools (repeatable)")
-	root.PersistentFlags().StringVar(&a.server, "server", os.Getenv("WIELD_SERVER"), "list, call, calls and stats talk to this running server (http://host:port) instead (env WIELD_SERVER)")
+	root.PersistentFlags().StringVar(&a.server, "server", os.Getenv("WIELD_SERVER"), "list, call, calls, stats and pins talk to this running server (http://host:port) instead (env WIELD_SERVER)")
 	root.PersistentFlags().StringVar(&a.key, "key", os.Getenv("WIELD_KEY"), "the API key for --server (env WIELD_KEY)")
 	root.PersistentFlags().StringVar(&a.config, "config", "", "a wield.yaml or config.yml (docs/configuration.md): tool folders, timeouts, concurrency, store, HTTP allowances")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
@@ -210,7 +209,7 @@ func (a *app) command() *cobra.Command {
 		}
 		return nil
 	}
-	root.AddCommand(a.listCommand(), a.callCommand(), a.callsCommand(), a.statsCommand(), a.validateCommand(), a.parseCommand(), a.chatCommand(), a.serveCommand(), a.keysCommand(), a.approvalsCommand(), a.mcpCommand())
+	root.AddCommand(a.listCommand(), a.callCommand(), a.callsCommand(), a.statsCommand(), a.validateCommand(), a.parseCommand(), a.chatCommand(), a.serveCommand(), a.keysCommand(), a.approvalsCommand(), a.mcpCommand(), a.pinsCommand())
 	return root
 }
 
@@ -288,13 +287,18 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 	if err := os.MkdirAll(stateDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("mcp pins: %w", err)
 	}
-	pins, err := mcpbridge.OpenFilePins(filepath.Join(stateDir(), "mcp-pins.json"))
+	pins, err := mcpbridge.OpenFilePins(pinsFile())
 	if err != nil {
 		return nil, fmt.Errorf("mcp pins: %w", err)
 	}
 	im := mcpbridge.NewImporter(reg, &mcpbridge.ImportOptions{Pins: pins, Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	a.closers = append(a.closers, im.Close)
 	a.importer = im
+	if a.serving {
+		// `wield pins accept` without --server writes the pins file:
+		// picked up here, without a restart.
+		a.watchPins(im, pinsFile())
+	}
 	ctx := a.ctx
 	if ctx == nil {
 		ctx = context.Background()

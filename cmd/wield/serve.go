@@ -398,7 +398,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		log.Info("taking up approvals left from before the start", "count", n)
 	}
 	srv, err := httpapi.New(httpapi.Options{Engine: eng, Store: store, Approvals: inbox, Keys: keys,
-		Metrics: metrics, Logger: log, Agents: a.agents, Heartbeat: f.heartbeat, MCP: mcpSrv.Handler(),
+		Metrics: metrics, Logger: log, Agents: a.agents, Heartbeat: f.heartbeat, MCP: mcpSrv.Handler(), Imports: a.imports(),
 		AllowWorkflowBypass: a.cfg != nil && a.cfg.Server.AllowWorkflowBypass, SelfApproval: a.cfg != nil && a.cfg.Server.SelfApproval})
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import * as toolsets from "./toolsets.js";
 import * as limiter from "./limiter.js";
 import * as keys from "./keys.js";
 import { onWho } from "./who.js";
+import * as imports from "./imports.js";
 
 const main = document.getElementById("main");
 let current = { section: "", ctl: null };
@@ -27,7 +28,7 @@ function parse() {
 }
 
 const TITLES = { tools: "Tools", live: "Live calls", calls: "History", stats: "Statistics", approvals: "Approvals",
-  toolsets: "Toolsets and agents", limiter: "Limiter", keys: "API keys" };
+  toolsets: "Toolsets and agents", limiter: "Limiter", keys: "API keys", imports: "MCP imports" };
 
 function route() {
   const { section, rest, params } = parse();
@@ -70,6 +71,9 @@ function route() {
       break;
     case "keys":
       current.ctl = keys.page(main);
+      break;
+    case "imports":
+      current.ctl = imports.page(main);
       break;
     default:
       clear(main, empty("No such page", h("a", { href: "#/tools" }, "Go to the tools")));

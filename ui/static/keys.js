@@ -14,6 +14,7 @@ const RIGHTS = [
   ["metrics", "read /metrics, whose series cover every tool (not with toolsets)"],
   ["workflow", "claim caller.type workflow_node, which bypasses the concurrency limits"],
   ["keys", "manage keys, as here (not with toolsets)"],
+  ["pins", "accept the changed definition of a held MCP tool (MCP imports)"],
 ];
 
 // page renders #/keys.
