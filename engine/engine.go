@@ -276,6 +276,9 @@ type call struct {
 	resumed *wield.Approval
 	// idClaimed: the call's ID, chosen by its caller, is in Engine.idClaims.
 	idClaimed bool
+	// minted: the engine made the call's ID before the pipeline (Engine.Go),
+	// so it is new and needs no claim.
+	minted bool
 
 	// Kept here so that one allocation serves the whole call.
 	result wield.Result
@@ -313,7 +316,7 @@ func (e *Engine) arrive(k *call) {
 // caller chose its ID first claims it (see claimID); one resumed after its
 // approval has it already.
 func (e *Engine) pipeline(ctx context.Context, k *call) (*wield.Result, error) {
-	chosen := k.ID != "" && k.ApprovalID == "" && k.resumed == nil
+	chosen := k.ID != "" && !k.minted && k.ApprovalID == "" && k.resumed == nil
 	e.arrive(k)
 	ok := true
 	if chosen {
