@@ -276,6 +276,9 @@ type call struct {
 	resumed *wield.Approval
 	// idClaimed: the call's ID, chosen by its caller, is in Engine.idClaims.
 	idClaimed bool
+	// approvalID is the approval the call asked for or names, for the
+	// permission events.
+	approvalID string
 	// minted: the engine made the call's ID before the pipeline (Engine.Go),
 	// so it is new and needs no claim.
 	minted bool

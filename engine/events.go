@@ -16,6 +16,8 @@ func (e *Engine) publish(k *call, t wield.EventType, msg string) {
 		Message:        e.redactor.text(msg),
 	}
 	switch t {
+	case wield.EventPermissionRequested, wield.EventPermissionDecided:
+		ev.ApprovalID = k.approvalID
 	case wield.EventExecutionStarted:
 		ev.Time = k.res.StartedAt
 	case wield.EventExecutionCompleted, wield.EventExecutionFailed, wield.EventValidationError:
