@@ -117,7 +117,11 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 	}
 	def := &Def{File: d.file, Line: line, Col: col}
 	var entry *field
+	var short shortEntry
 	for _, f := range fs {
+		if short.take(f) {
+			continue
+		}
 		switch f.name {
 		case "kind":
 		case "name":
@@ -187,9 +191,15 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 			}
 		}
 	}
-	if entry != nil {
+	switch {
+	case entry != nil && short.said():
+		d.errorf(short.first(), "%s and entry both say how the tool runs: keep one", short.first().Value)
 		def.Entry = d.entry(*entry, def)
-	} else {
+	case entry != nil:
+		def.Entry = d.entry(*entry, def)
+	case short.said():
+		def.Entry = d.shortEntry(short, def)
+	default:
 		d.errorf(start(n, fs), "tool %q: missing entry", def.Name)
 	}
 	for _, s := range def.Secrets {
