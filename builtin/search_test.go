@@ -17,8 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
-	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/httptool"
 )
 
 // seenRequest is what a fake search API saw of a request.

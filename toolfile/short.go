@@ -59,7 +59,7 @@ var authMethods = map[string]string{
 	"api_key": "api_key", "apikey": "api_key", "key": "api_key",
 	"bearer": "bearer", "bearer_token": "bearer", "token": "bearer", "oauth2": "bearer",
 	"basic": "basic",
-	"none": "", "": "",
+	"none":  "", "": "",
 }
 
 // shortEntry turns the short keys into the entry they mean: api_url into
