@@ -17,6 +17,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/ledongthuc/pdf"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/redact"
 	nethtml "golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
@@ -52,6 +53,7 @@ type WebFetchOutput struct {
 // read.
 func WebFetch(opts NetOptions) *wield.Tool {
 	f := newFetcher(opts.Guard, opts.timeout(), opts.max())
+	f.names = redact.New(redact.DefaultNames, opts.SecretNames)
 	t := wield.Func("web_fetch",
 		"Fetch a web page or PDF and return its main content as Markdown (or text or HTML). Internal addresses are refused.",
 		func(ctx context.Context, in WebFetchInput) (WebFetchOutput, error) {

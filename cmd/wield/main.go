@@ -229,7 +229,7 @@ func (a *app) builtinOptions(store wield.Storage) builtin.Options {
 		opts.Files.AllowedPaths = c.AllowedPaths
 		opts.Files.AllowHardLinks = c.AllowHardLinks
 		opts.Env.Allow = c.EnvAllow
-		opts.Net = builtin.NetOptions{Guard: c.Guard(), Timeout: c.NetworkTimeout}
+		opts.Net = builtin.NetOptions{Guard: c.Guard(), Timeout: c.NetworkTimeout, SecretNames: c.SecretNames}
 		opts.Search = builtin.SearchOptions{Provider: c.WebSearch.Provider, APIKey: c.WebSearch.APIKey, MaxResults: c.WebSearch.MaxResults, BaseURL: c.WebSearch.BaseURL, Guard: c.Guard()}
 	}
 	return opts
