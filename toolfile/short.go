@@ -140,6 +140,7 @@ func (d *decoder) mcpEntry(s shortEntry, def *Def, e Entry) Entry {
 	}
 	if !ok {
 		d.errorf(s.mcpURL.val, "mcp_server_url: no MCP server with the URL %q is configured: add it to mcp_servers (or tools.mcpServers) in the configuration, with its headers", url)
+		e.Type = "" // no kind to run: the problem above says why
 		return e
 	}
 	if s.mcpKey != nil {

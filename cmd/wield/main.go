@@ -457,15 +457,7 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	if len(a.tools) > 0 {
 		l := &toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: kinds,
 			Known: func(name string) bool { _, ok := reg.Tool(name); return ok || a.mcpNamed(name) }}
-		if c := a.cfg; c != nil {
-			// Tool files' mcp_server_url names a configured server by its URL.
-			l.MCPServerURLs = map[string]string{}
-			for _, s := range c.MCPServers {
-				if s.URL != "" {
-					l.MCPServerURLs[strings.TrimSuffix(s.URL, "/")] = s.Name
-				}
-			}
-		}
+		l.MCPServerURLs = a.mcpServerURLs()
 		agents, err := a.loadToolFiles(reg, l)
 		if err != nil {
 			return nil, nil, err

@@ -50,7 +50,7 @@ warning, unless --dialect names that dialect: then it is an error.`,
 			if err != nil {
 				return fmt.Errorf("built-in tools: %w", err)
 			}
-			l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds()}
+			l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs()}
 			var problems, notes []toolfile.Problem
 			var toolPaths []string
 			for _, p := range paths {
@@ -148,6 +148,21 @@ func dialectProblems(set *toolfile.Set, names []string, asked bool) ([]toolfile.
 // fileKinds are the entry types tool files may use beside builtin and
 // command. HTTP tools go through the SSRF guard: every internal address is
 // refused unless the configuration's http_allow lets it through.
+// mcpServerURLs maps the configured MCP servers' URLs to their names, for
+// tool files' mcp_server_url; nil without a configuration.
+func (a *app) mcpServerURLs() map[string]string {
+	if a.cfg == nil {
+		return nil
+	}
+	urls := map[string]string{}
+	for _, s := range a.cfg.MCPServers {
+		if s.URL != "" {
+			urls[strings.TrimSuffix(s.URL, "/")] = s.Name
+		}
+	}
+	return urls
+}
+
 func (a *app) fileKinds() map[string]toolfile.Kind {
 	guard := &httptool.Guard{}
 	if a.cfg != nil {
