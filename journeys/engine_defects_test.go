@@ -302,3 +302,47 @@ func TestJourneyEngineShortEntries(t *testing.T) {
 		t.Errorf("want the unknown server refused:\n%s", v)
 	}
 }
+
+// TestJourneyEngineApprovalIDInEvents: a listener of the event stream reads
+// the approval's ID in a field of permission_requested and
+// permission_decided, and approves with it.
+func TestJourneyEngineApprovalIDInEvents(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/mark.yaml", markTool)
+	s := u.serve("--tools", "tools")
+	ev := openEvents(t, s)
+	abandon(t, s, "mark", `{"message":"one"}`)
+	id := pendingIDs(t, u, 1)[0]
+	approvalOf := func(typ string) string {
+		for line := range strings.Lines(ev.buf.String()) {
+			data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: ")
+			if !ok {
+				continue
+			}
+			var e struct {
+				Type       string `json:"type"`
+				ApprovalID string `json:"approval_id"`
+			}
+			if json.Unmarshal([]byte(data), &e) == nil && e.Type == typ {
+				return e.ApprovalID
+			}
+		}
+		return ""
+	}
+	if !eventually(5*time.Second, func() bool { return approvalOf("permission_requested") != "" }) {
+		t.Fatalf("no permission_requested with an approval_id:\n%s", ev.buf.String())
+	}
+	if got := approvalOf("permission_requested"); got != id {
+		t.Errorf("permission_requested names approval %q, the inbox %q", got, id)
+	}
+	u.must("approvals", "approve", approvalOf("permission_requested"))
+	if !eventually(5*time.Second, func() bool { return approvalOf("permission_decided") == id }) {
+		t.Errorf("no permission_decided naming approval %s:\n%s", id, ev.buf.String())
+	}
+	if !eventually(5*time.Second, func() bool { return ranLines(t, u) == "one\n" }) {
+		t.Errorf("the approved call did not run: %q", ranLines(t, u))
+	}
+	if code, took := s.stop(syscall.SIGTERM, 10*time.Second); code != 0 {
+		t.Errorf("serve exited %d after %v:\n%s", code, took, s.stderr)
+	}
+}
