@@ -1,10 +1,12 @@
 package schema
 
 import (
+	"maps"
 	"net/mail"
 	"net/netip"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -28,6 +30,12 @@ var formats = map[string]func(string) bool{
 	"ipv6":          isIPv6,
 	"hostname":      isHostname,
 	"regex":         isRegex,
+}
+
+// CheckedFormats are the values of the format keyword that validation
+// checks, sorted; any other format is an annotation for the model.
+func CheckedFormats() []string {
+	return slices.Sorted(maps.Keys(formats))
 }
 
 // formatWhat says in a message what a format expects.

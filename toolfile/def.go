@@ -64,6 +64,7 @@ type Param struct {
 // Validation holds the rules of seed 004 §2.2.
 type Validation struct {
 	Pattern              string
+	Format               string
 	Enum                 []any
 	Min, Max             *float64
 	MinLength, MaxLength *int
@@ -370,6 +371,12 @@ func (d *decoder) validation(vf field, p *Param, what string) {
 					d.errorf(f.val, "%s: pattern: %v", what, err)
 					v.Pattern = ""
 				}
+			}
+		case "format":
+			only(f, "string")
+			v.Format = d.str(named)
+			if v.Format != "" && !slices.Contains(schema.CheckedFormats(), v.Format) {
+				d.warnf(f.val, "%s: format %q is not checked, only shown to the model (checked: %s)", what, v.Format, strings.Join(schema.CheckedFormats(), ", "))
 			}
 		case "enum":
 			list, ok := seq(f.val)

@@ -103,3 +103,33 @@ func TestShortEntryProblems(t *testing.T) {
 		t.Errorf("entry (-want +got):\n%s", diff)
 	}
 }
+
+// TestParamFormat: a string parameter's validation takes a format, which
+// calls are checked against; a format that is not checked loads with a
+// warning saying so.
+func TestParamFormat(t *testing.T) {
+	src := "name: invite\ndescription: Invite someone\nparameters:\n" +
+		"  - {name: email, type: string, validation: {format: email}}\n" +
+		"  - {name: color, type: string, required: false, validation: {format: x-color}}\n" +
+		"entry: {type: builtin, handler: hello}\n"
+	l := toolfile.Loader{Builtins: hello()}
+	set, err := l.Load(context.Background(), "invite.yaml", []byte(src))
+	var ps toolfile.Problems
+	if err != nil && !errors.As(err, &ps) {
+		t.Fatal(err)
+	}
+	want := `invite.yaml:5:71: parameter "color": format "x-color" is not checked, only shown to the model (checked: date, date-time, email, hostname, idn-email, ipv4, ipv6, regex, time, uri, uri-reference, uuid)`
+	if len(set.Problems) != 1 || set.Problems[0].String() != want || !set.Problems[0].Warning {
+		t.Errorf("problems = %v, want the warning %s", set.Problems, want)
+	}
+	reg := wield.NewRegistry(nil)
+	if err := set.Apply(reg); err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(reg, nil)
+	defer eng.Close(context.Background())
+	res, err := eng.Call(context.Background(), wield.Call{Tool: "invite", Arguments: json.RawMessage(`{"email":"not-an-address"}`)})
+	if err != nil || res.OK || !strings.Contains(res.Error, "email: must be an email address") {
+		t.Errorf("result = %+v, %v", res, err)
+	}
+}
