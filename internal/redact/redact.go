@@ -183,11 +183,17 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// maxDepth bounds the nesting walked, JSON in strings included.
-const maxDepth = 64
+// maxDepth bounds the nesting walked, JSON in strings included: deeper than
+// arguments may nest (schema.MaxDepth). What lies deeper is replaced whole,
+// since it was not looked at: a secret is never kept because it was deep.
+const maxDepth = 128
 
 func (n *Names) walk(v any, keys []string, depth int) (any, bool) {
 	if depth > maxDepth {
+		switch v.(type) {
+		case map[string]any, []any, string:
+			return Mark, true
+		}
 		return v, false
 	}
 	changed := false

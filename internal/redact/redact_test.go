@@ -155,3 +155,16 @@ func TestTextJSONMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONDeep: a secret nested deeper than the walk goes is not kept: the
+// part past the limit is replaced whole; shallower secrets as always.
+func TestJSONDeep(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 200) + `{"password":"hunter2"}` + strings.Repeat(`}`, 200)
+	out, changed := Default.JSON([]byte(`{"password":"p","deep":`+deep+`}`), nil)
+	if !changed || strings.Contains(string(out), "hunter2") || strings.Contains(string(out), `"p"`) {
+		t.Errorf("JSON of a deep value keeps a secret: %.200s…", out)
+	}
+	if !json.Valid(out) {
+		t.Errorf("not JSON: %.200s…", out)
+	}
+}
