@@ -90,11 +90,11 @@ warning, unless --dialect names that dialect: then it is an error.`,
 				fmt.Fprintf(a.stdout, "%s:%d:%d: info: %s\n", safetext.Line(p.File), p.Line, p.Col, safetext.Line(p.Message))
 			}
 			if errs > 0 {
-				fmt.Fprintf(a.stderr, "%d error(s), %d warning(s)\n", errs, warnings)
+				fmt.Fprintf(a.stderr, "%s, %s\n", countOf(errs, "error"), countOf(warnings, "warning"))
 				return exitError{1}
 			}
 			if warnings > 0 {
-				fmt.Fprintf(a.stderr, "%d warning(s)\n", warnings)
+				fmt.Fprintf(a.stderr, "%s\n", countOf(warnings, "warning"))
 			}
 			fmt.Fprintln(a.stdout, "ok")
 			return nil
@@ -148,6 +148,14 @@ func dialectProblems(set *toolfile.Set, names []string, asked bool) ([]toolfile.
 // fileKinds are the entry types tool files may use beside builtin and
 // command. HTTP tools go through the SSRF guard: every internal address is
 // refused unless the configuration's http_allow lets it through.
+// countOf writes n and a noun that takes an s: "1 error", "2 errors".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // mcpServerURLs maps the configured MCP servers' URLs to their names, for
 // tool files' mcp_server_url; nil without a configuration.
 func (a *app) mcpServerURLs() map[string]string {
