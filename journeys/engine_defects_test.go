@@ -291,8 +291,12 @@ func TestJourneyEngineShortEntries(t *testing.T) {
 	if !res.OK || !strings.Contains(string(res.Output), "42") {
 		t.Errorf("calculator through the inner server:\n%s", r)
 	}
-	recs := inner.must("calls", "--json", "--db", innerDB)
-	if !strings.Contains(recs.stdout, `"calculator"`) || !strings.Contains(recs.stdout, "6*7") {
+	var recs *run
+	if !eventually(5*time.Second, func() bool {
+		// The inner server writes its records in batches.
+		recs = inner.must("calls", "--json", "--db", innerDB)
+		return strings.Contains(recs.stdout, `"calculator"`) && strings.Contains(recs.stdout, "6*7")
+	}) {
 		t.Errorf("the inner server has no record of the call:\n%s", recs.stdout)
 	}
 	// A URL no configured server has is refused at its line.
