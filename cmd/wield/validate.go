@@ -173,8 +173,9 @@ func (a *app) mcpServerURLs() map[string]string {
 
 func (a *app) fileKinds() map[string]toolfile.Kind {
 	guard := &httptool.Guard{}
+	var secretNames []string
 	if a.cfg != nil {
-		guard = a.cfg.Guard()
+		guard, secretNames = a.cfg.Guard(), a.cfg.SecretNames
 	}
 	// mcp entries are checked against the configured servers here; setup
 	// replaces this with the importer's kind, which runs them.
@@ -192,7 +193,7 @@ func (a *app) fileKinds() map[string]toolfile.Kind {
 		}
 		return nil, fmt.Errorf("mcp entry: MCP server %q is not configured (mcp_servers)", server)
 	})
-	return map[string]toolfile.Kind{"http": toolfile.HTTPKind(guard), "remote": toolfile.RemoteKind(), "mcp": mcpKind,
+	return map[string]toolfile.Kind{"http": toolfile.HTTPKind(guard, secretNames...), "remote": toolfile.RemoteKind(), "mcp": mcpKind,
 		// Tools that return MCP content, and that talk to the MCP client.
 		"content": mcpbridge.ContentKind(), "mcp_client": mcpbridge.ClientKind()}
 }
