@@ -14,6 +14,11 @@
 //	e := engine.New(reg, nil)
 //	res, err := e.Call(ctx, wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)})
 //
+// [Engine.Go] runs a call in the background: its [Pending] handle names the
+// call's ID at once (the ID of its events, record and approval), answers
+// [Pending.TryResult] without waiting and [Pending.Wait] when it ends, and
+// [Pending.Cancel] ends it as canceled. [Engine.CallAll] runs a batch.
+//
 // # Time
 //
 // A call's timeout (the call's own, else the tool's, else 30 s, or 60 s for
