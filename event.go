@@ -60,6 +60,10 @@ type Event struct {
 	Error          string        `json:"error,omitempty"`
 	Duration       time.Duration `json:"-"`
 	Attempts       int           `json:"attempts,omitempty"`
+	// ApprovalID names the approval of a permission_requested or
+	// permission_decided event, so that a listener can approve or deny it
+	// without reading Message.
+	ApprovalID string `json:"approval_id,omitempty"`
 	// Message is free text: a warning, a load error's location.
 	Message string `json:"message,omitempty"`
 	// Source is where a tool came from (a file), for load events.

@@ -95,8 +95,12 @@ func (f funcHandler[In, Out]) Handle(ctx context.Context, args json.RawMessage) 
 
 // Raw makes a tool from a hand-written input schema and a handler over raw
 // JSON. The engine validates arguments against the schema before the handler
-// runs; called directly, the handler must check its input itself.
+// runs; called directly, the handler must check its input itself. A nil
+// input means the tool takes no parameters: {"type":"object","properties":{}}.
 func Raw(name, description string, input *jsonschema.Schema, h Handler) *Tool {
+	if input == nil {
+		input = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+	}
 	return &Tool{
 		Name:        name,
 		Description: description,

@@ -155,7 +155,9 @@ func TestRegisterInvalid(t *testing.T) {
 			[]string{`status "gone"`}},
 		{"negative timeout", func() *wield.Tool { t := tool("n", "", ""); t.Timeout = -time.Second; return t }(),
 			[]string{"timeout -1s is negative"}},
-		{"no schema", wield.Raw("raw", "d", nil, h), []string{`tool "raw"`, "no input schema"}},
+		// wield.Raw with a nil schema means no parameters (TestRawNilSchema);
+		// a Tool written without one is still refused.
+		{"no schema", &wield.Tool{Name: "raw", Description: "d", Handler: h}, []string{`tool "raw"`, "no input schema"}},
 		{"bad pattern", wield.Raw("re", "d", badPattern, h), []string{`tool "re"`, "input schema", "([a-z"}},
 		{"two problems", func() *wield.Tool { t := tool("two", "", ""); t.Permission = "x"; t.Status = "y"; return t }(),
 			[]string{`permission "x"`, `status "y"`}},

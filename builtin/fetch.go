@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/ledongthuc/pdf"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/redact"
 	nethtml "golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
@@ -51,6 +53,7 @@ type WebFetchOutput struct {
 // read.
 func WebFetch(opts NetOptions) *wield.Tool {
 	f := newFetcher(opts.Guard, opts.timeout(), opts.max())
+	f.names = redact.New(redact.DefaultNames, opts.SecretNames)
 	t := wield.Func("web_fetch",
 		"Fetch a web page or PDF and return its main content as Markdown (or text or HTML). Internal addresses are refused.",
 		func(ctx context.Context, in WebFetchInput) (WebFetchOutput, error) {
@@ -373,21 +376,77 @@ func pdfTextNow(data []byte) (text string, err error) {
 }
 
 // pdfPageText writes a page's characters, in the order the page draws them,
-// as lines: a change of baseline starts a line, a gap wider than a fifth of
-// the font size between two characters is a space.
+// as lines: a change of baseline starts a line. Between two characters of a
+// line a space is inferred from their positions (see pdfLineText).
 func pdfPageText(b *strings.Builder, chars []pdf.Text) {
-	var prev pdf.Text
+	start := 0
+	for i := 1; i <= len(chars); i++ {
+		if i < len(chars) {
+			size := max(chars[i-1].FontSize, chars[i].FontSize, 1)
+			if math.Abs(chars[i].Y-chars[i-1].Y) <= size*0.3 {
+				continue
+			}
+		}
+		if start > 0 && !strings.HasSuffix(b.String(), "\n") { // a TJ ends with one
+			b.WriteByte('\n')
+		}
+		pdfLineText(b, chars[start:i])
+		start = i
+	}
+}
+
+// pdfLineText writes one line's characters with the spaces their positions
+// show. With the font's widths, a gap wider than a fifth of the font size
+// between one character's end and the next one's start is a space. A font
+// without /Widths (the standard fonts may omit them) gives no widths: the
+// reader then leaves every character of a string at the string's start, so
+// only the writer's own moves (a TJ adjustment, a new Td) change X, and a
+// forward move wider than the font's narrowest word space (0.15 em) is a
+// space ("Kerned words here", not "Kernedwordshere"). A line whose every
+// character stands alone at its own position was placed glyph by glyph:
+// there a space is a move clearly wider than the line's usual one.
+func pdfLineText(b *strings.Builder, chars []pdf.Text) {
+	// Moves between runs of characters at the same X, for the glyph-by-glyph
+	// case.
+	var moves []float64
+	runs, long := 0, false
+	for i := 1; i < len(chars); i++ {
+		if chars[i-1].W > 0 {
+			continue
+		}
+		size := max(chars[i-1].FontSize, chars[i].FontSize, 1)
+		if d := chars[i].X - chars[i-1].X; math.Abs(d) > size*1e-3 {
+			moves = append(moves, d/size)
+			runs++
+		} else {
+			long = true
+		}
+	}
+	perGlyph := !long && runs >= 3
+	typical := 0.0
+	if perGlyph {
+		sorted := slices.Clone(moves)
+		slices.Sort(sorted)
+		typical = sorted[len(sorted)/2]
+	}
 	for i, c := range chars {
 		if i > 0 {
+			prev := chars[i-1]
 			size := max(prev.FontSize, c.FontSize, 1)
+			space := false
 			switch {
-			case math.Abs(c.Y-prev.Y) > size*0.3:
-				b.WriteByte('\n')
-			case prev.W > 0 && c.X-(prev.X+prev.W) > size*0.2 && prev.S != " " && c.S != " ":
+			case prev.S == " " || c.S == " " || prev.S == "\n" || c.S == "\n":
+			case prev.W > 0:
+				space = c.X-(prev.X+prev.W) > size*0.2
+			case perGlyph:
+				space = (c.X-prev.X)/size > max(typical*1.4, typical+0.15)
+			default:
+				space = c.X-prev.X > size*0.15
+			}
+			if space {
 				b.WriteByte(' ')
 			}
 		}
 		b.WriteString(c.S)
-		prev = c
 	}
 }

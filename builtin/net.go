@@ -51,6 +51,12 @@ type NetOptions struct {
 	// read, and refuses a PDF over the limit, which cannot be read in part.
 	// Zero means [DefaultMaxResponseBytes].
 	MaxResponseBytes int64
+	// SecretNames are names of response headers and URL query parameters
+	// whose values the output replaces, in addition to the default secret
+	// names (Authorization, Set-Cookie, X-Api-Key, token, ...): the
+	// configuration's secret_names, so that what records keep out the model
+	// does not read either.
+	SecretNames []string
 }
 
 func (o NetOptions) timeout() time.Duration {
@@ -78,6 +84,7 @@ func (o NetOptions) max() int64 {
 // for other failed round trips (marked [wield.Transient]).
 func NetTools(opts NetOptions) []*wield.Tool {
 	f := newFetcher(opts.Guard, opts.timeout(), opts.max())
+	f.names = redact.New(redact.DefaultNames, opts.SecretNames)
 	return []*wield.Tool{httpGet(f), httpPost(f), httpRequest(f)}
 }
 
@@ -181,12 +188,13 @@ type fetcher struct {
 	client  *http.Client
 	timeout time.Duration
 	max     int64
+	names   *redact.Names // secrets kept out of outputs
 }
 
 func newFetcher(g *httptool.Guard, timeout time.Duration, maxBytes int64) *fetcher {
 	// The client has no timeout of its own: each request gets a context
 	// with the timeout that applies to it.
-	return &fetcher{client: g.Client(0), timeout: timeout, max: maxBytes}
+	return &fetcher{client: g.Client(0), timeout: timeout, max: maxBytes, names: redact.Default}
 }
 
 // netResponse is a read response: its body, cut at the limit.
@@ -280,7 +288,7 @@ func (f *fetcher) call(ctx context.Context, method, rawURL string, query, header
 	if err != nil {
 		return HTTPOutput{}, err
 	}
-	out := HTTPOutput{Status: resp.status, StatusCode: resp.status, URL: resp.url, Headers: flatHeaders(resp.header)}
+	out := HTTPOutput{Status: resp.status, StatusCode: resp.status, URL: resp.url, Headers: flatHeaders(resp.header, f.names)}
 	out.Body, out.BodyEncoding = bodyJSON(resp.header.Get("Content-Type"), resp.body, resp.truncated)
 	if resp.truncated {
 		out.Truncated = true
@@ -312,7 +320,7 @@ func (f *fetcher) do(ctx context.Context, req *http.Request, timeout time.Durati
 	}
 	final := *resp.Request.URL
 	final.User = nil // credentials in the URL stay out of the output, and keys in its query
-	out := &netResponse{status: resp.StatusCode, url: redact.Default.URL(final.String()), header: resp.Header, body: body}
+	out := &netResponse{status: resp.StatusCode, url: f.names.URL(final.String()), header: resp.Header, body: body}
 	if int64(len(body)) > f.max {
 		out.body, out.truncated = body[:f.max], true
 	}
@@ -373,10 +381,10 @@ func urlCause(err error) string {
 // those that carry credentials (Set-Cookie, Authorization, X-Api-Key:
 // internal/redact's names) are [REDACTED], since the output is written to
 // records and read by a model that may be led to send it elsewhere.
-func flatHeaders(h http.Header) map[string]string {
+func flatHeaders(h http.Header, names *redact.Names) map[string]string {
 	out := make(map[string]string, len(h))
 	for k, vs := range h {
-		if redact.Default.Match(k) {
+		if names.Match(k) {
 			out[k] = redact.Mark
 			continue
 		}

@@ -82,3 +82,32 @@ func TestNetRefusesOwnServer(t *testing.T) {
 		}
 	}
 }
+
+// TestNetOutputSecretNames: the configuration's secret names are kept out
+// of the HTTP tools' outputs as well as the default ones: a response header
+// and a query parameter of those names are [REDACTED], the defaults still are.
+func TestNetOutputSecretNames(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Goog-Pin", "p1n-value")
+		w.Header().Set("Set-Cookie", "sid=abc")
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	opts := builtin.NetOptions{Guard: loopback(), SecretNames: []string{"pin"}}
+	e := netEngine(t, append(builtin.NetTools(opts), builtin.WebFetch(opts))...)
+	for _, tool := range []string{"http_get", "web_fetch"} {
+		res := netCall(t, e, tool, map[string]any{"url": srv.URL + "/x?user_pin=1234&page=2"})
+		if !res.OK {
+			t.Fatalf("%s: %s", tool, res.Error)
+		}
+		for _, leak := range []string{"p1n-value", "1234", "sid=abc"} {
+			if strings.Contains(string(res.Output), leak) {
+				t.Errorf("%s: the output holds %q: %s", tool, leak, res.Output)
+			}
+		}
+		if !strings.Contains(string(res.Output), "user_pin=[REDACTED]&page=2") {
+			t.Errorf("%s: url not redacted: %s", tool, res.Output)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -60,8 +61,16 @@ type SearchOptions struct {
 	// MaxResults is the number of results when a call asks for none; zero
 	// means 10.
 	MaxResults int
-	// Endpoint overrides the provider's URL, for tests and self-hosted
-	// proxies; empty means the provider's public API.
+	// BaseURL replaces the scheme, host and port of the provider's API, and
+	// prefixes its path: with "https://proxy.example/brave", brave's
+	// requests go to https://proxy.example/brave/res/v1/web/search. For a
+	// proxy in front of a provider or a self-hosted service that answers in
+	// the provider's shape. Its host is reachable even when internal (the
+	// operator named it), other hosts stay behind Guard. Empty means the
+	// provider's public API.
+	BaseURL string
+	// Endpoint overrides the provider's whole URL, for tests; it wins over
+	// BaseURL. Empty means the provider's public API.
 	Endpoint string
 	// Guard keeps requests away from internal addresses; nil refuses all.
 	Guard *httptool.Guard
@@ -92,10 +101,29 @@ func NewSearchProvider(opts SearchOptions) (SearchProvider, error) {
 	if timeout <= 0 {
 		timeout = DefaultNetTimeout
 	}
-	c := searchClient{name: name, f: newFetcher(opts.Guard, timeout, maxSearchResponse), key: opts.APIKey}
+	base, err := searchBase(opts.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	guard := opts.Guard
+	if base != nil {
+		// The operator named this host: reachable on its port even when
+		// internal (a SearxNG or a proxy on the LAN).
+		g := httptool.Guard{}
+		if guard != nil {
+			g = *guard
+		}
+		g.AllowHosts = append(slices.Clone(g.AllowHosts), base.Host)
+		guard = &g
+	}
+	c := searchClient{name: name, f: newFetcher(guard, timeout, maxSearchResponse), key: opts.APIKey}
 	endpoint := func(def string) string {
 		if opts.Endpoint != "" {
 			return opts.Endpoint
+		}
+		if base != nil {
+			u, _ := url.Parse(def)
+			return strings.TrimSuffix(base.String(), "/") + u.EscapedPath()
 		}
 		return def
 	}
@@ -122,6 +150,27 @@ func NewSearchProvider(opts SearchOptions) (SearchProvider, error) {
 	default: // duckduckgo
 		return &duckduckgo{c, endpoint("https://html.duckduckgo.com/html/")}, nil
 	}
+}
+
+// searchBase checks a provider's base URL: http or https, a host, and no
+// user information (a key goes in APIKey, not where logs show it), query
+// or fragment. Empty is nil, the provider's own.
+func searchBase(raw string) (*url.URL, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("web search: base URL %q is not a URL: %v", raw, err)
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		return nil, fmt.Errorf("web search: base URL %q must be an http(s) URL with a host, like https://search.example.com", raw)
+	case u.User != nil:
+		return nil, fmt.Errorf("web search: base URL %q carries user information; give the key as the API key instead", u.Redacted())
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, fmt.Errorf("web search: base URL %q has a query or fragment; give only scheme, host and path prefix", raw)
+	}
+	return u, nil
 }
 
 // WebSearchInput is the input of web_search. count, limit and max_results

@@ -18,6 +18,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/httptool"
 )
 
 // seenRequest is what a fake search API saw of a request.
@@ -337,4 +338,36 @@ func ExampleWebSearch() {
 	fmt.Println(string(res.Output))
 	// Output:
 	// {"query":"wield","provider":"bocha","results":[{"title":"Wield","url":"https://example.com/wield","snippet":"A tool engine.","published":"2025-02-10T08:00:00+08:00"}]}
+}
+
+// TestSearchBaseURL: a base URL sends each provider's requests to its host
+// and path prefix, with the provider's own path after it; its host is
+// reachable on loopback though the guard refuses loopback; a bad base URL
+// is refused saying why.
+func TestSearchBaseURL(t *testing.T) {
+	api := &fakeAPI{status: 200, contentType: "application/json", body: fixture(t, "search", "brave.json")}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	tool, err := builtin.WebSearch(builtin.SearchOptions{Provider: "brave", APIKey: "k", BaseURL: srv.URL + "/proxy/brave/", Guard: &httptool.Guard{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := netCall(t, netEngine(t, tool), "web_search", map[string]any{"query": "wield"})
+	if !res.OK {
+		t.Fatalf("failed: %s %s", res.ErrorType, res.Error)
+	}
+	if want := "/proxy/brave/res/v1/web/search"; api.seen.Path != want {
+		t.Errorf("path = %q, want %q", api.seen.Path, want)
+	}
+	for _, bad := range []struct{ url, want string }{
+		{"ftp://h/x", "must be an http(s) URL with a host"},
+		{"https://user:pw@h/", "carries user information"},
+		{"https://h/?key=1", "has a query or fragment"},
+		{"/relative", "must be an http(s) URL with a host"},
+	} {
+		_, err := builtin.WebSearch(builtin.SearchOptions{Provider: "brave", APIKey: "k", BaseURL: bad.url})
+		if err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "pw@") {
+			t.Errorf("base URL %q: %v, want %q", bad.url, err, bad.want)
+		}
+	}
 }

@@ -48,6 +48,7 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 		// refused to them (a model must not approve its own call).
 		RequestedBy: wield.RequesterFrom(ctx),
 	}
+	k.approvalID = req.ID
 	announce := func() { e.publish(k, wield.EventPermissionRequested, "approval "+req.ID) }
 	if pn, ok := e.approver.(wield.PendingNotifier); ok && pn.NotifiesPending() {
 		req.Pending = announce // once the request is stored: whoever hears of it can read it
@@ -205,6 +206,7 @@ func (e *Engine) approved(ctx context.Context, k *call) bool {
 			return k.fail(wield.ErrApprovalDenied, "the approval store is unavailable; the call was not run")
 		}
 	}
+	k.approvalID = a.ID
 	if a.CallID != k.ID || a.Tool != k.Tool || a.Digest != Digest(k.args) {
 		return k.fail(wield.ErrApprovalDenied, fmt.Sprintf("approval %s was given for another call or other arguments", a.ID))
 	}

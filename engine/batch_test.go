@@ -187,3 +187,45 @@ func TestCallAllUnderLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestGoHandle: the handle of a background call names its ID at once (the
+// one its result carries), answers TryResult without waiting, and Cancel
+// ends the call as canceled.
+func TestGoHandle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEngine(t, nil, sleepTool())
+		p := e.Go(context.Background(), wield.Call{Tool: "sleep", Arguments: args(`{"ms":1000,"tag":"x"}`)})
+		id := p.ID()
+		if id == "" {
+			t.Fatal("ID is empty before the call ends")
+		}
+		if res, err, ok := p.TryResult(); ok || res != nil || err != nil {
+			t.Errorf("TryResult while running = %v, %v, %v; want nil, nil, false", res, err, ok)
+		}
+		time.Sleep(100 * time.Millisecond)
+		p.Cancel()
+		<-p.Done()
+		res, err, ok := p.TryResult()
+		if !ok || err != nil || res.ErrorType != wield.ErrCanceled || res.CallID != id {
+			t.Errorf("TryResult after Cancel = %+v, %v, %v; want canceled with call ID %s", res, err, ok, id)
+		}
+		p.Cancel() // after the end: nothing
+
+		// A caller's own ID is the handle's, and stays claimed as chosen.
+		q := e.Go(context.Background(), wield.Call{ID: "mine-1", Tool: "sleep", Arguments: args(`{"ms":10,"tag":"y"}`)})
+		if q.ID() != "mine-1" {
+			t.Errorf("ID = %q, want mine-1", q.ID())
+		}
+		if res, err := q.Wait(context.Background()); err != nil || !res.OK || res.CallID != "mine-1" {
+			t.Errorf("Wait = %+v, %v", res, err)
+		}
+		// Two handles never share an ID.
+		a, b := e.Go(context.Background(), wield.Call{Tool: "sleep", Arguments: args(`{"ms":1,"tag":"a"}`)}),
+			e.Go(context.Background(), wield.Call{Tool: "sleep", Arguments: args(`{"ms":1,"tag":"b"}`)})
+		if a.ID() == b.ID() {
+			t.Errorf("two calls share the ID %s", a.ID())
+		}
+		a.Wait(context.Background())
+		b.Wait(context.Background())
+	})
+}

@@ -14,6 +14,11 @@
 //	e := engine.New(reg, nil)
 //	res, err := e.Call(ctx, wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)})
 //
+// [Engine.Go] runs a call in the background: its [Pending] handle names the
+// call's ID at once (the ID of its events, record and approval), answers
+// [Pending.TryResult] without waiting and [Pending.Wait] when it ends, and
+// [Pending.Cancel] ends it as canceled. [Engine.CallAll] runs a batch.
+//
 // # Time
 //
 // A call's timeout (the call's own, else the tool's, else 30 s, or 60 s for
@@ -276,6 +281,12 @@ type call struct {
 	resumed *wield.Approval
 	// idClaimed: the call's ID, chosen by its caller, is in Engine.idClaims.
 	idClaimed bool
+	// approvalID is the approval the call asked for or names, for the
+	// permission events.
+	approvalID string
+	// minted: the engine made the call's ID before the pipeline (Engine.Go),
+	// so it is new and needs no claim.
+	minted bool
 
 	// Kept here so that one allocation serves the whole call.
 	result wield.Result
@@ -313,7 +324,7 @@ func (e *Engine) arrive(k *call) {
 // caller chose its ID first claims it (see claimID); one resumed after its
 // approval has it already.
 func (e *Engine) pipeline(ctx context.Context, k *call) (*wield.Result, error) {
-	chosen := k.ID != "" && k.ApprovalID == "" && k.resumed == nil
+	chosen := k.ID != "" && !k.minted && k.ApprovalID == "" && k.resumed == nil
 	e.arrive(k)
 	ok := true
 	if chosen {

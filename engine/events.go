@@ -16,14 +16,28 @@ func (e *Engine) publish(k *call, t wield.EventType, msg string) {
 		Message:        e.redactor.text(msg),
 	}
 	switch t {
+	case wield.EventPermissionRequested, wield.EventPermissionDecided:
+		ev.ApprovalID = k.approvalID
 	case wield.EventExecutionStarted:
 		ev.Time = k.res.StartedAt
 	case wield.EventExecutionCompleted, wield.EventExecutionFailed, wield.EventValidationError:
 		ev.ErrorType = k.res.ErrorType
-		ev.Error = e.redactor.text(k.res.Error) // it may quote a URL with a key
+		// It may quote a URL with a key, or a refused value with a secret.
+		ev.Error = e.redactor.errorText(k.res, k.secrets())
+		if t == wield.EventValidationError {
+			ev.Message = ev.Error
+		}
 		ev.Duration = k.res.Duration
 		ev.Attempts = k.res.Attempts
 		ev.Time = k.res.FinishedAt
 	}
 	e.bus.Publish(ev)
+}
+
+// secrets are the tool's own secret parameters, when the tool is known.
+func (k *call) secrets() []string {
+	if k.entry == nil {
+		return nil
+	}
+	return k.entry.Tool.Secrets
 }

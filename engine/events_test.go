@@ -113,6 +113,22 @@ func TestEvents(t *testing.T) {
 				if ev.Type == wield.EventPermissionRequested && len(msg) > len("approval") {
 					msg = msg[:len("approval")] // then the request's id
 				}
+				// The approval's ID is a field of both permission events,
+				// the same in each, and of no other event.
+				switch ev.Type {
+				case wield.EventPermissionRequested:
+					if ev.ApprovalID == "" || ev.Message != "approval "+ev.ApprovalID {
+						t.Errorf("event %d %s: approval ID %q, message %q", i, ev.Type, ev.ApprovalID, ev.Message)
+					}
+				case wield.EventPermissionDecided:
+					if ev.ApprovalID == "" || ev.ApprovalID != evs[0].ApprovalID {
+						t.Errorf("event %d %s: approval ID %q, want %q as requested", i, ev.Type, ev.ApprovalID, evs[0].ApprovalID)
+					}
+				default:
+					if ev.ApprovalID != "" {
+						t.Errorf("event %d %s: approval ID %q, want none", i, ev.Type, ev.ApprovalID)
+					}
+				}
 				msgs = append(msgs, msg)
 				if ev.CallID != res.CallID || ev.Tool != tt.call.Tool || ev.CallerID != "agent-7" || ev.ConversationID != "conv-7" {
 					t.Errorf("event %d %s: call %q tool %q caller %q conversation %q", i, ev.Type, ev.CallID, ev.Tool, ev.CallerID, ev.ConversationID)

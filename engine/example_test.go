@@ -115,3 +115,27 @@ func ExampleTruncate() {
 	// true
 	// "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n\n[... 330 bytes cut here: the output was 400 bytes, over the 160-byte budget ...]\n\nzzzzzzzzzzzzzzzzzzzzzzzz"
 }
+
+func ExampleEngine_Go() {
+	reg := wield.NewRegistry(nil)
+	reg.MustRegister(wield.Func("wait", "Wait until canceled", func(ctx context.Context, _ struct{}) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	}))
+	e := engine.New(reg, nil)
+	defer e.Close(context.Background())
+
+	p := e.Go(context.Background(), wield.Call{Tool: "wait"})
+	fmt.Println("ID known at once:", p.ID() != "")
+	_, _, done := p.TryResult()
+	fmt.Println("done:", done)
+
+	p.Cancel()
+	<-p.Done()
+	res, err, done := p.TryResult()
+	fmt.Println("done:", done, err, res.ErrorType, res.CallID == p.ID())
+	// Output:
+	// ID known at once: true
+	// done: false
+	// done: true <nil> canceled true
+}

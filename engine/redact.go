@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -112,10 +114,62 @@ func (r *redactor) redactRecord(rec *wield.Record, tool []string, args bool) {
 	}
 	out, oc := r.names.JSON(res.Output, tool)
 	full, fc := r.names.JSON(res.FullOutput, tool)
-	msg := r.text(res.Error)
-	if oc || fc || msg != res.Error {
+	verrs, vc := r.validation(res.ValidationErrors, tool)
+	msg := r.errorText(res, tool)
+	if oc || fc || vc || msg != res.Error {
 		c := *res
-		c.Output, c.FullOutput, c.Error = out, full, msg
+		c.Output, c.FullOutput, c.Error, c.ValidationErrors = out, full, msg, verrs
 		rec.Result = &c
 	}
+}
+
+// validation returns the problems with the values they quote of secrets
+// replaced: JSON members of secret names in a message (`got object
+// {"password":"p"}`), and the whole value a message quotes when its path
+// goes through a secret name (`password: expected string, got number 1234`).
+// It reports whether anything changed; errs itself is not changed.
+func (r *redactor) validation(errs []wield.ValidationError, tool []string) ([]wield.ValidationError, bool) {
+	var out []wield.ValidationError
+	for i, v := range errs {
+		msg := r.text(v.Message)
+		if r.secretPath(v.Path, tool) {
+			if at := strings.LastIndex(msg, "got "); at >= 0 {
+				msg = msg[:at] + "got " + Redacted
+			}
+		}
+		if msg == v.Message {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(errs)
+		}
+		out[i].Message = msg
+	}
+	if out == nil {
+		return errs, false
+	}
+	return out, true
+}
+
+// secretPath reports whether a problem's path (options.password,
+// headers["X-Api-Key"], keys[2]) names a secret at any of its steps.
+func (r *redactor) secretPath(path string, tool []string) bool {
+	for _, part := range strings.FieldsFunc(path, func(c rune) bool { return c == '.' || c == '[' || c == ']' || c == '"' }) {
+		if slices.Contains(tool, part) || r.names.Match(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorText is a result's error as records and events keep it: a
+// validation failure's summary rebuilt from its redacted problems, any
+// other error with secret parameters and user information of URLs replaced.
+func (r *redactor) errorText(res *wield.Result, tool []string) string {
+	if res.ErrorType == wield.ErrValidation && len(res.ValidationErrors) > 0 {
+		if errs, changed := r.validation(res.ValidationErrors, tool); changed {
+			return validationMessage(res.Tool, errs)
+		}
+	}
+	return r.text(res.Error)
 }

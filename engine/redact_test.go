@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/memstore"
@@ -113,5 +114,72 @@ func TestRecordRedactsHeadersAndURLs(t *testing.T) {
 		if strings.Contains(all.String(), secret) {
 			t.Errorf("records or events hold %q:\n%s", secret, all.String())
 		}
+	}
+}
+
+// TestRecordRedactsRefusedValues: a value refused by validation is quoted in
+// the problem's message for the model, and the record and the events keep
+// neither the secret members inside it nor the value of a secret-named
+// parameter; the caller's result keeps the real message.
+func TestRecordRedactsRefusedValues(t *testing.T) {
+	type in struct {
+		Message  string `json:"message"`
+		Password int    `json:"password,omitempty"`
+		Data     any    `json:"data,omitempty"`
+	}
+	tool := wield.Func("say", "x", func(_ context.Context, v in) (string, error) { return v.Message, nil })
+	store := memstore.New(0)
+	bus := wield.NewBus(64)
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus, Logger: quiet})
+	reg.MustRegister(tool)
+	e := engine.New(reg, &engine.Options{Store: store, Logger: quiet})
+	t.Cleanup(func() { e.Close(context.Background()) })
+	sub := bus.Subscribe(nil)
+	defer sub.Close()
+
+	calls := []string{
+		`{"message":{"user":"ann","password":"hunter2"}}`,
+		`{"message":"hi","password":"not-a-number-hunter2"}`,
+		`{"message":"hi","data":{"nested":{"api_key":"hunter2"}}}`,
+	}
+	for _, args := range calls {
+		res, err := e.Call(context.Background(), wield.Call{Tool: "say", Arguments: json.RawMessage(args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.OK && !strings.Contains(res.Error, "hunter2") {
+			t.Errorf("the caller's error lost the value it refused: %s", res.Error)
+		}
+	}
+	recs := store.Records(memstore.Filter{})
+	if len(recs) != len(calls) {
+		t.Fatalf("%d records, want %d", len(recs), len(calls))
+	}
+	for _, rec := range recs {
+		b, _ := json.Marshal(rec)
+		if strings.Contains(string(b), "hunter2") {
+			t.Errorf("record keeps the secret: %s", b)
+		}
+	}
+	for _, ev := range ready(sub) {
+		b, _ := json.Marshal(ev)
+		if strings.Contains(string(b), "hunter2") {
+			t.Errorf("event keeps the secret: %s", b)
+		}
+	}
+	var msgs []string
+	for _, rec := range recs {
+		if rec.Result != nil && !rec.Result.OK {
+			for _, v := range rec.Result.ValidationErrors {
+				msgs = append(msgs, v.String())
+			}
+		}
+	}
+	want := []string{
+		`message: expected string, got object {"user":"ann","password":"[REDACTED]"}`,
+		`password: expected integer, got [REDACTED]`,
+	}
+	if diff := cmp.Diff(want, msgs, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("recorded problems (-want +got):\n%s", diff)
 	}
 }

@@ -442,3 +442,30 @@ func TestHandlerContextParentCanceled(t *testing.T) {
 		}
 	})
 }
+
+// TestNestedDefaultsReachHandler: the handler of a typed tool whose
+// options struct is left out sees its defaults, not the zero values its own
+// minimum forbids.
+func TestNestedDefaultsReachHandler(t *testing.T) {
+	type page struct {
+		Limit int    `json:"limit" minimum:"1" default:"10"`
+		Sort  string `json:"sort,omitempty" default:"date"`
+	}
+	type in struct {
+		Query string `json:"query"`
+		Page  page   `json:"page,omitzero"`
+	}
+	var got in
+	tool := wield.Func("search", "Search", func(_ context.Context, v in) (string, error) {
+		got = v
+		return "ok", nil
+	})
+	e := newEngine(t, nil, tool)
+	res := mustCall(t, e, wield.Call{Tool: "search", Arguments: args(`{"query":"x"}`)})
+	if !res.OK {
+		t.Fatalf("%+v", failureOf(res))
+	}
+	if want := (in{Query: "x", Page: page{Limit: 10, Sort: "date"}}); got != want {
+		t.Errorf("handler got %+v, want %+v", got, want)
+	}
+}

@@ -60,6 +60,10 @@ type Spec struct {
 	// MaxResponse is the response body limit in bytes; zero means
 	// [DefaultMaxResponse].
 	MaxResponse int64
+	// SecretNames are response header names whose values the output
+	// replaces, in addition to the default secret names (Set-Cookie,
+	// Authorization, X-Api-Key, ...): the configuration's secret_names.
+	SecretNames []string
 }
 
 // Auth says how a [Spec] authenticates. The secret is read from the
@@ -135,6 +139,7 @@ type handler struct {
 	auth    *Auth
 	max     int64
 	client  *http.Client
+	secrets *secret.Names // response headers kept out of the output
 }
 
 func newHandler(input *jsonschema.Schema, spec Spec, guard *Guard) (*handler, error) {
@@ -144,6 +149,10 @@ func newHandler(input *jsonschema.Schema, spec Spec, guard *Guard) (*handler, er
 		query:   spec.Query,
 		headers: spec.Headers,
 		max:     spec.MaxResponse,
+		secrets: secret.Default,
+	}
+	if len(spec.SecretNames) > 0 {
+		h.secrets = secret.New(secret.DefaultNames, spec.SecretNames)
 	}
 	if h.method == "" {
 		h.method = http.MethodGet
@@ -295,7 +304,7 @@ func (h *handler) Handle(ctx context.Context, args json.RawMessage) (json.RawMes
 	out := Output{StatusCode: resp.StatusCode, Headers: make(map[string]string, len(resp.Header))}
 	for k, vs := range resp.Header {
 		out.Headers[k] = strings.Join(vs, ", ")
-		if secret.Default.Match(k) {
+		if h.secrets.Match(k) {
 			// Set-Cookie and the like: the output is written to records
 			// and read by a model that may be led to send it elsewhere.
 			out.Headers[k] = secret.Mark

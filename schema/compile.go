@@ -56,6 +56,8 @@ type compiled struct {
 
 	minLen, maxLen int // -1: unset
 	pattern        *regexp.Regexp
+	format         string            // a format that is checked (see formats)
+	formatOK       func(string) bool // its check; nil when not checked
 
 	props     []prop
 	propIdx   map[string]int
@@ -88,6 +90,10 @@ type prop struct {
 	s        *compiled
 	required bool
 	def      []byte
+	// fill: the property has no default of its own, but its schema is an
+	// object whose members have defaults, so an omitted value is
+	// materialised as {} with those defaults filled (see [fills]).
+	fill bool
 }
 
 type patternProp struct {
@@ -124,6 +130,14 @@ func Compile(s *jsonschema.Schema) (*Validator, error) {
 	if err != nil {
 		return nil, err
 	}
+	memo := map[*compiled]uint8{}
+	for _, x := range c.done {
+		for i := range x.props {
+			p := &x.props[i]
+			p.fill = p.def == nil && !p.required && fills(p.s, memo)
+		}
+	}
+	breakFillLoops(root, c.done)
 	v := &Validator{root: root}
 	if c.fallback {
 		rs, err := s.Resolve(nil)
@@ -257,6 +271,10 @@ func (c *compiler) compile(s *jsonschema.Schema, at string) (*compiled, error) {
 			return fail("pattern %q: %v", s.Pattern, err)
 		}
 		out.pattern = re
+	}
+
+	if f, ok := formats[s.Format]; ok {
+		out.format, out.formatOK = s.Format, f
 	}
 
 	// Objects.
@@ -479,4 +497,94 @@ func clipBytes(b []byte, n int) []byte {
 		n--
 	}
 	return b[:n]
+}
+
+// fills reports whether an omitted value of schema s is materialised as an
+// object with its defaults filled in, as JSON Schema tools commonly do: s is
+// an object (or says no type) with at least one member that has a default, at
+// any depth through such objects, and every required member has a default.
+// An object with no defaulted member is left out, as the caller omitted it.
+// A schema that refers back to itself is not filled through the loop, so
+// the fill always ends.
+func fills(s *compiled, memo map[*compiled]uint8) bool {
+	const (
+		busy uint8 = iota + 1
+		yes
+		no
+	)
+	s = fillTarget(s)
+	if s == nil || s.isFalse || (s.types != 0 && s.types&tObj == 0) || len(s.props) == 0 {
+		return false
+	}
+	switch memo[s] {
+	case busy, no:
+		return false
+	case yes:
+		return true
+	}
+	memo[s] = busy
+	any := false
+	for i := range s.props {
+		p := &s.props[i]
+		switch {
+		case p.def != nil:
+			any = true
+		case p.required:
+			memo[s] = no
+			return false
+		case fills(p.s, memo):
+			any = true
+		}
+	}
+	if any {
+		memo[s] = yes
+	} else {
+		memo[s] = no
+	}
+	return any
+}
+
+// fillTarget is the object schema a filled property materialises.
+func fillTarget(s *compiled) *compiled {
+	for hops := 0; s != nil && s.ref != nil && s.types == 0 && len(s.props) == 0 && hops <= maxCheckDepth; hops++ {
+		s = s.ref
+	}
+	return s
+}
+
+// breakFillLoops stops the fill of a property whose object leads back, by
+// fills, to an object being filled (a tree's child of its own type): the
+// first level is filled, the loop is not. The walk starts at the root so
+// that the loop is cut at the same place on every compile.
+func breakFillLoops(root *compiled, all map[*jsonschema.Schema]*compiled) {
+	const (
+		grey uint8 = iota + 1
+		black
+	)
+	color := map[*compiled]uint8{}
+	var walk func(s *compiled)
+	walk = func(s *compiled) {
+		color[s] = grey
+		for i := range s.props {
+			p := &s.props[i]
+			if !p.fill {
+				continue
+			}
+			switch t := fillTarget(p.s); color[t] {
+			case grey:
+				p.fill = false
+			case 0:
+				walk(t)
+			}
+		}
+		color[s] = black
+	}
+	if root != nil {
+		walk(root)
+	}
+	for _, s := range all {
+		if s != nil && color[s] == 0 {
+			walk(s)
+		}
+	}
 }

@@ -291,10 +291,28 @@ func plainKey(k []byte) bool {
 	return true
 }
 
-// preview shows a value in a message, shortened.
+// plural writes n and a noun that takes an s: "1 item", "2 items".
+func plural(n int, one string) string {
+	return pluralWord(n, one, one+"s")
+}
+
+// pluralWord writes n and the noun's singular or plural form.
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// preview shows a value in a message, shortened. null, true and false are
+// their own names ("got null", not "got null null").
 func preview(n *node) string {
 	const max = 40
 	raw := n.raw
+	switch n.kind {
+	case kNull, kTrue, kFalse:
+		return string(raw)
+	}
 	if len(raw) <= max {
 		return n.kind.String() + " " + string(raw)
 	}
@@ -558,7 +576,7 @@ func (st *state) number(n *node, s *compiled) bool {
 }
 
 func (st *state) string(n *node, s *compiled) bool {
-	if s.minLen < 0 && s.maxLen < 0 && s.pattern == nil {
+	if s.minLen < 0 && s.maxLen < 0 && s.pattern == nil && s.formatOK == nil {
 		return true
 	}
 	c := text(n)
@@ -566,14 +584,17 @@ func (st *state) string(n *node, s *compiled) bool {
 	if s.minLen >= 0 || s.maxLen >= 0 {
 		l := utf8.RuneCount(c)
 		if s.minLen >= 0 && l < s.minLen {
-			ok = st.fail("must be at least %d characters long, got %d", s.minLen, l)
+			ok = st.fail("must be at least %s long, got %d", plural(s.minLen, "character"), l)
 		}
 		if s.maxLen >= 0 && l > s.maxLen {
-			ok = st.fail("must be at most %d characters long, got %d", s.maxLen, l)
+			ok = st.fail("must be at most %s long, got %d", plural(s.maxLen, "character"), l)
 		}
 	}
 	if s.pattern != nil && !s.pattern.Match(c) {
 		ok = st.fail("must match the pattern %s, got %s", s.pattern, preview(n))
+	}
+	if s.formatOK != nil && !s.formatOK(string(c)) {
+		ok = st.fail("must be %s (format %s), got %s", formatWhat[s.format], s.format, preview(n))
 	}
 	return ok
 }
@@ -690,6 +711,21 @@ func (st *state) object(ni int32, s *compiled, write bool) bool {
 			count++
 			continue
 		}
+		if p.fill {
+			// An omitted object whose members have defaults: {} with them.
+			if write {
+				if count > 0 {
+					st.out = append(st.out, ',')
+				}
+				st.out = append(st.out, p.quoted...)
+				st.out = append(st.out, ':')
+			}
+			count++
+			st.path = append(st.path, seg{key: []byte(p.name)})
+			ok = st.check(st.addScalar(kObject, []byte("{}")), p.s, write) && ok
+			st.path = st.path[:len(st.path)-1]
+			continue
+		}
 		if p.required {
 			st.path = append(st.path, seg{key: []byte(p.name)})
 			if p.s != nil && p.s.types != 0 {
@@ -704,10 +740,10 @@ func (st *state) object(ni int32, s *compiled, write bool) bool {
 		st.out = append(st.out, '}')
 	}
 	if s.minProps >= 0 && count < s.minProps {
-		ok = st.fail("must have at least %d properties, got %d", s.minProps, count)
+		ok = st.fail("must have at least %s, got %d", pluralWord(s.minProps, "property", "properties"), count)
 	}
 	if s.maxProps >= 0 && count > s.maxProps {
-		ok = st.fail("must have at most %d properties, got %d", s.maxProps, count)
+		ok = st.fail("must have at most %s, got %d", pluralWord(s.maxProps, "property", "properties"), count)
 	}
 	return ok
 }
@@ -755,10 +791,10 @@ func (st *state) array(ni int32, s *compiled, write bool) bool {
 		st.out = append(st.out, ']')
 	}
 	if s.minItems >= 0 && int(n.n) < s.minItems {
-		ok = st.fail("must have at least %d items, got %d", s.minItems, n.n)
+		ok = st.fail("must have at least %s, got %d", plural(s.minItems, "item"), n.n)
 	}
 	if s.maxItems >= 0 && int(n.n) > s.maxItems {
-		ok = st.fail("must have at most %d items, got %d", s.maxItems, n.n)
+		ok = st.fail("must have at most %s, got %d", plural(s.maxItems, "item"), n.n)
 	}
 	if s.unique {
 		if i, j, dup := st.duplicate(n); dup {

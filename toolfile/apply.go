@@ -58,6 +58,7 @@ func (a *applier) apply(set *Set, broken map[string]bool, first bool) applied {
 	}
 
 	var toAdd []*wield.Tool
+	var loaded []owned // added or updated: each announced as tool_loaded
 	for _, name := range order {
 		n := want[name]
 		old, ok := a.tools[name]
@@ -83,6 +84,7 @@ func (a *applier) apply(set *Set, broken map[string]bool, first bool) applied {
 				continue
 			}
 			res.updated++
+			loaded = append(loaded, n)
 		}
 	}
 	if len(toAdd) > 0 {
@@ -93,6 +95,7 @@ func (a *applier) apply(set *Set, broken map[string]bool, first bool) applied {
 		for _, t := range toAdd {
 			if e := a.reg.Entry(t.Name); e != nil && e.Tool == t {
 				res.added++
+				loaded = append(loaded, want[t.Name])
 			} else {
 				delete(want, t.Name)
 			}
@@ -108,6 +111,14 @@ func (a *applier) apply(set *Set, broken map[string]bool, first bool) applied {
 	}
 	a.tools = want
 	a.reg.Shadow(losers...)
+	if bus := a.reg.Bus(); bus != nil {
+		// The tool-file format's tool_loaded: one per tool that this load
+		// brought in or changed, naming the file and line it came from.
+		for _, o := range loaded {
+			bus.Publish(wield.Event{Type: wield.EventToolLoaded, Tool: o.tool.Name, Source: o.def.File,
+				Message: fmt.Sprintf("loaded from %s:%d", o.def.File, o.def.Line)})
+		}
+	}
 
 	// Toolsets are redefined on every load; agents' toolkits are made once,
 	// as the program may have changed them since.

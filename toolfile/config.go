@@ -85,6 +85,7 @@ import (
 	"io/fs"
 	"math"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -196,6 +197,10 @@ type WebSearch struct {
 	Provider   string
 	APIKey     string
 	MaxResults int
+	// BaseURL replaces the provider's scheme, host and port and prefixes
+	// its path (a proxy, a self-hosted service in the provider's shape);
+	// empty means the provider's public API. See builtin.SearchOptions.
+	BaseURL string
 }
 
 // MCPServer is one MCP server: either a URL or a command to start, never
@@ -484,7 +489,7 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			cfg.EnvAllow = c.strings(f)
 		case "web_search":
 			if c.set(f, "web_search", "web search") {
-				cfg.WebSearch = c.webSearch(f, "web_search", "api_key", "max_results")
+				cfg.WebSearch = c.webSearch(f, "web_search", "api_key", "max_results", "base_url")
 			}
 		case "mcp_servers":
 			if c.set(f, "mcp_servers", "MCP servers") {
@@ -546,7 +551,7 @@ func (c *configDecoder) seedTools(tf field, cfg *Config, dir string) {
 			}
 		case "webSearch":
 			if c.set(f, "tools.webSearch", "web search") {
-				cfg.WebSearch = c.webSearch(f, "tools.webSearch", "apiKey", "maxResults")
+				cfg.WebSearch = c.webSearch(f, "tools.webSearch", "apiKey", "maxResults", "baseUrl")
 			}
 		case "mcpServers":
 			if c.set(f, "tools.mcpServers", "MCP servers") {
@@ -725,7 +730,7 @@ func (c *configDecoder) bucket(bf field) limit.Bucket {
 // web_search off with a warning, and so does an empty variable as the key of
 // a provider that needs one: search is optional, and a first run may not
 // have a key yet.
-func (c *configDecoder) webSearch(wf field, what, apiKey, maxResults string) WebSearch {
+func (c *configDecoder) webSearch(wf field, what, apiKey, maxResults, baseURL string) WebSearch {
 	var w WebSearch
 	fs, ok := c.mapping(wf.val, what)
 	if !ok {
@@ -748,6 +753,15 @@ func (c *configDecoder) webSearch(wf field, what, apiKey, maxResults string) Web
 			keyNode = unwrap(f.val)
 		case maxResults:
 			w.MaxResults = c.integer(f)
+		case baseURL:
+			w.BaseURL = c.str(f)
+			if u, err := url.Parse(w.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+				shown := w.BaseURL
+				if err == nil {
+					shown = u.Redacted() // a password written there stays out of the message
+				}
+				c.errorf(f.val, "%s: %q is not an http(s) URL of scheme, host and path only, like https://search.example.com/prefix", baseURL, shown)
+			}
 		default:
 			c.unknown(f, what)
 		}

@@ -421,3 +421,40 @@ func FuzzConfig(f *testing.F) {
 		c.config(src, ".")
 	})
 }
+
+// TestLoadConfigSearchBaseURL: web_search (and the config.yml form
+// tools.webSearch) takes the provider's base URL; one that is not an
+// http(s) URL of scheme, host and path is refused where it is written,
+// without showing a password written in it.
+func TestLoadConfigSearchBaseURL(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, src := range []string{
+		"web_search: {provider: brave, api_key: k, base_url: \"http://searx.lan:8888/brave\"}\n",
+		"tools:\n  webSearch: {provider: brave, apiKey: k, baseUrl: \"http://searx.lan:8888/brave\"}\n",
+	} {
+		got, err := LoadConfig(write("ok.yaml", src))
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		want := WebSearch{Provider: "brave", APIKey: "k", BaseURL: "http://searx.lan:8888/brave"}
+		if diff := cmp.Diff(want, got.WebSearch); diff != "" {
+			t.Errorf("%s: web search (-want +got):\n%s", src, diff)
+		}
+	}
+	f := write("bad.yaml", "web_search: {provider: brave, api_key: k, base_url: \"https://ann:pw@h/x\"}\n")
+	_, err := LoadConfig(f)
+	var ps Problems
+	if !errors.As(err, &ps) || len(ps) != 1 {
+		t.Fatalf("LoadConfig = %v, want one problem", err)
+	}
+	if want := f + `:1:53: base_url: "https://ann:xxxxx@h/x" is not an http(s) URL of scheme, host and path only, like https://search.example.com/prefix`; ps[0].String() != want {
+		t.Errorf("problem = %s\nwant %s", ps[0], want)
+	}
+}

@@ -64,6 +64,7 @@ type Param struct {
 // Validation holds the rules of seed 004 §2.2.
 type Validation struct {
 	Pattern              string
+	Format               string
 	Enum                 []any
 	Min, Max             *float64
 	MinLength, MaxLength *int
@@ -117,7 +118,11 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 	}
 	def := &Def{File: d.file, Line: line, Col: col}
 	var entry *field
+	var short shortEntry
 	for _, f := range fs {
+		if short.take(f) {
+			continue
+		}
 		switch f.name {
 		case "kind":
 		case "name":
@@ -187,9 +192,15 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 			}
 		}
 	}
-	if entry != nil {
+	switch {
+	case entry != nil && short.said():
+		d.errorf(short.first(), "%s and entry both say how the tool runs: keep one", short.first().Value)
 		def.Entry = d.entry(*entry, def)
-	} else {
+	case entry != nil:
+		def.Entry = d.entry(*entry, def)
+	case short.said():
+		def.Entry = d.shortEntry(short, def)
+	default:
 		d.errorf(start(n, fs), "tool %q: missing entry", def.Name)
 	}
 	for _, s := range def.Secrets {
@@ -360,6 +371,12 @@ func (d *decoder) validation(vf field, p *Param, what string) {
 					d.errorf(f.val, "%s: pattern: %v", what, err)
 					v.Pattern = ""
 				}
+			}
+		case "format":
+			only(f, "string")
+			v.Format = d.str(named)
+			if v.Format != "" && !slices.Contains(schema.CheckedFormats(), v.Format) {
+				d.warnf(f.val, "%s: format %q is not checked, only shown to the model (checked: %s)", what, v.Format, strings.Join(schema.CheckedFormats(), ", "))
 			}
 		case "enum":
 			list, ok := seq(f.val)

@@ -32,14 +32,16 @@ type httpAuth struct {
 // HTTPKind runs `entry: {type: http, method, url, query, headers, body,
 // auth: {type, in, name, env}, timeout, max_response}` as a declarative HTTP
 // tool (package httptool) behind guard; a nil guard refuses every internal
-// address.
-func HTTPKind(guard *httptool.Guard) Kind {
+// address. Response headers named by secretNames (the configuration's
+// secret_names), as well as the default secret names, are [REDACTED] in
+// the output.
+func HTTPKind(guard *httptool.Guard, secretNames ...string) Kind {
 	return KindFunc(func(_ context.Context, def *Def) (wield.Handler, error) {
 		var e httpEntry
 		if err := def.Entry.decodeValues(&e); err != nil {
 			return nil, fmt.Errorf("http entry: %w", err)
 		}
-		spec := httptool.Spec{Method: e.Method, URL: e.URL, Query: e.Query, Headers: e.Headers, Body: e.Body, MaxResponse: e.MaxResponse}
+		spec := httptool.Spec{Method: e.Method, URL: e.URL, Query: e.Query, Headers: e.Headers, Body: e.Body, MaxResponse: e.MaxResponse, SecretNames: secretNames}
 		if e.AuthRaw != nil {
 			spec.Auth = &httptool.Auth{Type: e.AuthRaw.Type, In: e.AuthRaw.In, Name: e.AuthRaw.Name, Env: e.AuthRaw.Env}
 		}

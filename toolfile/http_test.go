@@ -84,3 +84,35 @@ func TestHTTPEntry(t *testing.T) {
 		t.Errorf("default guard: %s %q", res.ErrorType, res.Error)
 	}
 }
+
+// TestHTTPEntrySecretNames: an http entry's output replaces the response
+// headers the configuration names as secrets, as well as the default ones.
+func TestHTTPEntrySecretNames(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Session-Pin", "p1n-value")
+		w.Header().Set("Set-Cookie", "sid=abc")
+		w.Header().Set("X-Plain", "visible")
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	guard := &httptool.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
+	l := toolfile.Loader{Kinds: map[string]toolfile.Kind{"http": toolfile.HTTPKind(guard, "pin")}}
+	set, err := l.Load(context.Background(), "h.yaml", []byte("name: h\ndescription: d\nentry: {type: http, url: \""+srv.URL+"/x\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := wield.NewRegistry(nil)
+	if err := set.Apply(reg); err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(reg, nil)
+	defer eng.Close(context.Background())
+	res, err := eng.Call(context.Background(), wield.Call{Tool: "h"})
+	if err != nil || !res.OK {
+		t.Fatalf("%+v %v", res, err)
+	}
+	out := string(res.Output)
+	if strings.Contains(out, "p1n-value") || strings.Contains(out, "sid=abc") || !strings.Contains(out, "visible") {
+		t.Errorf("output = %s", out)
+	}
+}

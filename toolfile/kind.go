@@ -43,6 +43,10 @@ type Loader struct {
 	// name without a warning. A Known that panics answers no; the panic is
 	// logged and counted (see [wield.Protect]).
 	Known func(name string) bool
+	// MCPServerURLs maps the URLs of the configured MCP servers to their
+	// names, so that a tool written with the short keys' mcp_server_url
+	// runs on the server of that URL (an mcp entry; see docs/tool-files.md).
+	MCPServerURLs map[string]string
 }
 
 // handler makes the handler of a definition. A nil handler with a nil error

@@ -21,7 +21,7 @@ func TestLint(t *testing.T) {
 		`testdata/lint/b_mistakes.yaml:13:12: parameter "limit": min: expected a number, got string`,
 		`testdata/lint/b_mistakes.yaml:16:14: parameter "order": default "random" does not fit its rules: must be one of "asc", "desc"; got string "random"`,
 		`testdata/lint/b_mistakes.yaml:22:14: parameter "code": required parameter has a default, which is never used`,
-		`testdata/lint/b_mistakes.yaml:22:14: parameter "code": default "ab" does not fit its rules: must be at most 1 characters long, got 2`,
+		`testdata/lint/b_mistakes.yaml:22:14: parameter "code": default "ab" does not fit its rules: must be at most 1 character long, got 2`,
 		`testdata/lint/b_mistakes.yaml:27:12: entry: builtin handler "search_index" is not provided`,
 		"testdata/lint/c_entries.yaml:5:13: entry type http is not available yet",
 		`testdata/lint/c_entries.yaml:9:13: unknown entry type "wormhole"`,

@@ -253,7 +253,7 @@ func (s *Set) err() error {
 }
 
 func (l *Loader) load(ctx context.Context, set *Set, name string, src []byte) {
-	d := &decoder{file: name, builtins: l.Builtins, kinds: l.Kinds}
+	d := &decoder{file: name, builtins: l.Builtins, kinds: l.Kinds, mcpURLs: l.MCPServerURLs}
 	for _, doc := range d.parse(src) {
 		d.document(doc, set)
 	}

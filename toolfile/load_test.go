@@ -175,8 +175,11 @@ func FuzzLoad(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("tools:\n  - name: a\n    entry: {type: command, command: [echo, '{x}']}\n    parameters: [{name: x, type: string}]\n"))
+	f.Add([]byte("name: s\ndescription: d\napi_url: https://a.example/x\nauth_method: API Key\napi_key_env: K\n"))
+	f.Add([]byte("name: m\ndescription: d\nmcp_server_url: http://127.0.0.1:3001/mcp\nmcp_api_key: k\n"))
+	f.Add([]byte("name: f\nparameters: [{name: e, type: string, validation: {format: email}}]\nentry: {type: builtin, handler: h}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		var l Loader
+		l := Loader{MCPServerURLs: map[string]string{"http://127.0.0.1:3001/mcp": "fs"}}
 		set, err := l.Load(context.Background(), "fuzz.yaml", src)
 		if set == nil {
 			t.Fatal("nil set")

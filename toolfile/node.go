@@ -20,6 +20,7 @@ type decoder struct {
 	file     string
 	builtins map[string]wield.Handler // nil: not checked
 	kinds    map[string]Kind
+	mcpURLs  map[string]string // MCP server URL → name, for mcp_server_url
 	problems []Problem
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -63,13 +64,23 @@ func RemoteKind() Kind {
 		return wield.HandlerFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			if timeout > 0 {
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, timeout)
+				ctx, cancel = context.WithTimeoutCause(ctx, timeout, errRemoteTimeout)
 				defer cancel()
 			}
-			return callRemote(ctx, client, endpoint, e, args)
+			out, err := callRemote(ctx, client, endpoint, e, args)
+			if err != nil && errors.Is(context.Cause(ctx), errRemoteTimeout) {
+				// The entry's own timeout, not the caller's: a timeout like
+				// the engine's, not a failure of the other server.
+				return nil, &wield.Error{Type: wield.ErrTimeout, Err: err,
+					Message: fmt.Sprintf("the remote tool %s did not answer within %s (the entry's timeout)", e.Tool, timeout)}
+			}
+			return out, err
 		}), nil
 	})
 }
+
+// errRemoteTimeout is the cause of a remote entry's own timeout.
+var errRemoteTimeout = errors.New("remote entry timeout")
 
 func callRemote(ctx context.Context, client *http.Client, endpoint string, e remoteEntry, args json.RawMessage) (json.RawMessage, error) {
 	body := map[string]any{"arguments": args}

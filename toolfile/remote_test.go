@@ -28,7 +28,7 @@ func otherServer(t *testing.T, secret string) (string, wield.Storage) {
 	}
 	t.Cleanup(func() { store.Close(context.Background()) })
 	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
-	reg.MustRegister(builtin.Echo(), builtin.Calculator())
+	reg.MustRegister(builtin.Echo(), builtin.Calculator(), builtin.Sleep())
 	eng := engine.New(reg, &engine.Options{Store: store})
 	t.Cleanup(func() { eng.Close(context.Background()) })
 	keys, err := httpapi.NewKeyring("", httpapi.ConfigKey(0, secret))
@@ -104,5 +104,43 @@ func TestRemoteEntry(t *testing.T) {
 	os.WriteFile(bad, []byte("name: r\ndescription: d\nentry: {type: remote, url: \"ftp://x\"}\n"), 0o644)
 	if _, err := l.LoadDirs(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "not an http(s) URL") {
 		t.Errorf("bad url: %v", err)
+	}
+}
+
+// TestRemoteEntryTimeout: a remote entry's own timeout ends the call as a
+// timeout, saying which tool and how long, not as an execution error of
+// "context deadline exceeded".
+func TestRemoteEntryTimeout(t *testing.T) {
+	url, _ := otherServer(t, "s3cret")
+	t.Setenv("OTHER_WIELD_KEY", "s3cret")
+	file := filepath.Join(t.TempDir(), "slow.yaml")
+	src := "name: remote_sleep\ndescription: The other server's sleep\nparameters:\n  - {name: duration, type: number, required: true}\n" +
+		"entry: {type: remote, url: \"" + url + "\", tool: sleep, api_key_env: OTHER_WIELD_KEY, timeout: 200ms}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := toolfile.Loader{Kinds: map[string]toolfile.Kind{"remote": toolfile.RemoteKind()}}
+	set, err := l.LoadDirs(context.Background(), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := wield.NewRegistry(nil)
+	if err := set.Apply(reg); err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(reg, nil)
+	defer eng.Close(context.Background())
+	res, err := eng.Call(context.Background(), wield.Call{Tool: "remote_sleep", Arguments: json.RawMessage(`{"duration":5}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the remote tool sleep did not answer within 200ms (the entry's timeout)"
+	if res.OK || res.ErrorType != wield.ErrTimeout || res.Error != want {
+		t.Errorf("result = %s %q; want timeout %q", res.ErrorType, res.Error, want)
+	}
+	// A quick call under the same entry still works.
+	res, err = eng.Call(context.Background(), wield.Call{Tool: "remote_sleep", Arguments: json.RawMessage(`{"duration":0}`)})
+	if err != nil || !res.OK {
+		t.Errorf("quick call: %+v %v", res, err)
 	}
 }

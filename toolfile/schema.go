@@ -41,7 +41,7 @@ func (p *Param) schema() *jsonschema.Schema {
 // rules is the parameter's schema without its default, to check the default.
 func (p *Param) rules() *jsonschema.Schema {
 	v := p.Validation
-	s := &jsonschema.Schema{Type: p.Type, Description: p.Description, Pattern: v.Pattern, Enum: v.Enum,
+	s := &jsonschema.Schema{Type: p.Type, Description: p.Description, Pattern: v.Pattern, Format: v.Format, Enum: v.Enum,
 		Minimum: v.Min, Maximum: v.Max, MinLength: v.MinLength, MaxLength: v.MaxLength,
 		MinItems: v.MinItems, MaxItems: v.MaxItems}
 	if v.Items != nil {

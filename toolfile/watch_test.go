@@ -107,15 +107,15 @@ func TestWatcherReload(t *testing.T) {
 		events  []string
 	}{
 		{"add", func() { write(t, file, greet("v1")) }, false, "v1",
-			[]string{"reload_started", "tool_added greet", "reload_completed 1 added, 0 updated, 0 removed"}},
+			[]string{"reload_started", "tool_added greet", "tool_loaded greet", "reload_completed 1 added, 0 updated, 0 removed"}},
 		{"unchanged", func() {}, false, "v1",
 			[]string{"reload_started", "reload_completed 0 added, 0 updated, 0 removed"}},
 		{"edit", func() { write(t, file, greet("v2")) }, false, "v2",
-			[]string{"reload_started", "tool_updated greet", "reload_completed 0 added, 1 updated, 0 removed"}},
+			[]string{"reload_started", "tool_updated greet", "tool_loaded greet", "reload_completed 0 added, 1 updated, 0 removed"}},
 		{"break", func() { write(t, file, brokenYAML) }, true, "v2",
 			[]string{"reload_started", "load_error greet.yaml", "reload_completed 0 added, 0 updated, 0 removed"}},
 		{"fix", func() { write(t, file, greet("v3")) }, false, "v3",
-			[]string{"reload_started", "tool_updated greet", "reload_completed 0 added, 1 updated, 0 removed"}},
+			[]string{"reload_started", "tool_updated greet", "tool_loaded greet", "reload_completed 0 added, 1 updated, 0 removed"}},
 		{"delete", func() {
 			if err := os.Remove(file); err != nil {
 				t.Fatal(err)
@@ -360,5 +360,37 @@ func TestWatcherCache(t *testing.T) {
 	}
 	if _, ok := reg.Tool("greet_c"); ok {
 		t.Error("deleted file's tool kept")
+	}
+}
+
+// TestWatcherToolLoadedAtStart: the first load announces each tool a file
+// brings as tool_loaded, naming the file and its line.
+func TestWatcherToolLoadedAtStart(t *testing.T) {
+	bus := wield.NewBus(0)
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus, Logger: quiet()})
+	sub := bus.Subscribe(nil)
+	defer sub.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "greet.yaml")
+	write(t, file, greet("v1"))
+	watch(t, reg, dir)
+	var got []wield.Event
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	for {
+		e, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("events: %v", err)
+		}
+		if e.Type == wield.EventToolLoaded {
+			got = append(got, wield.Event{Type: e.Type, Tool: e.Tool, Source: e.Source, Message: e.Message})
+		}
+		if e.Type == wield.EventReloadCompleted {
+			break
+		}
+	}
+	want := []wield.Event{{Type: wield.EventToolLoaded, Tool: "greet", Source: file, Message: "loaded from " + file + ":1"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tool_loaded events (-want +got):\n%s", diff)
 	}
 }

@@ -88,7 +88,7 @@ out): stderr names those lines.`,
 					names = append(names, t.Name)
 				}
 				if agentFile != "" {
-					l := toolfile.Loader{Builtins: toolfile.HandlersOf(builtin.Defaults()...), Kinds: a.fileKinds()}
+					l := toolfile.Loader{Builtins: toolfile.HandlersOf(builtin.Defaults()...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs()}
 					set, err := l.LoadDirs(cmd.Context(), agentFile)
 					if err != nil {
 						return fmt.Errorf("agent %s:\n%w", agentFile, err)

@@ -228,8 +228,8 @@ func (a *app) builtinOptions(store wield.Storage) builtin.Options {
 		opts.Files.AllowedPaths = c.AllowedPaths
 		opts.Files.AllowHardLinks = c.AllowHardLinks
 		opts.Env.Allow = c.EnvAllow
-		opts.Net = builtin.NetOptions{Guard: c.Guard(), Timeout: c.NetworkTimeout}
-		opts.Search = builtin.SearchOptions{Provider: c.WebSearch.Provider, APIKey: c.WebSearch.APIKey, MaxResults: c.WebSearch.MaxResults, Guard: c.Guard()}
+		opts.Net = builtin.NetOptions{Guard: c.Guard(), Timeout: c.NetworkTimeout, SecretNames: c.SecretNames}
+		opts.Search = builtin.SearchOptions{Provider: c.WebSearch.Provider, APIKey: c.WebSearch.APIKey, MaxResults: c.WebSearch.MaxResults, BaseURL: c.WebSearch.BaseURL, Guard: c.Guard()}
 	}
 	return opts
 }
@@ -461,6 +461,7 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	if len(a.tools) > 0 {
 		l := &toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: kinds,
 			Known: func(name string) bool { _, ok := reg.Tool(name); return ok || a.mcpNamed(name) }}
+		l.MCPServerURLs = a.mcpServerURLs()
 		agents, err := a.loadToolFiles(reg, l)
 		if err != nil {
 			return nil, nil, err

@@ -50,7 +50,7 @@ warning, unless --dialect names that dialect: then it is an error.`,
 			if err != nil {
 				return fmt.Errorf("built-in tools: %w", err)
 			}
-			l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds()}
+			l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs()}
 			var problems, notes []toolfile.Problem
 			var toolPaths []string
 			for _, p := range paths {
@@ -90,11 +90,11 @@ warning, unless --dialect names that dialect: then it is an error.`,
 				fmt.Fprintf(a.stdout, "%s:%d:%d: info: %s\n", safetext.Line(p.File), p.Line, p.Col, safetext.Line(p.Message))
 			}
 			if errs > 0 {
-				fmt.Fprintf(a.stderr, "%d error(s), %d warning(s)\n", errs, warnings)
+				fmt.Fprintf(a.stderr, "%s, %s\n", countOf(errs, "error"), countOf(warnings, "warning"))
 				return exitError{1}
 			}
 			if warnings > 0 {
-				fmt.Fprintf(a.stderr, "%d warning(s)\n", warnings)
+				fmt.Fprintf(a.stderr, "%s\n", countOf(warnings, "warning"))
 			}
 			fmt.Fprintln(a.stdout, "ok")
 			return nil
@@ -148,10 +148,34 @@ func dialectProblems(set *toolfile.Set, names []string, asked bool) ([]toolfile.
 // fileKinds are the entry types tool files may use beside builtin and
 // command. HTTP tools go through the SSRF guard: every internal address is
 // refused unless the configuration's http_allow lets it through.
+// countOf writes n and a noun that takes an s: "1 error", "2 errors".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// mcpServerURLs maps the configured MCP servers' URLs to their names, for
+// tool files' mcp_server_url; nil without a configuration.
+func (a *app) mcpServerURLs() map[string]string {
+	if a.cfg == nil {
+		return nil
+	}
+	urls := map[string]string{}
+	for _, s := range a.cfg.MCPServers {
+		if s.URL != "" {
+			urls[strings.TrimSuffix(s.URL, "/")] = s.Name
+		}
+	}
+	return urls
+}
+
 func (a *app) fileKinds() map[string]toolfile.Kind {
 	guard := &httptool.Guard{}
+	var secretNames []string
 	if a.cfg != nil {
-		guard = a.cfg.Guard()
+		guard, secretNames = a.cfg.Guard(), a.cfg.SecretNames
 	}
 	// mcp entries are checked against the configured servers here; setup
 	// replaces this with the importer's kind, which runs them.
@@ -169,7 +193,7 @@ func (a *app) fileKinds() map[string]toolfile.Kind {
 		}
 		return nil, fmt.Errorf("mcp entry: MCP server %q is not configured (mcp_servers)", server)
 	})
-	return map[string]toolfile.Kind{"http": toolfile.HTTPKind(guard), "remote": toolfile.RemoteKind(), "mcp": mcpKind,
+	return map[string]toolfile.Kind{"http": toolfile.HTTPKind(guard, secretNames...), "remote": toolfile.RemoteKind(), "mcp": mcpKind,
 		// Tools that return MCP content, and that talk to the MCP client.
 		"content": mcpbridge.ContentKind(), "mcp_client": mcpbridge.ClientKind()}
 }

@@ -183,11 +183,17 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// maxDepth bounds the nesting walked, JSON in strings included.
-const maxDepth = 64
+// maxDepth bounds the nesting walked, JSON in strings included: deeper than
+// arguments may nest (schema.MaxDepth). What lies deeper is replaced whole,
+// since it was not looked at: a secret is never kept because it was deep.
+const maxDepth = 128
 
 func (n *Names) walk(v any, keys []string, depth int) (any, bool) {
 	if depth > maxDepth {
+		switch v.(type) {
+		case map[string]any, []any, string:
+			return Mark, true
+		}
 		return v, false
 	}
 	changed := false
@@ -240,7 +246,13 @@ func (n *Names) walk(v any, keys []string, depth int) (any, bool) {
 // https://[REDACTED]@host) and the values of secret parameters written
 // name=value (a URL's query, a form body, a cookie header).
 func (n *Names) Text(s string) string {
-	if n == nil || !strings.Contains(s, "=") && !strings.Contains(s, "://") {
+	if n == nil {
+		return s
+	}
+	if strings.Contains(s, `":`) || strings.Contains(s, `" :`) {
+		s = n.members(s)
+	}
+	if !strings.Contains(s, "=") && !strings.Contains(s, "://") {
 		return s
 	}
 	s = userinfo(s)
@@ -277,6 +289,126 @@ func (n *Names) Text(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// members replaces the values of secret members of JSON quoted in text, as
+// a message shows a value it refused (`got object {"password":"p"}`), also
+// when that JSON is itself inside a JSON string (`{\"password\":\"p\"}`)
+// or cut short ("…"): a string value up to its closing quote or the end of
+// the text, any other value up to the next , } ] or space.
+func (n *Names) members(s string) string {
+	var b strings.Builder
+	last := 0 // s[:last] is in b
+	for i := 0; i < len(s); {
+		q := quoteAt(s, i)
+		if q == "" {
+			i++
+			continue
+		}
+		ks := i + len(q)
+		ke := strings.Index(s[ks:], q)
+		if ke < 0 {
+			break
+		}
+		ke += ks
+		key := s[ks:ke]
+		j := ke + len(q)
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if j >= len(s) || s[j] != ':' || strings.ContainsAny(key, "\\\"") || !n.Match(key) {
+			i = ks // a quote inside may open the next key
+			continue
+		}
+		j++
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		vs, ve := j, j
+		if vq := quoteAt(s, j); vq != "" {
+			ve = closing(s, j+len(vq), vq)
+		} else if j < len(s) && (s[j] == '{' || s[j] == '[') {
+			ve = nested(s, j, q)
+		} else {
+			for ve < len(s) && !strings.ContainsRune(",}] \t\r\n", rune(s[ve])) {
+				ve++
+			}
+		}
+		if val := s[vs:ve]; ve == vs || val == `"`+Mark+`"` || val == `\"`+Mark+`\"` || val == "null" {
+			i = ve
+			continue
+		}
+		vq := quoteAt(s, vs)
+		if vq == "" {
+			vq = q
+		}
+		b.WriteString(s[last:vs])
+		b.WriteString(vq + Mark + vq)
+		last, i = ve, ve
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// quoteAt returns the quote that opens at s[i]: `"`, or `\"` inside a JSON
+// string; "" when none does.
+func quoteAt(s string, i int) string {
+	switch {
+	case i >= len(s):
+		return ""
+	case s[i] == '"' && (i == 0 || s[i-1] != '\\'):
+		return `"`
+	case s[i] == '\\' && i+1 < len(s) && s[i+1] == '"':
+		return `\"`
+	}
+	return ""
+}
+
+// nested returns the end of the object or array that opens at s[i], its
+// strings quoted by q: past its closing bracket, or the end of s when it was
+// cut.
+func nested(s string, i int, q string) int {
+	depth := 0
+	for i < len(s) {
+		if strings.HasPrefix(s[i:], q) {
+			i = closing(s, i+len(q), q)
+			continue
+		}
+		switch s[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return len(s)
+}
+
+// closing returns the end of a string value opened by quote q whose text
+// starts at i: past its closing quote, or the end of s when it was cut.
+func closing(s string, i int, q string) int {
+	for i < len(s) {
+		if q == `"` && s[i] == '\\' {
+			i += 2
+			continue
+		}
+		if q == `\"` && (strings.HasPrefix(s[i:], `\\\\`) || strings.HasPrefix(s[i:], `\\\"`)) {
+			i += 4 // an escaped backslash or quote, escaped again
+			continue
+		}
+		if strings.HasPrefix(s[i:], q) {
+			return i + len(q)
+		}
+		i++
+	}
+	return len(s)
 }
 
 // isKeyByte reports whether c can be part of a parameter's name.

@@ -130,3 +130,41 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+// TestTextJSONMembers: the values of secret members of JSON that a message
+// quotes are replaced, also when that JSON sits in a JSON string or is cut
+// short; other members and look-alikes are left.
+func TestTextJSONMembers(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`message: expected string, got object {"password":"hunter2"}`, `message: expected string, got object {"password":"[REDACTED]"}`},
+		{`got object {"user":"ann", "api_key" : "k1", "n":2}`, `got object {"user":"ann", "api_key" : "[REDACTED]", "n":2}`},
+		{`got object {"pin":1234,"token":true}`, `got object {"pin":1234,"token":"[REDACTED]"}`},
+		{`got object {"a":{"secret":{"x":1,"y":"s]}"},"b":[1]}}`, `got object {"a":{"secret":"[REDACTED]","b":[1]}}`},
+		{`got object {"tokens":[1,2],"token":["a","b"],"c":3}`, `got object {"tokens":[1,2],"token":"[REDACTED]","c":3}`},
+		{`got string "{\"password\":\"hun\\\"ter2\",\"user\":\"ann\"}"`, `got string "{\"password\":\"[REDACTED]\",\"user\":\"ann\"}"`},
+		{`got object {"password":"hunter2 and more text that was cut…`, `got object {"password":"[REDACTED]"`},
+		{`got object {"password":"[REDACTED]","token":null}`, `got object {"password":"[REDACTED]","token":null}`},
+		{`got object {"max_tokens":5,"passwords_count":2}`, `got object {"max_tokens":5,"passwords_count":2}`},
+		{`a "quoted" word: "token" said`, `a "quoted" word: "token" said`},
+		{`"`, `"`},
+		{`"password":`, `"password":`},
+	}
+	for _, tt := range tests {
+		if got := Default.Text(tt.in); got != tt.want {
+			t.Errorf("Text(%s)\n got %s\nwant %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestJSONDeep: a secret nested deeper than the walk goes is not kept: the
+// part past the limit is replaced whole; shallower secrets as always.
+func TestJSONDeep(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 200) + `{"password":"hunter2"}` + strings.Repeat(`}`, 200)
+	out, changed := Default.JSON([]byte(`{"password":"p","deep":`+deep+`}`), nil)
+	if !changed || strings.Contains(string(out), "hunter2") || strings.Contains(string(out), `"p"`) {
+		t.Errorf("JSON of a deep value keeps a secret: %.200s…", out)
+	}
+	if !json.Valid(out) {
+		t.Errorf("not JSON: %.200s…", out)
+	}
+}
