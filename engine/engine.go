@@ -276,6 +276,8 @@ type call struct {
 	resumed *wield.Approval
 	// idClaimed: the call's ID, chosen by its caller, is in Engine.idClaims.
 	idClaimed bool
+	// dry: a dry run (see Engine.DryRun), which announces nothing.
+	dry bool
 
 	// Kept here so that one allocation serves the whole call.
 	result wield.Result
