@@ -114,9 +114,11 @@ func (e *Engine) dryReplay(ctx context.Context, k *call, d *wield.DryRun) bool {
 	return true
 }
 
-// deciders says who would decide an approval the engine asks for.
+// deciders says who would decide an approval the engine asks for: a
+// durable approver is the approval inbox (package approval's, alone or
+// behind the MCP server's).
 func (e *Engine) deciders() string {
-	if pn, ok := e.approver.(wield.PendingNotifier); ok && pn.NotifiesPending() {
+	if _, durable := e.approver.(wield.ApprovalClaimer); durable {
 		return "a person, through the approval inbox (wield approvals, /v1/approvals, the console)"
 	}
 	return "the engine's approver"

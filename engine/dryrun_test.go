@@ -168,8 +168,8 @@ func TestDryRunApprovalNeeded(t *testing.T) {
 	}
 }
 
-// TestDryRunInbox: with a durable inbox as approver, a dry run creates no
-// pending approval.
+// TestDryRunInbox: with an inbox as approver, a dry run creates no pending
+// approval.
 func TestDryRunInbox(t *testing.T) {
 	inbox := memstore.NewApprovals(nil)
 	w := newDryWorld(t, engine.Options{Approver: inbox}, rmTool(new(int)))
