@@ -24,13 +24,20 @@ import (
 // is a snapshot, and "unknown" for a [limit.Limiter] that is not a
 // [limit.Checker] (the Redis limiter: asking would take a slot).
 //
-// DryRun fails with [wield.ErrClosed] after Close.
+// DryRun fails with [wield.ErrClosed] after Close, and with an error
+// wrapping [wield.ErrCallIDTaken] when the ID the caller chose is taken by
+// a call running here or recorded, as Call does.
 func (e *Engine) DryRun(ctx context.Context, c wield.Call) (*wield.DryRun, error) {
 	if !e.enter() {
 		return nil, wield.ErrClosed
 	}
 	defer e.leave()
 	k := &call{Call: c, dry: true}
+	if k.ID != "" && k.ApprovalID == "" {
+		if err := e.idTaken(ctx, k); err != nil {
+			return nil, err
+		}
+	}
 	e.arrive(k)
 	d := &wield.DryRun{Tool: c.Tool}
 	e.dryRun(ctx, k, d)
@@ -39,6 +46,25 @@ func (e *Engine) DryRun(ctx context.Context, c wield.Call) (*wield.DryRun, error
 	}
 	e.log.Debug("dry run", "tool", c.Tool, "would_run", d.WouldRun, "stage", string(d.Stage), "error_type", string(d.ErrorType), "requester", wield.RequesterFrom(ctx))
 	return d, nil
+}
+
+// idTaken answers, as claimID would but taking nothing, whether the ID
+// the caller chose is taken: by a call running here, or by a record. A
+// reservation another server holds for a call still running is not seen
+// (reading it would take it).
+func (e *Engine) idTaken(ctx context.Context, k *call) error {
+	e.idClaims.mu.Lock()
+	_, running := e.idClaims.m[k.ID]
+	e.idClaims.mu.Unlock()
+	if running {
+		return e.taken(k, "a call with this ID is running")
+	}
+	if cr, ok := e.store.(wield.CallReader); ok {
+		if _, err := cr.Call(ctx, k.ID); err == nil {
+			return e.taken(k, "a call with this ID is recorded")
+		}
+	}
+	return nil
 }
 
 // dryRun fills d step by step, stopping where the call would stop.

@@ -254,3 +254,21 @@ func TestDryRunClosed(t *testing.T) {
 		t.Errorf("DryRun after Close: %v, want ErrClosed", err)
 	}
 }
+
+// TestDryRunCallIDTaken: a chosen ID a record has is refused as the real
+// call refuses it.
+func TestDryRunCallIDTaken(t *testing.T) {
+	e := newEngine(t, &engine.Options{Store: durable(t)}, echoTool())
+	c := wield.Call{ID: "job-1", Tool: "echo", Arguments: args(`{"message":"a"}`)}
+	if d, err := e.DryRun(context.Background(), c); err != nil || !d.WouldRun {
+		t.Fatalf("a free ID: %+v, %v", d, err)
+	}
+	mustCall(t, e, c)
+	w := dryWorld{e: e}
+	if _, err := w.e.DryRun(context.Background(), c); !errors.Is(err, wield.ErrCallIDTaken) {
+		t.Errorf("dry run with a recorded ID: %v", err)
+	}
+	if _, err := w.e.Call(context.Background(), c); !errors.Is(err, wield.ErrCallIDTaken) {
+		t.Errorf("the real call with a recorded ID: %v", err)
+	}
+}
