@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -270,5 +272,26 @@ func TestDryRunCallIDTaken(t *testing.T) {
 	}
 	if _, err := w.e.Call(context.Background(), c); !errors.Is(err, wield.ErrCallIDTaken) {
 		t.Errorf("the real call with a recorded ID: %v", err)
+	}
+}
+
+// TestDryRunLogged: a dry run's audit is one DEBUG line naming the tool,
+// the outcome and who asked.
+func TestDryRunLogged(t *testing.T) {
+	var buf strings.Builder
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e := newEngine(t, &engine.Options{Logger: log}, echoTool())
+	ctx := wield.WithRequester(context.Background(), "key:k1")
+	if _, err := e.DryRun(ctx, wield.Call{Tool: "echo", Arguments: args(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	line := buf.String()
+	for _, want := range []string{"level=DEBUG", `msg="dry run"`, "tool=echo", "would_run=false", "stage=validation", "error_type=validation_error", "requester=key:k1"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("log lacks %s:\n%s", want, line)
+		}
+	}
+	if n := strings.Count(line, "\n"); n != 1 {
+		t.Errorf("%d log lines, want 1:\n%s", n, line)
 	}
 }
