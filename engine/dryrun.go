@@ -22,7 +22,8 @@ import (
 // get. A call of a confirm tool would wait for approval: the report says so
 // and who would decide, and goes on to the limiter. The limiter's answer
 // is a snapshot, and "unknown" for a [limit.Limiter] that is not a
-// [limit.Checker] (the Redis limiter: asking would take a slot).
+// [limit.Checker] (the Redis limiter: asking would take a slot), whose
+// figures then come from its Metrics.
 //
 // DryRun fails with [wield.ErrClosed] after Close, and with an error
 // wrapping [wield.ErrCallIDTaken] when the ID the caller chose is taken by
@@ -155,7 +156,16 @@ func (e *Engine) dryAcquire(k *call) *wield.DryRunLimit {
 	req := k.limitRequest()
 	ch, ok := e.lim.(limit.Checker)
 	if !ok {
-		return &wield.DryRunLimit{Bucket: req.Bucket, Outcome: "unknown"}
+		// What it would do is unknown; what it holds now, its metrics say.
+		m := e.lim.Metrics()
+		d := &wield.DryRunLimit{Bucket: req.Bucket, Outcome: "unknown", InFlight: m.Current, Limit: m.Limit, Queued: m.QueueLength}
+		if b, ok := m.Buckets[req.Bucket]; ok {
+			d.Weight, d.BucketInFlight, d.BucketLimit = b.Weight, b.Current, b.Limit
+		}
+		if req.Bypass {
+			d.Outcome = string(limit.Bypassed)
+		}
+		return d
 	}
 	c := ch.Check(req)
 	return &wield.DryRunLimit{Bucket: c.Bucket, Weight: c.Weight, Outcome: string(c.Outcome),

@@ -295,3 +295,25 @@ func TestDryRunLogged(t *testing.T) {
 		t.Errorf("%d log lines, want 1:\n%s", n, line)
 	}
 }
+
+// metricsLimiter grants everything and reports fixed metrics: a limiter
+// that cannot say what Acquire would do.
+type metricsLimiter struct{ m limit.Metrics }
+
+func (l metricsLimiter) Acquire(context.Context, limit.Request) (limit.Permit, error) {
+	return limit.Permit{}, nil
+}
+func (metricsLimiter) Release(limit.Permit)     {}
+func (l metricsLimiter) Metrics() limit.Metrics { return l.m }
+
+// TestDryRunLimiterUnknown: a limiter that is not a Checker gives outcome
+// unknown, with the figures of its metrics, rather than a guess.
+func TestDryRunLimiterUnknown(t *testing.T) {
+	lim := metricsLimiter{limit.Metrics{Current: 3, QueueLength: 2, Limit: 4, Buckets: map[string]limit.BucketMetrics{"custom": {Current: 1, Limit: 2, Weight: 1}}}}
+	w := newDryWorld(t, engine.Options{Limiter: lim}, echoTool())
+	d := w.dry(t, wield.Call{Tool: "echo", Arguments: args(`{"message":"a"}`)})
+	want := &wield.DryRunLimit{Bucket: "custom", Weight: 1, Outcome: "unknown", InFlight: 3, Limit: 4, BucketInFlight: 1, BucketLimit: 2, Queued: 2}
+	if diff := cmp.Diff(want, d.Limit); diff != "" || !d.WouldRun {
+		t.Errorf("would_run %v; limit (-want +got):\n%s", d.WouldRun, diff)
+	}
+}

@@ -137,7 +137,6 @@ func limitLine(l *wield.DryRunLimit) string {
 		return b.String()
 	default:
 		b.WriteString("the limiter cannot tell without taking a slot (a shared limiter)")
-		return b.String()
 	}
 	fmt.Fprintf(&b, "; %d of %d units in flight", l.InFlight, l.Limit)
 	if l.BucketLimit > 0 {

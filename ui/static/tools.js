@@ -156,7 +156,7 @@ function limitText(l) {
   const bucket = l.bucket || "(none)";
   const what = { run: "would run now", queue: "would wait in the queue", reject: "would be rejected now (no room, queue full or off)",
     bypass: "a workflow node's call: not limited", unknown: "cannot tell without taking a slot (a shared limiter)" }[l.outcome] || l.outcome;
-  if (l.outcome === "bypass" || l.outcome === "unknown") return `bucket ${bucket}: ${what}`;
+  if (l.outcome === "bypass") return `bucket ${bucket}: ${what}`;
   let s = `bucket ${bucket}: ${what}; ${l.in_flight} of ${l.limit} in flight`;
   if (l.bucket_limit) s += `, ${l.bucket_in_flight || 0} of ${l.bucket_limit} in the bucket`;
   if (l.queue_size) s += `, ${l.queued} of ${l.queue_size} queued`;
