@@ -87,6 +87,16 @@ func TestDryRunREST(t *testing.T) {
 			t.Errorf("a refused dry run ran the call: %d records", got-before)
 		}
 	})
+	t.Run("not for batches", func(t *testing.T) {
+		before := recorded(t, hs, "")
+		status, b := do(t, hs, "POST", "/v1/batch?dry_run=true", "", `{"calls":[{"tool":"echo","arguments":{"message":"hi"}}]}`)
+		if status != 400 || !strings.Contains(string(b), "dry_run is not offered for batches") {
+			t.Errorf("batch with dry_run: %d %s; want 400", status, b)
+		}
+		if got := recorded(t, hs, ""); got != before {
+			t.Errorf("a refused batch ran %d calls", got-before)
+		}
+	})
 	t.Run("client", func(t *testing.T) {
 		c := NewClient(hs.URL, "")
 		d, err := c.DryRun(context.Background(), "echo", CallRequest{Arguments: json.RawMessage(`{"message":"5"}`), TimeoutMS: 1500})

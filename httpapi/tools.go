@@ -292,6 +292,10 @@ type BatchResponse struct {
 const maxBatch = 256
 
 func (s *Server) batch(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Query().Has("dry_run") {
+		// Ignored, it would run calls the client meant only to try.
+		return apiError(http.StatusBadRequest, CodeBadRequest, "dry_run is not offered for batches, and no call ran: dry-run each call with POST /v1/tools/{name}/call?dry_run=true")
+	}
 	var req BatchRequest
 	if err := decode(r, &req); err != nil {
 		return err
