@@ -30,8 +30,8 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 	if k.ApprovalID != "" || k.resumed != nil {
 		return e.approved(ctx, k)
 	}
-	if e.approver == nil {
-		return k.fail(wield.ErrApprovalDenied, fmt.Sprintf("Tool '%s' needs a person's approval and no approver is configured", k.Tool))
+	if !e.hasApprover(k) {
+		return false
 	}
 	now := time.Now()
 	req := &wield.ApprovalRequest{
@@ -115,6 +115,15 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 	}
 	e.publish(k, wield.EventPermissionDecided, "approved")
 	k.res.StartedAt = time.Now() // admitted now
+	return true
+}
+
+// hasApprover fails a call that needs approval when no approver is
+// configured.
+func (e *Engine) hasApprover(k *call) bool {
+	if e.approver == nil {
+		return k.fail(wield.ErrApprovalDenied, fmt.Sprintf("Tool '%s' needs a person's approval and no approver is configured", k.Tool))
+	}
 	return true
 }
 

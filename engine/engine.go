@@ -287,6 +287,8 @@ type call struct {
 	// minted: the engine made the call's ID before the pipeline (Engine.Go),
 	// so it is new and needs no claim.
 	minted bool
+	// dry: a dry run (see Engine.DryRun), which announces nothing.
+	dry bool
 
 	// Kept here so that one allocation serves the whole call.
 	result wield.Result

@@ -4,7 +4,7 @@ import "github.com/wieldhq/wield"
 
 // publish announces a step of a call. Publishing never blocks the call.
 func (e *Engine) publish(k *call, t wield.EventType, msg string) {
-	if e.bus == nil {
+	if e.bus == nil || k.dry {
 		return
 	}
 	ev := wield.Event{

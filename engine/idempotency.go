@@ -56,7 +56,14 @@ func (e *Engine) replay(ctx context.Context, k *call) bool {
 		// The other call failed or was itself answered from the store:
 		// look again, from the start.
 	}
+	return e.answered(ctx, k)
+}
 
+// answered answers a call with an idempotency key from an earlier call
+// with the key, remembered here or recorded in the store, as replay does
+// once no identical call is running. It reports whether the call is
+// answered (replayed or refused).
+func (e *Engine) answered(ctx context.Context, k *call) bool {
 	rec, remembered := e.window.find(k.Tool, k.IdempotencyKey)
 	if rec != nil {
 		return e.replayFrom(k, rec)

@@ -13,12 +13,7 @@ import (
 // rejected error type tells the model (unlike timeout, which may have had
 // effects).
 func (e *Engine) acquire(ctx context.Context, k *call) (limit.Permit, bool) {
-	req := limit.Request{
-		Bucket:   string(k.entry.Tool.Category),
-		Priority: k.Priority,
-		Bypass:   k.Caller.Type == wield.CallerWorkflowNode,
-	}
-	p, err := e.lim.Acquire(ctx, req)
+	p, err := e.lim.Acquire(ctx, k.limitRequest())
 	if err == nil && !p.Queued() {
 		// Granted at once: the run starts when the call was admitted (its
 		// arrival, or the approval), give or take the microseconds of
@@ -34,7 +29,7 @@ func (e *Engine) acquire(ctx context.Context, k *call) (limit.Permit, bool) {
 	case err == nil:
 		return p, true
 	case errors.Is(err, limit.ErrRejected):
-		k.fail(wield.ErrRejected, "Too many tool calls are running; this call was not run. Try again later.")
+		k.fail(wield.ErrRejected, msgRejected)
 	case errors.Is(err, limit.ErrQueueTimeout):
 		k.fail(wield.ErrRejected, "No capacity became free in time; this call was not run. Try again later.")
 	case ctx.Err() != nil:
@@ -44,4 +39,16 @@ func (e *Engine) acquire(ctx context.Context, k *call) (limit.Permit, bool) {
 		k.fail(wield.ErrRejected, "The concurrency limiter is unavailable; this call was not run.")
 	}
 	return limit.Permit{}, false
+}
+
+// msgRejected is the answer to a call refused by a full limiter.
+const msgRejected = "Too many tool calls are running; this call was not run. Try again later."
+
+// limitRequest is what the call asks of the limiter.
+func (k *call) limitRequest() limit.Request {
+	return limit.Request{
+		Bucket:   string(k.entry.Tool.Category),
+		Priority: k.Priority,
+		Bypass:   k.Caller.Type == wield.CallerWorkflowNode,
+	}
 }

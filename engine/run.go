@@ -15,15 +15,21 @@ import (
 // timeout is the time a call may run: the call's own, else the tool's, else
 // the default for its category.
 func (e *Engine) timeout(k *call) time.Duration {
+	d, _ := e.timeoutFrom(k)
+	return d
+}
+
+// timeoutFrom is timeout, and where it comes from.
+func (e *Engine) timeoutFrom(k *call) (time.Duration, string) {
 	switch t := k.entry.Tool; {
 	case k.Timeout > 0:
-		return k.Timeout
+		return k.Timeout, "call"
 	case t.Timeout > 0:
-		return t.Timeout
+		return t.Timeout, "tool"
 	case t.Category.IsNetwork():
-		return e.opts.NetworkTimeout
+		return e.opts.NetworkTimeout, "network default"
 	}
-	return e.opts.DefaultTimeout
+	return e.opts.DefaultTimeout, "default"
 }
 
 // run calls the handler under the timeout, retrying transient failures of

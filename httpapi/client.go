@@ -186,6 +186,16 @@ func (c *Client) Call(ctx context.Context, tool string, req CallRequest) (*wield
 	return &out, nil
 }
 
+// DryRun asks what a call would do now, without running it
+// (POST /v1/tools/{name}/call?dry_run=true).
+func (c *Client) DryRun(ctx context.Context, tool string, req CallRequest) (*wield.DryRun, error) {
+	var out wield.DryRun
+	if err := c.Do(ctx, "POST", "/v1/tools/"+url.PathEscape(tool)+"/call?dry_run=true", req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Batch calls several tools.
 func (c *Client) Batch(ctx context.Context, req BatchRequest) ([]*wield.Result, error) {
 	var out BatchResponse

@@ -211,6 +211,15 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if r.URL.RawQuery != "" {
+		dry, err := dryRunOf(r)
+		if err != nil {
+			return err
+		}
+		if dry {
+			return s.dryRun(w, r, c)
+		}
+	}
 	res, err := s.eng.Call(r.Context(), c)
 	if err != nil {
 		return err
@@ -222,6 +231,44 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeBody(w, http.StatusOK, b)
+	return nil
+}
+
+// dryRunOf reads the dry_run query parameter of a call: true or 1 asks
+// for a dry run, false, 0 or none for the call; anything else is a 400.
+func dryRunOf(r *http.Request) (bool, error) {
+	q := r.URL.Query()
+	v, ok := q["dry_run"]
+	if !ok {
+		return false, nil
+	}
+	if len(v) != 1 {
+		return false, apiError(http.StatusBadRequest, CodeBadRequest, "dry_run is given more than once")
+	}
+	switch v[0] {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, apiError(http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("dry_run=%q: use true or 1 for a dry run, false or 0 (or leave it out) for the call", v[0]))
+}
+
+// dryRun answers POST /v1/tools/{name}/call?dry_run=true: what the call
+// would do now (see engine.Engine.DryRun), 200 whether it would run or
+// not. Who may decide an approval is said as this server decides it.
+func (s *Server) dryRun(w http.ResponseWriter, r *http.Request, c wield.Call) error {
+	d, err := s.eng.DryRun(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	if a := d.Approval; a != nil && a.Deciders != "" && c.ApprovalID == "" && s.keys != nil {
+		a.Deciders = "a person with an API key that has the approve right (wield approvals, /v1/approvals, the console)"
+		if !s.selfOK && a.RequestedBy != "" {
+			a.Deciders += ", other than the key that asked (" + a.RequestedBy + ")"
+		}
+	}
+	writeJSON(w, http.StatusOK, d)
 	return nil
 }
 
@@ -245,6 +292,10 @@ type BatchResponse struct {
 const maxBatch = 256
 
 func (s *Server) batch(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Query().Has("dry_run") {
+		// Ignored, it would run calls the client meant only to try.
+		return apiError(http.StatusBadRequest, CodeBadRequest, "dry_run is not offered for batches, and no call ran: dry-run each call with POST /v1/tools/{name}/call?dry_run=true")
+	}
 	var req BatchRequest
 	if err := decode(r, &req); err != nil {
 		return err

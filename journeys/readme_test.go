@@ -178,6 +178,7 @@ func TestJourneyReadmeCommands(t *testing.T) {
 		"2 * (3 + 4)":             func(r *run) string { return want(r.stdout, `"result": 14`) },
 		"message:=42":             func(r *run) string { return want(r.stdout, `"message": "42"`) },
 		"timezone=Asia/Tokyo":     func(r *run) string { return want(r.stdout, `Asia/Tokyo`) },
+		"--dry-run":               func(r *run) string { return want(r.stdout, "dry run of calculator: would run") },
 		"calls --conversation c1": func(r *run) string { return want(r.stdout, "current_time") },
 		"stats --conversation c1": func(r *run) string { return want(r.stdout, `"total_calls": 1`) },
 		"./wield stats$":          func(r *run) string { return want(r.stdout, "echo") },

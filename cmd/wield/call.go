@@ -18,6 +18,7 @@ import (
 func (a *app) callCommand() *cobra.Command {
 	var rawArgs, conversation string
 	var timeout time.Duration
+	var dryRun, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "call NAME [key=value | key:=JSON ...]",
 		Short: "Call a tool and print its result as JSON",
@@ -32,10 +33,19 @@ A tool with the confirm permission asks on a terminal (the tool, its arguments,
 [y/N]), and the answer is the recorded decision; elsewhere stderr names the
 pending approval and the 'wield approvals approve ID' command that gives it.
 
-Exit code 0 when the call succeeded, 1 when it failed, 2 for usage errors.`,
+With --dry-run the tool does not run: the call goes through the engine's steps up
+to the tool (lookup, validation, idempotent replay, permission, approval,
+limiter) and a report says what it would do now: the arguments as the tool would
+get them, whether it would wait for approval and who would decide, the limiter's
+bucket with what is in flight and queued, the timeout and the retries. Nothing
+is recorded, no approval is asked for. --json prints the report as JSON.
+
+Exit code 0 when the call succeeded (with --dry-run: would run), 1 when it
+failed (would not run), 2 for usage errors.`,
 		Example: `  wield call echo message=hello
   wield call calculator --args '{"expression":"2 * (3 + 4)"}'
-  wield call current_time timezone=Europe/Paris`,
+  wield call current_time timezone=Europe/Paris
+  wield call delete_file path=notes.txt --dry-run`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			args, err := buildArgs(rawArgs, cmd.Flags().Changed("args"), argv[1:])
@@ -44,6 +54,10 @@ Exit code 0 when the call succeeded, 1 when it failed, 2 for usage errors.`,
 			}
 			if timeout < 0 {
 				return usagef("--timeout %s is negative", timeout)
+			}
+			caller := wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation}
+			if dryRun {
+				return a.dryRun(cmd.Context(), wield.Call{Tool: argv[0], Arguments: args, Caller: caller, Timeout: timeout}, asJSON)
 			}
 			if c := a.client(); c != nil {
 				stop := a.progress(argv[0])
@@ -84,6 +98,8 @@ Exit code 0 when the call succeeded, 1 when it failed, 2 for usage errors.`,
 	cmd.Flags().StringVar(&rawArgs, "args", "", "the arguments as a JSON object")
 	cmd.Flags().StringVar(&conversation, "conversation", "", "conversation ID to record the call under")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "timeout of the call (default: the tool's, else 30s, 60s for network tools)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "do not run the tool: report what the call would do now (nothing recorded, no approval asked for)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "with --dry-run: print the report as JSON (a call's result is JSON already)")
 	return cmd
 }
 

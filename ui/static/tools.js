@@ -152,6 +152,18 @@ function annotations(a) {
   return out;
 }
 
+// limitText says what the limiter would do with a call now.
+function limitText(l) {
+  const bucket = l.bucket || "(none)";
+  const what = { run: "would run now", queue: "would wait in the queue", reject: "would be rejected now (no room, queue full or off)",
+    bypass: "a workflow node's call: not limited", unknown: "cannot tell without taking a slot (a shared limiter)" }[l.outcome] || l.outcome;
+  if (l.outcome === "bypass") return `bucket ${bucket}: ${what}`;
+  let s = `bucket ${bucket}: ${what}; ${l.in_flight} of ${l.limit} in flight`;
+  if (l.bucket_limit) s += `, ${l.bucket_in_flight || 0} of ${l.bucket_limit} in the bucket`;
+  if (l.queue_size) s += `, ${l.queued} of ${l.queue_size} queued`;
+  return s;
+}
+
 // toolPage draws one tool: its description, its form and its results.
 function toolPage(el, t) {
   let initial;
@@ -204,6 +216,9 @@ function toolPage(el, t) {
       h("div", { class: "field" }, h("label", { for: "opt-timeout", class: "field-label" }, "Timeout (ms)"), timeout)));
 
   const runBtn = h("button", { type: "submit", class: "primary", id: "try-it" }, "Try it");
+  // A dry run goes through validation, permission, approval and the
+  // limiter without running the tool: nothing is recorded or asked for.
+  const dryBtn = h("button", { type: "button", id: "dry-run", title: "What the call would do now, without running it or recording it", onclick: () => run(true) }, "Dry run");
   const cancelBtn = h("button", { type: "button", class: "ghost", hidden: true, onclick: () => ctl && ctl.abort() }, "Cancel");
   const resetBtn = h("button", { type: "button", class: "ghost", onclick: () => { form.fill(undefined); form.clearErrors(); raw.value = "{}"; clear(result); } }, "Reset");
   const result = h("div", { class: "result", id: "result", "aria-live": "polite" });
@@ -217,12 +232,13 @@ function toolPage(el, t) {
     h("div", { class: "card-head" }, h("h3", null, "Try it"),
       h("div", { class: "tabs", role: "tablist", "aria-label": "Arguments editor" }, tabForm, tabRaw)),
     form.el, rawPane, options,
-    h("div", { class: "actions" }, runBtn, cancelBtn, resetBtn, h("span", { class: "muted small kbd-hint" }, "Ctrl+Enter runs")),
+    h("div", { class: "actions" }, runBtn, dryBtn, cancelBtn, resetBtn, h("span", { class: "muted small kbd-hint" }, "Ctrl+Enter runs")),
     offNote, result);
   who().then((w) => {
     if (can(w, "call")) return;
     callOff = true;
     runBtn.disabled = true;
+    dryBtn.disabled = true;
     runBtn.setAttribute("aria-describedby", "try-off");
     runBtn.title = "This key may not call tools";
     offNote.textContent = lacks(w, "call", "call tools");
@@ -235,7 +251,7 @@ function toolPage(el, t) {
     }
   });
 
-  async function run() {
+  async function run(dry) {
     if (ctl || callOff) return;
     form.clearErrors();
     rawErr.hidden = true;
@@ -262,6 +278,20 @@ function toolPage(el, t) {
     if (timeout.value) body.timeout_ms = Number(timeout.value);
     ctl = new AbortController();
     runBtn.disabled = true;
+    dryBtn.disabled = true;
+    if (dry) {
+      try {
+        const d = await api(`/v1/tools/${encodeURIComponent(t.name)}/call?dry_run=true`, { method: "POST", body, signal: ctl.signal });
+        showDry(d);
+      } catch (e) {
+        clear(result, errorBox(e));
+      } finally {
+        ctl = null;
+        runBtn.disabled = callOff;
+        dryBtn.disabled = callOff;
+      }
+      return;
+    }
     runBtn.textContent = "Running…";
     cancelBtn.hidden = false;
     const started = performance.now();
@@ -276,6 +306,7 @@ function toolPage(el, t) {
     } finally {
       ctl = null;
       runBtn.disabled = callOff;
+      dryBtn.disabled = callOff;
       runBtn.textContent = "Try it";
       cancelBtn.hidden = true;
     }
@@ -296,6 +327,35 @@ function toolPage(el, t) {
     if (r.output !== undefined) parts.push(h("h4", null, "Output"), codeBlock(r.output, "Output"));
     if (r.metadata && Object.keys(r.metadata).length) parts.push(h("h4", null, "Metadata"), codeBlock(r.metadata, "Metadata"));
     clear(result, h("div", { class: `result-box ${r.ok ? "is-ok" : "is-err"}`, "data-ok": String(r.ok) }, parts));
+  }
+
+  // showDry draws a dry run's report: what the call would do, and why not.
+  function showDry(d) {
+    const rest = mode === "form" ? form.showErrors(d.validation_errors) : d.validation_errors || [];
+    const needsApproval = d.approval && d.approval.required;
+    let verdict = `Would not run: stopped at ${d.stage}`;
+    if (d.replay_of) verdict = `Would not run: answered from ${d.replay_of} (same idempotency key)`;
+    else if (d.would_run) verdict = needsApproval ? "Would run once a person approves it" : "Would run now";
+    const facts = [];
+    const fact = (k, v) => facts.push(h("dt", null, k), h("dd", null, v));
+    if (d.permission) fact("Permission", d.permission);
+    if (needsApproval) fact("Approval", d.approval.deciders ? `needed, from ${d.approval.deciders}` : "needed, and no approver is configured");
+    if (d.limit) fact("Limiter", limitText(d.limit));
+    if (d.timeout_ms) fact("Timeout", `${fmtMS(d.timeout_ms)} (${d.timeout_from})`);
+    if (d.retry) fact("Retries", d.retry.max_attempts > 1 ? `up to ${d.retry.max_attempts} attempts: ${d.retry.why}` : `none: ${d.retry.why}`);
+    const parts = [
+      h("div", { class: "result-head" }, h("span", { class: "pill" }, "dry run"),
+        d.would_run || d.replay_of ? null : statusPill(false, d.error_type),
+        h("strong", { class: "dry-verdict" }, verdict),
+        h("span", { class: "muted small" }, "Nothing ran, nothing was recorded, no approval was asked for.")),
+    ];
+    if (d.error) {
+      parts.push(h("p", { class: "result-error", role: "alert" }, d.error));
+      if (rest.length) parts.push(h("ul", { class: "verrs" }, rest.map((v) => h("li", null, v.path ? h("code", null, v.path) : null, v.path ? ": " : "", v.message))));
+    }
+    if (facts.length) parts.push(h("dl", { class: "facts" }, facts));
+    if (d.arguments !== undefined) parts.push(h("h4", null, "Arguments as the tool would get them"), codeBlock(d.arguments, "Arguments"));
+    clear(result, h("div", { class: `result-box dry ${d.would_run || d.replay_of ? "is-ok" : "is-err"}`, "data-would-run": String(!!d.would_run) }, parts));
   }
 
   const chips = annotations(t.annotations).map((a) => h("span", { class: `chip static ${a === "destructive" ? "warn" : ""}` }, a));
