@@ -54,8 +54,10 @@ export async function refreshCount() {
   }
 }
 
-// approvalOf is the approval ID a permission event names ("approval ID").
+// approvalOf is the approval ID a permission event names: its approval_id
+// field, or the message ("approval ID") of a server from before the field.
 export function approvalOf(e) {
+  if (typeof e.approval_id === "string" && e.approval_id) return e.approval_id;
   const m = /^approval (\S+)$/.exec(e.message || "");
   return m ? m[1] : "";
 }
