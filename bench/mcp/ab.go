@@ -82,7 +82,7 @@ func RunAB(cfg ABConfig, out io.Writer) error {
 	res.loadEnd = loadAverage()
 
 	w := bufio.NewWriter(out)
-	fmt.Fprintf(w, "A/B of two wield binaries (bench/serve-peers.sh with WIELD_BIN_B), %s; %d cores; load average %s before, %s after; %d rounds of %s per case, interleaved; flags: %v\n\n",
+	fmt.Fprintf(w, "A/B of two wield binaries (WIELD_BASE=A bench/serve-peers.sh, B the tree's build), %s; %d cores; load average %s before, %s after; %d rounds of %s per case, interleaved; flags: %v\n\n",
 		res.started.UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), res.loadStart, res.loadEnd, cfg.Rounds, cfg.Duration, cfg.Flags)
 	fmt.Fprintf(w, "- A: %s\n- B: %s\n\n", buildOf(cfg.A, ""), buildOf(cfg.B, ""))
 	fmt.Fprintf(w, "| case | A calls/s | B calls/s | B/A each round | B/A | A µs/call | B µs/call | B/A CPU |\n| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n")
