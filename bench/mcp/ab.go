@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -13,6 +14,7 @@ import (
 // as [Run] starts wield (the README's command, its defaults), in one run.
 type ABConfig struct {
 	A, B     string        // the wield binaries: A the reference, B the change
+	Revision string        // B's commit, when the binary does not say
 	Flags    []string      // more flags for both (--records async)
 	Rounds   int           // interleaved rounds
 	Duration time.Duration // how long each case runs
@@ -84,7 +86,14 @@ func RunAB(cfg ABConfig, out io.Writer) error {
 	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "A/B of two wield binaries (WIELD_BASE=A bench/serve-peers.sh, B the tree's build), %s; %d cores; load average %s before, %s after; %d rounds of %s per case, interleaved; flags: %v\n\n",
 		res.started.UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), res.loadStart, res.loadEnd, cfg.Rounds, cfg.Duration, cfg.Flags)
-	fmt.Fprintf(w, "- A: %s\n- B: %s\n\n", buildOf(cfg.A, ""), buildOf(cfg.B, ""))
+	for _, b := range []struct{ name, bin, rev string }{{"A", cfg.A, ""}, {"B", cfg.B, cfg.Revision}} {
+		size := int64(-1)
+		if fi, err := os.Stat(b.bin); err == nil {
+			size = fi.Size()
+		}
+		fmt.Fprintf(w, "- %s: %s (%s bytes, %s)\n", b.name, b.bin, group(float64(size)), buildOf(b.bin, b.rev))
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "| case | A calls/s | B calls/s | B/A each round | B/A | A µs/call | B µs/call | B/A CPU |\n| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n")
 	for _, k := range cases {
 		a, b := caseKey{k.table, ClientRaw, k.c, "A"}, caseKey{k.table, ClientRaw, k.c, "B"}

@@ -53,7 +53,7 @@ func main() {
 	cfg.Work = work
 	cfg.Progress = os.Stderr
 	if *base != "" {
-		ab := mcpbench.ABConfig{A: *base, B: cfg.Wield, Rounds: cfg.Rounds, Duration: cfg.Duration, ClkTck: cfg.ClkTck, Work: work, Progress: os.Stderr}
+		ab := mcpbench.ABConfig{A: *base, B: cfg.Wield, Revision: cfg.Revision, Rounds: cfg.Rounds, Duration: cfg.Duration, ClkTck: cfg.ClkTck, Work: work, Progress: os.Stderr}
 		if *async {
 			ab.Flags = []string{"--records", "async"}
 		}
