@@ -37,6 +37,7 @@ func RunAB(cfg ABConfig, out io.Writer) error {
 		cfg:     Config{Rounds: cfg.Rounds, Duration: cfg.Duration, ClkTck: cfg.ClkTck, Progress: cfg.Progress},
 		started: time.Now(), loadStart: loadAverage(),
 		samples: map[caseKey][]sample{}, idle: map[string]int64{}, loaded: map[string]int64{},
+		idleAnon: map[string]int64{}, anon: map[string]int64{},
 	}
 	var servers []*process
 	defer func() {
@@ -53,11 +54,9 @@ func RunAB(cfg ABConfig, out io.Writer) error {
 	}
 	time.Sleep(time.Second)
 	for _, p := range servers {
-		rss, err := p.rss()
-		if err != nil {
+		if err := readRSS(p, res.idle, res.idleAnon); err != nil {
 			return err
 		}
-		res.idle[p.name] = rss
 	}
 	type abCase struct {
 		table string
@@ -75,11 +74,9 @@ func RunAB(cfg ABConfig, out io.Writer) error {
 		}
 	}
 	for _, p := range servers {
-		rss, err := p.rss()
-		if err != nil {
+		if err := readRSS(p, res.loaded, res.anon); err != nil {
 			return err
 		}
-		res.loaded[p.name] = rss
 	}
 	res.loadEnd = loadAverage()
 
@@ -102,7 +99,8 @@ func RunAB(cfg ABConfig, out io.Writer) error {
 			res.ratios(b, a, sample.perSecond), res.ratio(b, a, sample.perSecond),
 			res.median(a, sample.serverPer), res.median(b, sample.serverPer), res.ratio(b, a, sample.serverPer))
 	}
-	fmt.Fprintf(w, "\n| RSS | A | B |\n| --- | ---: | ---: |\n| idle | %.1f MiB | %.1f MiB |\n| after the rounds | %.1f MiB | %.1f MiB |\n",
-		mib(res.idle["A"]), mib(res.idle["B"]), mib(res.loaded["A"]), mib(res.loaded["B"]))
+	fmt.Fprintf(w, "\n| RSS (anonymous part) | A | B |\n| --- | ---: | ---: |\n| idle | %.1f MiB (%.1f) | %.1f MiB (%.1f) |\n| after the rounds | %.1f MiB (%.1f) | %.1f MiB (%.1f) |\n",
+		mib(res.idle["A"]), mib(res.idleAnon["A"]), mib(res.idle["B"]), mib(res.idleAnon["B"]),
+		mib(res.loaded["A"]), mib(res.anon["A"]), mib(res.loaded["B"]), mib(res.anon["B"]))
 	return w.Flush()
 }

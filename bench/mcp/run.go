@@ -77,6 +77,8 @@ type results struct {
 	samples   map[caseKey][]sample
 	idle      map[string]int64 // RSS before any call
 	loaded    map[string]int64 // RSS after every round
+	idleAnon  map[string]int64 // their anonymous parts (see ProcRSSAnon)
+	anon      map[string]int64
 	long      map[string]*longRun
 	listing   struct{ builtins, files, bytes int }
 	listBytes map[string]int // bytes of one listing, per server
@@ -93,6 +95,7 @@ func Run(cfg Config, out io.Writer) error {
 	res := &results{
 		cfg: cfg, started: time.Now(), loadStart: loadAverage(),
 		samples: map[caseKey][]sample{}, idle: map[string]int64{}, loaded: map[string]int64{},
+		idleAnon: map[string]int64{}, anon: map[string]int64{},
 		long: map[string]*longRun{}, listBytes: map[string]int{}, logs: map[string]string{},
 	}
 	var running []*process
@@ -130,11 +133,9 @@ func Run(cfg Config, out io.Writer) error {
 	}
 	time.Sleep(time.Second)
 	for _, p := range main {
-		rss, err := p.rss()
-		if err != nil {
+		if err := readRSS(p, res.idle, res.idleAnon); err != nil {
 			return err
 		}
-		res.idle[p.name] = rss
 	}
 	byName := map[string]*process{}
 	for _, p := range main {
@@ -181,11 +182,9 @@ func Run(cfg Config, out io.Writer) error {
 		}
 	}
 	for _, p := range main {
-		rss, err := p.rss()
-		if err != nil {
+		if err := readRSS(p, res.loaded, res.anon); err != nil {
 			return err
 		}
-		res.loaded[p.name] = rss
 	}
 
 	// RSS of a fresh wield serve as calls accumulate, up to Long.
@@ -214,6 +213,20 @@ func Run(cfg Config, out io.Writer) error {
 	}
 	res.loadEnd = loadAverage()
 	return report(res, out)
+}
+
+// readRSS notes p's RSS in rss and its anonymous part in anon.
+func readRSS(p *process, rss, anon map[string]int64) error {
+	r, err := p.rss()
+	if err != nil {
+		return err
+	}
+	a, err := p.anon()
+	if err != nil {
+		return err
+	}
+	rss[p.name], anon[p.name] = r, a
+	return nil
 }
 
 // startListServers writes the tool files, starts wield on them and the
