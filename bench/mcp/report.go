@@ -123,6 +123,9 @@ func report(res *results, out io.Writer) error {
 		}
 		row(w, fmt.Sprintf("RSS after %s calls", group(float64(n))), longServers, func(s string) string { return fmt.Sprintf("%.1f MiB", mib(res.long[s].after[q])) })
 	}
+	row(w, "of which anonymous, idle / after", longServers, func(s string) string {
+		return fmt.Sprintf("%.1f / %.1f MiB", mib(res.long[s].idleAnon), mib(res.long[s].anonAfter))
+	})
 	row(w, "calls/s", longServers, func(s string) string { return group(res.long[s].rate) })
 	fmt.Fprintln(w)
 	names := make([]string, 0, len(res.logs))

@@ -65,7 +65,9 @@ type caseKey struct {
 type longRun struct {
 	idle  int64
 	after []int64 // after each quarter of Config.Long calls
-	rate  float64 // calls/s over all of them
+	// the anonymous parts, idle and after all calls (see ProcRSSAnon)
+	idleAnon, anonAfter int64
+	rate                float64 // calls/s over all of them
 }
 
 // results is everything a run measured, for [report].
@@ -463,7 +465,11 @@ func (res *results) measureLong(p *process) (*longRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &longRun{idle: idle}
+	idleAnon, err := p.anon()
+	if err != nil {
+		return nil, err
+	}
+	l := &longRun{idle: idle, idleAnon: idleAnon}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	callers, shared, err := dialRaw(ctx, p.addr, 8)
@@ -488,6 +494,9 @@ func (res *results) measureLong(p *process) (*longRun, error) {
 		l.after = append(l.after, rss)
 	}
 	l.rate = float64(cfg.Long) / time.Since(t0).Seconds()
+	if l.anonAfter, err = p.anon(); err != nil {
+		return nil, err
+	}
 	if cfg.Progress != nil {
 		fmt.Fprintf(cfg.Progress, "long %-11s %s calls: RSS %.1f MiB idle, %.1f MiB after\n", p.name, group(float64(cfg.Long)), mib(l.idle), mib(l.after[3]))
 	}
