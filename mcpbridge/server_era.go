@@ -258,10 +258,10 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, srvFastMax+1))
 	if err != nil || len(body) > srvFastMax {
-		r.Body = srvBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
+		r.Body = newSrvBody(body, r.Body, true)
 		return false
 	}
-	r.Body = srvBody{Reader: bytes.NewReader(body), orig: r.Body}
+	r.Body = newSrvBody(body, r.Body, false)
 	req, ok := srvEraDecode(body, pv)
 	if !ok || h.Get("Mcp-Method") != req.Method {
 		return false
