@@ -175,7 +175,14 @@ func (h *impHandler) Handle(ctx context.Context, args json.RawMessage) (json.Raw
 	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
 		args = json.RawMessage("{}") // MCP arguments are an object, never null
 	}
-	res, err := sess.cs.CallTool(ctx, &mcp.CallToolParams{Name: h.remote, Arguments: args})
+	params := &mcp.CallToolParams{Name: h.remote, Arguments: args}
+	if r := sess.relays.begin(ctx, sess.cs); r != nil {
+		defer sess.relays.end(r) // progress, logs and cancellation pass through (client_relay.go)
+		if r.progress {
+			params.SetProgressToken(r.token)
+		}
+	}
+	res, err := sess.cs.CallTool(ctx, params)
 	if err != nil {
 		return nil, s.callFailed(ctx, sess, h.remote, err)
 	}
