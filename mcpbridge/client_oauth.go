@@ -165,6 +165,16 @@ func (s *impServer) impOAuthHandler(o *OAuthConfig) (auth.OAuthHandler, error) {
 	if store == nil {
 		store = &MemTokens{}
 	}
+	if u, err := url.Parse(s.cfg.URL); err == nil {
+		// A 2025-03-26 server's metadata at its origin (client_oauth_legacy.go).
+		c := *hc
+		base := c.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		c.Transport = &impLegacyMeta{base: base, origin: impOrigin(u)}
+		hc = &c
+	}
 	server := s.cfg.Name
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:         o.RedirectURL,
