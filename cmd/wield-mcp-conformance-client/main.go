@@ -10,7 +10,8 @@
 // The suite runs it with the server's URL as the last argument, the
 // scenario in MCP_CONFORMANCE_SCENARIO and, for some scenarios, settings in
 // MCP_CONFORMANCE_CONTEXT (a JSON object: a pre-registered client's id and
-// secret or private key). It plays every client scenario of suite 0.1.13:
+// secret or private key). It plays the client scenarios of suite 0.1.16 but
+// auth/cross-app-access-complete-flow:
 // the importer's connection and calls, elicitation answered with the form's
 // defaults (mcpbridge.ElicitDefaults), and OAuth (Importer.AddOAuth): the
 // authorization code grant, whose browser step it completes by following
