@@ -39,14 +39,15 @@ func TestMain(m *testing.M) {
 // must pass at least as many.
 const sdkPasses = 19
 
-// wantPass are the client scenarios of suite 0.1.16 that wield passes: 25
-// of its 26.
+// wantPass are the client scenarios of suite 0.1.16 that wield passes: all
+// 26.
 var wantPass = []string{
 	"auth/2025-03-26-oauth-endpoint-fallback",
 	"auth/2025-03-26-oauth-metadata-backcompat",
 	"auth/basic-cimd",
 	"auth/client-credentials-basic",
 	"auth/client-credentials-jwt",
+	"auth/cross-app-access-complete-flow",
 	"auth/metadata-default",
 	"auth/metadata-var1",
 	"auth/metadata-var2",
@@ -69,15 +70,9 @@ var wantPass = []string{
 	"tools_call",
 }
 
-// knownFailures are the client scenarios wield fails, and why.
-var knownFailures = map[string]string{
-	// The enterprise-managed authorization extension (SEP-990): the client
-	// exchanges an identity provider's ID token for an ID-JAG (RFC 8693)
-	// and that for an access token (RFC 7523 JWT bearer grant). The go-sdk
-	// has a handler for it (extauth.EnterpriseHandler); the importer does
-	// not offer it yet.
-	"auth/cross-app-access-complete-flow": "the importer does not offer enterprise-managed authorization (ID-JAG token exchange) yet",
-}
+// knownFailures are the client scenarios wield fails, and why: none of
+// suite 0.1.16's.
+var knownFailures = map[string]string{}
 
 var passed = regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed`)
 
