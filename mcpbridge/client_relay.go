@@ -56,6 +56,9 @@ type impRelays struct {
 	seq    atomic.Uint64
 	mu     sync.Mutex
 	calls  map[string]*impRelay
+	// active counts the calls; at zero what the server sends is dropped
+	// without taking mu (a flood between calls costs a load each).
+	active atomic.Int64
 	// leveled is set once the imported server has been asked for its
 	// log messages (logging/setLevel), on the first relayed call.
 	leveled atomic.Bool
@@ -96,6 +99,7 @@ func (rs *impRelays) begin(ctx context.Context, cs *mcp.ClientSession) *impRelay
 	r.token = "wield-" + strconv.FormatUint(rs.seq.Add(1), 10)
 	rs.mu.Lock()
 	rs.calls[r.token] = r
+	rs.active.Add(1)
 	rs.mu.Unlock()
 	r.progress = req.params.GetProgressToken() != nil // without, logs are still relayed
 	rs.askLogs(ctx, cs)
@@ -125,6 +129,7 @@ func (rs *impRelays) askLogs(ctx context.Context, cs *mcp.ClientSession) {
 func (rs *impRelays) end(r *impRelay) {
 	rs.mu.Lock()
 	delete(rs.calls, r.token)
+	rs.active.Add(-1)
 	rs.mu.Unlock()
 	close(r.stop)
 	<-r.finished
@@ -133,6 +138,9 @@ func (rs *impRelays) end(r *impRelay) {
 // onProgress stores a progress notice of the imported server for the call
 // whose token it names; one naming no running call is dropped.
 func (rs *impRelays) onProgress(p *mcp.ProgressNotificationParams) {
+	if rs.active.Load() == 0 {
+		return
+	}
 	tok, ok := p.ProgressToken.(string)
 	if !ok {
 		return
@@ -153,6 +161,9 @@ func (rs *impRelays) onProgress(p *mcp.ProgressNotificationParams) {
 // onLog stores a log message of the imported server for every call
 // running on it.
 func (rs *impRelays) onLog(p *mcp.LoggingMessageParams) {
+	if rs.active.Load() == 0 {
+		return
+	}
 	rs.mu.Lock()
 	if len(rs.calls) == 0 {
 		rs.mu.Unlock()
