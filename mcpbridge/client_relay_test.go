@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/internal/hostilemcp"
 	"github.com/wieldhq/wield/mcpbridge"
 )
@@ -203,4 +206,65 @@ func TestRelayFlood(t *testing.T) {
 		t.Errorf("progress under other tokens reached the client: %q", foreign[:min(len(foreign), 5)])
 	}
 	t.Logf("the imported server sent 25,000 progress and 25,000 log messages in %s; %d and %d were relayed", took, progress, logs)
+}
+
+// BenchmarkRelayCall is one MCP call, over streamable HTTP on loopback, of
+// a tool imported from an in-process Go-SDK server that sends three
+// progress notices when given a token: "relayed" sends a progress token
+// (the notices are relayed, coalesced), "reference" sends other _meta, so
+// that both take the same go-sdk path and differ only by the relay.
+func BenchmarkRelayCall(b *testing.B) {
+	up := mcp.NewServer(&mcp.Implementation{Name: "bench"}, nil)
+	up.AddTool(&mcp.Tool{Name: "work", InputSchema: impObject, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				for i := range 3 {
+					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i + 1), Total: 3})
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+	g := &impGoServer{t: b, srv: up}
+	g.start("127.0.0.1:0")
+	defer g.stop()
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0), Logger: slog.New(slog.DiscardHandler)})
+	im := mcpbridge.NewImporter(reg, &mcpbridge.ImportOptions{Permission: wield.PermissionAuto, Logger: slog.New(slog.DiscardHandler)})
+	defer im.Close()
+	if err := im.Add(context.Background(), mcpbridge.ServerConfig{Name: "up", URL: g.url(), Enabled: true}); err != nil {
+		b.Fatal(err)
+	}
+	eng := engine.New(reg, nil)
+	defer eng.Close(context.Background())
+	srv := mcpbridge.NewServer(eng, reg, &mcpbridge.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
+	defer srv.Close()
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	var notices atomic.Int64
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { notices.Add(1) },
+	})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	for _, mode := range []string{"reference", "relayed"} {
+		b.Run(mode, func(b *testing.B) {
+			notices.Store(0)
+			b.ReportAllocs()
+			for b.Loop() {
+				p := &mcp.CallToolParams{Name: "up__work", Arguments: map[string]any{}}
+				if mode == "relayed" {
+					p.SetProgressToken("bench")
+				} else {
+					p.Meta = mcp.Meta{"bench": true}
+				}
+				if _, err := cs.CallTool(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(notices.Load())/float64(b.N), "notices/op")
+		})
+	}
 }
