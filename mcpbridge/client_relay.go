@@ -97,11 +97,11 @@ func (rs *impRelays) begin(ctx context.Context, cs *mcp.ClientSession) *impRelay
 		r.tool = c.Tool
 	}
 	r.token = "wield-" + strconv.FormatUint(rs.seq.Add(1), 10)
+	r.progress = req.params.GetProgressToken() != nil // without, logs are still relayed
 	rs.mu.Lock()
 	rs.calls[r.token] = r
 	rs.active.Add(1)
 	rs.mu.Unlock()
-	r.progress = req.params.GetProgressToken() != nil // without, logs are still relayed
 	rs.askLogs(ctx, cs)
 	go r.run()
 	return r
