@@ -79,8 +79,11 @@
 // [OAuthConfig]: the authorization-code grant (through the SDK's auth
 // package; client identity from a client ID metadata document, a
 // pre-registered client or dynamic registration; the browser step by
-// [AuthorizeOnLoopback] or a callback of your own) or the client-credentials
-// grant (a secret, or a signed JWT assertion). Tokens are kept in a
+// [AuthorizeOnLoopback] or a callback of your own), the client-credentials
+// grant (a secret, or a signed JWT assertion), or enterprise-managed
+// authorization ([OAuthConfig].IDToken: a person's ID token exchanged at
+// the identity provider for an ID-JAG, and that for an access token).
+// Tokens are kept in a
 // [TokenStore] ([MemTokens], [FileTokens]) and sent only to the server they
 // were issued for. With [ImportOptions.Elicit] set (for example to
 // [ElicitDefaults]), the importer's client answers servers that ask for

@@ -469,7 +469,7 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 			leftOut(t, `the input schema's type must be exactly "object"`)
 			continue
 		}
-		st := srvTool(mt)
+		st := srvTool(mt, t)
 		if err := srvAddTool(ep.mcp, st, s.srvHandler(ep)); err != nil {
 			leftOut(t, err.Error())
 			continue
@@ -510,10 +510,27 @@ func srvAddTool(m *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
 	return nil
 }
 
-// srvTool converts llm's tools/list entry to the SDK's type.
-func srvTool(mt llm.MCPTool) *mcp.Tool {
-	destructive, openWorld := mt.Annotations.DestructiveHint, mt.Annotations.OpenWorldHint
-	t := &mcp.Tool{
+// The keys of wield's own entries in an exported tool's _meta, which
+// another wield importing the tool reads back (see [Importer]): what the
+// annotations cannot say.
+const (
+	// MetaPermission is the tool's effective permission: "auto",
+	// "confirm" or "deny".
+	MetaPermission = "wield/permission"
+	// MetaTags are the tool's tags, a list of strings; absent without tags.
+	MetaTags = "wield/tags"
+)
+
+// srvTool converts llm's tools/list entry of t to the SDK's type, with
+// wield's meaning in _meta. A tool that needs confirmation is exported as
+// destructive whatever its annotations say (unless read-only, where MCP
+// gives the hint no meaning): a client that knows only MCP's hints then
+// asks its user too.
+func srvTool(mt llm.MCPTool, t *wield.Tool) *mcp.Tool {
+	perm := t.EffectivePermission()
+	destructive := mt.Annotations.DestructiveHint || (perm == wield.PermissionConfirm && !mt.Annotations.ReadOnlyHint)
+	openWorld := mt.Annotations.OpenWorldHint
+	st := &mcp.Tool{
 		Name:        mt.Name,
 		Title:       mt.Title,
 		Description: mt.Description,
@@ -524,13 +541,17 @@ func srvTool(mt llm.MCPTool) *mcp.Tool {
 			IdempotentHint:  mt.Annotations.IdempotentHint,
 			OpenWorldHint:   &openWorld,
 		},
+		Meta: mcp.Meta{MetaPermission: string(perm)},
+	}
+	if len(t.Tags) > 0 {
+		st.Meta[MetaTags] = slices.Clone(t.Tags)
 	}
 	if mt.OutputSchema != nil {
 		// Only a non-nil schema: a nil *Schema in the interface would be
 		// an output schema of null.
-		t.OutputSchema = srvObjectSchemas(mt.OutputSchema)
+		st.OutputSchema = srvObjectSchemas(mt.OutputSchema)
 	}
-	return t
+	return st
 }
 
 // srvInternal is what a client sees when the system failed: no detail.

@@ -175,7 +175,7 @@ func (a *app) command() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().StringVar(&a.db, "db", defaultDB(), "where records are kept: sqlite:PATH or postgres://... (env WIELD_DB)")
 	root.PersistentFlags().StringSliceVar(&a.tools, "tools", nil, "folders (or files) of tool files to load beside the built-in tools (repeatable)")
-	root.PersistentFlags().StringVar(&a.server, "server", os.Getenv("WIELD_SERVER"), "list, call, calls, stats and pins talk to this running server (http://host:port) instead (env WIELD_SERVER)")
+	root.PersistentFlags().StringVar(&a.server, "server", os.Getenv("WIELD_SERVER"), "list, call, calls, stats, approvals and pins talk to this running server (http://host:port) instead (env WIELD_SERVER)")
 	root.PersistentFlags().StringVar(&a.key, "key", os.Getenv("WIELD_KEY"), "the API key for --server (env WIELD_KEY)")
 	root.PersistentFlags().StringVar(&a.config, "config", "", "a wield.yaml or config.yml (docs/configuration.md): tool folders, timeouts, concurrency, store, HTTP allowances")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
