@@ -155,7 +155,7 @@ func (s *Server) srvEraCall(ctx context.Context, ep *srvEndpoint, ss *mcp.Server
 	if req.ExpiresAt.Before(exp) && !req.ExpiresAt.IsZero() {
 		exp = req.ExpiresAt
 	}
-	st := srvState{V: 1, Approval: req.ID, Call: req.CallID, Tool: p.Name, Digest: engine.Digest(p.Arguments), Who: srvStateWho(who), Exp: exp.Unix()}
+	st := srvState{V: 1, Approval: req.ID, Call: req.CallID, Tool: p.Name, Digest: engine.Digest(p.Arguments), Who: srvStateWho(who), Exp: exp.UnixMilli()}
 	return srvInputRequired(req.Tool, req.Arguments, st.seal(o.Key)), nil
 }
 

@@ -19,7 +19,7 @@ import (
 // srvState is what a requestState carries: the approval it waits for, the
 // call parked under it, and what binds it to the request (the tool, the
 // digest of the arguments as the client sent them, the caller) and to a
-// time (Exp, Unix seconds). It travels as "w1." + base64url(JSON) + "." +
+// time (Exp, Unix milliseconds). It travels as "w1." + base64url(JSON) + "." +
 // base64url(HMAC-SHA256 over "w1." + the encoded JSON): readable, as the
 // revision allows, but any change breaks the signature.
 type srvState struct {
@@ -80,11 +80,11 @@ func srvStateRead(key []byte, s string, now time.Time) (srvState, error) {
 	if !ok {
 		return st, errors.New("it is not one this server issued (no signature)")
 	}
-	mac, err := base64.RawURLEncoding.DecodeString(sig)
+	mac, err := base64.RawURLEncoding.Strict().DecodeString(sig)
 	if err != nil || !hmac.Equal(mac, srvStateMAC(key, srvStatePrefix+body)) {
 		return st, errors.New("its signature does not match: it was changed, or issued by a server with another key")
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(body)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(body)
 	if err != nil {
 		return st, errors.New("it is not one this server issued (bad encoding)")
 	}
@@ -93,8 +93,8 @@ func srvStateRead(key []byte, s string, now time.Time) (srvState, error) {
 	if err := d.Decode(&st); err != nil || st.V != 1 || st.Approval == "" || st.Call == "" || st.Tool == "" || st.Digest == "" || st.Who == "" || st.Exp == 0 {
 		return srvState{}, errors.New("it is not one this server issued (incomplete)")
 	}
-	if !now.Before(time.Unix(st.Exp, 0)) {
-		return srvState{}, fmt.Errorf("it expired at %s: call the tool again", time.Unix(st.Exp, 0).UTC().Format(time.RFC3339))
+	if exp := time.UnixMilli(st.Exp); !now.Before(exp) {
+		return srvState{}, fmt.Errorf("it expired at %s: call the tool again", exp.UTC().Format(time.RFC3339))
 	}
 	return st, nil
 }

@@ -1,0 +1,266 @@
+package mcpbridge_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/approval"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/mcpbridge"
+	"github.com/wieldhq/wield/sqlite"
+)
+
+// eraInputFixture is a server whose confirm tool "wipe" counts its runs,
+// over a SQLite store and the durable approval inbox, with approvals in
+// the protocol on.
+type eraInputFixture struct {
+	*srvFixture
+	store *sqlite.Store
+	inbox *approval.Inbox
+	runs  *atomic.Int32
+}
+
+func eraInputNew(t *testing.T, noFast bool, ttl time.Duration) *eraInputFixture {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(ctx) })
+	inbox := approval.New(store, &approval.Options{Poll: 20 * time.Millisecond})
+	t.Cleanup(func() { inbox.Close() })
+	runs := &atomic.Int32{}
+	wipe := wield.Func("wipe_counted", "Delete everything", func(_ context.Context, in srvEchoIn) (string, error) {
+		runs.Add(1)
+		return "wiped " + in.Message, nil
+	})
+	wipe.Permission = wield.PermissionConfirm
+	key := []byte(strings.Repeat("k", mcpbridge.MinStateKey))
+	f := srvNew(t, &mcpbridge.ServerOptions{DisableFastPath: noFast, InputRequired: &mcpbridge.InputRequiredOptions{Key: key, Approvals: store, TTL: ttl}},
+		&engine.Options{Store: store, Approver: mcpbridge.NewApprover(inbox)}, wipe)
+	return &eraInputFixture{srvFixture: f, store: store, inbox: inbox, runs: runs}
+}
+
+// eraMeta is the _meta of a 2026-07-28 request from a client that can
+// elicit (caps "") or that declared caps.
+func eraMeta(caps string) string {
+	if caps == "" {
+		caps = `{"elicitation":{"form":{}}}`
+	}
+	return `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+}
+
+func eraCallBody(id int, args, extra string) string {
+	if extra != "" {
+		extra = "," + extra
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"wipe_counted","arguments":%s,%s%s}}`, id, args, eraMeta(""), extra)
+}
+
+// eraRetry is the retry's extra params: the answer (none when answer is
+// "") and the state.
+func eraRetry(answer, state string) string {
+	s, _ := json.Marshal(state)
+	if answer == "" {
+		return `"requestState":` + string(s)
+	}
+	return `"inputResponses":{"wield_approval":` + answer + `},"requestState":` + string(s)
+}
+
+const eraYes = `{"action":"accept","content":{"approve":true}}`
+
+// eraAsk makes the first request and returns its state, checking the
+// input_required answer.
+func eraAsk(t *testing.T, f *eraInputFixture, args string) string {
+	t.Helper()
+	r := srvEraPost(t, f.srv.Handler(), eraCallBody(1, args, ""))
+	res, _ := eraMap(r)["result"].(map[string]any)
+	if res == nil || res["resultType"] != "input_required" {
+		t.Fatalf("first request: %v, want an input_required result", r.body)
+	}
+	ir, _ := res["inputRequests"].(map[string]any)["wield_approval"].(map[string]any)
+	params, _ := ir["params"].(map[string]any)
+	msg, _ := params["message"].(string)
+	if ir["method"] != "elicitation/create" || params["mode"] != "form" || !strings.Contains(msg, "'wipe_counted'") || params["requestedSchema"] == nil {
+		t.Errorf("input request %v: want an elicitation naming the tool", ir)
+	}
+	state, _ := res["requestState"].(string)
+	if state == "" {
+		t.Fatal("no requestState")
+	}
+	return state
+}
+
+func eraMap(r srvReply) map[string]any {
+	m, _ := r.body.(map[string]any)
+	return m
+}
+
+func eraErr(r srvReply) string {
+	e, _ := eraMap(r)["error"].(map[string]any)
+	m, _ := e["message"].(string)
+	return m
+}
+
+func eraText(r srvReply) (string, bool) {
+	res, _ := eraMap(r)["result"].(map[string]any)
+	if res == nil || res["resultType"] != "complete" {
+		return fmt.Sprint(r.body), false
+	}
+	c, _ := res["content"].([]any)
+	if len(c) != 1 {
+		return fmt.Sprint(r.body), false
+	}
+	txt, _ := c[0].(map[string]any)["text"].(string)
+	return txt, res["isError"] == true
+}
+
+// TestServerEraInputRequired checks approvals in the protocol, on the fast
+// path and on the go-sdk's: a confirm call of a client that can elicit is
+// answered input_required with its approval pending in the inbox and
+// nothing run or recorded; the retry that approves runs it once, under the
+// call ID the first request gave it, one record; a replay, a changed
+// state, other arguments and an expired state are refused with a clear
+// error; a decline is a refusal recorded; an approval from the inbox
+// first gives the retry the result; a client that cannot elicit waits in
+// the inbox as before.
+func TestServerEraInputRequired(t *testing.T) {
+	for _, noFast := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sdk=%v", noFast), func(t *testing.T) {
+			ctx := context.Background()
+			f := eraInputNew(t, noFast, 0)
+			h := f.srv.Handler()
+			state := eraAsk(t, f, `{"message":"disk"}`)
+			pending, err := f.inbox.Pending(ctx)
+			if err != nil || len(pending) != 1 || f.runs.Load() != 0 {
+				t.Fatalf("after input_required: %d pending (%v), %d runs; want 1 and 0", len(pending), err, f.runs.Load())
+			}
+			if page, _ := f.store.Calls(ctx, wield.CallQuery{}); len(page.Records) != 0 {
+				t.Errorf("%d records before the answer, want 0", len(page.Records))
+			}
+
+			// Refused before anything is decided.
+			refusals := []struct{ name, body, want string }{
+				{"tampered", eraCallBody(2, `{"message":"disk"}`, eraRetry(eraYes, state[:len(state)-3]+"AAA")), "signature does not match"},
+				{"forged", eraCallBody(3, `{"message":"disk"}`, eraRetry(eraYes, "w1.eyJ2IjoxfQ.AAAA")), "signature does not match"},
+				{"garbage", eraCallBody(4, `{"message":"disk"}`, eraRetry(eraYes, "hello")), "unknown format"},
+				{"other arguments", eraCallBody(5, `{"message":"home"}`, eraRetry(eraYes, state)), "other arguments"},
+				{"bad answer", eraCallBody(6, `{"message":"disk"}`, eraRetry(`{"action":"maybe"}`, state)), "is not accept, decline or cancel"},
+			}
+			for _, rf := range refusals {
+				r := srvEraPost(t, h, rf.body)
+				if got := eraErr(r); !strings.Contains(got, rf.want) {
+					t.Errorf("%s: error %q (reply %v), want one saying %q", rf.name, got, r.body, rf.want)
+				}
+			}
+			// No answer: asked again, the same state.
+			r := srvEraPost(t, h, eraCallBody(7, `{"message":"disk"}`, eraRetry("", state)))
+			if res, _ := eraMap(r)["result"].(map[string]any); res == nil || res["resultType"] != "input_required" || res["requestState"] != state {
+				t.Errorf("retry without an answer: %v, want input_required again with the same state", r.body)
+			}
+
+			r = srvEraPost(t, h, eraCallBody(8, `{"message":"disk"}`, eraRetry(eraYes, state)))
+			if txt, isErr := eraText(r); txt != "wiped disk" || isErr {
+				t.Fatalf("approving retry: %q (error %v), want the tool's result", txt, isErr)
+			}
+			r = srvEraPost(t, h, eraCallBody(9, `{"message":"disk"}`, eraRetry(eraYes, state)))
+			if got := eraErr(r); !strings.Contains(got, "already answered") {
+				t.Errorf("replay: %q (reply %v), want it refused as already answered", got, r.body)
+			}
+			if n := f.runs.Load(); n != 1 {
+				t.Errorf("the tool ran %d times, want once", n)
+			}
+			page, err := f.store.Calls(ctx, wield.CallQuery{})
+			if err != nil || len(page.Records) != 1 {
+				t.Fatalf("%d records (%v), want 1", len(page.Records), err)
+			}
+			rec := page.Records[0]
+			if rec.Call.ID != pending[0].CallID || rec.Call.ApprovalID != pending[0].ID || rec.Call.Caller.ID != "mcp:raw" {
+				t.Errorf("record %+v: want call %s of approval %s by mcp:raw", rec.Call, pending[0].CallID, pending[0].ID)
+			}
+			a, err := f.store.Approval(ctx, pending[0].ID)
+			if err != nil || a.Status != wield.ApprovalApproved || a.Decision.By != "mcp:raw (input_required)" || a.ClaimedAt.IsZero() {
+				t.Errorf("approval %+v (%v): want approved by the client, claimed", a, err)
+			}
+
+			// Declined: refused and recorded.
+			state = eraAsk(t, f, `{"message":"declined"}`)
+			r = srvEraPost(t, h, eraCallBody(10, `{"message":"declined"}`, eraRetry(`{"action":"decline"}`, state)))
+			if txt, isErr := eraText(r); !isErr || !strings.Contains(txt, "denied") {
+				t.Errorf("declining retry: %q (error %v), want the refusal", txt, isErr)
+			}
+
+			// Approved from the inbox (the console) first: the retry gets
+			// the result of the one run.
+			state = eraAsk(t, f, `{"message":"console"}`)
+			pending, _ = f.inbox.Pending(ctx)
+			if len(pending) != 1 {
+				t.Fatalf("%d pending, want 1", len(pending))
+			}
+			if _, err := f.inbox.Decide(ctx, pending[0].ID, pending[0].Digest, wield.Decision{Approved: true, By: "local"}); err != nil {
+				t.Fatal(err)
+			}
+			r = srvEraPost(t, h, eraCallBody(11, `{"message":"console"}`, eraRetry(eraYes, state)))
+			if txt, isErr := eraText(r); txt != "wiped console" || isErr {
+				t.Errorf("retry after the console approved: %q (error %v), want the result", txt, isErr)
+			}
+			if n := f.runs.Load(); n != 2 {
+				t.Errorf("the tool ran %d times, want twice (disk, console)", n)
+			}
+			if page, _ := f.store.Calls(ctx, wield.CallQuery{}); len(page.Records) != 3 {
+				t.Errorf("%d records, want 3 (approved, declined, console)", len(page.Records))
+			}
+		})
+	}
+}
+
+// TestServerEraInputRequiredExpired checks that a state past its TTL is
+// refused, saying so.
+func TestServerEraInputRequiredExpired(t *testing.T) {
+	f := eraInputNew(t, false, time.Nanosecond)
+	state := eraAsk(t, f, `{"message":"late"}`)
+	r := srvEraPost(t, f.srv.Handler(), eraCallBody(2, `{"message":"late"}`, eraRetry(eraYes, state)))
+	if got := eraErr(r); !strings.Contains(got, "expired") || r.status != 400 {
+		t.Errorf("expired state: %d %q, want 400 and an error saying it expired", r.status, got)
+	}
+	if f.runs.Load() != 0 {
+		t.Error("the tool ran on an expired state")
+	}
+}
+
+// TestServerEraInputRequiredNotAsked checks who is not asked: a client
+// that declared no elicitation (or only URL elicitation) waits in the
+// inbox as before, and a client presenting an API key is asked only when
+// the server allows self-approval.
+func TestServerEraInputRequiredNotAsked(t *testing.T) {
+	for _, caps := range []string{`{}`, `{"elicitation":{"url":{}}}`} {
+		f := eraInputNew(t, false, 0)
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wipe_counted","arguments":{"message":"x"},%s}}`, eraMeta(caps))
+		done := make(chan srvReply, 1)
+		go func() { done <- srvEraPost(t, f.srv.Handler(), body) }()
+		var pending []*wield.Approval
+		srvEventually(t, "the call waiting in the inbox", func() bool {
+			pending, _ = f.inbox.Pending(context.Background())
+			return len(pending) == 1
+		})
+		if _, err := f.inbox.Decide(context.Background(), pending[0].ID, pending[0].Digest, wield.Decision{Approved: true, By: "local"}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case r := <-done:
+			if txt, isErr := eraText(r); txt != "wiped x" || isErr {
+				t.Errorf("caps %s: %q, want the result after the inbox's decision", caps, txt)
+			}
+		case <-time.After(srvWait):
+			t.Fatalf("caps %s: no answer after the decision", caps)
+		}
+	}
+}
