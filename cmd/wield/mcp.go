@@ -131,6 +131,11 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		if a.cfg != nil {
 			mcpOffer(mopts, a.cfg.MCP) // resources and prompts of the configuration
 		}
+		if a.inbox != nil {
+			if err := a.mcpInputRequired(mopts, store); err != nil {
+				return err
+			}
+		}
 		if traced != nil {
 			traced.reg.Store(reg)
 			transport := "pipe" // stdio, in the conventions' words
