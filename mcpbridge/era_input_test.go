@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -27,7 +28,7 @@ type eraInputFixture struct {
 	runs  *atomic.Int32
 }
 
-func eraInputNew(t *testing.T, noFast bool, ttl time.Duration) *eraInputFixture {
+func eraInputNew(t *testing.T, noFast bool, ttl time.Duration, opts ...func(*mcpbridge.InputRequiredOptions)) *eraInputFixture {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
@@ -44,7 +45,11 @@ func eraInputNew(t *testing.T, noFast bool, ttl time.Duration) *eraInputFixture 
 	})
 	wipe.Permission = wield.PermissionConfirm
 	key := []byte(strings.Repeat("k", mcpbridge.MinStateKey))
-	f := srvNew(t, &mcpbridge.ServerOptions{DisableFastPath: noFast, InputRequired: &mcpbridge.InputRequiredOptions{Key: key, Approvals: store, TTL: ttl}},
+	io := &mcpbridge.InputRequiredOptions{Key: key, Approvals: store, TTL: ttl}
+	for _, o := range opts {
+		o(io)
+	}
+	f := srvNew(t, &mcpbridge.ServerOptions{DisableFastPath: noFast, InputRequired: io},
 		&engine.Options{Store: store, Approver: mcpbridge.NewApprover(inbox)}, wipe)
 	return &eraInputFixture{srvFixture: f, store: store, inbox: inbox, runs: runs}
 }
@@ -262,5 +267,62 @@ func TestServerEraInputRequiredNotAsked(t *testing.T) {
 		case <-time.After(srvWait):
 			t.Fatalf("caps %s: no answer after the decision", caps)
 		}
+	}
+}
+
+// asKey serves h to requests made with an API key, as the REST server's
+// authentication says it (wield.WithRequester).
+func asKey(h http.Handler, key string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(wield.WithRequester(r.Context(), key)))
+	})
+}
+
+// TestServerEraInputRequiredSelfApproval checks a client with an API key:
+// without self-approval its confirm call waits in the inbox (the key that
+// asked may not decide); with it, it is asked in the protocol, and the
+// state is bound to the key: another key's retry is refused.
+func TestServerEraInputRequiredSelfApproval(t *testing.T) {
+	f := eraInputNew(t, false, 0)
+	body := eraCallBody(1, `{"message":"k"}`, "")
+	done := make(chan srvReply, 1)
+	go func() { done <- srvEraPost(t, asKey(f.srv.Handler(), "key:model"), body) }()
+	var pending []*wield.Approval
+	srvEventually(t, "the keyed call waiting in the inbox", func() bool {
+		pending, _ = f.inbox.Pending(context.Background())
+		return len(pending) == 1
+	})
+	if pending[0].RequestedBy != "key:model" {
+		t.Errorf("requested by %q, want key:model", pending[0].RequestedBy)
+	}
+	if _, err := f.inbox.Decide(context.Background(), pending[0].ID, pending[0].Digest, wield.Decision{Approved: false, By: "key:reviewer"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		if _, isErr := eraText(r); !isErr {
+			t.Errorf("keyed call: %v, want the reviewer's denial", r.body)
+		}
+	case <-time.After(srvWait):
+		t.Fatal("no answer after the decision")
+	}
+
+	f = eraInputNew(t, false, 0, func(o *mcpbridge.InputRequiredOptions) { o.SelfApproval = true })
+	r := srvEraPost(t, asKey(f.srv.Handler(), "key:model"), body)
+	res, _ := eraMap(r)["result"].(map[string]any)
+	state, _ := res["requestState"].(string)
+	if res["resultType"] != "input_required" || state == "" {
+		t.Fatalf("keyed call with self-approval: %v, want input_required", r.body)
+	}
+	r = srvEraPost(t, asKey(f.srv.Handler(), "key:other"), eraCallBody(2, `{"message":"k"}`, eraRetry(eraYes, state)))
+	if got := eraErr(r); !strings.Contains(got, "another client or key") {
+		t.Errorf("another key's retry: %q, want it refused", got)
+	}
+	r = srvEraPost(t, asKey(f.srv.Handler(), "key:model"), eraCallBody(3, `{"message":"k"}`, eraRetry(eraYes, state)))
+	if txt, isErr := eraText(r); txt != "wiped k" || isErr {
+		t.Errorf("the key's own retry: %q, want the result", txt)
+	}
+	if f.runs.Load() != 1 {
+		t.Errorf("the tool ran %d times, want once", f.runs.Load())
 	}
 }
