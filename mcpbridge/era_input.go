@@ -145,7 +145,10 @@ func (s *Server) srvEraCall(ctx context.Context, ep *srvEndpoint, ss *mcp.Server
 	callCtx = context.WithValue(callCtx, srvEraAskKey{}, ask)
 	res, err := s.srvCallAs(callCtx, ep, ss, p, caller)
 	req := ask.parked()
-	if req == nil {
+	if req == nil || err != nil || res.ErrorType != wield.ErrCanceled {
+		// Not parked: no approval was asked, or the call failed, or a
+		// decision came between the approval's creation and the end of
+		// its wait (the call then ran, or was refused, here).
 		if err != nil {
 			return nil, err
 		}
