@@ -1,9 +1,11 @@
 package mcpbridge_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -321,6 +323,54 @@ func TestServerEraInputRequiredSelfApproval(t *testing.T) {
 	r = srvEraPost(t, asKey(f.srv.Handler(), "key:model"), eraCallBody(3, `{"message":"k"}`, eraRetry(eraYes, state)))
 	if txt, isErr := eraText(r); txt != "wiped k" || isErr {
 		t.Errorf("the key's own retry: %q, want the result", txt)
+	}
+	if f.runs.Load() != 1 {
+		t.Errorf("the tool ran %d times, want once", f.runs.Load())
+	}
+}
+
+// TestServerEraInputRequiredStdio checks approvals in the protocol over
+// stdio, which the go-sdk serves: a 2026-07-28 request that can elicit is
+// answered input_required, and the retry runs the call once.
+func TestServerEraInputRequiredStdio(t *testing.T) {
+	f := eraInputNew(t, false, 0)
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.srv.ServeStdio(ctx, sr, sw) }()
+	t.Cleanup(func() {
+		stop()
+		cw.Close()
+		cr.Close()
+		<-done
+	})
+	lines := bufio.NewScanner(cr)
+	lines.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	ask := func(body string) map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(cw, body+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !lines.Scan() {
+			t.Fatalf("no answer to %s: %v", body, lines.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("answer %q: %v", lines.Bytes(), err)
+		}
+		return m
+	}
+	first := ask(eraCallBody(1, `{"message":"pipe"}`, ""))
+	res, _ := first["result"].(map[string]any)
+	state, _ := res["requestState"].(string)
+	if res["resultType"] != "input_required" || state == "" {
+		t.Fatalf("first call over stdio: %v, want input_required", first)
+	}
+	second := ask(eraCallBody(2, `{"message":"pipe"}`, eraRetry(eraYes, state)))
+	res, _ = second["result"].(map[string]any)
+	if c, _ := res["content"].([]any); res["resultType"] != "complete" || len(c) != 1 || c[0].(map[string]any)["text"] != "wiped pipe" {
+		t.Errorf("retry over stdio: %v, want the result", second)
 	}
 	if f.runs.Load() != 1 {
 		t.Errorf("the tool ran %d times, want once", f.runs.Load())
