@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/approval"
 	"github.com/wieldhq/wield/engine"
@@ -374,5 +375,25 @@ func TestServerEraInputRequiredStdio(t *testing.T) {
 	}
 	if f.runs.Load() != 1 {
 		t.Errorf("the tool ran %d times, want once", f.runs.Load())
+	}
+}
+
+// TestServerEraInputRequiredAnswersAsSDK compares the input_required
+// answer of the fast path with the go-sdk's, the state aside (each server
+// signs its own approval).
+func TestServerEraInputRequiredAnswersAsSDK(t *testing.T) {
+	var answers []any
+	for _, noFast := range []bool{false, true} {
+		f := eraInputNew(t, noFast, 0)
+		r := srvEraPost(t, f.srv.Handler(), eraCallBody(1, `{"message":"same"}`, ""))
+		res, _ := eraMap(r)["result"].(map[string]any)
+		if res == nil || res["requestState"] == "" {
+			t.Fatalf("sdk=%v: %v, want input_required", noFast, r.body)
+		}
+		res["requestState"] = "(signed)"
+		answers = append(answers, srvNormal(r.body))
+	}
+	if diff := cmp.Diff(answers[1], answers[0]); diff != "" {
+		t.Errorf("input_required (-sdk +fast):\n%s", diff)
 	}
 }
