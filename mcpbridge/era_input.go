@@ -246,7 +246,7 @@ func (s *Server) srvEraRetry(ctx context.Context, ep *srvEndpoint, ss *mcp.Serve
 		case a.Status == wield.ApprovalExpired:
 			return nil, srvStateError(fmt.Sprintf("approval %s expired before it was answered: call the tool again", a.ID))
 		case a.Decision != nil && strings.HasSuffix(a.Decision.By, srvAnsweredBy):
-			return nil, srvStateError(fmt.Sprintf("approval %s was already answered with this state: it is used once; call the tool again", a.ID))
+			return nil, srvStateError(fmt.Sprintf("approval %s was already answered with this state: it is used once; its call's record is %s, or call the tool again", a.ID, ResourceURI(a.CallID, false)))
 		}
 	}
 	// The call runs under the ID the first request gave it, naming its

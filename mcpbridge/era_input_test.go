@@ -397,3 +397,34 @@ func TestServerEraInputRequiredAnswersAsSDK(t *testing.T) {
 		t.Errorf("input_required (-sdk +fast):\n%s", diff)
 	}
 }
+
+// TestServerEraInputRequiredConcurrentRetries sends the same approving
+// retry eight times at once: one runs the call, the others are refused as
+// already answered, and the tool runs once.
+func TestServerEraInputRequiredConcurrentRetries(t *testing.T) {
+	f := eraInputNew(t, false, 0)
+	state := eraAsk(t, f, `{"message":"race"}`)
+	const n = 8
+	replies := make(chan srvReply, n)
+	for i := range n {
+		go func() { replies <- srvEraPost(t, f.srv.Handler(), eraCallBody(10+i, `{"message":"race"}`, eraRetry(eraYes, state))) }()
+	}
+	ran, refused := 0, 0
+	for range n {
+		select {
+		case r := <-replies:
+			if txt, isErr := eraText(r); txt == "wiped race" && !isErr {
+				ran++
+			} else if strings.Contains(eraErr(r), "already answered") {
+				refused++
+			} else {
+				t.Errorf("retry: %v", r.body)
+			}
+		case <-time.After(srvWait):
+			t.Fatal("a retry did not answer")
+		}
+	}
+	if ran != 1 || refused != n-1 || f.runs.Load() != 1 {
+		t.Errorf("%d results, %d refused, %d runs; want 1, %d, 1", ran, refused, f.runs.Load(), n-1)
+	}
+}
