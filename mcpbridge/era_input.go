@@ -257,6 +257,19 @@ func (s *Server) srvEraRetry(ctx context.Context, ep *srvEndpoint, ss *mcp.Serve
 	if ep.toolset != "" && !s.srvInToolset(ep.toolset, p.Name) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
 	}
+	if t, ok := s.reg.Tool(p.Name); ok && t.EffectivePermission() != wield.PermissionConfirm {
+		// The tool no longer needs approval, so the engine would not look
+		// at this one: it is claimed here, or a server taking up decided
+		// approvals would run the call a second time.
+		if c, ok := o.Approvals.(wield.ApprovalClaimer); ok {
+			if err := c.ClaimApproval(ctx, st.Approval); errors.Is(err, wield.ErrAlreadyDecided) {
+				return nil, srvStateError(fmt.Sprintf("approval %s was already taken up: call the tool again", st.Approval))
+			} else if err != nil {
+				s.log.Error("mcp server: claim approval", "approval_id", st.Approval, "err", err)
+				return nil, srvInternal
+			}
+		}
+	}
 	ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{session: ss, params: p})
 	ctx, end := s.srvTrace(ctx, ss, p)
 	res, err := s.eng.Call(ctx, wield.Call{ID: st.Call, Tool: p.Name, Arguments: p.Arguments, Caller: caller, ApprovalID: st.Approval})

@@ -428,3 +428,34 @@ func TestServerEraInputRequiredConcurrentRetries(t *testing.T) {
 		t.Errorf("%d results, %d refused, %d runs; want 1, %d, 1", ran, refused, f.runs.Load(), n-1)
 	}
 }
+
+// TestServerEraInputRequiredToolNoLongerConfirm checks a tool whose
+// permission changed to auto between the question and the answer: the
+// retry runs it once and claims the approval, so that no server taking up
+// decided approvals runs it again.
+func TestServerEraInputRequiredToolNoLongerConfirm(t *testing.T) {
+	ctx := context.Background()
+	f := eraInputNew(t, false, 0)
+	state := eraAsk(t, f, `{"message":"auto"}`)
+	pending, _ := f.inbox.Pending(ctx)
+	if len(pending) != 1 {
+		t.Fatalf("%d pending, want 1", len(pending))
+	}
+	tool, _ := f.reg.Tool("wipe_counted")
+	auto := *tool
+	auto.Permission = wield.PermissionAuto
+	if err := f.reg.Update(&auto); err != nil {
+		t.Fatal(err)
+	}
+	r := srvEraPost(t, f.srv.Handler(), eraCallBody(2, `{"message":"auto"}`, eraRetry(eraYes, state)))
+	if txt, isErr := eraText(r); txt != "wiped auto" || isErr {
+		t.Fatalf("retry: %q, want the result", txt)
+	}
+	a, err := f.store.Approval(ctx, pending[0].ID)
+	if err != nil || a.ClaimedAt.IsZero() {
+		t.Errorf("approval %+v (%v): want it claimed", a, err)
+	}
+	if _, err := f.eng.Resume(ctx, a); err != nil || f.runs.Load() != 1 {
+		t.Errorf("resumed: %v, %d runs; want nothing run again", err, f.runs.Load())
+	}
+}
