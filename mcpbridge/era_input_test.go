@@ -407,7 +407,9 @@ func TestServerEraInputRequiredConcurrentRetries(t *testing.T) {
 	const n = 8
 	replies := make(chan srvReply, n)
 	for i := range n {
-		go func() { replies <- srvEraPost(t, f.srv.Handler(), eraCallBody(10+i, `{"message":"race"}`, eraRetry(eraYes, state))) }()
+		go func() {
+			replies <- srvEraPost(t, f.srv.Handler(), eraCallBody(10+i, `{"message":"race"}`, eraRetry(eraYes, state)))
+		}()
 	}
 	ran, refused := 0, 0
 	for range n {
