@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ type eraInputFixture struct {
 	runs  *atomic.Int32
 }
 
-func eraInputNew(t *testing.T, noFast bool, ttl time.Duration, opts ...func(*mcpbridge.InputRequiredOptions)) *eraInputFixture {
+func eraInputNew(t *testing.T, noFast bool, ttl time.Duration, opts ...func(*mcpbridge.ServerOptions)) *eraInputFixture {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
@@ -48,11 +49,11 @@ func eraInputNew(t *testing.T, noFast bool, ttl time.Duration, opts ...func(*mcp
 	})
 	wipe.Permission = wield.PermissionConfirm
 	key := []byte(strings.Repeat("k", mcpbridge.MinStateKey))
-	io := &mcpbridge.InputRequiredOptions{Key: key, Approvals: store, TTL: ttl}
+	sopts := &mcpbridge.ServerOptions{DisableFastPath: noFast, InputRequired: &mcpbridge.InputRequiredOptions{Key: key, Approvals: store, TTL: ttl}}
 	for _, o := range opts {
-		o(io)
+		o(sopts)
 	}
-	f := srvNew(t, &mcpbridge.ServerOptions{DisableFastPath: noFast, InputRequired: io},
+	f := srvNew(t, sopts,
 		&engine.Options{Store: store, Approver: mcpbridge.NewApprover(inbox)}, wipe)
 	return &eraInputFixture{srvFixture: f, store: store, inbox: inbox, runs: runs}
 }
@@ -310,7 +311,7 @@ func TestServerEraInputRequiredSelfApproval(t *testing.T) {
 		t.Fatal("no answer after the decision")
 	}
 
-	f = eraInputNew(t, false, 0, func(o *mcpbridge.InputRequiredOptions) { o.SelfApproval = true })
+	f = eraInputNew(t, false, 0, func(o *mcpbridge.ServerOptions) { o.InputRequired.SelfApproval = true })
 	r := srvEraPost(t, asKey(f.srv.Handler(), "key:model"), body)
 	res, _ := eraMap(r)["result"].(map[string]any)
 	state, _ := res["requestState"].(string)
@@ -459,5 +460,34 @@ func TestServerEraInputRequiredToolNoLongerConfirm(t *testing.T) {
 	}
 	if _, err := f.eng.Resume(ctx, a); err != nil || f.runs.Load() != 1 {
 		t.Errorf("resumed: %v, %d runs; want nothing run again", err, f.runs.Load())
+	}
+}
+
+// TestServerEraInputRequiredGoSDKClient checks interop with the go-sdk's
+// own client of 2026-07-28, which answers input_required itself (its
+// elicitation handler, then the retry): on a server offering only that
+// revision (so no client is steered to the handshake), a confirm call is
+// asked, approved and run once, on the fast path and the go-sdk's.
+func TestServerEraInputRequiredGoSDKClient(t *testing.T) {
+	for _, noFast := range []bool{false, true} {
+		f := eraInputNew(t, noFast, 0, func(o *mcpbridge.ServerOptions) { o.ProtocolVersions = []string{"2026-07-28"} })
+		var mu sync.Mutex
+		var asked []string
+		cs := srvConnect(t, f.srvFixture, srvEra2026, "/mcp", srvAnswer("accept", map[string]any{"approve": true}, &asked, &mu))
+		if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+			t.Fatalf("negotiated %q, want 2026-07-28", v)
+		}
+		got := srvViewOf(srvCall(t, cs, "wipe_counted", map[string]any{"message": "sdk"}))
+		if diff := cmp.Diff(srvView{Text: []string{"wiped sdk"}}, got); diff != "" {
+			t.Errorf("sdk=%v: call (-want +got):\n%s", noFast, diff)
+		}
+		mu.Lock()
+		if len(asked) != 1 || !strings.Contains(asked[0], "'wipe_counted'") {
+			t.Errorf("sdk=%v: questions %q, want one naming the tool", noFast, asked)
+		}
+		mu.Unlock()
+		if f.runs.Load() != 1 {
+			t.Errorf("sdk=%v: the tool ran %d times, want once", noFast, f.runs.Load())
+		}
 	}
 }
