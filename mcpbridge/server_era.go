@@ -110,11 +110,14 @@ func srvIsListen(r *http.Request) bool {
 // elicitation or sampling with the error of a revision not offered
 // (-32022), naming the handshake-era revisions only, when the server
 // offers any: such a client then initialises a session, in which a
-// confirm tool asks its user and a tool may ask its model. In the
-// stateless era a server may ask nothing in the middle of a call (that
-// comes back as input_required results, not yet served), so the client
-// would lose both. A client that declared neither is served the stateless
-// era. It reports whether it answered.
+// tool's own Elicit and Sample reach it mid-call. In the stateless era a
+// server may ask nothing in the middle of a call: it answers input_required
+// and the client retries. wield does that for a confirm tool's approval
+// (era_input.go), which a client calling without discovery, or a server
+// offering only the stateless era, gets; a tool's Elicit and Sample are not
+// carried by the round trip (the tool would have to run again from its
+// start), so the client would lose them there. A client that declared
+// neither is served the stateless era. It reports whether it answered.
 func (s *Server) srvSteerToHandshake(req mcp.Request) (*jsonrpc.Error, bool) {
 	dr, ok := req.(*mcp.ServerRequest[*mcp.DiscoverParams])
 	if !ok {
