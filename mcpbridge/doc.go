@@ -99,7 +99,9 @@
 // talks to the MCP client from its context: [Progress], [Log], [Elicit] and
 // [Sample] (each fails with [ErrNotMCP] outside MCP and [ErrUnsupported]
 // when the client lacks the capability). [NewApprover] asks the client to
-// approve a confirm tool by elicitation, else defers to the approval inbox.
+// approve a confirm tool by elicitation (in a session mid-call; for a
+// 2026-07-28 client by answering input_required, see
+// [ServerOptions].InputRequired), else defers to the approval inbox.
 // Call records are resources (wield://calls/{id}, and /output for the full
 // output); Host and Origin are checked against DNS rebinding. tools/list
 // and tools/call have a fast path that answers as the SDK would

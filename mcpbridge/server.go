@@ -101,6 +101,13 @@ type ServerOptions struct {
 	// changes, which subscribed clients are told of (2 s when zero; a
 	// negative value checks none).
 	ResourcePoll time.Duration
+	// InputRequired, when set, asks the person at a 2026-07-28 client that
+	// can elicit to approve its confirm calls in the protocol
+	// (input_required and a signed requestState; see
+	// [InputRequiredOptions]); without it such calls wait in the approval
+	// inbox. NewServer panics on a key shorter than [MinStateKey] or a nil
+	// Approvals.
+	InputRequired *InputRequiredOptions
 }
 
 // ProtocolVersions are the MCP versions a [Server] offers by default, newest
@@ -175,6 +182,9 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 		if !slices.Contains(mcp.SupportedProtocolVersions(), v) {
 			panic(fmt.Sprintf("mcpbridge.NewServer: protocol version %q is not one the go-sdk speaks (%v)", v, mcp.SupportedProtocolVersions()))
 		}
+	}
+	if o := s.opts.InputRequired; o != nil && (len(o.Key) < MinStateKey || o.Approvals == nil) {
+		panic(fmt.Sprintf("mcpbridge.NewServer: InputRequired needs a key of at least %d bytes and an approval store", MinStateKey))
 	}
 	s.sessions = newSrvSessions(&s.opts)
 	s.log = s.opts.Logger
@@ -568,6 +578,9 @@ func (s *Server) srvHandler(ep *srvEndpoint) mcp.ToolHandler {
 			if id := x.Header.Get(srvRPCIDHeader); id != "" {
 				ctx = context.WithValue(ctx, srvRPCIDKey{}, id)
 			}
+		}
+		if in, client, ok := srvEraInputOf(req); ok {
+			return s.srvEraCall(ctx, ep, req.Session, req.Params, s.srvCallerNamed(client), in)
 		}
 		res, err := s.srvCall(ctx, ep, req.Session, req.Params)
 		if err != nil {

@@ -43,7 +43,9 @@ on loopback addresses only unless --public is given, and refuses requests whose
 Host or Origin header names another site.
 
 A tool that needs confirmation asks the MCP client's user (by elicitation)
-when the client can; otherwise the call waits in the approval inbox
+when the client can: in a session mid-call, or for a 2026-07-28 client by
+answering input_required, whose signed requestState the retry brings back
+with the answer; otherwise the call waits in the approval inbox
 ('wield approvals').
 
 Call records are readable as the resources wield://calls/{id} and
@@ -130,6 +132,11 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		}
 		if a.cfg != nil {
 			mcpOffer(mopts, a.cfg.MCP) // resources and prompts of the configuration
+		}
+		if a.inbox != nil {
+			if err := a.mcpInputRequired(mopts, store); err != nil {
+				return err
+			}
 		}
 		if traced != nil {
 			traced.reg.Store(reg)

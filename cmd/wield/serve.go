@@ -370,6 +370,9 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		return err
 	}
 	mopts := &mcpbridge.ServerOptions{Calls: store, Logger: log, ClientKey: mcpClientKey}
+	if err := a.mcpInputRequired(mopts, observed); err != nil {
+		return err
+	}
 	if traced != nil {
 		traced.reg.Store(reg)
 		mopts.Trace = mcpTrace(tracer, propagator, "tcp")
