@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -180,46 +181,86 @@ var relatedTerms = map[string]string{
 // and below a synonym's discount: it is evidence, not the same word.
 const relatedWeight = 0.35
 
-// relatedKey is one key of relatedTerms past its first word, with the
-// terms it adds.
+// wordnetWeight discounts a term from WordNet's relations (see
+// wordnetTerms) below a hand-written related term: WordNet knows every
+// sense of a word, and the most frequent ones are not always the one a
+// request means.
+const wordnetWeight = 0.25
+
+// relatedKey is one key of relatedTerms or wordnetTerms past its first
+// word, with the terms it adds and their weight.
 type relatedKey struct {
-	rest  []string
-	terms []string
+	rest   []string
+	terms  []string
+	weight float64
 }
 
-// related maps the first stemmed word of each key to its keys, longest
-// first.
-var related = sync.OnceValue(func() map[string][]relatedKey {
-	m := make(map[string][]relatedKey, len(relatedTerms))
-	for k, v := range relatedTerms {
+// related is the table of relatedTerms and wordnetTerms together.
+var related = sync.OnceValue(func() relatedTable { return buildRelated(relatedTerms, wordnetTerms) })
+
+// relatedTable maps the first stemmed word of each key to its keys,
+// longest first.
+type relatedTable map[string][]relatedKey
+
+// buildRelated makes the table of a hand-written map and a WordNet one. A
+// hand-written key wins over WordNet's for the same stemmed words, and
+// WordNet keys that stem alike ("design", "designs") pool their terms.
+func buildRelated(hand, wordnet map[string]string) relatedTable {
+	m := make(relatedTable, len(hand)+len(wordnet))
+	stemmed := func(k string) []string {
 		var key []string
-		words(k, func(w string) { key = append(key, stem(strings.ToLower(w))) })
-		var terms []string
-		analyze(v, func(t string) { terms = append(terms, t) })
-		m[key[0]] = append(m[key[0]], relatedKey{rest: key[1:], terms: terms})
+		words(k, func(w string) { key = append(key, keyWord(w)) })
+		return key
+	}
+	put := func(key []string, ts []string, weight float64) {
+		m[key[0]] = append(m[key[0]], relatedKey{rest: key[1:], terms: ts, weight: weight})
+	}
+	seen := make(map[string]bool, len(hand))
+	for _, k := range slices.Sorted(maps.Keys(hand)) {
+		key := stemmed(k)
+		if len(key) == 0 || seen[strings.Join(key, " ")] {
+			continue
+		}
+		seen[strings.Join(key, " ")] = true
+		put(key, terms(hand[k]), relatedWeight)
+	}
+	pooled := map[string][]string{}
+	for _, k := range slices.Sorted(maps.Keys(wordnet)) {
+		key := stemmed(k)
+		joined := strings.Join(key, " ")
+		if len(key) == 0 || seen[joined] {
+			continue
+		}
+		for _, t := range terms(wordnet[k]) {
+			if !slices.Contains(pooled[joined], t) {
+				pooled[joined] = append(pooled[joined], t)
+			}
+		}
+	}
+	for _, joined := range slices.Sorted(maps.Keys(pooled)) {
+		put(strings.Fields(joined), pooled[joined], wordnetWeight)
 	}
 	for _, ks := range m {
-		slices.SortFunc(ks, func(a, b relatedKey) int {
+		slices.SortStableFunc(ks, func(a, b relatedKey) int {
 			return cmp.Or(cmp.Compare(len(b.rest), len(a.rest)), slices.Compare(a.rest, b.rest))
 		})
 	}
 	return m
-})
+}
 
-// relatedOf calls add with each term that the words of query relate to
-// (see relatedTerms). Keys are matched longest first, left to right, and a
-// word belongs to one key at most: "jot down" is a note, and its "down" is
-// not also an outage.
-func relatedOf(query string, add func(term string)) {
+// relatedOf calls add with each term that the words of query relate to in
+// table, with its weight (see relatedTerms and wordnetTerms). Keys are
+// matched longest first, left to right, and a word belongs to one key at
+// most: "jot down" is a note, and its "down" is not also an outage.
+func relatedOf(table relatedTable, query string, add func(term string, weight float64)) {
 	var ws []string
-	words(query, func(w string) { ws = append(ws, stem(strings.ToLower(w))) })
-	table := related()
+	words(query, func(w string) { ws = append(ws, keyWord(w)) })
 	for i := 0; i < len(ws); {
 		n := 1
 		for _, k := range table[ws[i]] {
 			if i+1+len(k.rest) <= len(ws) && slices.Equal(k.rest, ws[i+1:i+1+len(k.rest)]) {
 				for _, t := range k.terms {
-					add(t)
+					add(t, k.weight)
 				}
 				n += len(k.rest)
 				break
@@ -227,4 +268,14 @@ func relatedOf(query string, add func(term string)) {
 		}
 		i += n
 	}
+}
+
+// keyWord is a word as the keys of the related-term tables are matched:
+// lower-cased, irregular verb forms made regular, stemmed.
+func keyWord(w string) string {
+	w = strings.ToLower(w)
+	if base, ok := irregularVerbs[w]; ok {
+		w = base
+	}
+	return stem(w)
 }
