@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"go/format"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,7 +193,7 @@ func generateWordnet(dict string) ([]byte, error) {
 		fmt.Fprintf(&b, "\t%s: %s,\n", strconv.Quote(k), strconv.Quote(irregular[k]))
 	}
 	b.WriteString("}\n")
-	return []byte(b.String()), nil
+	return format.Source([]byte(b.String()))
 }
 
 func mapsKeys[V any](m map[string]V) func(func(string) bool) {
