@@ -202,46 +202,31 @@ var related = sync.OnceValue(func() relatedTable { return buildRelated(relatedTe
 // longest first.
 type relatedTable map[string][]relatedKey
 
-// buildRelated makes the table of a hand-written map and a WordNet one. A
-// hand-written key wins over WordNet's for the same stemmed words, and
-// WordNet keys that stem alike ("design", "designs") pool their terms.
+// buildRelated makes the table of a hand-written map and of WordNet's,
+// whose keys and terms are stemmed already (see wordnetTerms). A
+// hand-written key wins over WordNet's for the same stemmed words.
 func buildRelated(hand, wordnet map[string]string) relatedTable {
 	m := make(relatedTable, len(hand)+len(wordnet))
-	stemmed := func(k string) []string {
-		var key []string
-		words(k, func(w string) { key = append(key, keyWord(w)) })
-		return key
-	}
 	put := func(key []string, ts []string, weight float64) {
 		m[key[0]] = append(m[key[0]], relatedKey{rest: key[1:], terms: ts, weight: weight})
 	}
 	seen := make(map[string]bool, len(hand))
 	for _, k := range slices.Sorted(maps.Keys(hand)) {
-		key := stemmed(k)
+		var key []string
+		words(k, func(w string) { key = append(key, keyWord(w)) })
 		if len(key) == 0 || seen[strings.Join(key, " ")] {
 			continue
 		}
 		seen[strings.Join(key, " ")] = true
 		put(key, terms(hand[k]), relatedWeight)
 	}
-	pooled := map[string][]string{}
-	for _, k := range slices.Sorted(maps.Keys(wordnet)) {
-		key := stemmed(k)
-		joined := strings.Join(key, " ")
-		if len(key) == 0 || seen[joined] {
-			continue
+	for k, v := range wordnet {
+		if !seen[k] {
+			put(strings.Fields(k), strings.Fields(v), wordnetWeight)
 		}
-		for _, t := range terms(wordnet[k]) {
-			if !slices.Contains(pooled[joined], t) {
-				pooled[joined] = append(pooled[joined], t)
-			}
-		}
-	}
-	for _, joined := range slices.Sorted(maps.Keys(pooled)) {
-		put(strings.Fields(joined), pooled[joined], wordnetWeight)
 	}
 	for _, ks := range m {
-		slices.SortStableFunc(ks, func(a, b relatedKey) int {
+		slices.SortFunc(ks, func(a, b relatedKey) int {
 			return cmp.Or(cmp.Compare(len(b.rest), len(a.rest)), slices.Compare(a.rest, b.rest))
 		})
 	}
