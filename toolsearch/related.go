@@ -175,6 +175,15 @@ var relatedTerms = map[string]string{
 	"who can see": "permission", "fill in": "append write rows", "add rows": "append rows",
 	"remind me": "task reminder", "what's in this picture": "describe image", "text in this": "ocr extract text",
 	"make it a png": "convert image format", "make it a jpg": "convert image format",
+
+	// asking what there is, getting somewhere, money and measures
+	"what's on": "list events", "what have i got": "list events", "what's coming up": "list events",
+	"get from": "directions", "by train": "directions transit", "by bus": "directions transit",
+	"by subway": "directions transit", "transit": "directions", "fire off": "send",
+	"point it at": "record set dns", "point at": "record set dns", "loop into": "invite add attendees update",
+	"revenue": "financials income", "earnings": "financials income", "profit": "financials income",
+	"balance sheet": "financials", "oven": "temperature convert", "recipe": "convert units",
+	"degrees": "temperature unit convert", "the build": "workflow run pipeline job",
 }
 
 // relatedWeight discounts a related term against a word the user wrote,
@@ -236,12 +245,20 @@ func buildRelated(hand, wordnet map[string]string) relatedTable {
 // relatedOf calls add with each term that the words of query relate to in
 // table, with its weight (see relatedTerms and wordnetTerms). Keys are
 // matched longest first, left to right, and a word belongs to one key at
-// most: "jot down" is a note, and its "down" is not also an outage.
+// most: "jot down" is a note, and its "down" is not also an outage. A
+// phrasal verb may have its object between verb and particle, as English
+// allows: "kick them out" matches "kick out".
 func relatedOf(table relatedTable, query string, add func(term string, weight float64)) {
 	var ws []string
 	words(query, func(w string) { ws = append(ws, keyWord(w)) })
+	var used []bool // particles taken by a separated phrasal verb
 	for i := 0; i < len(ws); {
+		if used != nil && used[i] {
+			i++
+			continue
+		}
 		n := 1
+	keys:
 		for _, k := range table[ws[i]] {
 			if i+1+len(k.rest) <= len(ws) && slices.Equal(k.rest, ws[i+1:i+1+len(k.rest)]) {
 				for _, t := range k.terms {
@@ -250,10 +267,36 @@ func relatedOf(table relatedTable, query string, add func(term string, weight fl
 				n += len(k.rest)
 				break
 			}
+			if len(k.rest) != 1 || !particles[k.rest[0]] {
+				continue
+			}
+			for gap := 1; gap <= maxParticleGap && i+1+gap < len(ws); gap++ {
+				if ws[i+1+gap] == k.rest[0] {
+					for _, t := range k.terms {
+						add(t, k.weight)
+					}
+					if used == nil {
+						used = make([]bool, len(ws))
+					}
+					used[i+1+gap] = true
+					break keys
+				}
+			}
 		}
 		i += n
 	}
 }
+
+// particles end the phrasal verbs whose object may stand inside them
+// ("turn it down", "hand the tickets over").
+var particles = map[string]bool{
+	"up": true, "down": true, "out": true, "off": true, "in": true, "into": true, "on": true,
+	"over": true, "back": true, "away": true, "around": true, "through": true,
+}
+
+// maxParticleGap is how many words may stand between a phrasal verb and
+// its particle: an object of one or two words ("them", "the build").
+const maxParticleGap = 2
 
 // keyWord is a word as the keys of the related-term tables are matched:
 // lower-cased, irregular verb forms made regular, stemmed.

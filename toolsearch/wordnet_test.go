@@ -352,6 +352,11 @@ func TestRelatedWordnet(t *testing.T) {
 		// Irregular forms match the keys: "threw out" is "throw out".
 		{"throw out the old ones", []term{{"discard", wordnetWeight}}},
 		{"nothing related here", nil},
+		// A phrasal verb's object may stand between verb and particle, one
+		// or two words, and the particle is then taken.
+		{"throw them out", []term{{"discard", wordnetWeight}}},
+		{"throw these two out", []term{{"discard", wordnetWeight}}},
+		{"throw the three old ones out", nil},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, collect(table, tt.query), cmp.AllowUnexported(term{})); diff != "" {
