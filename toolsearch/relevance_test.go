@@ -261,18 +261,20 @@ func TestRelevanceColloquialD(t *testing.T) {
 	fmt.Printf("toolsearch: fourth colloquial held-out set: right tool in top 3 for %d of %d\n", hits, len(colloquialD))
 }
 
-// TestRelevanceColloquial measures colloquial, the held-out set of
-// requests phrased as people talk, and requires the right tool in the top 3
-// for at least 11 of 15. It prints the figure, and the tuning set's.
+// TestRelevanceColloquial is a regression bar on colloquial, which was
+// held out once but whose misses have since been seen and tuned on: it
+// requires the 13 of 15 the ranking reached, and is no measure of how it
+// generalizes (set E in heldout_e_test.go is). It prints the figure, and
+// the tuning set's.
 func TestRelevanceColloquial(t *testing.T) {
 	if len(colloquial) != 15 {
 		t.Fatalf("%d colloquial requests, want 15", len(colloquial))
 	}
 	tuned := rankRequests(t, colloquialTuning)
 	hits := rankRequests(t, colloquial)
-	fmt.Printf("toolsearch: colloquial held-out set: right tool in top 3 for %d of %d (tuning set: %d of %d)\n", hits, len(colloquial), tuned, len(colloquialTuning))
-	if hits < 11 {
-		t.Errorf("colloquial held-out set: right tool in top 3 for %d of %d requests, want at least 11", hits, len(colloquial))
+	fmt.Printf("toolsearch: colloquial set (tuned on since): right tool in top 3 for %d of %d (tuning set: %d of %d)\n", hits, len(colloquial), tuned, len(colloquialTuning))
+	if hits < 13 {
+		t.Errorf("colloquial set: right tool in top 3 for %d of %d requests, want at least 13 (a regression bar, not a held-out measure)", hits, len(colloquial))
 	}
 }
 
