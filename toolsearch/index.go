@@ -17,7 +17,10 @@
 // and, at a third of a word's weight, for the terms its words relate to:
 // the action an idiom names ("jot down" a note, "bounce" a service), the
 // remedy of a symptom ("flaky" tests, a "full" disk to prune), a domain's
-// term for an everyday word ("outage" an incident).
+// term for an everyday word ("outage" an incident), and, at a quarter,
+// what WordNet relates an everyday word to ("junk" is discard and trash;
+// see wordnet.go). Irregular verbs are made regular ("dug" is "dig"), and
+// a phrasal verb matches with its object inside ("kick them out").
 //
 // # Searching within a toolkit
 //
