@@ -216,7 +216,7 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		client = ci.Name
 	}
 	id := wield.NewID()
-	created := time.Now().UTC()
+	created := srvTaskTime(time.Now())
 	task, started := s.tasks.start(r.Context(), func(ctx context.Context) *engine.Pending {
 		p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
@@ -370,7 +370,7 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 	}
 	rec, err := s.opts.Calls.Call(ctx, id)
 	if err == nil {
-		v.CreatedAt = rec.QueuedAt.UTC()
+		v.CreatedAt = srvTaskTime(rec.QueuedAt)
 		s.srvTaskEnded(v, rec.Result, nil)
 		return v, nil
 	}
@@ -381,7 +381,7 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 	if rs, ok := s.opts.Calls.(wield.CallIDReservations); ok {
 		at, err := rs.CallIDReservedAt(ctx, id)
 		if err == nil {
-			v.Status, v.CreatedAt, v.LastUpdatedAt = "working", at, at
+			v.Status, v.CreatedAt, v.LastUpdatedAt = "working", srvTaskTime(at), srvTaskTime(at)
 			return v, nil
 		}
 		if !errors.Is(err, wield.ErrNotFound) {
@@ -391,6 +391,12 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 	}
 	return nil, srvUnknownTask(id)
 }
+
+// srvTaskTime is a task's time as it shows it: UTC, to the millisecond (a
+// task read from the call running here and, later, from its record gives
+// the same createdAt but for the rare call that arrives across a
+// millisecond's edge).
+func srvTaskTime(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
 
 // srvTaskEnded fills v with a call's end: completed with its result
 // (isError for a tool's failure, which the model reads), cancelled with
@@ -406,7 +412,7 @@ func (s *Server) srvTaskEnded(v *srvTaskView, res *wield.Result, err error) {
 	default:
 		v.Status, v.Result = "completed", s.srvResult(res)
 	}
-	v.LastUpdatedAt = res.FinishedAt.UTC()
+	v.LastUpdatedAt = srvTaskTime(res.FinishedAt)
 	if v.LastUpdatedAt.IsZero() {
 		v.LastUpdatedAt = v.CreatedAt
 	}
