@@ -104,7 +104,8 @@ func mtRecord(t *testing.T, s *server, id string) (ok bool, errorType, message s
 // the grace period ends is recorded canceled and read so after the
 // restart; tasks/cancel stops the tool at once and the record says
 // canceled. Two servers sharing PostgreSQL: a task started on one is read
-// on the other, working, then completed with its result.
+// on the other, working, then completed with its result; tasks/cancel sent
+// to the other stops the tool on the first.
 func TestJourneyMCPTasks(t *testing.T) {
 	u := newUser(t)
 	u.write("tools/nap.yaml", napTool)
@@ -171,5 +172,20 @@ func TestJourneyMCPTasks(t *testing.T) {
 	}
 	if last.Result == nil || !strings.Contains(last.Result.Content[0].Text, `"slept":2`) {
 		t.Errorf("the other server's completed task = %+v, want the sleep's result", last)
+	}
+
+	// tasks/cancel sent to the other server: the owner hears it (the
+	// store's LISTEN/NOTIFY) and stops the tool.
+	remote := mtStart(t, a, 60)
+	start = time.Now()
+	mtRPC(t, b, "tasks/cancel", remote.TaskID, map[string]any{"taskId": remote.TaskID})
+	if !eventually(10*time.Second, func() bool { last = mtGet(t, b, remote.TaskID); return last.Status == "cancelled" }) {
+		t.Fatalf("a task canceled through the other server still reads %+v", last)
+	}
+	if !strings.Contains(last.StatusMessage, "on another server") || time.Since(start) > 10*time.Second {
+		t.Errorf("cancelled through the other server: %+v after %v", last, time.Since(start))
+	}
+	if ok, typ, _ := mtRecord(t, a, remote.TaskID); ok || typ != "canceled" {
+		t.Errorf("record of the task canceled through the other server: ok %v, %s", ok, typ)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +59,9 @@ type srvTasks struct {
 	running map[string]*srvTask
 	wg      sync.WaitGroup
 	stopped bool
+	// stopListen ends the listener of other servers' cancellations
+	// (listen), started with the first task; nil before.
+	stopListen context.CancelFunc
 }
 
 // srvTask is a task running here.
@@ -163,7 +167,7 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 		// are ignored, as the extension says.
 		s.srvWriteEmpty(w, q.ID)
 	case "tasks/cancel":
-		s.srvCancelTask(q.Params.TaskID)
+		s.srvCancelTask(r.Context(), task)
 		s.srvWriteEmpty(w, q.ID)
 	}
 	return true
@@ -221,7 +225,7 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
 		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: s.srvCallerNamed(client)})
-	}, id, created)
+	}, id, created, s.srvTaskListener())
 	if !started {
 		if support == wield.TaskOptional {
 			return false
@@ -261,13 +265,28 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 	return true
 }
 
+// srvTaskListener is the listener of other servers' cancellations, nil
+// when the store carries no notes between servers.
+func (s *Server) srvTaskListener() func(context.Context) {
+	n, ok := s.opts.Calls.(wield.DecisionNotifier)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context) { s.tasks.listen(ctx, n, s.log) }
+}
+
 // start runs a task unless srvMaxTasks are running or the server stops;
 // the task leaves running when its call ends.
-func (ts *srvTasks) start(parent context.Context, run func(context.Context) *engine.Pending, id string, created time.Time) (*srvTask, bool) {
+func (ts *srvTasks) start(parent context.Context, run func(context.Context) *engine.Pending, id string, created time.Time, listen func(context.Context)) (*srvTask, bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.stopped || len(ts.running) >= srvMaxTasks {
 		return nil, false
+	}
+	if ts.stopListen == nil && listen != nil {
+		lctx, stop := context.WithCancel(context.Background())
+		ts.stopListen = stop
+		go listen(lctx)
 	}
 	if ts.running == nil {
 		ts.running = map[string]*srvTask{}
@@ -310,6 +329,13 @@ func (s *Server) DrainTasks(ctx context.Context) {
 	ts.mu.Unlock()
 	done := make(chan struct{})
 	go func() { ts.wg.Wait(); close(done) }()
+	defer func() {
+		ts.mu.Lock()
+		if ts.stopListen != nil {
+			ts.stopListen()
+		}
+		ts.mu.Unlock()
+	}()
 	select {
 	case <-done:
 		return
@@ -324,14 +350,20 @@ func (s *Server) DrainTasks(ctx context.Context) {
 	<-done
 }
 
-// srvCancelTask cancels a task running here. One running elsewhere, or
-// ended, is left as it is: the extension makes cancellation a request the
-// server may not honour, and wield does not yet carry it to the server
-// that runs the task.
-func (s *Server) srvCancelTask(id string) {
-	if t := s.tasks.local(id); t != nil {
+// srvCancelTask cancels a task: at once when it runs here (answered once
+// it is recorded), else by asking the server that runs it, when the store
+// carries notes between servers (PostgreSQL); that note is not kept, so a
+// server that does not hear it (its listener reconnecting) runs the task
+// to its end. An ended task is left as it is: the extension makes
+// cancellation a request the server may decline.
+func (s *Server) srvCancelTask(ctx context.Context, v *srvTaskView) {
+	if t := s.tasks.local(v.TaskID); t != nil {
 		t.cancel(srvTaskCanceled)
 		<-t.p.Done() // recorded before the acknowledgement
+		return
+	}
+	if v.Status == "working" {
+		s.srvAskOwnerToCancel(ctx, v.TaskID)
 	}
 }
 
@@ -443,3 +475,55 @@ func (s *Server) srvWriteTask(w http.ResponseWriter, id json.RawMessage, v *srvT
 func (s *Server) srvWriteEmpty(w http.ResponseWriter, id json.RawMessage) {
 	srvWrite(w, nil, id, []byte(`{"resultType":"complete"}`), nil)
 }
+
+// srvTaskCancelNote prefixes the task ID in a note of the decision
+// notifier ([wield.DecisionNotifier]) that asks the server running the
+// task to cancel it: the news approvals travel by between servers
+// (PostgreSQL's LISTEN/NOTIFY), carried for tasks too. The approval inbox
+// finds no approval of such an ID and ignores it.
+const srvTaskCancelNote = "wield-task-cancel:"
+
+// srvAskOwnerToCancel asks the server that runs a task to cancel it, when
+// the store carries notes between servers; it reports whether it could.
+func (s *Server) srvAskOwnerToCancel(ctx context.Context, id string) bool {
+	n, ok := s.opts.Calls.(wield.DecisionNotifier)
+	if !ok {
+		return false
+	}
+	if err := n.NotifyDecision(ctx, srvTaskCancelNote+id); err != nil {
+		s.log.Warn("mcp server: ask another server to cancel a task", "task", id, "err", err)
+		return false
+	}
+	return true
+}
+
+// listen hears, while tasks run here, the notes of other servers asking
+// to cancel one of them (see srvTaskCancelNote), and listens again after a
+// pause when the notifier fails. It runs from the first task started until
+// the server drains its tasks.
+func (ts *srvTasks) listen(ctx context.Context, n wield.DecisionNotifier, log interface{ Warn(string, ...any) }) {
+	for ctx.Err() == nil {
+		ch, err := n.Decisions(ctx)
+		if err != nil {
+			log.Warn("mcp server: listen for task cancellations", "err", err)
+		} else {
+			for note := range ch {
+				id, ok := strings.CutPrefix(note, srvTaskCancelNote)
+				if !ok {
+					continue
+				}
+				if t := ts.local(id); t != nil {
+					t.cancel(srvTaskCanceledElsewhere)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// srvTaskCanceledElsewhere is the cause of a task canceled by a tasks/cancel
+// sent to another server.
+var srvTaskCanceledElsewhere = errors.Join(wield.ErrCallerCanceled, &wield.Error{Type: wield.ErrCanceled, Message: "the client canceled the task (tasks/cancel, on another server)"})
