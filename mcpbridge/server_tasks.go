@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -62,6 +63,9 @@ type srvTasks struct {
 	// stopListen ends the listener of other servers' cancellations
 	// (listen), started with the first task; nil before.
 	stopListen context.CancelFunc
+	// stopWatch ends the watch of the approvals tasks wait for
+	// (watchApprovals), started with the first task; nil before.
+	stopWatch func()
 }
 
 // srvTask is a task running here.
@@ -69,6 +73,9 @@ type srvTask struct {
 	p       *engine.Pending
 	cancel  context.CancelCauseFunc
 	created time.Time
+	// approval is the ID of the approval the call waits for, nil when
+	// it waits for none.
+	approval atomic.Pointer[string]
 }
 
 // srvTaskCanceled is the cause of a task canceled by tasks/cancel: on
@@ -225,7 +232,7 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
 		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: s.srvCallerNamed(client)})
-	}, id, created, s.srvTaskListener())
+	}, id, created, s.srvTaskListener(), s.reg.Bus())
 	if !started {
 		if support == wield.TaskOptional {
 			return false
@@ -277,11 +284,14 @@ func (s *Server) srvTaskListener() func(context.Context) {
 
 // start runs a task unless srvMaxTasks are running or the server stops;
 // the task leaves running when its call ends.
-func (ts *srvTasks) start(parent context.Context, run func(context.Context) *engine.Pending, id string, created time.Time, listen func(context.Context)) (*srvTask, bool) {
+func (ts *srvTasks) start(parent context.Context, run func(context.Context) *engine.Pending, id string, created time.Time, listen func(context.Context), bus *wield.Bus) (*srvTask, bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.stopped || len(ts.running) >= srvMaxTasks {
 		return nil, false
+	}
+	if ts.stopWatch == nil && bus != nil {
+		ts.stopWatch = ts.watchApprovals(bus)
 	}
 	if ts.stopListen == nil && listen != nil {
 		lctx, stop := context.WithCancel(context.Background())
@@ -311,6 +321,26 @@ func (ts *srvTasks) start(parent context.Context, run func(context.Context) *eng
 	return t, true
 }
 
+// watchApprovals follows the approvals the tasks running here ask for, on
+// the registry's bus, so that tasks/get says which one a task waits for.
+// Its filter only looks a task up: the publisher is never held.
+func (ts *srvTasks) watchApprovals(bus *wield.Bus) (stop func()) {
+	return bus.Listen(func(e *wield.Event) bool {
+		return (e.Type == wield.EventPermissionRequested || e.Type == wield.EventPermissionDecided) && e.ApprovalID != "" && ts.local(e.CallID) != nil
+	}, func(e wield.Event) {
+		t := ts.local(e.CallID)
+		if t == nil {
+			return
+		}
+		if e.Type == wield.EventPermissionRequested {
+			id := e.ApprovalID
+			t.approval.Store(&id)
+		} else {
+			t.approval.Store(nil)
+		}
+	})
+}
+
 // local is the task of that ID running here, or nil.
 func (ts *srvTasks) local(id string) *srvTask {
 	ts.mu.Lock()
@@ -333,6 +363,9 @@ func (s *Server) DrainTasks(ctx context.Context) {
 		ts.mu.Lock()
 		if ts.stopListen != nil {
 			ts.stopListen()
+		}
+		if ts.stopWatch != nil {
+			ts.stopWatch()
 		}
 		ts.mu.Unlock()
 	}()
@@ -391,6 +424,12 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 		res, err, done := t.p.TryResult()
 		if !done {
 			v.Status, v.CreatedAt, v.LastUpdatedAt = "working", t.created, t.created
+			if a := t.approval.Load(); a != nil {
+				// Not input_required: the extension would have the
+				// client answer it (tasks/update), and a person
+				// decides wield's approvals.
+				v.StatusMessage = "waiting for a person's approval " + *a + " (the console's inbox, `wield approvals`, or POST /v1/approvals/" + *a + "/approve)"
+			}
 			return v, nil
 		}
 		v.CreatedAt = t.created

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -232,5 +233,54 @@ func TestServerTasksDrain(t *testing.T) {
 	}
 	if again := taskPost(t, h, "tools/call", "slow", map[string]any{"name": "slow", "arguments": map[string]any{}}, true); again.Error == nil {
 		t.Errorf("a task started after DrainTasks = %+v, want refused", again)
+	}
+}
+
+// TestServerTasksApproval checks that a task whose confirm tool waits for a
+// person says which approval in tasks/get, and runs once it is approved.
+func TestServerTasksApproval(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(ctx)
+	decide := make(chan bool)
+	asked := make(chan string, 1)
+	approver := wield.ApproverFunc(func(ctx context.Context, req *wield.ApprovalRequest) (wield.Decision, error) {
+		asked <- req.ID
+		select {
+		case ok := <-decide:
+			return wield.Decision{Approved: ok, By: "tester"}, nil
+		case <-ctx.Done():
+			return wield.Decision{}, ctx.Err()
+		}
+	})
+	risky := wield.Func("risky", "Needs a yes.", func(context.Context, srvNoArgs) (string, error) { return "ran", nil })
+	risky.Task, risky.Permission = wield.TaskOptional, wield.PermissionConfirm
+	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store, Approver: approver}, risky)
+	h := f.srv.Handler()
+	r := taskPost(t, h, "tools/call", "risky", map[string]any{"name": "risky", "arguments": map[string]any{}}, true)
+	id := r.Result.TaskID
+	var approval string
+	select {
+	case approval = <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the task never asked for approval")
+	}
+	var got taskReply
+	for range 1000 {
+		got = taskPost(t, h, "tasks/get", id, map[string]any{"taskId": id}, true)
+		if got.Result.StatusMessage != "" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got.Result.Status != "working" || !strings.Contains(got.Result.StatusMessage, "waiting for a person's approval "+approval) {
+		t.Fatalf("tasks/get of a task waiting for approval = %+v, want working, naming approval %s", got.Result, approval)
+	}
+	decide <- true
+	if done := taskUntil(t, h, id, "completed"); done.Result.Inner == nil || done.Result.Inner.Content[0].Text != "ran" || done.Result.StatusMessage != "" {
+		t.Errorf("approved task = %+v", done.Result)
 	}
 }
