@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,10 +46,15 @@ const CodeMissingCapability = -32021
 // srvTaskPollMs is the polling interval suggested to clients.
 const srvTaskPollMs = 1000
 
-// srvMaxTasks bounds the tasks running in one server: past it a call of a
+// srvMaxTasks bounds the tasks running in one server, and
+// srvMaxTasksPerClient those of one client (as [ServerOptions].ClientKey
+// names it; its IP address by default): past either a call of a
 // task-optional tool runs as a plain call (its client waits), and one of a
 // task-required tool is refused until a task ends.
-const srvMaxTasks = 1024
+const (
+	srvMaxTasks          = 1024
+	srvMaxTasksPerClient = 128
+)
 
 // srvTaskReady bounds the wait for a task's ID to be reserved in the store
 // before the task is answered.
@@ -56,8 +62,12 @@ const srvTaskReady = 10 * time.Second
 
 // srvTasks are the tasks running in this server.
 type srvTasks struct {
-	mu      sync.Mutex
-	running map[string]*srvTask
+	mu       sync.Mutex
+	running  map[string]*srvTask
+	byClient map[string]int // running tasks per client
+	// max and maxPerClient are srvMaxTasks and srvMaxTasksPerClient but
+	// in tests (zero: those).
+	max, maxPerClient int
 	wg      sync.WaitGroup
 	stopped bool
 	// stopListen ends the listener of other servers' cancellations
@@ -70,6 +80,7 @@ type srvTasks struct {
 
 // srvTask is a task running here.
 type srvTask struct {
+	client  string
 	p       *engine.Pending
 	cancel  context.CancelCauseFunc
 	created time.Time
@@ -228,7 +239,7 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 	}
 	id := wield.NewID()
 	created := srvTaskTime(time.Now())
-	task, started := s.tasks.start(r.Context(), func(ctx context.Context) *engine.Pending {
+	task, started := s.tasks.start(r.Context(), s.sessions.client(r), func(ctx context.Context) *engine.Pending {
 		p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
 		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: s.srvCallerNamed(client)})
@@ -238,7 +249,7 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 			return false
 		}
 		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("tool %q runs only as a task, and %d tasks are running on this server (or it is stopping): try again later", q.Params.Name, srvMaxTasks)})
+			Message: fmt.Sprintf("tool %q runs only as a task, and this server runs as many tasks as it takes (%d, %d per client), or is stopping: try again once a task has ended", q.Params.Name, cmp.Or(s.tasks.max, srvMaxTasks), cmp.Or(s.tasks.maxPerClient, srvMaxTasksPerClient))})
 		return true
 	}
 	// A task is answered only once a tasks/get of it would resolve on
@@ -284,11 +295,14 @@ func (s *Server) srvTaskListener() func(context.Context) {
 
 // start runs a task unless srvMaxTasks are running or the server stops;
 // the task leaves running when its call ends.
-func (ts *srvTasks) start(parent context.Context, run func(context.Context) *engine.Pending, id string, created time.Time, listen func(context.Context), bus *wield.Bus) (*srvTask, bool) {
+func (ts *srvTasks) start(parent context.Context, client string, run func(context.Context) *engine.Pending, id string, created time.Time, listen func(context.Context), bus *wield.Bus) (*srvTask, bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if ts.stopped || len(ts.running) >= srvMaxTasks {
+	if ts.stopped || len(ts.running) >= cmp.Or(ts.max, srvMaxTasks) || ts.byClient[client] >= cmp.Or(ts.maxPerClient, srvMaxTasksPerClient) {
 		return nil, false
+	}
+	if ts.byClient == nil {
+		ts.byClient = map[string]int{}
 	}
 	if ts.stopWatch == nil && bus != nil {
 		ts.stopWatch = ts.watchApprovals(bus)
@@ -306,9 +320,10 @@ func (ts *srvTasks) start(parent context.Context, run func(context.Context) *eng
 	// stops (DrainTasks). It keeps the request's values (who asked, for
 	// an approval), not its end.
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
-	t := &srvTask{cancel: cancel, created: created}
+	t := &srvTask{client: client, cancel: cancel, created: created}
 	t.p = run(ctx)
 	ts.running[id] = t
+	ts.byClient[client]++
 	ts.wg.Add(1)
 	go func() {
 		defer ts.wg.Done()
@@ -316,6 +331,9 @@ func (ts *srvTasks) start(parent context.Context, run func(context.Context) *eng
 		cancel(nil)
 		ts.mu.Lock()
 		delete(ts.running, id)
+		if ts.byClient[client]--; ts.byClient[client] <= 0 {
+			delete(ts.byClient, client) // no key left behind per client
+		}
 		ts.mu.Unlock()
 	}()
 	return t, true
