@@ -68,8 +68,8 @@ type srvTasks struct {
 	// max and maxPerClient are srvMaxTasks and srvMaxTasksPerClient but
 	// in tests (zero: those).
 	max, maxPerClient int
-	wg      sync.WaitGroup
-	stopped bool
+	wg                sync.WaitGroup
+	stopped           bool
 	// stopListen ends the listener of other servers' cancellations
 	// (listen), started with the first task; nil before.
 	stopListen context.CancelFunc
