@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -42,6 +43,10 @@ const TasksExtension = "io.modelcontextprotocol/tasks"
 // serve only with a capability the client did not declare: a call of a tool
 // whose calls are always tasks, from a client without the Tasks extension.
 const CodeMissingCapability = -32021
+
+// srvTaskMark is the caller variable that marks, in its record, a call
+// started as a task: only those are read as tasks.
+const srvTaskMark = "wield_mcp_task"
 
 // srvTaskPollMs is the polling interval suggested to clients.
 const srvTaskPollMs = 1000
@@ -242,7 +247,13 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 	task, started := s.tasks.start(r.Context(), s.sessions.client(r), func(ctx context.Context) *engine.Pending {
 		p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
-		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: s.srvCallerNamed(client)})
+		caller := s.srvCallerNamed(client)
+		caller.Variables = maps.Clone(caller.Variables)
+		if caller.Variables == nil {
+			caller.Variables = map[string]any{}
+		}
+		caller.Variables[srvTaskMark] = true
+		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: caller})
 	}, id, created, s.srvTaskListener(), s.reg.Bus())
 	if !started {
 		if support == wield.TaskOptional {
@@ -458,6 +469,11 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 		return nil, srvUnknownTask(id)
 	}
 	rec, err := s.opts.Calls.Call(ctx, id)
+	if err == nil && (rec.Call == nil || rec.Call.Caller.Variables[srvTaskMark] != true) {
+		// A call that was no task (a REST call, a plain MCP call) is
+		// not read through the tasks of a client that learnt its ID.
+		return nil, srvUnknownTask(id)
+	}
 	if err == nil {
 		v.CreatedAt = srvTaskTime(rec.QueuedAt)
 		s.srvTaskEnded(v, rec.Result, nil)

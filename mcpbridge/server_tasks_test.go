@@ -19,7 +19,10 @@ import (
 type taskReply struct {
 	status int
 	Result struct {
-		ResultType    string `json:"resultType"`
+		ResultType string `json:"resultType"`
+		Meta       struct {
+			CallID string `json:"wield/call_id"`
+		} `json:"_meta"`
 		TaskID        string `json:"taskId"`
 		Status        string `json:"status"`
 		StatusMessage string `json:"statusMessage"`
@@ -133,7 +136,7 @@ func TestServerTasks(t *testing.T) {
 	if done.Result.Inner == nil || done.Result.Inner.IsError || len(done.Result.Inner.Content) != 1 || done.Result.Inner.Content[0].Text != "done <ok>" {
 		t.Fatalf("completed task = %+v, want the tool's output", done.Result)
 	}
-	if rec, err := store.Call(ctx, id); err != nil || !rec.Result.OK || rec.Call.Caller.ID != "mcp:tasker" {
+	if rec, err := store.Call(ctx, id); err != nil || !rec.Result.OK || rec.Call.Caller.ID != "mcp:tasker" || rec.Call.Caller.Variables["wield_mcp_task"] != true {
 		t.Errorf("record of the task's call = %+v, %v", rec, err)
 	}
 
@@ -145,8 +148,13 @@ func TestServerTasks(t *testing.T) {
 		t.Errorf("task-required tool for a client without tasks = %+v, want -32021 naming the extension", refused)
 	}
 	// A plain tool stays a plain call for a client that speaks tasks.
-	if plain := call("echo", true); plain.Result.ResultType != "complete" || plain.Result.TaskID != "" {
+	plain := call("echo", true)
+	if plain.Result.ResultType != "complete" || plain.Result.TaskID != "" || plain.Result.Meta.CallID == "" {
 		t.Errorf("a tool not marked task = %+v, want a plain result", plain)
+	}
+	// A call that was no task is not read as one, by whoever learnt its ID.
+	if r := taskPost(t, h, "tasks/get", plain.Result.Meta.CallID, map[string]any{"taskId": plain.Result.Meta.CallID}, true); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("tasks/get of a plain call's ID = %+v, want unknown task", r)
 	}
 
 	// tasks/cancel stops the tool; the record says canceled.
