@@ -61,6 +61,10 @@ const (
 	srvMaxTasksPerClient = 128
 )
 
+// srvMaxTaskID bounds the task IDs read (wield's are 26 characters): a
+// longer one is refused before any store is asked, and never echoed.
+const srvMaxTaskID = 128
+
 // srvTaskReady bounds the wait for a task's ID to be reserved in the store
 // before the task is answered.
 const srvTaskReady = 10 * time.Second
@@ -169,6 +173,11 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 			return false
 		}
 		return s.srvStartTask(w, r, ep, &q)
+	}
+	if len(q.Params.TaskID) > srvMaxTaskID {
+		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("%s: params.taskId is %d bytes long; task IDs are at most %d", method, len(q.Params.TaskID), srvMaxTaskID)})
+		return true
 	}
 	if q.Params.TaskID == "" || q.Params.TaskID != r.Header.Get("Mcp-Name") {
 		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,

@@ -185,6 +185,10 @@ func TestServerTasks(t *testing.T) {
 	if r := taskPost(t, h, "tasks/get", "nope", map[string]any{"taskId": "nope"}, true); r.Error == nil || r.Error.Code != -32602 {
 		t.Errorf("tasks/get of an unknown task = %+v, want -32602", r)
 	}
+	huge := strings.Repeat("x", 1<<16)
+	if r := taskPost(t, h, "tasks/get", huge, map[string]any{"taskId": huge}, true); r.status != http.StatusBadRequest || r.Error == nil || len(r.Error.Message) > 200 {
+		t.Errorf("tasks/get of a 64 KiB task ID = %d %+v, want 400 with a short message", r.status, r.Error)
+	}
 	if r := taskPost(t, h, "tasks/get", "other", map[string]any{"taskId": id}, true); r.status != http.StatusBadRequest || r.Error == nil {
 		t.Errorf("tasks/get whose Mcp-Name is another task = %d %+v, want 400", r.status, r)
 	}
