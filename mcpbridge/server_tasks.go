@@ -398,14 +398,18 @@ func (s *Server) DrainTasks(ctx context.Context) {
 	done := make(chan struct{})
 	go func() { ts.wg.Wait(); close(done) }()
 	defer func() {
+		// Called unlocked: the watch's stop may wait for its callback,
+		// which looks tasks up under ts.mu.
 		ts.mu.Lock()
-		if ts.stopListen != nil {
-			ts.stopListen()
-		}
-		if ts.stopWatch != nil {
-			ts.stopWatch()
-		}
+		stopListen, stopWatch := ts.stopListen, ts.stopWatch
+		ts.stopListen, ts.stopWatch = nil, nil
 		ts.mu.Unlock()
+		if stopListen != nil {
+			stopListen()
+		}
+		if stopWatch != nil {
+			stopWatch()
+		}
 	}()
 	select {
 	case <-done:
