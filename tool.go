@@ -63,6 +63,15 @@ const (
 	StatusHeld     Status = "held" // changed upstream and not yet accepted
 )
 
+// TaskSupport says whether a tool's calls run as MCP tasks (see Tool.Task).
+type TaskSupport string
+
+// The task supports of a tool; the empty value means calls are never tasks.
+const (
+	TaskOptional TaskSupport = "optional"
+	TaskRequired TaskSupport = "required"
+)
+
 // Annotations describe a tool's effects, as MCP tool annotations do. They drive
 // defaults: a destructive tool needs confirmation unless its Permission says
 // otherwise, and only an idempotent tool is ever retried.
@@ -104,6 +113,11 @@ type Tool struct {
 	Secrets []string `json:"secrets,omitempty"`
 	// Source says where the tool came from (a file path, an MCP server, "go").
 	Source string `json:"source,omitempty"`
+	// Task says whether an MCP client that speaks tasks gets a task for a
+	// call of this tool instead of waiting for its result: "" (never),
+	// [TaskOptional] or [TaskRequired] (a client that cannot take a task
+	// is refused). See docs/mcp.md, "Tasks".
+	Task TaskSupport `json:"task,omitempty"`
 
 	// Handler runs the tool. A tool without one can be registered (a tool file
 	// may name an executor that is not loaded) and answers executor_not_found.

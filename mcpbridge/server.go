@@ -134,6 +134,7 @@ type Server struct {
 	prompts    map[string]*srvPrompt // the same, by name
 
 	sessions *srvSessions // the HTTP sessions of every endpoint
+	tasks    srvTasks     // the MCP tasks running here (server_tasks.go)
 
 	mu        sync.Mutex
 	endpoints map[string]*srvEndpoint // by toolset; "" is the whole registry
@@ -219,9 +220,13 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 	return s
 }
 
-// Close stops following the registry and ends the HTTP sessions still
-// open (a stdio session ends with its transport).
+// Close stops following the registry, ends the HTTP sessions still open
+// (a stdio session ends with its transport) and cancels the tasks still
+// running (see [Server.DrainTasks] to let them finish first).
 func (s *Server) Close() {
+	closed, cancel := context.WithCancelCause(context.Background())
+	cancel(&wield.Error{Type: wield.ErrCanceled, Message: "the MCP server closed"})
+	s.DrainTasks(closed)
 	if s.stop != nil {
 		s.stop()
 	}
@@ -306,7 +311,7 @@ func (s *Server) srvServeEndpoint(w http.ResponseWriter, r *http.Request, toolse
 		http.Error(w, "no such toolset", http.StatusNotFound)
 		return
 	}
-	if s.srvCheckEnvelope(w, r) {
+	if s.srvCheckEnvelope(w, r) || s.srvServeTasks(w, r, ep) {
 		return
 	}
 	if srvIsStatelessEra(r) && s.srvOffersStatelessEra() {
@@ -349,6 +354,9 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if s.opts.Calls != nil {
 		caps.Resources = &mcp.ResourceCapabilities{}
+	}
+	if _, ok := s.opts.Calls.(wield.CallIDReservations); ok {
+		caps.Extensions = map[string]any{TasksExtension: map[string]any{}}
 	}
 	mopts := &mcp.ServerOptions{
 		Instructions:              s.opts.Instructions,

@@ -33,6 +33,9 @@ type Def struct {
 	Timeout     time.Duration
 	Annotations wield.Annotations
 	Secrets     []string
+	// Task is the `task:` key: whether an MCP client gets a task for a
+	// call (see wield.Tool.Task).
+	Task wield.TaskSupport
 
 	// File, Line and Col locate the definition, for Tool.Source and messages.
 	File      string
@@ -172,6 +175,8 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 			}
 		case "timeout":
 			def.Timeout = d.duration(f)
+		case "task":
+			def.Task = d.task(f)
 		case "annotations":
 			def.Annotations = d.annotations(f)
 		case "secrets":

@@ -237,7 +237,9 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, f mcpFlags, lo
 	grace, _, release := gracePeriod(f.grace, log)
 	defer release()
 	drain(hs, grace, cancelBase, log)
-	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) {
+	serr := <-done
+	srv.DrainTasks(grace) // MCP tasks finish within the grace period too
+	if !errors.Is(serr, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", serr)
 	}
 	return nil
