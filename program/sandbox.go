@@ -157,6 +157,9 @@ func opLiteral(op syntax.Token, pos syntax.Position) *syntax.Literal {
 	return &syntax.Literal{Token: syntax.INT, TokenPos: pos, Raw: fmt.Sprint(int(op)), Value: int64(op)}
 }
 
+// maxIntBits bounds the integers a product may build.
+const maxIntBits = 1 << 16
+
 // limits checks the sizes of values a program builds.
 type limits struct {
 	maxBytes int // the largest string, or list/tuple/dict at 16 bytes an element
@@ -193,7 +196,11 @@ func (l limits) estimate(op syntax.Token, x, y starlark.Value) (int, error) {
 		_, xi := x.(starlark.Int)
 		_, yi := y.(starlark.Int)
 		if xi && yi {
-			return size(x) + size(y), nil
+			// Multiplying huge integers is slow long before it is big.
+			if bits := x.(starlark.Int).BigInt().BitLen() + y.(starlark.Int).BigInt().BitLen(); bits > maxIntBits {
+				return 0, fmt.Errorf("the product would have about %d bits, over the program's limit of %d bits per integer", bits, maxIntBits)
+			}
+			return 0, nil
 		}
 		n, isInt := y.(starlark.Int)
 		seq := x
@@ -219,6 +226,15 @@ func (l limits) estimate(op syntax.Token, x, y starlark.Value) (int, error) {
 			return 0, l.tooBig("the repetition", int(min(int64(s)*times, 1<<62)))
 		}
 		return s * int(times), nil
+	case syntax.PERCENT:
+		n := size(x)
+		if t, ok := y.(starlark.Tuple); ok {
+			for _, v := range t {
+				n += size(v)
+			}
+			return n, nil
+		}
+		return n + size(y), nil
 	default:
 		return size(x) + size(y), nil
 	}
