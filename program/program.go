@@ -239,11 +239,12 @@ func (r *run) predeclared() starlark.StringDict {
 // tools are the tools the program may call: the caller's toolkit, or the
 // registry.
 func (r *run) tools() []*wield.Tool {
+	all := r.opts.Registry.List(wield.Query{})
 	if r.parent != nil && r.parent.Toolkit != nil {
-		return r.parent.Toolkit.Tools()
+		all = r.parent.Toolkit.Tools()
 	}
 	var ts []*wield.Tool
-	for _, t := range r.opts.Registry.List(wield.Query{}) {
+	for _, t := range all {
 		if t.Name != Name && t.AllowsCaller(wield.CallerProgram) {
 			ts = append(ts, t)
 		}

@@ -33,6 +33,8 @@ type Def struct {
 	Timeout     time.Duration
 	Annotations wield.Annotations
 	Secrets     []string
+	// AllowedCallers is `allowed_callers:` (see toolfile/callers.go).
+	AllowedCallers []string
 
 	// File, Line and Col locate the definition, for Tool.Source and messages.
 	File      string
@@ -176,6 +178,8 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 			def.Annotations = d.annotations(f)
 		case "secrets":
 			def.Secrets = d.strings(f)
+		case "allowed_callers":
+			def.AllowedCallers = d.allowedCallers(f)
 		default:
 			d.unknown(f, "tool")
 		}
