@@ -15,7 +15,10 @@ import (
 // defaults admit programs to auto tools only.
 func TestAllowedCallers(t *testing.T) {
 	ran := 0
-	h := wield.HandlerFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) { ran++; return json.RawMessage(`1`), nil })
+	h := wield.HandlerFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		ran++
+		return json.RawMessage(`1`), nil
+	})
 	mk := func(name string, p wield.Permission, callers ...string) *wield.Tool {
 		tool := wield.Raw(name, "t", nil, h)
 		tool.Permission, tool.AllowedCallers = p, callers
@@ -23,7 +26,9 @@ func TestAllowedCallers(t *testing.T) {
 	}
 	reg := wield.NewRegistry(nil)
 	reg.MustRegister(mk("auto", ""), mk("confirm", wield.PermissionConfirm), mk("confirm_ok", wield.PermissionConfirm, "direct", "program"), mk("only_program", "", "program"))
-	approve := wield.ApproverFunc(func(context.Context, *wield.ApprovalRequest) (wield.Decision, error) { return wield.Decision{Approved: true}, nil })
+	approve := wield.ApproverFunc(func(context.Context, *wield.ApprovalRequest) (wield.Decision, error) {
+		return wield.Decision{Approved: true}, nil
+	})
 	e := engine.New(reg, &engine.Options{Approver: approve})
 	tests := []struct {
 		tool   string

@@ -345,4 +345,3 @@ func decode(thread *starlark.Thread, b []byte) (starlark.Value, error) {
 	}
 	return starlark.Call(thread, starjson.Module.Members["decode"], starlark.Tuple{starlark.String(b)}, nil)
 }
-
