@@ -434,6 +434,10 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	if err := reg.RegisterDefaults(defaults...); err != nil {
 		return nil, nil, fmt.Errorf("register built-in tools: %w", err)
 	}
+	programs, err := a.offerPrograms(reg)
+	if err != nil {
+		return nil, nil, err
+	}
 	if c := a.cfg; a.serving && c != nil && c.Redis.ShareEvents && c.Redis.URL != "" {
 		// Every process with this configuration puts its events on the
 		// others' streams (and sees theirs).
@@ -514,8 +518,8 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 		}
 	}
 	eng := engine.New(reg, opts)
-	if err := a.offerPrograms(reg, eng); err != nil {
-		return nil, nil, err
+	if programs != nil {
+		programs(eng)
 	}
 	return reg, eng, nil
 }

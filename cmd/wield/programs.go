@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
@@ -12,32 +14,50 @@ import (
 // --code` serves (and /mcp/programs with serve --programs).
 const programsToolset = "programs"
 
-// offerPrograms registers run_program when --programs (or mcp --code) asks
-// for it, unless a tool file has the name, and the programs toolset unless
-// one of that name is defined. Its description lists the tools programs may
-// call; it is written again once the MCP servers' tools are imported.
-func (a *app) offerPrograms(reg *wield.Registry, eng *engine.Engine) error {
+// lateInvoker is the engine, once setup has made it: run_program is
+// registered before the tool files load (so that toolsets and agents may
+// name it), the engine after.
+type lateInvoker struct{ eng atomic.Pointer[engine.Engine] }
+
+func (l *lateInvoker) Call(ctx context.Context, c wield.Call) (*wield.Result, error) {
+	e := l.eng.Load()
+	if e == nil {
+		return nil, wield.ErrClosed
+	}
+	return e.Call(ctx, c)
+}
+
+// offerPrograms registers run_program and the programs toolset when
+// --programs (or mcp --code) asks for them. The returned function, called
+// with the engine once there is one, hands it the engine and writes the
+// description again with every tool loaded by then (and, when serving,
+// once the MCP servers' tools are imported). It is nil without
+// --programs.
+func (a *app) offerPrograms(reg *wield.Registry) (func(*engine.Engine), error) {
 	if !a.programs {
-		return nil
+		return nil, nil
 	}
-	if _, taken := reg.Tool(program.Name); taken {
-		return nil
-	}
-	opts := program.Options{Invoker: eng, Registry: reg}
+	late := &lateInvoker{}
+	opts := program.Options{Invoker: late, Registry: reg}
 	if err := reg.RegisterDefaults(program.Tool(opts)); err != nil {
-		return fmt.Errorf("register %s: %w", program.Name, err)
+		return nil, fmt.Errorf("register %s: %w", program.Name, err)
 	}
-	if _, ok := reg.Toolset(programsToolset); !ok {
-		if err := reg.DefineToolset(wield.Toolset{Name: programsToolset, Description: "run_program alone: every other tool is a function inside it", Tools: []string{program.Name}}); err != nil {
-			return err
+	if err := reg.DefineToolset(wield.Toolset{Name: programsToolset, Description: "run_program alone: every other tool is a function inside it", Tools: []string{program.Name}}); err != nil {
+		return nil, err
+	}
+	describe := func() {
+		if t, ok := reg.Tool(program.Name); !ok || t.Source != "builtin" {
+			return // a tool file replaced it
+		}
+		if err := reg.Update(program.Tool(opts)); err != nil {
+			a.warnf("warning: describe %s: %v", program.Name, err)
 		}
 	}
-	if a.serving {
-		a.whenImported(func() {
-			if err := reg.Update(program.Tool(opts)); err != nil {
-				a.warnf("warning: describe %s: %v", program.Name, err)
-			}
-		})
-	}
-	return nil
+	return func(eng *engine.Engine) {
+		late.eng.Store(eng)
+		describe()
+		if a.serving {
+			a.whenImported(describe)
+		}
+	}, nil
 }
