@@ -47,11 +47,12 @@ const Name = "run_program"
 
 // Defaults of [Options].
 const (
-	DefaultMaxSteps = 10_000_000
-	DefaultMaxCalls = 1000
-	DefaultMaxValue = 16 << 20
-	DefaultMaxPrint = 64 << 10
-	DefaultTimeout  = 60 * time.Second
+	DefaultMaxSteps  = 10_000_000
+	DefaultMaxCalls  = 1000
+	DefaultMaxValue  = 16 << 20
+	DefaultMaxPrint  = 64 << 10
+	DefaultMaxMemory = 512 << 20
+	DefaultTimeout   = 60 * time.Second
 	// MaxSource is the longest program accepted, in bytes.
 	MaxSource = 256 << 10
 )
@@ -68,6 +69,10 @@ type Options struct {
 	MaxCalls int    // 1000 inner calls
 	MaxValue int    // 16 MiB: the largest string or list a program may build
 	MaxPrint int    // 64 KiB of print() output
+	// MaxMemory is how much the process's heap may grow while a program
+	// runs (512 MiB), read as the program allocates: a backstop behind
+	// MaxValue for many values each under it.
+	MaxMemory uint64
 	// FailOnApproval makes an inner call of a tool that needs approval fail
 	// the program at once (permission_denied, saying so) instead of
 	// waiting for the decision, which is the default.
@@ -89,6 +94,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxPrint <= 0 {
 		o.MaxPrint = DefaultMaxPrint
+	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = DefaultMaxMemory
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
@@ -134,7 +142,7 @@ type run struct {
 	parent *wield.Call // the program's call, nil outside the engine
 	calls  atomic.Int64
 	print  bytes.Buffer
-	lim    limits
+	lim    *limits
 }
 
 // Run runs code and returns its [Output]. A program that fails (a syntax
@@ -145,7 +153,7 @@ func Run(ctx context.Context, code string, opts Options) (Output, error) {
 	if len(code) > MaxSource {
 		return Output{}, wield.Errorf(wield.ErrValidation, "the program is %d bytes, over the limit of %d", len(code), MaxSource)
 	}
-	r := &run{opts: opts, parent: wield.CallFrom(ctx), lim: limits{maxBytes: opts.MaxValue}}
+	r := &run{opts: opts, parent: wield.CallFrom(ctx), lim: &limits{maxBytes: opts.MaxValue, maxHeap: opts.MaxMemory, base: heapBytes()}}
 	f, err := options.Parse("program.star", code, 0)
 	if err != nil {
 		return Output{}, wield.Errorf(wield.ErrValidation, "the program does not parse: %s", err)
@@ -167,6 +175,9 @@ func Run(ctx context.Context, code string, opts Options) (Output, error) {
 		return out, r.failure(ctx, thread, err)
 	}
 	if v, ok := globals["result"]; ok {
+		if n := deepSize(v, opts.MaxValue); n > opts.MaxValue {
+			return out, wield.Errorf(wield.ErrExecution, "the program's result would be about %d bytes, over the limit of %d", n, opts.MaxValue)
+		}
 		b, err := encode(thread, v)
 		if err != nil {
 			return out, wield.Errorf(wield.ErrExecution, "the program's result cannot be returned as JSON: %s", err)
@@ -216,6 +227,12 @@ func (r *run) predeclared() starlark.StringDict {
 		"call":        starlark.NewBuiltin("call", r.callFn),
 		"print":       starlark.NewBuiltin("print", r.printBuiltin),
 	}
+	for _, name := range []string{"list", "tuple", "dict", "set", "sorted", "reversed", "enumerate", "zip"} {
+		d[name] = r.lim.copying(name, false)
+	}
+	for _, name := range []string{"str", "repr"} {
+		d[name] = r.lim.copying(name, true)
+	}
 	for _, t := range r.tools() {
 		if n := funcName(t.Name); n != "" {
 			name := t.Name
@@ -253,6 +270,13 @@ func (r *run) tools() []*wield.Tool {
 }
 
 func (r *run) printBuiltin(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	n := 0
+	for _, a := range args {
+		n += deepSize(a, r.opts.MaxPrint)
+	}
+	if r.print.Len()+n > r.opts.MaxPrint+2*len(args) {
+		return nil, fmt.Errorf("the program printed more than %d bytes", r.opts.MaxPrint)
+	}
 	var b strings.Builder
 	for i, a := range args {
 		if i > 0 {
@@ -292,6 +316,9 @@ func (r *run) invoke(thread *starlark.Thread, tool string, args *starlark.Dict) 
 	ctx, _ := thread.Local("ctx").(context.Context)
 	if n := r.calls.Add(1); n > int64(r.opts.MaxCalls) {
 		return nil, wield.Errorf(wield.ErrExecution, "the program was stopped: it made more than %d tool calls", r.opts.MaxCalls)
+	}
+	if n := deepSize(args, r.opts.MaxValue); n > r.opts.MaxValue {
+		return nil, r.lim.tooBig("the arguments of "+tool, n)
 	}
 	raw, err := encode(thread, args)
 	if err != nil {

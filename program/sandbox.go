@@ -2,6 +2,7 @@ package program
 
 import (
 	"fmt"
+	"runtime/metrics"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -11,9 +12,12 @@ import (
 // Starlark has no allocator bound: one step can build a value of any size
 // ("x" * 10**9, s + s in a loop, sep.join(xs)). The sandbox rewrites the
 // program before compiling it so that each operation that can grow a value
-// beyond its inputs (+, *, their augmented forms, join, replace) goes
-// through a checked builtin that refuses a result over the size limit
-// before allocating it, and range refuses more elements than the limit.
+// beyond its inputs (+, *, %, their augmented forms, every method call)
+// goes through a checked builtin that refuses a result over the size limit
+// before allocating it; range refuses more elements than the limit; the
+// built-ins that copy (list, sorted, str, ...) are wrapped likewise. All
+// of them count what they allocate, and the process's heap is read every
+// heapCheckEvery bytes (see limits).
 // The checked builtins have names no program can write (they contain a
 // character identifiers may not), so a program can neither call nor shadow
 // them.
@@ -96,7 +100,7 @@ func rewriteExpr(e syntax.Expr) syntax.Expr {
 		}
 	case *syntax.CallExpr:
 		rewriteExprs(e.Args)
-		if dot, ok := e.Fn.(*syntax.DotExpr); ok && (dot.Name.Name == "join" || dot.Name.Name == "replace") {
+		if dot, ok := e.Fn.(*syntax.DotExpr); ok {
 			dot.X = rewriteExpr(dot.X)
 			args := append([]syntax.Expr{dot.X, str(dot.Name.Name, dot.Dot)}, e.Args...)
 			return call(checkedMethod, e.Lparen, args...)
@@ -160,9 +164,85 @@ func opLiteral(op syntax.Token, pos syntax.Position) *syntax.Literal {
 // maxIntBits bounds the integers a product may build.
 const maxIntBits = 1 << 16
 
-// limits checks the sizes of values a program builds.
+// limits checks the sizes of values a program builds, and the process's
+// heap as the program allocates: every operation that can allocate more
+// than a few bytes in one step (the checked operators and methods, the
+// copying built-ins, str, print, JSON) counts what it is about to
+// allocate, and every heapCheckEvery bytes so counted the heap is read.
+// A program runs on one goroutine: no locking.
 type limits struct {
-	maxBytes int // the largest string, or list/tuple/dict at 16 bytes an element
+	maxBytes int    // the largest string, or list/tuple/dict at 16 bytes an element
+	maxHeap  uint64 // how much the process's heap may grow while the program runs
+	base     uint64 // the heap when the program started
+	since    int    // bytes counted since the heap was last read
+}
+
+// heapCheckEvery is how many bytes a program may allocate, by the counts
+// of its operations, between two readings of the heap.
+const heapCheckEvery = 32 << 20
+
+// spend counts n bytes about to be allocated.
+func (l *limits) spend(n int) error {
+	l.since += n
+	if l.since < heapCheckEvery {
+		return nil
+	}
+	l.since = 0
+	if h := heapBytes(); h > l.base+l.maxHeap {
+		return fmt.Errorf("the program was stopped: the process's memory grew by %d MiB while it ran, over the limit of %d MiB", (h-l.base)>>20, l.maxHeap>>20)
+	}
+	return nil
+}
+
+// heapBytes is the memory of the heap's objects, live and not yet swept.
+func heapBytes() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// deepSize estimates the length of v written out (str, JSON): strings and
+// bytes their length, containers their elements'. It stops counting past
+// budget, so its cost is bounded whatever v shares.
+func deepSize(v starlark.Value, budget int) int {
+	n := 0
+	stack := []starlark.Value{v}
+	for len(stack) > 0 && n <= budget {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch v := v.(type) {
+		case starlark.String:
+			n += len(v) + 2
+		case starlark.Bytes:
+			n += len(v) + 3
+		case starlark.Int:
+			n += v.BigInt().BitLen()/3 + 1
+		case *starlark.Dict:
+			n += 2
+			for _, kv := range v.Items() {
+				stack = append(stack, kv[0], kv[1])
+				n += 4
+				if len(stack) > budget {
+					break
+				}
+			}
+		case starlark.Iterable:
+			n += 2
+			it := v.Iterate()
+			var x starlark.Value
+			for it.Next(&x) && n+len(stack) <= budget {
+				stack = append(stack, x)
+				n += 2
+			}
+			it.Done()
+		default:
+			n += 24
+		}
+	}
+	return n
 }
 
 // size estimates what v holds, in bytes: strings and bytes their length,
@@ -184,13 +264,13 @@ func size(v starlark.Value) int {
 	return 0
 }
 
-func (l limits) tooBig(what string, n int) error {
+func (l *limits) tooBig(what string, n int) error {
 	return fmt.Errorf("%s would hold about %d bytes, over the program's limit of %d bytes per value", what, n, l.maxBytes)
 }
 
 // estimate is the size of x op y before computing it (an overestimate for
 // %, which can at most add its operands for the conversions Starlark has).
-func (l limits) estimate(op syntax.Token, x, y starlark.Value) (int, error) {
+func (l *limits) estimate(op syntax.Token, x, y starlark.Value) (int, error) {
 	switch op {
 	case syntax.STAR:
 		_, xi := x.(starlark.Int)
@@ -227,20 +307,13 @@ func (l limits) estimate(op syntax.Token, x, y starlark.Value) (int, error) {
 		}
 		return s * int(times), nil
 	case syntax.PERCENT:
-		n := size(x)
-		if t, ok := y.(starlark.Tuple); ok {
-			for _, v := range t {
-				n += size(v)
-			}
-			return n, nil
-		}
-		return n + size(y), nil
+		return size(x) + deepSize(y, l.maxBytes), nil
 	default:
 		return size(x) + size(y), nil
 	}
 }
 
-func (l limits) binary(thread *starlark.Thread, fn *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (l *limits) binary(thread *starlark.Thread, fn *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	op, x, y := syntax.Token(args[0].(starlark.Int).BigInt().Int64()), args[1], args[2]
 	n, err := l.estimate(op, x, y)
 	if err != nil {
@@ -249,10 +322,13 @@ func (l limits) binary(thread *starlark.Thread, fn *starlark.Builtin, args starl
 	if n > l.maxBytes {
 		return nil, l.tooBig("the result of "+op.String(), n)
 	}
+	if err := l.spend(n); err != nil {
+		return nil, err
+	}
 	return starlark.Binary(op, x, y)
 }
 
-func (l limits) grow(thread *starlark.Thread, fn *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (l *limits) grow(thread *starlark.Thread, fn *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	op, x, y := syntax.Token(args[0].(starlark.Int).BigInt().Int64()), args[1], args[2]
 	n, err := l.estimate(op, x, y)
 	if err != nil {
@@ -261,34 +337,67 @@ func (l limits) grow(thread *starlark.Thread, fn *starlark.Builtin, args starlar
 	if n > l.maxBytes {
 		return nil, l.tooBig("the result of "+op.String()+"=", n)
 	}
+	if err := l.spend(n); err != nil {
+		return nil, err
+	}
 	return y, nil
 }
 
-func (l limits) method(thread *starlark.Thread, fn *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (l *limits) method(thread *starlark.Thread, fn *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	x, name := args[0], string(args[1].(starlark.String))
 	rest := args[2:]
-	if s, ok := x.(starlark.String); ok {
-		n := 0
-		switch {
-		case name == "join" && len(rest) == 1:
+	n := 0
+	switch name {
+	case "join":
+		n = size(x)
+		if len(rest) == 1 {
 			if it, ok := rest[0].(starlark.Sequence); ok {
-				n = len(s) * it.Len()
+				n *= it.Len()
 				iter := it.Iterate()
 				var v starlark.Value
-				for iter.Next(&v) {
+				for iter.Next(&v) && n <= l.maxBytes {
 					n += size(v)
 				}
 				iter.Done()
 			}
-		case name == "replace" && len(rest) >= 2:
+		}
+	case "replace":
+		n = size(x)
+		if s, ok := x.(starlark.String); ok && len(rest) >= 2 {
 			old, _ := rest[0].(starlark.String)
 			repl, _ := rest[1].(starlark.String)
-			count := strings.Count(string(s), string(old))
-			n = len(s) + count*len(repl)
+			n += strings.Count(string(s), string(old)) * len(repl)
 		}
-		if n > l.maxBytes {
-			return nil, l.tooBig(name, n)
+	case "format":
+		n = size(x)
+		for _, a := range rest {
+			n += deepSize(a, l.maxBytes)
 		}
+		for _, kv := range kwargs {
+			n += deepSize(kv[1], l.maxBytes)
+		}
+	case "encode", "indent": // json
+		if len(rest) > 0 {
+			n = deepSize(rest[0], l.maxBytes)
+		}
+	case "decode":
+		if len(rest) > 0 {
+			n = 4 * size(rest[0])
+		}
+	case "split", "rsplit", "splitlines":
+		n = 16 * size(x) // up to one element a byte
+	case "extend", "update":
+		if len(rest) > 0 {
+			n = size(rest[0])
+		}
+	default:
+		n = size(x) // upper, strip, keys, items...: at most a copy
+	}
+	if n > l.maxBytes {
+		return nil, l.tooBig(name, n)
+	}
+	if err := l.spend(n); err != nil {
+		return nil, err
 	}
 	ha, ok := x.(starlark.HasAttrs)
 	if !ok {
@@ -304,9 +413,36 @@ func (l limits) method(thread *starlark.Thread, fn *starlark.Builtin, args starl
 	return starlark.Call(thread, m, rest, kwargs)
 }
 
+// copying wraps a built-in that copies its arguments (list, sorted, str,
+// ...) so that what it is about to build is counted and bounded; deep
+// counts what the arguments hold (str, repr), not only their length.
+func (l *limits) copying(name string, deep bool) *starlark.Builtin {
+	orig := starlark.Universe[name]
+	return starlark.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		n := 0
+		for _, a := range args {
+			if deep {
+				n += deepSize(a, l.maxBytes)
+			} else {
+				n += size(a)
+			}
+		}
+		for _, kv := range kwargs {
+			n += size(kv[1])
+		}
+		if n > l.maxBytes {
+			return nil, l.tooBig(name, n)
+		}
+		if err := l.spend(n); err != nil {
+			return nil, err
+		}
+		return starlark.Call(thread, orig, args, kwargs)
+	})
+}
+
 // rangeFn is range refusing more elements than a value may hold, since
 // list(range(n)) builds them all in one step.
-func (l limits) rangeFn(thread *starlark.Thread, fn *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (l *limits) rangeFn(thread *starlark.Thread, fn *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	v, err := starlark.Call(thread, starlark.Universe["range"], args, kwargs)
 	if err != nil {
 		return nil, err
