@@ -8,12 +8,15 @@ package journeys
 // result while the server keeps serving.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // programTools are nine auto tools, one confirm tool admitted for
@@ -205,5 +208,43 @@ func TestJourneyProgramsScopedKey(t *testing.T) {
 	status, b := call("result = call('step1', {'message': 'out of scope'})")
 	if status != 200 || !strings.Contains(b, `"error_type":"tool_not_found"`) || !strings.Contains(b, "not available in key "+id) {
 		t.Errorf("step1 outside the key's scope: %d %s", status, b)
+	}
+}
+
+// TestJourneyProgramsMCPCode: `wield mcp --code` serves one tool,
+// run_program, and a program run by an MCP client calls the other tools.
+func TestJourneyProgramsMCPCode(t *testing.T) {
+	u := newUser(t)
+	srv := u.mcpHTTP("--code")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "journey", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.url + "/mcp", MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, srv.stderr)
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) != 1 || list.Tools[0].Name != "run_program" || !strings.Contains(list.Tools[0].Description, "calculator(expression: str)") {
+		t.Fatalf("tools/list: %d tools, first %+v", len(list.Tools), list.Tools[0])
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_program", Arguments: map[string]any{"code": "result = [echo(message='hi'), calculator(expression='6*7')]"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := ""
+	if len(res.Content) > 0 {
+		if c, ok := res.Content[0].(*mcp.TextContent); ok {
+			text = c.Text
+		}
+	}
+	if res.IsError || !strings.Contains(text, "hi") || !strings.Contains(text, "42") || !strings.Contains(text, `"calls":2`) {
+		t.Errorf("run_program over MCP: error=%v %s", res.IsError, text)
+	}
+	if r := u.wield("mcp", "--code", "--toolset", "x"); r.code != 2 || !strings.Contains(r.stderr, "does not go with --toolset") {
+		t.Errorf("mcp --code --toolset:\n%s", r)
 	}
 }
