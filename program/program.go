@@ -166,9 +166,17 @@ func Run(ctx context.Context, code string, opts Options) (Output, error) {
 	}
 	thread := &starlark.Thread{Name: "program", Print: r.printFn}
 	thread.SetMaxExecutionSteps(opts.MaxSteps)
-	thread.SetLocal("ctx", ctx)
-	stop := context.AfterFunc(ctx, func() { thread.Cancel("its time is up") })
+	// Inner calls end on purpose when the program ends, however it ends:
+	// an inner call waiting for approval then ends its approval rather
+	// than leaving it to be granted, and run, after the program is gone.
+	inner, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(wield.ErrCallerCanceled)
+	stop := context.AfterFunc(ctx, func() {
+		cancel(wield.ErrCallerCanceled)
+		thread.Cancel("its time is up")
+	})
 	defer stop()
+	thread.SetLocal("ctx", inner)
 	globals, err := prog.Init(thread, pre)
 	out := Output{Printed: r.print.String(), Calls: int(r.calls.Load())}
 	if err != nil {

@@ -197,3 +197,54 @@ func TestResultAndPrint(t *testing.T) {
 		t.Errorf("output = %s, want %s", res.Output, want)
 	}
 }
+
+// TestInnerApprovalEndsWithProgram: when the program's caller goes away
+// while an inner call waits for approval, the inner call is ended on
+// purpose, so its approval is withdrawn instead of being left to run
+// after the program is gone.
+func TestInnerApprovalEndsWithProgram(t *testing.T) {
+	reg := wield.NewRegistry(nil)
+	tool := wield.Func("pay", "Pay", func(_ context.Context, in addIn) (int, error) { return in.A, nil })
+	tool.Permission = wield.PermissionConfirm
+	tool.AllowedCallers = []string{wield.AllowDirect, wield.AllowProgram}
+	reg.MustRegister(tool)
+	onPurpose := make(chan bool, 1)
+	asked := make(chan struct{})
+	approver := wield.ApproverFunc(func(ctx context.Context, _ *wield.ApprovalRequest) (wield.Decision, error) {
+		close(asked)
+		<-ctx.Done()
+		onPurpose <- wield.CanceledOnPurpose(ctx)
+		return wield.Decision{}, ctx.Err()
+	})
+	eng := engine.New(reg, &engine.Options{Approver: approver})
+	reg.MustRegister(program.Tool(program.Options{Invoker: eng, Registry: reg}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *wield.Result)
+	go func() {
+		args, _ := json.Marshal(program.Input{Code: "pay(a=1)"})
+		res, _ := eng.Call(ctx, wield.Call{Tool: program.Name, Arguments: args})
+		done <- res
+	}()
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the inner call never asked for approval")
+	}
+	cancel() // the program's caller goes away, without meaning to end it
+	select {
+	case p := <-onPurpose:
+		if !p {
+			t.Error("the inner call's approval was left pending after its program ended")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the inner call still waits for approval after its program's caller left")
+	}
+	select {
+	case res := <-done:
+		if res == nil || res.OK {
+			t.Errorf("program result %+v, want a failure", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the program did not end")
+	}
+}
