@@ -248,3 +248,25 @@ func TestJourneyProgramsMCPCode(t *testing.T) {
 		t.Errorf("mcp --code --toolset:\n%s", r)
 	}
 }
+
+// TestJourneyProgramsDescriptionFollowsReload: a tool file added while
+// serve watches its folder shows in run_program's description and is a
+// function in the next program.
+func TestJourneyProgramsDescriptionFollowsReload(t *testing.T) {
+	u := newUser(t)
+	u.write("wield.yaml", "tool_dirs: [tools]\nreload: {watch: true}\n")
+	u.write("tools/steps.yaml", programTools())
+	s := u.serve("--programs", "--config", "wield.yaml")
+	u.write("tools/late.yaml", "name: late_tool\ndescription: Arrived after the start\nparameters:\n  - {name: message, type: string}\nentry: {type: builtin, handler: echo}\n")
+	ok := eventually(10*time.Second, func() bool {
+		_, b := s.do("GET", "/v1/tools/run_program", "")
+		return strings.Contains(string(b), "late_tool(message: str)")
+	})
+	if !ok {
+		_, b := s.do("GET", "/v1/tools/run_program", "")
+		t.Fatalf("run_program's description lacks late_tool 10 s after its file was written:\n%s", b)
+	}
+	if r, _ := runProgram(t, s, "result = late_tool(message='late')", 0); !r.OK || !strings.Contains(string(r.Output), "late") {
+		t.Errorf("late_tool in a program: %+v", r)
+	}
+}

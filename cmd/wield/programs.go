@@ -56,8 +56,21 @@ func (a *app) offerPrograms(reg *wield.Registry) (func(*engine.Engine), error) {
 	return func(eng *engine.Engine) {
 		late.eng.Store(eng)
 		describe()
-		if a.serving {
-			a.whenImported(describe)
+		if !a.serving {
+			return
+		}
+		a.whenImported(describe)
+		// Tool files reloaded, tools imported, held or removed later: the
+		// description follows.
+		if bus := reg.Bus(); bus != nil {
+			stop := bus.Listen(func(e *wield.Event) bool {
+				switch e.Type {
+				case wield.EventToolLoaded, wield.EventToolAdded, wield.EventToolUpdated, wield.EventToolRemoved, wield.EventToolHeld:
+					return e.Tool != program.Name
+				}
+				return false
+			}, func(wield.Event) { describe() })
+			a.closers = append(a.closers, func() error { stop(); return nil })
 		}
 	}, nil
 }
