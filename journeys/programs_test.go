@@ -178,6 +178,15 @@ func TestJourneyPrograms(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "cli") {
 		t.Errorf("wield call run_program:\n%s", r)
 	}
+	// --programs=fail: an inner call needing approval stops the program
+	// at once, saying so, and nothing waits in the inbox.
+	r = u.wield("call", "--programs=fail", "--tools", "tools", "run_program", "code=approve_me(message='x')")
+	if r.code == 0 || !strings.Contains(r.stdout, "permission_denied") || !strings.Contains(r.stdout, "do not wait") || r.took > 10*time.Second {
+		t.Errorf("wield call --programs=fail:\n%s", r)
+	}
+	if r := u.wield("call", "--programs=later", "run_program", "code=1"); r.code != 2 || !strings.Contains(r.stderr, "--programs=fail") {
+		t.Errorf("wield call --programs=later:\n%s", r)
+	}
 	if code, took := s.stop(syscall.SIGTERM, 10*time.Second); code != 0 {
 		t.Errorf("serve exited %d after %s:\n%s", code, took, s.stderr)
 	}

@@ -85,7 +85,10 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		if f.toolset != "" {
 			return usagef("--code serves run_program alone; it does not go with --toolset")
 		}
-		a.programs, f.toolset = true, programsToolset
+		if a.programs == "" {
+			a.programs = "wait"
+		}
+		f.toolset = programsToolset
 	}
 	log := slog.New(slog.NewTextHandler(a.stderr, nil))
 	// With an OTLP endpoint configured, every tools/call and every call is

@@ -34,11 +34,15 @@ func (l *lateInvoker) Call(ctx context.Context, c wield.Call) (*wield.Result, er
 // once the MCP servers' tools are imported). It is nil without
 // --programs.
 func (a *app) offerPrograms(reg *wield.Registry) (func(*engine.Engine), error) {
-	if !a.programs {
+	switch a.programs {
+	case "":
 		return nil, nil
+	case "wait", "fail":
+	default:
+		return nil, usagef("--programs=%s: use --programs (inner calls wait for approval) or --programs=fail (they stop the program)", a.programs)
 	}
 	late := &lateInvoker{}
-	opts := program.Options{Invoker: late, Registry: reg}
+	opts := program.Options{Invoker: late, Registry: reg, FailOnApproval: a.programs == "fail"}
 	if err := reg.RegisterDefaults(program.Tool(opts)); err != nil {
 		return nil, fmt.Errorf("register %s: %w", program.Name, err)
 	}
