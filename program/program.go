@@ -21,10 +21,14 @@
 // A program ends with a clear failure when it runs past its deadline (the
 // tool's timeout, or the call's), past [Options].MaxSteps, makes more than
 // [Options].MaxCalls tool calls, builds a value over [Options].MaxValue
-// bytes (checked before allocating: see sandbox.go), prints more than
+// bytes (checked before allocating: see sandbox.go), grows the process's
+// heap by more than [Options].MaxMemory, prints more than
 // [Options].MaxPrint bytes, or calls a tool that does not admit programs
 // (see [wield.Tool.AllowsCaller]). Its output is under the tool's output
-// budget like any tool's.
+// budget like any tool's. When it ends, an inner call still waiting for
+// approval is ended on purpose, withdrawing its approval.
+//
+// docs/programs.md is the reference.
 package program
 
 import (

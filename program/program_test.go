@@ -188,11 +188,12 @@ func TestDescriptionListsTools(t *testing.T) {
 
 func TestResultAndPrint(t *testing.T) {
 	s := newSetup(t, program.Options{})
-	res := s.run(t, "r = add(a=2, b=3)\nprint('sum', r)\nresult = {'sum': r, 'list': [1, 'x']}\n")
+	res := s.run(t, "r = add(a=2, b=3)\nprint('<sum> &', r)\nresult = {'sum': r, 'list': [1, '<x>']}\n")
 	if !res.OK {
 		t.Fatalf("%s: %s", res.ErrorType, res.Error)
 	}
-	want := `{"result":{"list":[1,"x"],"sum":5},"printed":"sum 5\n","calls":1}`
+	// Text for a model is not HTML-escaped.
+	want := `{"result":{"list":[1,"<x>"],"sum":5},"printed":"<sum> & 5\n","calls":1}`
 	if string(res.Output) != want {
 		t.Errorf("output = %s, want %s", res.Output, want)
 	}
