@@ -137,19 +137,20 @@ func (def *Def) Tool(h wield.Handler) *wield.Tool {
 		cat = wield.CategoryCustom
 	}
 	return &wield.Tool{
-		Name:           def.Name,
-		Version:        def.Version,
-		Description:    def.Description,
-		Category:       cat,
-		Tags:           def.Tags,
-		InputSchema:    def.InputSchema(),
-		OutputSchema:   def.OutputSchema(),
-		Annotations:    def.Annotations,
-		Permission:     def.Permission,
-		Timeout:        timeout,
-		Secrets:        def.Secrets,
-		Source:         def.Source(),
+		Name:         def.Name,
+		Version:      def.Version,
+		Description:  def.Description,
+		Category:     cat,
+		Tags:         def.Tags,
+		InputSchema:  def.InputSchema(),
+		OutputSchema: def.OutputSchema(),
+		Annotations:  def.Annotations,
+		Permission:   def.Permission,
+		Timeout:      timeout,
+		Secrets:      def.Secrets,
+		Source:       def.Source(),
+		Handler:      h,
+
 		AllowedCallers: def.AllowedCallers,
-		Handler:        h,
 	}
 }
