@@ -118,6 +118,11 @@ type Tool struct {
 	// [TaskOptional] or [TaskRequired] (a client that cannot take a task
 	// is refused). See docs/mcp.md, "Tasks".
 	Task TaskSupport `json:"task,omitempty"`
+	// AllowedCallers says who may call the tool: "direct" (a model, a
+	// client, a workflow) and "program" (a program's inner call, see
+	// [CallerProgram]). Empty means both for a tool whose permission is
+	// auto, direct only otherwise (see [Tool.AllowsCaller]).
+	AllowedCallers []string `json:"allowed_callers,omitempty"`
 
 	// Handler runs the tool. A tool without one can be registered (a tool file
 	// may name an executor that is not loaded) and answers executor_not_found.
@@ -180,6 +185,9 @@ func (t *Tool) Check() error {
 	}
 	if t.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("timeout %s is negative", t.Timeout))
+	}
+	if err := checkAllowedCallers(t.AllowedCallers); err != nil {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -191,6 +192,15 @@ func (s *Server) call(r *http.Request, scope map[string]bool, req CallRequest) (
 			return wield.Call{}, apiError(http.StatusNotFound, CodeNotFound, "no agent '"+req.Agent+"'")
 		}
 		c.Toolkit = k
+	}
+	if scope != nil {
+		// The call carries the key's scope, so that calls made on its
+		// behalf (run_program's inner calls) stay within it.
+		label := "this key"
+		if k := KeyFrom(r.Context()); k != nil {
+			label = "key " + k.ID
+		}
+		c.Toolkit = s.reg.NarrowToolkit(label, slices.Sorted(maps.Keys(scope)), c.Toolkit)
 	}
 	return c, nil
 }

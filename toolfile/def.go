@@ -36,6 +36,8 @@ type Def struct {
 	// Task is the `task:` key: whether an MCP client gets a task for a
 	// call (see wield.Tool.Task).
 	Task wield.TaskSupport
+	// AllowedCallers is `allowed_callers:` (see toolfile/callers.go).
+	AllowedCallers []string
 
 	// File, Line and Col locate the definition, for Tool.Source and messages.
 	File      string
@@ -181,6 +183,8 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 			def.Annotations = d.annotations(f)
 		case "secrets":
 			def.Secrets = d.strings(f)
+		case "allowed_callers":
+			def.AllowedCallers = d.allowedCallers(f)
 		default:
 			d.unknown(f, "tool")
 		}

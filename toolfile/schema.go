@@ -151,5 +151,7 @@ func (def *Def) Tool(h wield.Handler) *wield.Tool {
 		Task:         def.Task,
 		Source:       def.Source(),
 		Handler:      h,
+
+		AllowedCallers: def.AllowedCallers,
 	}
 }

@@ -26,6 +26,7 @@ type mcpFlags struct {
 	allowedHosts   []string
 	allowedOrigins []string
 	grace          time.Duration
+	code           bool
 }
 
 func (a *app) mcpCommand() *cobra.Command {
@@ -52,6 +53,7 @@ Call records are readable as the resources wield://calls/{id} and
 wield://calls/{id}/output.`,
 		Example: `  wield mcp
   wield mcp --toolset research
+  wield mcp --code
   wield mcp --http 127.0.0.1:7421
 
   # In a desktop client's configuration:
@@ -62,6 +64,7 @@ wield://calls/{id}/output.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
 	fl.StringVar(&f.toolset, "toolset", "", "serve only this toolset")
+	fl.BoolVar(&f.code, "code", false, "serve one tool, run_program: clients write Starlark programs that call the other tools (docs/programs.md)")
 	fl.BoolVar(&f.stateless, "stateless", false, "with --http: no sessions; the server cannot ask clients anything, so confirmations wait in the inbox")
 	fl.BoolVar(&f.public, "public", false, "with --http: allow an address that is not loopback")
 	fl.StringSliceVar(&f.allowedHosts, "allowed-host", nil, "with --http: a Host header to accept besides loopback names (repeatable)")
@@ -79,6 +82,15 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		if err := mcpLoopback(f.http); err != nil {
 			return err
 		}
+	}
+	if f.code {
+		if f.toolset != "" {
+			return usagef("--code serves run_program alone; it does not go with --toolset")
+		}
+		if a.programs == "" {
+			a.programs = "wait"
+		}
+		f.toolset = programsToolset
 	}
 	log := slog.New(slog.NewTextHandler(a.stderr, nil))
 	// With an OTLP endpoint configured, every tools/call and every call is
