@@ -90,7 +90,7 @@ func (e *Engine) dryRun(ctx context.Context, k *call, d *wield.DryRun) {
 		d.Stage = wield.StageReplay
 		return
 	}
-	if !e.policy(k) {
+	if !e.policy(ctx, k) {
 		d.Stage = wield.StagePermission
 		return
 	}

@@ -74,6 +74,8 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 	}
 	scope := s.scope(r)
 	tools = slices.DeleteFunc(tools, func(t *wield.Tool) bool { return !inScope(scope, t.Name) })
+	// A tool the policies deny this key is not shown (nor exported) to it.
+	tools = wield.VisibleTools(r.Context(), s.eng.Policy(), s.reg, wield.Caller{}, tools)
 
 	f := q.Get("format")
 	if f == "" {
@@ -101,6 +103,9 @@ func (s *Server) tool(r *http.Request, name string) (*wield.Tool, error) {
 		return nil, outOfScope(name)
 	}
 	t, ok := s.reg.Tool(name)
+	if ok && len(wield.VisibleTools(r.Context(), s.eng.Policy(), s.reg, wield.Caller{}, []*wield.Tool{t})) == 0 {
+		ok = false // as absent as from the list
+	}
 	if !ok {
 		return nil, apiError(http.StatusNotFound, CodeNotFound, "no tool '"+name+"'")
 	}

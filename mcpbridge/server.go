@@ -296,6 +296,7 @@ func (s *Server) srvServeEndpoint(w http.ResponseWriter, r *http.Request, toolse
 		http.Error(w, "no such toolset", http.StatusNotFound)
 		return
 	}
+	srvNoteRequester(r)
 	if s.srvCheckEnvelope(w, r) {
 		return
 	}
@@ -364,6 +365,9 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 				s.srvSync(ep)
 			}
 			res, err := next(ctx, method, req)
+			if method == "tools/list" && err == nil {
+				s.srvPolicyList(ctx, req, res)
+			}
 			if method == "initialize" && err == nil && !s.opts.Stateless {
 				ss, ok := req.GetSession().(*mcp.ServerSession)
 				if x := req.GetExtra(); ok && x != nil && x.Header != nil && x.Header.Get("Mcp-Session-Id") == "" {
@@ -569,7 +573,7 @@ func (s *Server) srvHandler(ep *srvEndpoint) mcp.ToolHandler {
 				ctx = context.WithValue(ctx, srvRPCIDKey{}, id)
 			}
 		}
-		res, err := s.srvCall(ctx, ep, req.Session, req.Params)
+		res, err := s.srvCall(srvWithRequester(ctx, req), ep, req.Session, req.Params)
 		if err != nil {
 			return nil, err
 		}
