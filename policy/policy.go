@@ -132,21 +132,39 @@ func (s *Set) Len() int {
 // Mode returns the set's mode.
 func (s *Set) Mode() Mode { return s.mode }
 
-// Check reads the policy files under paths as Load does, and reports
-// every file that does not parse (errors joined), for `wield validate`.
-func Check(paths ...string) (files int, err error) {
+// FileError is a policy file that cannot be used, and where.
+type FileError struct {
+	File      string
+	Line, Col int // 0 when the whole file is concerned
+	Message   string
+}
+
+func (e *FileError) Error() string {
+	if e.Line == 0 {
+		return e.File + ": " + e.Message
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Message)
+}
+
+// Check reads the policy files under paths as Load does and returns the
+// number of files and the problem of each that cannot be used, for
+// `wield validate`; err is a folder that cannot be read.
+func Check(paths ...string) (files int, problems []*FileError, err error) {
 	names, err := find(paths)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	var errs []error
 	ids := map[string]string{}
 	for _, f := range names {
 		if _, err := parseFile(f, ids, cedar.NewPolicySet()); err != nil {
-			errs = append(errs, err)
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				return 0, nil, err
+			}
+			problems = append(problems, fe)
 		}
 	}
-	return len(names), errors.Join(errs...)
+	return len(names), problems, nil
 }
 
 // find lists the policy files under paths, sorted within each folder.
@@ -211,9 +229,11 @@ func parseFile(file string, ids map[string]string, ps *cedar.PolicySet) (int, er
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "parser error: ")
 		if m := parseErr.FindStringSubmatch(msg); m != nil {
-			return 0, fmt.Errorf("%s:%s:%s: %s", file, m[1], m[2], m[3])
+			line, _ := strconv.Atoi(m[1])
+			col, _ := strconv.Atoi(m[2])
+			return 0, &FileError{File: file, Line: line, Col: col, Message: m[3]}
 		}
-		return 0, fmt.Errorf("%s: %s", file, msg)
+		return 0, &FileError{File: file, Message: msg}
 	}
 	for _, p := range list {
 		pos := p.Position()
@@ -222,11 +242,11 @@ func parseFile(file string, ids map[string]string, ps *cedar.PolicySet) (int, er
 		if v, ok := p.Annotations()["id"]; ok {
 			id = string(v)
 			if id == "" || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-				return 0, fmt.Errorf("%s:%d:%d: @id must be a non-empty line of text", file, pos.Line, pos.Column)
+				return 0, &FileError{File: file, Line: pos.Line, Col: pos.Column, Message: "@id must be a non-empty line of text"}
 			}
 		}
 		if prev, ok := ids[id]; ok {
-			return 0, fmt.Errorf("%s:%d:%d: policy ID %q is also the ID of the policy at %s", file, pos.Line, pos.Column, id, prev)
+			return 0, &FileError{File: file, Line: pos.Line, Col: pos.Column, Message: fmt.Sprintf("policy ID %q is also the ID of the policy at %s", id, prev)}
 		}
 		ids[id] = at
 		ps.Add(cedar.PolicyID(id), p)
