@@ -205,13 +205,20 @@ func FuzzArguments(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":[1,{"b":null}]}`, `[1]`, `"x"`, `{"a":1e400}`, `{"a":"\u0000"}`} {
 		f.Add(s)
 	}
-	s, err := policy.Load(policy.Enforce)
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.cedar"), []byte(rules), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	s, err := policy.Load(policy.Enforce, dir)
 	if err != nil {
 		f.Fatal(err)
 	}
-	_ = s
 	f.Fuzz(func(t *testing.T, raw string) {
-		rec, _ := policy.Arguments(json.RawMessage(raw))
-		_ = rec.String()
+		// Whatever the arguments, a decision and no panic.
+		_, dropped := policy.Arguments(json.RawMessage(raw))
+		if len(dropped) > policy.MaxValues*2+1 && len(raw) < 2*policy.MaxValues {
+			t.Errorf("%d dropped from %d bytes", len(dropped), len(raw))
+		}
+		_ = s.Decide(context.Background(), wield.PolicyRequest{Tool: reader, Arguments: json.RawMessage(raw)})
 	})
 }
