@@ -90,7 +90,11 @@ func (e *Engine) dryRun(ctx context.Context, k *call, d *wield.DryRun) {
 		d.Stage = wield.StageReplay
 		return
 	}
-	if !e.policy(ctx, k) {
+	ok := e.policy(ctx, k)
+	if pd, has := k.res.Metadata["policy"].(wield.PolicyDecision); has {
+		d.Policy = &pd
+	}
+	if !ok {
 		d.Stage = wield.StagePermission
 		return
 	}

@@ -105,3 +105,28 @@ func TestVisibleTools(t *testing.T) {
 		t.Errorf("key b sees %v, want nothing", got)
 	}
 }
+
+// TestPolicyDryRun: a dry run answers as the call would, with the
+// decision, and records nothing.
+func TestPolicyDryRun(t *testing.T) {
+	e, store := policyEngine(t, policy.Enforce)
+	ctx := wield.WithRequester(context.Background(), "key:a")
+	c := wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"secret"}`)}
+	d, err := e.DryRun(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Call(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.WouldRun || d.Stage != wield.StagePermission || d.ErrorType != res.ErrorType || d.Error != res.Error {
+		t.Errorf("dry run %+v, the call %q %q", d, res.ErrorType, res.Error)
+	}
+	if d.Policy == nil || !cmp.Equal(d.Policy.Policies, []string{"no-secrets"}) {
+		t.Errorf("dry run's policy decision %+v, want no-secrets", d.Policy)
+	}
+	if n := len(store.Records(memstore.Filter{})); n != 1 {
+		t.Errorf("%d records, want the call's only", n)
+	}
+}
