@@ -55,8 +55,11 @@ func (s *Server) srvPolicyList(ctx context.Context, req mcp.Request, res mcp.Res
 			tools = append(tools, wt)
 		}
 	}
+	// The caller its calls are made as: without a key, the principal is
+	// the client (Agent::"mcp:NAME") for the list as for the calls.
+	ss, _ := req.GetSession().(*mcp.ServerSession)
 	visible := map[string]bool{}
-	for _, t := range wield.VisibleTools(ctx, p, s.reg, s.opts.Caller, tools) {
+	for _, t := range wield.VisibleTools(ctx, p, s.reg, s.srvCaller(ss), tools) {
 		visible[t.Name] = true
 	}
 	list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !visible[t.Name] })

@@ -31,7 +31,8 @@ func (spoof) RoundTrip(r *http.Request) (*http.Response, error) {
 // nothing.
 func TestPolicyListPerRequester(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "p.cedar"), []byte(`permit(principal == Key::"ops", action, resource);`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "p.cedar"), []byte(`permit(principal == Key::"ops", action, resource);
+permit(principal == Agent::"mcp:agent7", action, resource);`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	set, err := policy.Load(policy.Enforce, dir)
@@ -58,15 +59,18 @@ func TestPolicyListPerRequester(t *testing.T) {
 		})
 	}
 	for _, tt := range []struct {
-		name  string
-		who   string
-		rt    http.RoundTripper
-		count int
+		name   string
+		who    string
+		rt     http.RoundTripper
+		client string
+		count  int
 	}{
-		{"the permitted key", "key:ops", http.DefaultTransport, 1},
-		{"another key", "key:dev", http.DefaultTransport, 0},
-		{"no key, the header spoofed", "", spoof{}, 0},
-		{"another key, the header spoofed", "key:dev", spoof{}, 0},
+		{"the permitted key", "key:ops", http.DefaultTransport, "t", 1},
+		{"another key", "key:dev", http.DefaultTransport, "t", 0},
+		{"no key, the header spoofed", "", spoof{}, "t", 0},
+		{"another key, the header spoofed", "key:dev", spoof{}, "t", 0},
+		{"no key, a client permitted by its name", "", http.DefaultTransport, "agent7", 1},
+		{"a key not permitted, whatever the client's name", "key:dev", http.DefaultTransport, "agent7", 0},
 	} {
 		for _, c := range []struct {
 			version string
@@ -78,7 +82,7 @@ func TestPolicyListPerRequester(t *testing.T) {
 				defer hs.Close()
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
-				client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+				client := mcp.NewClient(&mcp.Implementation{Name: tt.client, Version: "1"}, nil)
 				var opts *mcp.ClientSessionOptions
 				if version != "" {
 					opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
