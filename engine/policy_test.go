@@ -130,3 +130,36 @@ func TestPolicyDryRun(t *testing.T) {
 		t.Errorf("%d records, want the call's only", n)
 	}
 }
+
+// BenchmarkPolicy compares an echo call without policies with one decided
+// by a Cedar set of two policies, in the same run.
+func BenchmarkPolicy(b *testing.B) {
+	dir := b.TempDir()
+	src := `@id("a-echoes") permit(principal == Key::"a", action, resource == Tool::"echo");
+@id("no-secrets") forbid(principal, action, resource) when { context has args && context.args has message && context.args.message == "secret" };`
+	if err := os.WriteFile(filepath.Join(dir, "p.cedar"), []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	set, err := policy.Load(policy.Enforce, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		p    wield.Policy
+	}{{"none", nil}, {"cedar", set}} {
+		b.Run(c.name, func(b *testing.B) {
+			reg := wield.NewRegistry(nil)
+			reg.MustRegister(echoTool())
+			e := engine.New(reg, &engine.Options{Policy: c.p, Logger: quiet})
+			ctx := wield.WithRequester(context.Background(), "key:a")
+			call := wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)}
+			b.ReportAllocs()
+			for b.Loop() {
+				if res, err := e.Call(ctx, call); err != nil || !res.OK {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}

@@ -44,6 +44,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cedar-policy/cedar-go"
@@ -84,6 +85,37 @@ type Set struct {
 	mode  Mode
 	paths []string
 	cur   atomic.Pointer[loaded]
+
+	// entities are the entities of the tools decided on, by tool and
+	// toolsets: a registered tool is not modified, and Cedar's values are
+	// immutable, so they are shared by every decision on the tool. Cleared
+	// past maxEntities (tools replaced by reloads leave theirs behind).
+	entities sync.Map // entityKey → cedar.EntityMap
+	nEnt     atomic.Int64
+}
+
+// entityKey identifies the entities of a request.
+type entityKey struct {
+	tool     *wield.Tool
+	toolsets string
+}
+
+// maxEntities bounds Set.entities.
+const maxEntities = 4096
+
+// entitiesOf returns the entities of req, made once per tool and toolsets.
+func (s *Set) entitiesOf(req wield.PolicyRequest) cedar.EntityMap {
+	k := entityKey{req.Tool, strings.Join(req.Toolsets, "\x00")}
+	if v, ok := s.entities.Load(k); ok {
+		return v.(cedar.EntityMap)
+	}
+	m := Entities(req)
+	if s.nEnt.Add(1) > maxEntities {
+		s.entities.Clear()
+		s.nEnt.Store(1)
+	}
+	s.entities.Store(k, m)
+	return m
 }
 
 // loaded is one set of policies as read.
@@ -260,8 +292,7 @@ func (s *Set) Decide(ctx context.Context, req wield.PolicyRequest) wield.PolicyD
 	if len(l.files) == 0 {
 		return wield.PolicyDecision{Allow: true}
 	}
-	creq, entities := Request(req)
-	ok, diag := cedar.Authorize(l.ps, entities, creq)
+	ok, diag := cedar.Authorize(l.ps, s.entitiesOf(req), Request(req))
 	d := wield.PolicyDecision{Allow: ok == cedar.Allow}
 	for _, r := range diag.Reasons {
 		d.Policies = append(d.Policies, string(r.PolicyID))
@@ -277,11 +308,11 @@ func (s *Set) Decide(ctx context.Context, req wield.PolicyRequest) wield.PolicyD
 	return d
 }
 
-// Request is the Cedar request and entities of req, as Decide builds them
-// (and `wield policy check` shows them).
-func Request(req wield.PolicyRequest) (cedar.Request, cedar.EntityMap) {
+// Entities are the entities Cedar knows of for req: the tool, with its
+// attributes and its toolsets as parents, and the toolsets. The principal
+// is not among them: it has neither attributes nor parents.
+func Entities(req wield.PolicyRequest) cedar.EntityMap {
 	t := req.Tool
-	principal := principalOf(req)
 	resource := cedar.NewEntityUID("Tool", cedar.String(t.Name))
 	var parents []cedar.EntityUID
 	entities := cedar.EntityMap{}
@@ -305,7 +336,11 @@ func Request(req wield.PolicyRequest) (cedar.Request, cedar.EntityMap) {
 		"permission":  cedar.String(t.EffectivePermission()),
 		"source":      cedar.String(t.Source),
 	})}
-	entities[principal] = cedar.Entity{UID: principal}
+	return entities
+}
+
+// Request is the Cedar request of req, as Decide makes it.
+func Request(req wield.PolicyRequest) cedar.Request {
 	ctx := cedar.RecordMap{
 		"conversation": cedar.String(req.Caller.ConversationID),
 		"agent":        cedar.String(req.Caller.ID),
@@ -321,8 +356,11 @@ func Request(req wield.PolicyRequest) (cedar.Request, cedar.EntityMap) {
 		}
 		ctx["dropped"] = cedar.NewSet(d...)
 	}
-	return cedar.Request{Principal: principal, Action: cedar.NewEntityUID("Action", "call"), Resource: resource, Context: cedar.NewRecord(ctx)}, entities
+	return cedar.Request{Principal: principalOf(req), Action: callAction, Resource: cedar.NewEntityUID("Tool", cedar.String(req.Tool.Name)), Context: cedar.NewRecord(ctx)}
 }
+
+// callAction is the action of every request.
+var callAction = cedar.NewEntityUID("Action", "call")
 
 // principalOf is the principal of req: see the package documentation.
 func principalOf(req wield.PolicyRequest) cedar.EntityUID {
