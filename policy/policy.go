@@ -28,7 +28,8 @@
 // skipped and named in the decision's Errors. Without any policy file the
 // Set allows everything, so the tools' own permissions decide as before.
 //
-// A policy's ID is its @id("...") annotation, else FILE:LINE.
+// A policy's ID is its @id("...") annotation, else FILE:LINE, FILE being
+// the file's path below the folder it was found in.
 package policy
 
 import (
@@ -182,13 +183,13 @@ func (e *FileError) Error() string {
 // number of files and the problem of each that cannot be used, for
 // `wield validate`; err is a folder that cannot be read.
 func Check(paths ...string) (files int, problems []*FileError, err error) {
-	names, err := find(paths)
+	names, short, err := find(paths)
 	if err != nil {
 		return 0, nil, err
 	}
 	ids := map[string]string{}
 	for _, f := range names {
-		if _, err := parseFile(f, ids, cedar.NewPolicySet()); err != nil {
+		if _, err := parseFile(f, short[f], ids, cedar.NewPolicySet()); err != nil {
 			var fe *FileError
 			if !errors.As(err, &fe) {
 				return 0, nil, err
@@ -199,20 +200,23 @@ func Check(paths ...string) (files int, problems []*FileError, err error) {
 	return len(names), problems, nil
 }
 
-// find lists the policy files under paths, sorted within each folder.
-func find(paths []string) ([]string, error) {
+// find lists the policy files under paths, sorted within each folder, and
+// the name of each in the IDs of its unnamed policies (see parseFile).
+func find(paths []string) ([]string, map[string]string, error) {
 	var out []string
+	names := map[string]string{}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // a tool folder that is not there has no policies either
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read policies %s: %w", p, err)
+			return nil, nil, fmt.Errorf("read policies %s: %w", p, err)
 		}
 		if !st.IsDir() {
 			if filepath.Ext(p) == Ext {
 				out = append(out, p)
+				names[p] = filepath.Base(p)
 			}
 			continue
 		}
@@ -222,25 +226,30 @@ func find(paths []string) ([]string, error) {
 			}
 			if !e.IsDir() && filepath.Ext(path) == Ext {
 				out = append(out, path)
+				rel, rerr := filepath.Rel(p, path)
+				if rerr != nil {
+					rel = filepath.Base(path)
+				}
+				names[path] = filepath.ToSlash(rel)
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("read policies %s: %w", p, err)
+			return nil, nil, fmt.Errorf("read policies %s: %w", p, err)
 		}
 	}
-	return out, nil
+	return out, names, nil
 }
 
 func read(paths []string) (*loaded, error) {
-	names, err := find(paths)
+	names, short, err := find(paths)
 	if err != nil {
 		return nil, err
 	}
 	l := &loaded{ps: cedar.NewPolicySet(), files: names}
 	ids := map[string]string{}
 	for _, f := range names {
-		if _, err := parseFile(f, ids, l.ps); err != nil {
+		if _, err := parseFile(f, short[f], ids, l.ps); err != nil {
 			return nil, err
 		}
 	}
@@ -251,8 +260,11 @@ func read(paths []string) (*loaded, error) {
 var parseErr = regexp.MustCompile(`parse error at [^:]*:(\d+):(\d+) (.*)$`)
 
 // parseFile adds the policies of file to ps, under their IDs; ids maps the
-// IDs taken so far to where they were defined.
-func parseFile(file string, ids map[string]string, ps *cedar.PolicySet) (int, error) {
+// IDs taken so far to where they were defined. An unnamed policy's ID is
+// name:LINE, name being the file's path below the folder it was found in
+// (its base name when given itself), so that a denial tells a model no
+// path of the server's.
+func parseFile(file, name string, ids map[string]string, ps *cedar.PolicySet) (int, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return 0, fmt.Errorf("read policy file %s: %w", file, err)
@@ -270,7 +282,7 @@ func parseFile(file string, ids map[string]string, ps *cedar.PolicySet) (int, er
 	for _, p := range list {
 		pos := p.Position()
 		at := file + ":" + strconv.Itoa(pos.Line)
-		id := at
+		id := name + ":" + strconv.Itoa(pos.Line)
 		if v, ok := p.Annotations()["id"]; ok {
 			id = string(v)
 			if id == "" || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {

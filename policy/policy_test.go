@@ -136,8 +136,8 @@ func TestPolicyIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := s.Decide(context.Background(), wield.PolicyRequest{Tool: reader})
-	if diff := cmp.Diff([]string{f + ":1"}, d.Policies); diff != "" {
-		t.Errorf("an unnamed policy's ID is FILE:LINE (-want +got)\n%s", diff)
+	if diff := cmp.Diff([]string{"a.cedar:1"}, d.Policies); diff != "" {
+		t.Errorf("an unnamed policy's ID is FILE:LINE, FILE below the folder (-want +got)\n%s", diff)
 	}
 	write(t, dir, "b.cedar", "@id(\"x\")\npermit(principal, action, resource);\n")
 	_, err = policy.Load(policy.Enforce, dir)

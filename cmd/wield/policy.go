@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -39,7 +40,12 @@ func (a *app) policies(reg *wield.Registry) (wield.Policy, error) {
 		stop, err := set.Watch(c.Reload.Interval, func(err error) {
 			if err != nil {
 				log.Error("policy files not reloaded: the last good policies stay in force", "err", err)
-				reg.Bus().Publish(wield.Event{Type: wield.EventLoadError, Source: "policies", Message: "policies not reloaded, the last good ones stay in force: " + err.Error()})
+				src := "policies"
+				var fe *policy.FileError
+				if errors.As(err, &fe) {
+					src = fe.File
+				}
+				reg.Bus().Publish(wield.Event{Type: wield.EventLoadError, Source: src, Message: "policies not reloaded, the last good ones stay in force: " + err.Error()})
 				return
 			}
 			log.Info("policies reloaded", "policies", set.Len(), "files", len(set.Files()))
