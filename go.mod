@@ -13,6 +13,7 @@ require (
 )
 
 require (
+	github.com/cedar-policy/cedar-go v1.9.1
 	github.com/fsnotify/fsnotify v1.10.1
 	golang.org/x/sys v0.49.0
 )
@@ -61,7 +62,6 @@ require (
 )
 
 require (
-	github.com/cedar-policy/cedar-go v1.9.1 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect

@@ -10,6 +10,7 @@ package journeys
 // would deny and records so; `wield policy check` explains a decision.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -165,11 +166,39 @@ func TestJourneyPolicies(t *testing.T) {
 	}
 
 	// A broken file on reload: the last good set stays in force, the log
-	// says which file and where.
+	// and a load_error event say which file and where.
+	loadErrors := make(chan string, 4)
+	ectx, ecancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer ecancel()
+	ereq, _ := http.NewRequestWithContext(ectx, "GET", s.url+"/v1/events?type=load_error", nil)
+	ereq.Header.Set("Authorization", "Bearer "+alice)
+	eresp, err := http.DefaultClient.Do(ereq)
+	if err != nil || eresp.StatusCode != 200 {
+		t.Fatalf("GET /v1/events: %v %v", err, eresp)
+	}
+	go func() {
+		defer eresp.Body.Close()
+		sc := bufio.NewScanner(eresp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				loadErrors <- data
+			}
+		}
+		close(loadErrors)
+	}()
 	u.write("configs/policies.cedar", "permit(principal, action, resource);\nforbid(principal action, resource);\n")
 	if !eventually(10*time.Second, func() bool { return strings.Contains(s.stderr.String(), "policies.cedar:2:") }) {
 		t.Fatalf("no reload error naming policies.cedar:2: in the log:\n%s", s.stderr)
 	}
+	select {
+	case ev := <-loadErrors:
+		if !strings.Contains(ev, "policies.cedar:2:") || !strings.Contains(ev, "last good") {
+			t.Errorf("the load_error event: %s; want the file:line and that the last good policies stay", ev)
+		}
+	case <-ectx.Done():
+		t.Errorf("no load_error event on /v1/events")
+	}
+	ecancel()
 	if names := listNames(t, s, bob); slices.Contains(names, "calculator") {
 		t.Errorf("after a broken reload bob sees %v; want the last good policies (no calculator)", names)
 	}
