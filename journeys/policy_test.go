@@ -24,13 +24,17 @@ import (
 )
 
 // policyFile lets everyone call everything except: bob's key may not call
-// calculator, and nobody may echo "secret".
+// calculator, the command line without a key may not call sleep, and
+// nobody may echo "secret".
 func policyFile(bob string) string {
 	return `@id("everyone")
 permit(principal, action == Action::"call", resource);
 
 @id("bob-no-calculator")
 forbid(principal == Key::"` + bob + `", action, resource == Tool::"calculator");
+
+@id("no-local-sleep")
+forbid(principal == Anonymous::"local", action, resource == Tool::"sleep");
 
 @id("no-secret-echo")
 forbid(principal, action, resource == Tool::"echo")
@@ -117,6 +121,20 @@ func TestJourneyPolicies(t *testing.T) {
 		if !strings.Contains(string(ab), `"calculator"`) || strings.Contains(string(bb), `"calculator"`) || !strings.Contains(string(bb), `"echo"`) {
 			t.Errorf("?format=%s: alice's has calculator %v, bob's has it %v (want true, false)", f, strings.Contains(string(ab), `"calculator"`), strings.Contains(string(bb), `"calculator"`))
 		}
+	}
+	// wield list: through the server as the key, and locally as
+	// Anonymous::"local".
+	if r := u.must("list", "--server", s.url, "--key", bob); strings.Contains(r.stdout, "calculator") || !strings.Contains(r.stdout, "echo") {
+		t.Errorf("wield list --server as bob: want echo without calculator:\n%s", r)
+	}
+	if r := u.must("list", "--server", s.url, "--key", alice); !strings.Contains(r.stdout, "calculator") || !strings.Contains(r.stdout, "sleep") {
+		t.Errorf("wield list --server as alice: want calculator and sleep:\n%s", r)
+	}
+	if r := u.must("list", "--tools", "configs"); strings.Contains(r.stdout, "sleep") || !strings.Contains(r.stdout, "calculator") {
+		t.Errorf("wield list locally: want calculator without sleep:\n%s", r)
+	}
+	if r := u.must("list", "--tools", "configs", "--format", "openai"); strings.Contains(r.stdout, `"sleep"`) || !strings.Contains(r.stdout, `"calculator"`) {
+		t.Errorf("wield list --format openai locally: want calculator without sleep:\n%s", r)
 	}
 	if code, _ := s.do("GET", "/v1/tools/calculator", "", bearer(bob)); code != 404 {
 		t.Errorf("bob's GET /v1/tools/calculator: %d, want 404 (absent, as from the list)", code)
