@@ -34,9 +34,11 @@ package policy
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -121,8 +123,9 @@ func (s *Set) entitiesOf(req wield.PolicyRequest) cedar.EntityMap {
 
 // loaded is one set of policies as read.
 type loaded struct {
-	ps    *cedar.PolicySet
-	files []string
+	ps     *cedar.PolicySet
+	files  []string
+	digest [sha256.Size]byte // of the files' names and contents
 }
 
 // Load reads the policy files (*.cedar) under paths (folders, searched
@@ -142,12 +145,21 @@ func Load(mode Mode, paths ...string) (*Set, error) {
 // Reload reads the files again. When one does not parse, the policies in
 // force stay and the error says which file and where.
 func (s *Set) Reload() error {
+	_, err := s.reload()
+	return err
+}
+
+// reload is Reload, which also says whether the files changed.
+func (s *Set) reload() (changed bool, err error) {
 	l, err := read(s.paths)
 	if err != nil {
-		return err
+		return false, err
+	}
+	if s.cur.Load().digest == l.digest {
+		return false, nil
 	}
 	s.cur.Store(l)
-	return nil
+	return true, nil
 }
 
 // Files returns the policy files in force.
@@ -189,7 +201,7 @@ func Check(paths ...string) (files int, problems []*FileError, err error) {
 	}
 	ids := map[string]string{}
 	for _, f := range names {
-		if _, err := parseFile(f, short[f], ids, cedar.NewPolicySet()); err != nil {
+		if _, err := parseFile(f, short[f], ids, cedar.NewPolicySet(), nil); err != nil {
 			var fe *FileError
 			if !errors.As(err, &fe) {
 				return 0, nil, err
@@ -248,11 +260,14 @@ func read(paths []string) (*loaded, error) {
 	}
 	l := &loaded{ps: cedar.NewPolicySet(), files: names}
 	ids := map[string]string{}
+	h := sha256.New()
 	for _, f := range names {
-		if _, err := parseFile(f, short[f], ids, l.ps); err != nil {
+		fmt.Fprintf(h, "%d:%s", len(f), f)
+		if _, err := parseFile(f, short[f], ids, l.ps, h); err != nil {
 			return nil, err
 		}
 	}
+	h.Sum(l.digest[:0])
 	return l, nil
 }
 
@@ -264,10 +279,14 @@ var parseErr = regexp.MustCompile(`parse error at [^:]*:(\d+):(\d+) (.*)$`)
 // name:LINE, name being the file's path below the folder it was found in
 // (its base name when given itself), so that a denial tells a model no
 // path of the server's.
-func parseFile(file, name string, ids map[string]string, ps *cedar.PolicySet) (int, error) {
+func parseFile(file, name string, ids map[string]string, ps *cedar.PolicySet, h hash.Hash) (int, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return 0, fmt.Errorf("read policy file %s: %w", file, err)
+	}
+	if h != nil {
+		fmt.Fprintf(h, "%d:", len(b))
+		h.Write(b)
 	}
 	list, err := cedar.NewPolicyListFromBytes(file, b)
 	if err != nil {

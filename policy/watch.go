@@ -20,7 +20,8 @@ const settle = 100 * time.Millisecond
 // systems without reliable ones), until stop is called. After each reload
 // it calls done with the reload's error: nil when the new policies are in
 // force, else the error of a file that did not parse, the last good
-// policies staying in force. done runs on the watcher's goroutine.
+// policies staying in force; it is not called again for files unchanged
+// since, nor for the same error. done runs on the watcher's goroutine.
 func (s *Set) Watch(interval time.Duration, done func(error)) (stop func(), err error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -44,12 +45,20 @@ func (s *Set) Watch(interval time.Duration, done func(error)) (stop func(), err 
 		timer := time.NewTimer(time.Hour)
 		timer.Stop()
 		defer timer.Stop()
+		// Only news is told: new policies in force, or a new error (an
+		// interval reload of unchanged files, or of the same broken file,
+		// says nothing again).
+		lastErr := ""
 		reload := func() {
-			if done != nil {
-				done(s.Reload())
-			} else {
-				_ = s.Reload()
+			changed, err := s.reload()
+			msg := ""
+			if err != nil {
+				msg = err.Error()
 			}
+			if done != nil && (changed || msg != lastErr) && (changed || err != nil) {
+				done(err)
+			}
+			lastErr = msg
 		}
 		for {
 			select {
