@@ -160,6 +160,11 @@ func TestJourneyPolicies(t *testing.T) {
 	if code != 200 || json.Unmarshal(b, &res) != nil || res.OK || res.ErrorType != "permission_denied" || !strings.Contains(res.Error, "bob-no-calculator") {
 		t.Fatalf("bob calls calculator: %d %s; want permission_denied naming bob-no-calculator", code, b)
 	}
+	// A claimed user or agent ID does not replace the key as the principal.
+	code, b = s.do("POST", "/v1/tools/calculator/call", `{"arguments":{"expression":"6*7"},"caller":{"id":"helper","user_id":"root"}}`, bearer(bob))
+	if code != 200 || !strings.Contains(string(b), `"error_type":"permission_denied"`) || !strings.Contains(string(b), "bob-no-calculator") {
+		t.Errorf("bob calls calculator claiming user root: %d %s; want the same denial", code, b)
+	}
 	code, b = s.do("GET", "/v1/calls/"+res.CallID, "", bearer(alice))
 	if code != 200 || !strings.Contains(string(b), `"policy":{"allow":false,"policies":["bob-no-calculator"]}`) {
 		t.Errorf("the denied call's record: %d %s; want its policy decision", code, b)
