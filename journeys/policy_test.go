@@ -178,12 +178,27 @@ func TestJourneyPolicies(t *testing.T) {
 		t.Errorf("alice calls calculator: %d %s; want it run, permitted by everyone", code, b)
 	}
 
+	// A dry run says so, as the call would, naming the policy.
+	r := u.wield("call", "calculator", "expression=6*7", "--dry-run", "--server", s.url, "--key", bob)
+	if r.code != 1 || !strings.Contains(r.stdout, "deny, by bob-no-calculator") || !strings.Contains(r.stdout, "permission_denied") {
+		t.Errorf("wield call --dry-run as bob: want exit 1, the policy line and permission_denied:\n%s", r)
+	}
+
 	// `wield policy check` explains.
-	r := u.wield("policy", "check", "--tools", "configs", "--key", bobID, "--tool", "calculator", "--args", `{"expression":"1+1"}`)
+	r = u.wield("policy", "check", "--tools", "configs", "--key", bobID, "--tool", "calculator", "--args", `{"expression":"1+1"}`)
 	if r.code != 1 || !strings.HasPrefix(r.stdout, "deny\n") || !strings.Contains(r.stdout, "forbidden by: bob-no-calculator") {
 		t.Errorf("policy check of bob's calculator: want exit 1, deny, forbidden by bob-no-calculator:\n%s", r)
 	}
 	r = u.wield("policy", "check", "--tools", "configs", "--key", "someone", "--tool", "echo", "--args", `{"message":"hi"}`)
+	var dec struct {
+		Allow    bool     `json:"allow"`
+		Policies []string `json:"policies"`
+	}
+	if j := u.wield("policy", "check", "--tools", "configs", "--key", bobID, "--tool", "calculator", "--json"); j.code != 1 {
+		t.Errorf("policy check --json of bob's calculator: want exit 1:\n%s", j)
+	} else if j.json(t, &dec); dec.Allow || !slices.Equal(dec.Policies, []string{"bob-no-calculator"}) {
+		t.Errorf("policy check --json: %+v", dec)
+	}
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "allow\npermitted by: everyone\n") || !strings.Contains(r.stdout, "own permission: auto") {
 		t.Errorf("policy check of an echo: want exit 0, allow, permitted by everyone, then auto:\n%s", r)
 	}
