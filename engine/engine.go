@@ -1,6 +1,6 @@
 // Package engine runs tool calls through wield's pipeline:
 //
-//	lookup ─► decode+coerce+validate ─► replay ─► policy ─► approval ─► limiter ─► run ─► budget ─► record ─► Result
+//	lookup ─► decode+coerce+validate ─► policy ─► replay ─► approval ─► limiter ─► run ─► budget ─► record ─► Result
 //
 // Each step is a file of its own; this file is the only place that knows
 // their order. A tool's failure at any step is a [wield.Result] with OK false
@@ -339,7 +339,7 @@ func (e *Engine) pipeline(ctx context.Context, k *call) (*wield.Result, error) {
 			return nil, err
 		}
 	}
-	if ok && e.lookup(k) && e.decode(ctx, k) && !e.replay(ctx, k) && e.policy(ctx, k) && e.approve(ctx, k) {
+	if ok && e.lookup(k) && e.decode(ctx, k) && e.policy(ctx, k) && !e.replay(ctx, k) && e.approve(ctx, k) {
 		if permit, ok := e.acquire(ctx, k); ok {
 			e.run(ctx, k, permit)
 		}

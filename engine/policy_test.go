@@ -163,3 +163,33 @@ func BenchmarkPolicy(b *testing.B) {
 		})
 	}
 }
+
+// TestPolicyBeforeReplay: an idempotency key does not hand a caller the
+// policies refuse the answer of another caller's call.
+func TestPolicyBeforeReplay(t *testing.T) {
+	e, _ := policyEngine(t, policy.Enforce)
+	c := wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`), IdempotencyKey: "k1"}
+	res, err := e.Call(wield.WithRequester(context.Background(), "key:a"), c)
+	if err != nil || !res.OK {
+		t.Fatalf("key a: %v %+v", err, res)
+	}
+	ctx := wield.WithRequester(context.Background(), "key:b")
+	res, err = e.Call(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || res.ErrorType != wield.ErrPermissionDenied || res.Metadata["replayed"] != nil {
+		t.Errorf("key b with a's idempotency key: %+v; want permission_denied, no replay", res)
+	}
+	d, err := e.DryRun(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Stage != wield.StagePermission || d.Replay != "" {
+		t.Errorf("key b's dry run: stage %s, replay %q; want permission", d.Stage, d.Replay)
+	}
+	res, err = e.Call(wield.WithRequester(context.Background(), "key:a"), c)
+	if err != nil || res.Metadata["replayed"] != true || res.Metadata["policy"] == nil {
+		t.Errorf("key a's replay: %v %+v; want replayed with its policy decision", err, res.Metadata)
+	}
+}
