@@ -33,6 +33,7 @@
 package policy
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -420,7 +421,7 @@ const (
 // give an empty record (the engine has validated them before).
 func Arguments(raw json.RawMessage) (cedar.Record, []string) {
 	var v map[string]any
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
 		return cedar.NewRecord(nil), []string{"$"}
