@@ -30,6 +30,9 @@ type DryRun struct {
 	// Arguments are the arguments as the handler would get them: coerced,
 	// with defaults filled.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Policy is the decision of the engine's policies (see [Policy]),
+	// when it has some and the call reached them.
+	Policy *PolicyDecision `json:"policy,omitempty"`
 	// Permission is the tool's effective permission (auto, confirm, deny).
 	Permission Permission      `json:"permission,omitempty"`
 	Approval   *DryRunApproval `json:"approval,omitempty"`

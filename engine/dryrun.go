@@ -86,12 +86,18 @@ func (e *Engine) dryRun(ctx context.Context, k *call, d *wield.DryRun) {
 		return
 	}
 	d.Arguments = k.args
-	if e.dryReplay(ctx, k, d) {
-		d.Stage = wield.StageReplay
+	// The policies first: an idempotency key does not answer a caller
+	// they refuse from another caller's call.
+	ok := e.policy(ctx, k)
+	if pd, has := k.res.Metadata["policy"].(wield.PolicyDecision); has {
+		d.Policy = &pd
+	}
+	if !ok {
+		d.Stage = wield.StagePermission
 		return
 	}
-	if !e.policy(k) {
-		d.Stage = wield.StagePermission
+	if e.dryReplay(ctx, k, d) {
+		d.Stage = wield.StageReplay
 		return
 	}
 	if d.Permission == wield.PermissionConfirm {

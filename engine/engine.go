@@ -1,6 +1,6 @@
 // Package engine runs tool calls through wield's pipeline:
 //
-//	lookup ─► decode+coerce+validate ─► replay ─► policy ─► approval ─► limiter ─► run ─► budget ─► record ─► Result
+//	lookup ─► decode+coerce+validate ─► policy ─► replay ─► approval ─► limiter ─► run ─► budget ─► record ─► Result
 //
 // Each step is a file of its own; this file is the only place that knows
 // their order. A tool's failure at any step is a [wield.Result] with OK false
@@ -127,6 +127,10 @@ type Options struct {
 	// Secrets: argument and output keys, header names in them, and query
 	// parameters of the URLs they hold.
 	SecretNames []string
+	// Policy, when set, decides every call before its permission (see
+	// [wield.Policy]): a denial is permission_denied naming the policies,
+	// and every decision is kept in the result's metadata "policy".
+	Policy wield.Policy
 	// Replay bounds the calls with an idempotency key remembered in
 	// memory (see [ReplayWindow]); zero fields mean the defaults.
 	Replay ReplayWindow
@@ -335,7 +339,7 @@ func (e *Engine) pipeline(ctx context.Context, k *call) (*wield.Result, error) {
 			return nil, err
 		}
 	}
-	if ok && e.lookup(k) && e.decode(ctx, k) && !e.replay(ctx, k) && e.policy(k) && e.approve(ctx, k) {
+	if ok && e.lookup(k) && e.decode(ctx, k) && e.policy(ctx, k) && !e.replay(ctx, k) && e.approve(ctx, k) {
 		if permit, ok := e.acquire(ctx, k); ok {
 			e.run(ctx, k, permit)
 		}

@@ -101,7 +101,11 @@ func (e *Engine) replayFrom(k *call, rec *wield.Record) bool {
 	}
 	k.res.OK = true
 	k.res.Output = rec.Output()
-	k.res.Metadata = map[string]any{"replayed": true, "replay_of": rec.Call.ID}
+	m := map[string]any{"replayed": true, "replay_of": rec.Call.ID}
+	if d, ok := k.res.Metadata["policy"]; ok {
+		m["policy"] = d // the decision that let this caller have the answer
+	}
+	k.res.Metadata = m
 	return true
 }
 

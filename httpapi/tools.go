@@ -75,6 +75,9 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 	}
 	scope := s.scope(r)
 	tools = slices.DeleteFunc(tools, func(t *wield.Tool) bool { return !inScope(scope, t.Name) })
+	// A tool the policies deny this key is not shown (nor exported) to it.
+	// With ?agent=, as that agent (the principal without a key).
+	tools = wield.VisibleTools(r.Context(), s.eng.Policy(), s.reg, wield.Caller{ID: sel.Agent}, tools)
 
 	f := q.Get("format")
 	if f == "" {
@@ -102,6 +105,9 @@ func (s *Server) tool(r *http.Request, name string) (*wield.Tool, error) {
 		return nil, outOfScope(name)
 	}
 	t, ok := s.reg.Tool(name)
+	if ok && len(wield.VisibleTools(r.Context(), s.eng.Policy(), s.reg, wield.Caller{}, []*wield.Tool{t})) == 0 {
+		ok = false // as absent as from the list
+	}
 	if !ok {
 		return nil, apiError(http.StatusNotFound, CodeNotFound, "no tool '"+name+"'")
 	}
@@ -434,8 +440,19 @@ func (s *Server) agent(r *http.Request, name string) (Agent, bool) {
 	}
 	scope := s.scope(r)
 	a := Agent{Name: name, Tools: []string{}}
+	var tools []*wield.Tool
 	for _, t := range k.Names() {
-		if inScope(scope, t) {
+		if tl, ok := s.reg.Tool(t); ok && inScope(scope, t) {
+			tools = append(tools, tl)
+		}
+	}
+	// Nor does an agent's list name a tool the policies hide from the key.
+	visible := map[string]bool{}
+	for _, tl := range wield.VisibleTools(r.Context(), s.eng.Policy(), s.reg, wield.Caller{ID: name}, tools) {
+		visible[tl.Name] = true
+	}
+	for _, t := range k.Names() {
+		if _, registered := s.reg.Tool(t); inScope(scope, t) && (visible[t] || !registered) {
 			a.Tools = append(a.Tools, t)
 		}
 	}

@@ -311,6 +311,7 @@ func (s *Server) srvServeEndpoint(w http.ResponseWriter, r *http.Request, toolse
 		http.Error(w, "no such toolset", http.StatusNotFound)
 		return
 	}
+	srvNoteRequester(r)
 	if s.srvCheckEnvelope(w, r) || s.srvServeTasks(w, r, ep) {
 		return
 	}
@@ -382,6 +383,9 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 				s.srvSync(ep)
 			}
 			res, err := next(ctx, method, req)
+			if method == "tools/list" && err == nil {
+				s.srvPolicyList(ctx, req, res)
+			}
 			if method == "initialize" && err == nil && !s.opts.Stateless {
 				ss, ok := req.GetSession().(*mcp.ServerSession)
 				if x := req.GetExtra(); ok && x != nil && x.Header != nil && x.Header.Get("Mcp-Session-Id") == "" {
@@ -587,6 +591,7 @@ func (s *Server) srvHandler(ep *srvEndpoint) mcp.ToolHandler {
 				ctx = context.WithValue(ctx, srvRPCIDKey{}, id)
 			}
 		}
+		ctx = srvWithRequester(ctx, req)
 		if in, client, ok := srvEraInputOf(req); ok {
 			return s.srvEraCall(ctx, ep, req.Session, req.Params, s.srvCallerNamed(client), in)
 		}

@@ -290,8 +290,8 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 	info := &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
 	switch req.Method {
 	case "tools/list":
-		if req.Params.Name != "" || req.Params.Arguments != nil || req.input.responses != nil || req.input.state != "" {
-			return false
+		if req.Params.Name != "" || req.Params.Arguments != nil || req.input.responses != nil || req.input.state != "" || s.eng.Policy() != nil {
+			return false // a policy's list is the requester's own (srvPolicyList)
 		}
 		s.srvSync(ep)
 		list := ep.srvList()

@@ -257,8 +257,8 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 	p := req.Params
 	switch req.Method {
 	case "tools/list":
-		if p.Cursor != "" {
-			return false
+		if p.Cursor != "" || s.eng.Policy() != nil {
+			return false // a policy's list is the requester's own (srvPolicyList)
 		}
 		s.srvSync(ep)
 		list := ep.srvList()

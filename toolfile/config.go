@@ -147,6 +147,10 @@ type Config struct {
 	SecretNames []string
 	// Reload says when the tool folders are loaded again.
 	Reload Reload
+	// PolicyMode is what the Cedar policy files (*.cedar in the tool
+	// folders) do with a call they deny: "enforce" ("" means it) refuses
+	// it, "monitor" records and logs "would deny" and runs it (policy.mode).
+	PolicyMode string
 	// StrictValidation refuses arguments that need a coercion.
 	StrictValidation bool
 	// MCP is what the MCP server offers besides tools: resources,
@@ -437,6 +441,22 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			}
 		case "reload":
 			c.reload(f, &cfg.Reload)
+		case "policy":
+			fs, ok := c.mapping(f.val, "policy")
+			if !ok {
+				continue
+			}
+			for _, pf := range fs {
+				switch pf.name {
+				case "mode":
+					cfg.PolicyMode = c.str(pf)
+					if m := cfg.PolicyMode; m != "enforce" && m != "monitor" {
+						c.errorf(pf.val, "policy.mode: %q is not enforce or monitor", m)
+					}
+				default:
+					c.unknown(pf, "policy")
+				}
+			}
 		case "redis":
 			fs, ok := c.mapping(f.val, "redis")
 			if !ok {

@@ -133,6 +133,7 @@ type consoleOptions struct {
 	setup   func(*wield.Registry)
 	limiter limit.Limiter
 	agents  []string
+	policy  wield.Policy
 }
 
 func newConsoleWith(t *testing.T, o consoleOptions) *console {
@@ -156,7 +157,7 @@ func newConsoleWith(t *testing.T, o consoleOptions) *console {
 	}
 	inbox := approval.New(store, &approval.Options{Poll: 100 * time.Millisecond})
 	t.Cleanup(func() { inbox.Close() })
-	eng := engine.New(reg, &engine.Options{Store: store, Approver: inbox, Limiter: o.limiter})
+	eng := engine.New(reg, &engine.Options{Store: store, Approver: inbox, Limiter: o.limiter, Policy: o.policy})
 	t.Cleanup(func() { eng.Close(context.Background()) })
 	ictx, stopResume := context.WithCancel(context.Background())
 	t.Cleanup(stopResume)

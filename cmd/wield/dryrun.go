@@ -83,6 +83,19 @@ func writeDryRun(w io.Writer, d *wield.DryRun) {
 	if d.Arguments != nil {
 		line("arguments", "%s (coerced, defaults filled)", safetext.Line(string(d.Arguments)))
 	}
+	if p := d.Policy; p != nil {
+		verdict := "allow"
+		switch {
+		case p.Monitor:
+			verdict = "would deny (monitor mode: runs)"
+		case !p.Allow:
+			verdict = "deny"
+		}
+		if len(p.Policies) > 0 {
+			verdict += ", by " + strings.Join(p.Policies, ", ")
+		}
+		line("policy", "%s", safetext.Line(verdict))
+	}
 	if d.Permission != "" {
 		line("permission", "%s", d.Permission)
 	}

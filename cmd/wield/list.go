@@ -121,7 +121,7 @@ func (a *app) selectTools(ctx context.Context, sel httpapi.ToolSelection) ([]*wi
 		}
 		return tools, nil
 	}
-	reg, _, err := a.setup(nil)
+	reg, eng, err := a.setup(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,8 @@ func (a *app) selectTools(ctx context.Context, sel httpapi.ToolSelection) ([]*wi
 	if err != nil {
 		return nil, selectionError(err, sel)
 	}
-	return tools, nil
+	// What the policies deny this command's caller is not listed.
+	return wield.VisibleTools(ctx, eng.Policy(), reg, wield.Caller{}, tools), nil
 }
 
 // export prints the export document of the chosen tools in format, as

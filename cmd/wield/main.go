@@ -214,7 +214,7 @@ func (a *app) command() *cobra.Command {
 		}
 		return nil
 	}
-	root.AddCommand(a.listCommand(), a.callCommand(), a.callsCommand(), a.statsCommand(), a.validateCommand(), a.parseCommand(), a.chatCommand(), a.serveCommand(), a.keysCommand(), a.approvalsCommand(), a.mcpCommand(), a.pinsCommand())
+	root.AddCommand(a.listCommand(), a.callCommand(), a.callsCommand(), a.statsCommand(), a.validateCommand(), a.parseCommand(), a.chatCommand(), a.serveCommand(), a.keysCommand(), a.approvalsCommand(), a.mcpCommand(), a.pinsCommand(), a.policyCommand())
 	return root
 }
 
@@ -487,7 +487,11 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	if err := offerSearch(reg); err != nil {
 		return nil, nil, err
 	}
-	opts := &engine.Options{}
+	pol, err := a.policies(reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := &engine.Options{Policy: pol}
 	if c := a.cfg; c != nil {
 		opts.DefaultTimeout, opts.NetworkTimeout, opts.SecretNames = c.DefaultTimeout, c.NetworkTimeout, c.SecretNames
 		opts.StrictValidation = c.StrictValidation

@@ -19,6 +19,7 @@ import (
 	"github.com/wieldhq/wield/llm/gemini"
 	"github.com/wieldhq/wield/llm/openai"
 	"github.com/wieldhq/wield/mcpbridge"
+	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/toolfile"
 )
 
@@ -74,6 +75,15 @@ warning, unless --dialect names that dialect: then it is an error.`,
 					return err
 				}
 				problems = append(problems, ps...)
+			}
+			// Cedar policy files (*.cedar) beside the tool files.
+			_, pps, err := policy.Check(toolPaths...)
+			if err != nil {
+				return err
+			}
+			for _, p := range pps {
+				line, col := max(p.Line, 1), max(p.Col, 1)
+				problems = append(problems, toolfile.Problem{File: p.File, Line: line, Col: col, Message: "policy: " + p.Message})
 			}
 			errs, warnings := 0, 0
 			for _, p := range problems {

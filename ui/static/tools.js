@@ -338,6 +338,8 @@ function toolPage(el, t) {
     else if (d.would_run) verdict = needsApproval ? "Would run once a person approves it" : "Would run now";
     const facts = [];
     const fact = (k, v) => facts.push(h("dt", null, k), h("dd", null, v));
+    if (d.policy) fact("Policy", (d.policy.would_deny ? "would deny (monitor mode: it runs)" : d.policy.allow ? "allow" : "deny") +
+      (d.policy.policies && d.policy.policies.length ? `, by ${d.policy.policies.join(", ")}` : d.policy.allow ? "" : ": no policy permits it"));
     if (d.permission) fact("Permission", d.permission);
     if (needsApproval) fact("Approval", d.approval.deciders ? `needed, from ${d.approval.deciders}` : "needed, and no approver is configured");
     if (d.limit) fact("Limiter", limitText(d.limit));

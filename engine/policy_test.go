@@ -1,0 +1,195 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/memstore"
+	"github.com/wieldhq/wield/policy"
+)
+
+// policyEngine is an engine of echo whose policies let Key::"a" call it
+// unless the message is "secret".
+func policyEngine(t *testing.T, mode policy.Mode) (*engine.Engine, *memstore.Store) {
+	t.Helper()
+	dir := t.TempDir()
+	src := `@id("a-echoes") permit(principal == Key::"a", action, resource == Tool::"echo");
+@id("no-secrets") forbid(principal, action, resource) when { context has args && context.args has message && context.args.message == "secret" };`
+	if err := os.WriteFile(filepath.Join(dir, "p.cedar"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := policy.Load(mode, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := wield.NewRegistry(nil)
+	reg.MustRegister(echoTool())
+	store := memstore.New(0)
+	return engine.New(reg, &engine.Options{Policy: set, Store: store, Logger: quiet}), store
+}
+
+func TestPolicyStep(t *testing.T) {
+	tests := []struct {
+		name, key, msg string
+		mode           policy.Mode
+		wantOK         bool
+		wantErr        string
+		want           wield.PolicyDecision
+	}{
+		{"permitted", "a", "hi", policy.Enforce, true, "", wield.PolicyDecision{Allow: true, Policies: []string{"a-echoes"}}},
+		{"default deny", "b", "hi", policy.Enforce, false, "Permission denied: no policy permits calling tool 'echo'", wield.PolicyDecision{}},
+		{"forbid wins", "a", "secret", policy.Enforce, false, "Permission denied: tool 'echo' is forbidden by policy no-secrets", wield.PolicyDecision{Policies: []string{"no-secrets"}}},
+		{"monitor runs it", "a", "secret", policy.Monitor, true, "", wield.PolicyDecision{Allow: true, Monitor: true, Policies: []string{"no-secrets"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, store := policyEngine(t, tt.mode)
+			ctx := wield.WithRequester(context.Background(), "key:"+tt.key)
+			res, err := e.Call(ctx, wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"` + tt.msg + `"}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.OK != tt.wantOK || res.Error != tt.wantErr {
+				t.Errorf("result ok=%v %q, want ok=%v %q", res.OK, res.Error, tt.wantOK, tt.wantErr)
+			}
+			if !tt.wantOK && res.ErrorType != wield.ErrPermissionDenied {
+				t.Errorf("error type %s, want permission_denied", res.ErrorType)
+			}
+			recs := store.Records(memstore.Filter{})
+			if len(recs) != 1 {
+				t.Fatalf("%d records, want 1", len(recs))
+			}
+			if diff := cmp.Diff(tt.want, recs[0].Result.Metadata["policy"]); diff != "" {
+				t.Errorf("the record's decision (-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPolicyKeepsPermissions: a policy's allow does not lift a tool's
+// own deny.
+func TestPolicyKeepsPermissions(t *testing.T) {
+	e, _ := policyEngine(t, policy.Enforce)
+	denied := echoTool()
+	denied.Name, denied.Permission = "echo2", wield.PermissionDeny
+	e.Registry().MustRegister(denied)
+	res, err := e.Call(wield.WithRequester(context.Background(), "key:a"), wield.Call{Tool: "echo2", Arguments: json.RawMessage(`{"message":"x"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || res.ErrorType != wield.ErrPermissionDenied {
+		t.Errorf("%+v, want permission_denied", res)
+	}
+}
+
+func TestVisibleTools(t *testing.T) {
+	e, _ := policyEngine(t, policy.Enforce)
+	list := func(key string) []string {
+		ctx := wield.WithRequester(context.Background(), "key:"+key)
+		var names []string
+		for _, tl := range wield.VisibleTools(ctx, e.Policy(), e.Registry(), wield.Caller{}, e.Registry().List(wield.Query{})) {
+			names = append(names, tl.Name)
+		}
+		return names
+	}
+	if diff := cmp.Diff([]string{"echo"}, list("a")); diff != "" {
+		t.Errorf("key a (-want +got)\n%s", diff)
+	}
+	if got := list("b"); len(got) != 0 {
+		t.Errorf("key b sees %v, want nothing", got)
+	}
+}
+
+// TestPolicyDryRun: a dry run answers as the call would, with the
+// decision, and records nothing.
+func TestPolicyDryRun(t *testing.T) {
+	e, store := policyEngine(t, policy.Enforce)
+	ctx := wield.WithRequester(context.Background(), "key:a")
+	c := wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"secret"}`)}
+	d, err := e.DryRun(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Call(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.WouldRun || d.Stage != wield.StagePermission || d.ErrorType != res.ErrorType || d.Error != res.Error {
+		t.Errorf("dry run %+v, the call %q %q", d, res.ErrorType, res.Error)
+	}
+	if d.Policy == nil || !cmp.Equal(d.Policy.Policies, []string{"no-secrets"}) {
+		t.Errorf("dry run's policy decision %+v, want no-secrets", d.Policy)
+	}
+	if n := len(store.Records(memstore.Filter{})); n != 1 {
+		t.Errorf("%d records, want the call's only", n)
+	}
+}
+
+// BenchmarkPolicy compares an echo call without policies with one decided
+// by a Cedar set of two policies, in the same run.
+func BenchmarkPolicy(b *testing.B) {
+	dir := b.TempDir()
+	src := `@id("a-echoes") permit(principal == Key::"a", action, resource == Tool::"echo");
+@id("no-secrets") forbid(principal, action, resource) when { context has args && context.args has message && context.args.message == "secret" };`
+	if err := os.WriteFile(filepath.Join(dir, "p.cedar"), []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	set, err := policy.Load(policy.Enforce, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		p    wield.Policy
+	}{{"none", nil}, {"cedar", set}} {
+		b.Run(c.name, func(b *testing.B) {
+			reg := wield.NewRegistry(nil)
+			reg.MustRegister(echoTool())
+			e := engine.New(reg, &engine.Options{Policy: c.p, Logger: quiet})
+			ctx := wield.WithRequester(context.Background(), "key:a")
+			call := wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)}
+			b.ReportAllocs()
+			for b.Loop() {
+				if res, err := e.Call(ctx, call); err != nil || !res.OK {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}
+
+// TestPolicyBeforeReplay: an idempotency key does not hand a caller the
+// policies refuse the answer of another caller's call.
+func TestPolicyBeforeReplay(t *testing.T) {
+	e, _ := policyEngine(t, policy.Enforce)
+	c := wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`), IdempotencyKey: "k1"}
+	res, err := e.Call(wield.WithRequester(context.Background(), "key:a"), c)
+	if err != nil || !res.OK {
+		t.Fatalf("key a: %v %+v", err, res)
+	}
+	ctx := wield.WithRequester(context.Background(), "key:b")
+	res, err = e.Call(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || res.ErrorType != wield.ErrPermissionDenied || res.Metadata["replayed"] != nil {
+		t.Errorf("key b with a's idempotency key: %+v; want permission_denied, no replay", res)
+	}
+	d, err := e.DryRun(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Stage != wield.StagePermission || d.Replay != "" {
+		t.Errorf("key b's dry run: stage %s, replay %q; want permission", d.Stage, d.Replay)
+	}
+	res, err = e.Call(wield.WithRequester(context.Background(), "key:a"), c)
+	if err != nil || res.Metadata["replayed"] != true || res.Metadata["policy"] == nil {
+		t.Errorf("key a's replay: %v %+v; want replayed with its policy decision", err, res.Metadata)
+	}
+}
