@@ -144,6 +144,20 @@ func TestImportElicit(t *testing.T) {
 	}
 }
 
+// impJSON is v as generic JSON, for comparing schemas whatever their Go type.
+func impJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g any
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // impJSONText decodes s, a JSON text a test expects or got.
 func impJSONText(t *testing.T, s string) any {
 	t.Helper()

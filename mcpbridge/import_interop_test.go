@@ -145,20 +145,6 @@ func impApprovingEngine(t *testing.T, reg *wield.Registry) *engine.Engine {
 	return e
 }
 
-// impJSON is v as generic JSON, for comparing schemas whatever their Go type.
-func impJSON(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g any
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
 // impCheckImported checks that every tool of direct is in the registry,
 // named server__tool, with the same schemas and description.
 func impCheckImported(t *testing.T, reg *wield.Registry, server string, direct []*mcp.Tool) {
