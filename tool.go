@@ -1,6 +1,7 @@
 package wield
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -104,6 +105,14 @@ type Tool struct {
 	Secrets []string `json:"secrets,omitempty"`
 	// Source says where the tool came from (a file path, an MCP server, "go").
 	Source string `json:"source,omitempty"`
+	// Examples are argument objects that show a model how to call the tool,
+	// each valid against InputSchema (tool files check them at load). The
+	// dialects that take examples send them: Anthropic's input_examples,
+	// MCP's _meta, the prompt formats' tool descriptions.
+	Examples []json.RawMessage `json:"examples,omitempty"`
+	// Callers says who may call the tool: a model directly, a program a
+	// model wrote, or both. Nil means the default of [Tool.AllowedCallers].
+	Callers []AllowedCaller `json:"allowed_callers,omitempty"`
 
 	// Handler runs the tool. A tool without one can be registered (a tool file
 	// may name an executor that is not loaded) and answers executor_not_found.
@@ -120,6 +129,30 @@ func (t *Tool) EffectivePermission() Permission {
 		return PermissionConfirm
 	}
 	return PermissionAuto
+}
+
+// AllowedCaller is a way a model may call a tool: directly, or from a
+// program it wrote (Anthropic's programmatic tool calling, wield's own
+// programs).
+type AllowedCaller string
+
+// The allowed callers, as tool files write them.
+const (
+	AllowedDirect  AllowedCaller = "direct"
+	AllowedProgram AllowedCaller = "program"
+)
+
+// AllowedCallers returns the callers the tool accepts: Callers when set,
+// else both for a tool that runs without approval and only direct for the
+// others, so that no program runs a confirm tool unless its author said so.
+func (t *Tool) AllowedCallers() []AllowedCaller {
+	if t.Callers != nil {
+		return t.Callers
+	}
+	if t.EffectivePermission() == PermissionAuto {
+		return []AllowedCaller{AllowedDirect, AllowedProgram}
+	}
+	return []AllowedCaller{AllowedDirect}
 }
 
 // Callable reports whether the tool's status lets it run.

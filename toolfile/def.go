@@ -33,12 +33,18 @@ type Def struct {
 	Timeout     time.Duration
 	Annotations wield.Annotations
 	Secrets     []string
+	// Examples are argument objects (`examples:`), each valid against the
+	// input schema.
+	Examples []json.RawMessage
+	// Callers is `allowed_callers:`; nil when the file is silent.
+	Callers []wield.AllowedCaller
 
 	// File, Line and Col locate the definition, for Tool.Source and messages.
 	File      string
 	Line, Col int
 
-	broken bool // a problem (not a warning) in its lines: left out
+	exampleNodes []*yaml.Node // beside Examples, for positions
+	broken       bool         // a problem (not a warning) in its lines: left out
 }
 
 // Source is "file:line", as Tool.Source and duplicate warnings show it.
@@ -176,6 +182,10 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 			def.Annotations = d.annotations(f)
 		case "secrets":
 			def.Secrets = d.strings(f)
+		case "examples":
+			def.Examples, def.exampleNodes = d.examples(f)
+		case "allowed_callers":
+			def.Callers = d.allowedCallers(f)
 		default:
 			d.unknown(f, "tool")
 		}
@@ -208,6 +218,7 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 			d.errorf(start(n, fs), "secrets: %q is not a parameter", s)
 		}
 	}
+	d.checkExamples(def)
 	return def
 }
 

@@ -148,6 +148,8 @@ func (def *Def) Tool(h wield.Handler) *wield.Tool {
 		Permission:   def.Permission,
 		Timeout:      timeout,
 		Secrets:      def.Secrets,
+		Examples:     def.Examples,
+		Callers:      def.Callers,
 		Source:       def.Source(),
 		Handler:      h,
 	}
