@@ -105,7 +105,20 @@ type MCPTool struct {
 	InputSchema  *jsonschema.Schema `json:"inputSchema"`
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 	Annotations  MCPAnnotations     `json:"annotations"`
+	// Meta is the tool's _meta: wield writes the tool's examples under
+	// [MCPExamplesKey] and an explicit allowed_callers under
+	// [MCPCallersKey], which MCP has no field for.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
+
+// The _meta keys of an [MCPTool], prefixed as MCP asks of keys that are not
+// its own (a reverse DNS name and a slash; wieldhq.github.io reversed).
+const (
+	// MCPExamplesKey holds the tool's examples: a list of argument objects.
+	MCPExamplesKey = "io.github.wieldhq/input_examples"
+	// MCPCallersKey holds the tool's allowed_callers: "direct", "program".
+	MCPCallersKey = "io.github.wieldhq/allowed_callers"
+)
 
 // MCPAnnotations are MCP's tool annotations. All four hints are always
 // written: MCP's defaults (destructive and open-world when absent) are the
@@ -155,6 +168,15 @@ func (d mcpDialect) ExportTool(t *wield.Tool) (any, []Problem) {
 	}
 	if HasType(t.OutputSchema, "object") {
 		mt.OutputSchema = t.OutputSchema
+	}
+	if len(t.Examples) > 0 {
+		mt.Meta = map[string]any{MCPExamplesKey: t.Examples}
+	}
+	if len(t.Callers) > 0 {
+		if mt.Meta == nil {
+			mt.Meta = map[string]any{}
+		}
+		mt.Meta[MCPCallersKey] = t.Callers
 	}
 	return mt, nil
 }

@@ -524,6 +524,7 @@ func srvTool(mt llm.MCPTool) *mcp.Tool {
 			IdempotentHint:  mt.Annotations.IdempotentHint,
 			OpenWorldHint:   &openWorld,
 		},
+		Meta: mt.Meta,
 	}
 	if mt.OutputSchema != nil {
 		// Only a non-nil schema: a nil *Schema in the interface would be
