@@ -372,6 +372,55 @@ func Note(desc, note string) string {
 	return desc + ";" + note
 }
 
+// KeywordNote is keyword k of s written for a description, where a strict
+// dialect moves a keyword it cannot send but the engine still enforces
+// ("maxLength: 64", "Default: 10"), joined to it with [Note].
+func KeywordNote(s *jsonschema.Schema, k string) string {
+	switch k {
+	case "minLength":
+		return fmt.Sprintf("minLength: %d", *s.MinLength)
+	case "maxLength":
+		return fmt.Sprintf("maxLength: %d", *s.MaxLength)
+	case "minItems":
+		return fmt.Sprintf("minItems: %d", *s.MinItems)
+	case "maxItems":
+		return fmt.Sprintf("maxItems: %d", *s.MaxItems)
+	case "minProperties":
+		return fmt.Sprintf("minProperties: %d", *s.MinProperties)
+	case "maxProperties":
+		return fmt.Sprintf("maxProperties: %d", *s.MaxProperties)
+	case "minimum":
+		return "minimum: " + Value(*s.Minimum)
+	case "maximum":
+		return "maximum: " + Value(*s.Maximum)
+	case "exclusiveMinimum":
+		return "exclusiveMinimum: " + Value(*s.ExclusiveMinimum)
+	case "exclusiveMaximum":
+		return "exclusiveMaximum: " + Value(*s.ExclusiveMaximum)
+	case "multipleOf":
+		return "multipleOf: " + Value(*s.MultipleOf)
+	case "format":
+		return "format: " + s.Format
+	case "default":
+		return "Default: " + Value(s.Default)
+	case "examples":
+		vs := make([]string, len(s.Examples))
+		for i, v := range s.Examples {
+			vs[i] = Value(v)
+		}
+		return "Examples: " + strings.Join(vs, ", ")
+	case "uniqueItems":
+		return "items must be unique"
+	case "contentEncoding":
+		return "encoding: " + s.ContentEncoding
+	case "contentMediaType":
+		return "media type: " + s.ContentMediaType
+	case "deprecated":
+		return "deprecated"
+	}
+	return k
+}
+
 // Value formats a JSON value for a person or a model: a string as it is,
 // anything else as compact JSON.
 func Value(v any) string {

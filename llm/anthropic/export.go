@@ -50,9 +50,10 @@ var (
 	// Dialect is the Messages API's tool format.
 	Dialect llm.Dialect = dialect{}
 	// Strict is Dialect with "strict": true on every tool (strict tool use,
-	// https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use).
-	// A tool whose schema uses what strict mode cannot constrain (see
-	// [StrictProblems]) is reported and left out rather than sent loose.
+	// https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use),
+	// the input schema rewritten by [StrictSchema]. A tool whose schema
+	// strict mode cannot express is reported and left out rather than sent
+	// loose.
 	Strict llm.Dialect = dialect{strict: true}
 )
 
@@ -83,13 +84,14 @@ func (d dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 		// oneOf, allOf, or anyOf at the top level", for the whole request.
 		ps = append(ps, llm.Problem{Tool: t.Name, Dialect: d.Name(), Message: "input_schema cannot have oneOf, anyOf or allOf at the top level: the Messages API refuses it"})
 	}
+	schema := t.InputSchema
 	if d.strict && len(ps) == 0 {
-		ps = append(ps, strictProblems(d, t)...)
+		schema, ps = strictProblems(d, t)
 	}
 	if len(ps) > 0 {
 		return nil, ps
 	}
-	out := Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, InputExamples: t.Examples, Strict: d.strict}
+	out := Tool{Name: t.Name, Description: t.Description, InputSchema: schema, InputExamples: t.Examples, Strict: d.strict}
 	for _, c := range t.Callers {
 		switch c {
 		case wield.AllowedDirect:

@@ -3,7 +3,7 @@ package anthropic
 import (
 	"fmt"
 	"slices"
-	"sort"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
@@ -14,102 +14,227 @@ import (
 // outputs guide lists it ("JSON Schema limitations",
 // https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations):
 // the basic types, enum of primitives, const, anyOf, allOf, local $ref and
-// $defs, required, additionalProperties false (on every object), the
-// listed string formats and minItems 0 or 1. Not: recursive schemas,
+// $defs, required (optional properties are allowed, unlike OpenAI's strict
+// mode), additionalProperties false on every object, the listed string
+// formats, simple patterns and minItems 0 or 1. Not: recursive schemas,
 // numeric bounds, string lengths, other array bounds.
 var (
-	strictKeywords = []string{"type", "description", "title", "properties", "required", "additionalProperties",
-		"items", "enum", "const", "anyOf", "allOf", "$ref", "$defs", "definitions", "default", "format", "pattern", "minItems"}
+	strictKept = []string{"type", "description", "title", "properties", "required", "additionalProperties",
+		"items", "enum", "const", "anyOf", "allOf", "$ref", "pattern"}
+	// strictNoted narrow a value without changing its shape: moved into the
+	// description, as wield's inference writes defaults; the engine still
+	// validates the tool's own schema.
+	strictNoted = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+		"minLength", "maxLength", "maxItems", "uniqueItems", "minProperties", "maxProperties",
+		"default", "examples", "contentEncoding", "contentMediaType", "deprecated"}
+	strictDropped = []string{"$schema", "$id", "$comment", "readOnly", "writeOnly", "$defs", "definitions", "format", "minItems", "oneOf"}
+	jsonTypes     = []string{"string", "number", "integer", "boolean", "object", "array", "null"}
 	strictFormats = []string{"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
 )
 
-// StrictProblems reports what keeps t's input schema out of strict tool
-// use, each at its JSON pointer; none means [Strict] exports the tool.
-func StrictProblems(t *wield.Tool) []llm.Problem {
-	return strictProblems(Strict, t)
-}
-
-func strictProblems(d llm.Dialect, t *wield.Tool) []llm.Problem {
-	w := strictWalk{d: d, tool: t, root: t.InputSchema}
-	w.walk(t.InputSchema, "", nil)
-	return w.ps
-}
-
-type strictWalk struct {
-	d    llm.Dialect
-	tool *wield.Tool
-	root *jsonschema.Schema
-	ps   []llm.Problem
-	// steps bounds the walk: references are followed where they are used,
-	// so a schema of shared definitions can be far larger walked than sent.
-	steps int
-}
-
-// maxStrictSteps is the most subschemas one tool's check visits.
-const maxStrictSteps = 10_000
-
-func (w *strictWalk) problem(path, format string, args ...any) {
-	if len(w.ps) >= 20 {
-		return // enough to act on; a generated schema can repeat one fault everywhere
+// StrictSchema rewrites an input schema for strict tool use without
+// changing what the model may send beyond what the tool accepts: keywords
+// that only narrow a value (bounds, lengths, uniqueness, defaults,
+// examples, other formats, minItems above 1) move into the description;
+// oneOf becomes anyOf; an object with named properties and no word on
+// others gets additionalProperties false, which the model then keeps to.
+// It reports, at their JSON pointers, what cannot be kept: maps and
+// free-form objects, recursive references, and keywords with no strict
+// form (patternProperties, not, if/then/else, tuples, ...).
+func StrictSchema(in *jsonschema.Schema) (*jsonschema.Schema, []llm.Problem) {
+	c := &strictConv{root: in}
+	out := c.schema(in, "")
+	defs, key := in.Defs, "$defs"
+	if defs == nil {
+		defs, key = in.Definitions, "definitions"
 	}
-	w.ps = append(w.ps, llm.Problem{Tool: w.tool.Name, Dialect: w.d.Name(), Path: path, Message: fmt.Sprintf(format, args...)})
-}
-
-// walk checks s at path; refs are the references being followed, to find
-// a recursive schema.
-func (w *strictWalk) walk(s *jsonschema.Schema, path string, refs []string) {
-	if s == nil || llm.IsTrue(s) {
-		return
-	}
-	if w.steps++; w.steps > maxStrictSteps {
-		if w.steps == maxStrictSteps+1 {
-			w.problem(path, "the schema is too large to check for strict tool use (more than %d subschemas with its references followed)", maxStrictSteps)
+	for name, d := range defs {
+		if out.Defs == nil {
+			out.Defs = map[string]*jsonschema.Schema{}
 		}
-		return
+		out.Defs[name] = c.schema(d, llm.Pointer("", key, name))
+		if r := "#/" + key + "/" + name; c.recursive(d, []string{r}) {
+			c.problem(llm.Pointer("", key, name), "strict tool use does not support recursive schemas (%s refers to itself)", r)
+		}
 	}
+	if key == "definitions" && out.Defs != nil {
+		renameRefs(out)
+	}
+	return out, c.problems
+}
+
+type strictConv struct {
+	root     *jsonschema.Schema
+	problems []llm.Problem
+	nodes    int
+}
+
+// maxStrictProblems is enough to act on: a generated schema can repeat one
+// fault everywhere.
+const maxStrictProblems = 20
+
+// maxStrictNodes bounds the subschemas a conversion visits.
+const maxStrictNodes = 100_000
+
+func (c *strictConv) problem(path, format string, args ...any) {
+	if len(c.problems) < maxStrictProblems {
+		c.problems = append(c.problems, llm.Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+func (c *strictConv) schema(s *jsonschema.Schema, path string) *jsonschema.Schema {
+	if c.nodes++; c.nodes > maxStrictNodes {
+		if c.nodes == maxStrictNodes+1 {
+			c.problem(path, "the schema has more than %d subschemas", maxStrictNodes)
+		}
+		return &jsonschema.Schema{}
+	}
+	switch {
+	case llm.IsTrue(s):
+		c.problem(path, "the schema accepts any value; strict tool use needs a type")
+		return &jsonschema.Schema{}
+	case llm.IsFalse(s):
+		c.problem(path, "the schema accepts no value; strict tool use cannot express it")
+		return &jsonschema.Schema{}
+	}
+	out := &jsonschema.Schema{Title: s.Title, Description: s.Description, Type: s.Type, Types: s.Types,
+		Enum: s.Enum, Const: s.Const, Pattern: s.Pattern, Ref: s.Ref, Required: s.Required, PropertyOrder: s.PropertyOrder}
 	for _, k := range llm.Keywords(s) {
-		if !slices.Contains(strictKeywords, k) {
-			w.problem(path, "strict tool use does not support %q", k)
+		switch {
+		case slices.Contains(strictKept, k), slices.Contains(strictDropped, k):
+		case slices.Contains(strictNoted, k):
+			out.Description = llm.Note(out.Description, llm.KeywordNote(s, k))
+		default:
+			c.problem(path, "strict tool use does not support %q", k)
 		}
 	}
-	if s.Format != "" && !slices.Contains(strictFormats, s.Format) {
-		w.problem(path, "strict tool use does not support the format %q", s.Format)
+	switch {
+	case s.Format == "":
+	case slices.Contains(strictFormats, s.Format):
+		out.Format = s.Format
+	default:
+		out.Description = llm.Note(out.Description, llm.KeywordNote(s, "format"))
 	}
-	if s.MinItems != nil && *s.MinItems > 1 {
-		w.problem(path, "strict tool use supports minItems 0 or 1, not %d", *s.MinItems)
+	if s.MinItems != nil {
+		if *s.MinItems <= 1 {
+			out.MinItems = s.MinItems
+		} else {
+			out.Description = llm.Note(out.Description, llm.KeywordNote(s, "minItems"))
+		}
+	}
+	for _, t := range llm.Types(s) {
+		if !slices.Contains(jsonTypes, t) {
+			c.problem(path, "type %q is not a JSON Schema type", t)
+		}
 	}
 	for _, v := range s.Enum {
 		switch v.(type) {
 		case map[string]any, []any:
-			w.problem(path, "strict tool use supports enum values that are strings, numbers, booleans or null")
+			c.problem(path, "strict tool use supports enum values that are strings, numbers, booleans or null")
 		}
-	}
-	if llm.HasType(s, "object") && !llm.IsFalse(s.AdditionalProperties) {
-		w.problem(path, "strict tool use needs additionalProperties: false on every object")
 	}
 	if s.Ref != "" {
-		switch target, ok := llm.ResolveRef(w.root, s.Ref); {
-		case !ok:
-			w.problem(path, "strict tool use needs a local $ref, not %q", s.Ref)
-		case slices.Contains(refs, s.Ref):
-			w.problem(path, "strict tool use does not support recursive schemas ($ref %q refers to itself)", s.Ref)
-		default:
-			w.walk(target, path, append(refs, s.Ref))
+		if _, ok := llm.ResolveRef(c.root, s.Ref); !ok {
+			c.problem(path, "strict tool use needs a local $ref to $defs, not %q", s.Ref)
+		} else if s.Ref == "#" {
+			c.problem(path, "strict tool use does not support recursive schemas ($ref to the root)")
 		}
 	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
+	if s.ItemsArray != nil {
+		c.problem(llm.Pointer(path, "items"), "a tuple (items as a list) is not supported in strict tool use")
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		w.walk(s.Properties[n], llm.Pointer(path, "properties", n), refs)
+	if s.Items != nil {
+		out.Items = c.schema(s.Items, llm.Pointer(path, "items"))
 	}
-	w.walk(s.Items, llm.Pointer(path, "items"), refs)
-	for i, x := range s.AnyOf {
-		w.walk(x, llm.Pointer(path, "anyOf", fmt.Sprint(i)), refs)
+	for i, b := range s.AnyOf {
+		out.AnyOf = append(out.AnyOf, c.schema(b, llm.Pointer(path, "anyOf", fmt.Sprint(i))))
 	}
-	for i, x := range s.AllOf {
-		w.walk(x, llm.Pointer(path, "allOf", fmt.Sprint(i)), refs)
+	for i, b := range s.OneOf {
+		out.AnyOf = append(out.AnyOf, c.schema(b, llm.Pointer(path, "oneOf", fmt.Sprint(i))))
 	}
+	for i, b := range s.AllOf {
+		out.AllOf = append(out.AllOf, c.schema(b, llm.Pointer(path, "allOf", fmt.Sprint(i))))
+	}
+	if llm.HasType(s, "object") || s.Properties != nil {
+		switch {
+		case s.AdditionalProperties != nil && !llm.IsFalse(s.AdditionalProperties):
+			c.problem(llm.Pointer(path, "additionalProperties"), "a map (an object with additionalProperties) cannot be expressed in strict tool use, where every object has additionalProperties false")
+		case len(s.Properties) == 0 && s.AdditionalProperties == nil:
+			c.problem(path, "a free-form object (no properties, others allowed) cannot be expressed in strict tool use, where every object has additionalProperties false")
+		}
+		out.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+		if s.Properties != nil {
+			out.Properties = make(map[string]*jsonschema.Schema, len(s.Properties))
+			for _, n := range llm.PropertyNames(s) {
+				out.Properties[n] = c.schema(s.Properties[n], llm.Pointer(path, "properties", n))
+			}
+		}
+	}
+	return out
+}
+
+// recursive reports whether s, reached through the references in stack,
+// refers back to one of them.
+func (c *strictConv) recursive(s *jsonschema.Schema, stack []string) bool {
+	if s == nil || len(stack) > 64 {
+		return len(stack) > 64
+	}
+	if s.Ref != "" {
+		if slices.Contains(stack, s.Ref) || s.Ref == "#" {
+			return true
+		}
+		if t, ok := llm.ResolveRef(c.root, s.Ref); ok && c.recursive(t, append(stack, s.Ref)) {
+			return true
+		}
+	}
+	subs := []*jsonschema.Schema{s.Items}
+	subs = append(subs, s.AnyOf...)
+	subs = append(subs, s.OneOf...)
+	subs = append(subs, s.AllOf...)
+	for _, p := range s.Properties {
+		subs = append(subs, p)
+	}
+	for _, x := range subs {
+		if c.nodes++; c.nodes > maxStrictNodes {
+			return false
+		}
+		if c.recursive(x, stack) {
+			return true
+		}
+	}
+	return false
+}
+
+// renameRefs writes references to #/definitions/ as #/$defs/, where the
+// converted definitions are.
+func renameRefs(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if after, ok := strings.CutPrefix(s.Ref, "#/definitions/"); ok {
+		s.Ref = "#/$defs/" + after
+	}
+	renameRefs(s.Items)
+	for _, x := range s.AnyOf {
+		renameRefs(x)
+	}
+	for _, x := range s.AllOf {
+		renameRefs(x)
+	}
+	for _, x := range s.Properties {
+		renameRefs(x)
+	}
+	for _, x := range s.Defs {
+		renameRefs(x)
+	}
+}
+
+// strictProblems converts t's schema for [Strict]: the schema to send, or
+// the problems that keep the tool out.
+func strictProblems(d llm.Dialect, t *wield.Tool) (*jsonschema.Schema, []llm.Problem) {
+	s, ps := StrictSchema(t.InputSchema)
+	for i := range ps {
+		ps[i].Tool, ps[i].Dialect = t.Name, d.Name()
+	}
+	return s, ps
 }

@@ -287,7 +287,7 @@ func (c *strictConv) schema(s *jsonschema.Schema, path string, level int) *jsons
 		switch {
 		case strictKept[k], strictDropped[k]:
 		case strictNoted[k]:
-			out.Description = llm.Note(out.Description, noteFor(s, k))
+			out.Description = llm.Note(out.Description, llm.KeywordNote(s, k))
 		default:
 			c.problem(path, fmt.Sprintf("keyword %q is not supported in strict mode", k))
 		}
@@ -440,35 +440,4 @@ func nullable(s *jsonschema.Schema) *jsonschema.Schema {
 		s.Enum = append(append([]any(nil), s.Enum...), nil)
 	}
 	return s
-}
-
-// noteFor describes keyword k of s for a description.
-func noteFor(s *jsonschema.Schema, k string) string {
-	switch k {
-	case "minLength":
-		return fmt.Sprintf("minLength: %d", *s.MinLength)
-	case "maxLength":
-		return fmt.Sprintf("maxLength: %d", *s.MaxLength)
-	case "minProperties":
-		return fmt.Sprintf("minProperties: %d", *s.MinProperties)
-	case "maxProperties":
-		return fmt.Sprintf("maxProperties: %d", *s.MaxProperties)
-	case "default":
-		return "Default: " + llm.Value(s.Default)
-	case "examples":
-		vs := make([]string, len(s.Examples))
-		for i, v := range s.Examples {
-			vs[i] = llm.Value(v)
-		}
-		return "Examples: " + strings.Join(vs, ", ")
-	case "uniqueItems":
-		return "items must be unique"
-	case "contentEncoding":
-		return "encoding: " + s.ContentEncoding
-	case "contentMediaType":
-		return "media type: " + s.ContentMediaType
-	case "deprecated":
-		return "deprecated"
-	}
-	return k
 }
