@@ -105,6 +105,9 @@ type ToolQuery struct {
 	Tags     []string
 	Toolset  string
 	Agent    string
+	// Deferred and Load are [ExportOptions], for [Client.Export] only.
+	Deferred bool
+	Load     []string
 }
 
 func (q ToolQuery) values() url.Values {
@@ -112,6 +115,12 @@ func (q ToolQuery) values() url.Values {
 	set(v, "category", q.Category)
 	set(v, "toolset", q.Toolset)
 	set(v, "agent", q.Agent)
+	if q.Deferred {
+		v.Set("deferred", "true")
+	}
+	if len(q.Load) > 0 {
+		v.Set("load", strings.Join(q.Load, ","))
+	}
 	for _, t := range q.Tags {
 		v.Add("tag", t)
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +32,10 @@ type ToolInfo struct {
 	TimeoutMS    int64              `json:"timeout_ms,omitempty"`
 	Status       wield.Status       `json:"status"`
 	Source       string             `json:"source,omitempty"`
+	// Examples are the tool's example arguments.
+	Examples []json.RawMessage `json:"examples,omitempty"`
+	// AllowedCallers says who may call the tool: direct, program.
+	AllowedCallers []wield.AllowedCaller `json:"allowed_callers"`
 }
 
 func toolInfo(t *wield.Tool) ToolInfo {
@@ -39,7 +45,8 @@ func toolInfo(t *wield.Tool) ToolInfo {
 	}
 	return ToolInfo{Name: t.Name, Version: t.Version, Description: t.Description, Category: t.Category,
 		Tags: t.Tags, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations,
-		Permission: t.EffectivePermission(), TimeoutMS: t.Timeout.Milliseconds(), Status: st, Source: t.Source}
+		Permission: t.EffectivePermission(), TimeoutMS: t.Timeout.Milliseconds(), Status: st, Source: t.Source,
+		Examples: t.Examples, AllowedCallers: t.AllowedCallers()}
 }
 
 // ToolList is the answer of GET /v1/tools without a format.
@@ -76,6 +83,9 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 	tools = slices.DeleteFunc(tools, func(t *wield.Tool) bool { return !inScope(scope, t.Name) })
 
 	f := q.Get("format")
+	if f == "" && (q.Has("deferred") || q.Has("load")) {
+		return apiError(http.StatusBadRequest, CodeBadRequest, "deferred and load apply to an export: give a format (anthropic, anthropic-strict, responses or responses-strict)")
+	}
 	if f == "" {
 		out := ToolList{Tools: make([]ToolInfo, len(tools))}
 		for i, t := range tools {
@@ -84,15 +94,41 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	}
-	x, err := ExportTools(f, tools)
-	if errors.As(err, &ce) {
-		return apiError(http.StatusBadRequest, CodeBadRequest, ce.Error())
+	opts, err := exportOptions(q)
+	if err != nil {
+		return err
+	}
+	x, err := ExportToolsWith(f, tools, opts)
+	var oe *OptionError
+	if errors.As(err, &ce) || errors.As(err, &oe) || errors.Is(err, llm.ErrNoDeferredLoading) {
+		return apiError(http.StatusBadRequest, CodeBadRequest, err.Error())
 	}
 	if err != nil {
 		return err
 	}
 	writeExport(w, x)
 	return nil
+}
+
+// exportOptions reads deferred=true and load=a,b (repeatable) of an
+// export's query.
+func exportOptions(q url.Values) (ExportOptions, error) {
+	var opts ExportOptions
+	if v := q.Get("deferred"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return opts, apiError(http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("deferred: %q is not true or false", v))
+		}
+		opts.Deferred = b
+	}
+	for _, l := range q["load"] {
+		for x := range strings.SplitSeq(l, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				opts.Load = append(opts.Load, x)
+			}
+		}
+	}
+	return opts, nil
 }
 
 // tool finds a tool the request's key reaches.

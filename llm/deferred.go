@@ -19,6 +19,7 @@ var ErrNoDeferredLoading = errors.New("llm: the dialect has no deferred loading 
 // model until that search returns it.
 var deferredSearch = map[string]json.RawMessage{
 	"anthropic":               json.RawMessage(`{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}`),
+	"anthropic-strict":        json.RawMessage(`{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}`),
 	"openai-responses":        json.RawMessage(`{"type":"tool_search"}`),
 	"openai-responses-strict": json.RawMessage(`{"type":"tool_search"}`),
 }
@@ -35,7 +36,7 @@ var deferredSearch = map[string]json.RawMessage{
 func ExportDeferred(d Dialect, tools []*wield.Tool, load func(*wield.Tool) bool) ([]any, []Problem, error) {
 	search, ok := deferredSearch[d.Name()]
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: %s (use anthropic, openai-responses or openai-responses-strict)", ErrNoDeferredLoading, d.Name())
+		return nil, nil, fmt.Errorf("%w: %s (use anthropic, anthropic-strict, openai-responses or openai-responses-strict)", ErrNoDeferredLoading, d.Name())
 	}
 	vs, problems := Export(d, tools)
 	byName := make(map[string]*wield.Tool, len(tools))
