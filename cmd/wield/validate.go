@@ -112,6 +112,7 @@ var dialectsByName = map[string]llm.Dialect{
 	"openai-responses":        openai.Responses,
 	"openai-responses-strict": openai.ResponsesStrict,
 	"anthropic":               anthropic.Dialect,
+	"anthropic-strict":        anthropic.Strict,
 	"gemini":                  gemini.Dialect,
 	"mcp":                     llm.MCP,
 }
