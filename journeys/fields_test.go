@@ -1,0 +1,223 @@
+//go:build unix
+
+package journeys
+
+// The providers' tool fields from a tool file: examples checked at load
+// and sent as Anthropic's input_examples, MCP's _meta and the prompts'
+// example calls; allowed_callers with its defaults; strict tool use; the
+// documents for the providers' own tool search.
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const fieldsWeather = `name: weather
+description: Current weather for a city
+parameters:
+  - {name: city, type: string, description: City name}
+  - {name: days, type: integer, required: false, validation: {min: 1, max: 7}}
+examples:
+  - {city: Paris}
+  - {city: "Oslo <north> & co", days: 3}
+allowed_callers: [direct, program]
+entry: {type: builtin, handler: echo}
+`
+
+const fieldsWipe = `name: wipe
+description: Delete a folder
+permission: confirm
+parameters:
+  - {name: path, type: string}
+entry: {type: builtin, handler: echo}
+`
+
+const fieldsBroken = `name: broken
+description: An example the tool refuses
+parameters:
+  - {name: n, type: integer}
+examples:
+  - {n: many}
+entry: {type: builtin, handler: echo}
+`
+
+// anthropicTool is the part of an Anthropic tool definition the journey
+// reads.
+type anthropicTool struct {
+	Type           string            `json:"type"`
+	Name           string            `json:"name"`
+	Description    string            `json:"description"`
+	InputSchema    map[string]any    `json:"input_schema"`
+	InputExamples  []json.RawMessage `json:"input_examples"`
+	AllowedCallers []string          `json:"allowed_callers"`
+	Strict         bool              `json:"strict"`
+	DeferLoading   bool              `json:"defer_loading"`
+}
+
+func anthropicByName(t *testing.T, r *run) (map[string]anthropicTool, []anthropicTool) {
+	t.Helper()
+	var list []anthropicTool
+	r.json(t, &list)
+	m := map[string]anthropicTool{}
+	for _, x := range list {
+		m[x.Name] = x
+	}
+	return m, list
+}
+
+func TestJourneyToolFields(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/weather.yaml", fieldsWeather)
+	u.write("tools/wipe.yaml", fieldsWipe)
+	u.write("tools/broken.yaml", fieldsBroken)
+
+	// An example the tool itself would refuse is a mistake at its line.
+	r := u.wield("--tools", "tools", "list", "--format", "anthropic")
+	if r.code == 0 || !strings.Contains(r.stderr, `tools/broken.yaml:6:5: examples[0]: does not match the tool's parameters: n: expected integer`) {
+		t.Errorf("a wrong example is not refused at its line and column:\n%s", r)
+	}
+	if err := os.Remove(u.path("tools/broken.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	s := u.serve("--tools", "tools")
+
+	// Anthropic: the examples as written (no HTML escaping), the callers
+	// the file names, none for a tool that says nothing (the API's default,
+	// direct only).
+	anth := u.must("--tools", "tools", "list", "--format", "anthropic")
+	tools, _ := anthropicByName(t, anth)
+	weather, wipe := tools["weather"], tools["wipe"]
+	var examples []string
+	for _, e := range weather.InputExamples {
+		var b bytes.Buffer
+		if err := json.Compact(&b, e); err != nil {
+			t.Fatal(err)
+		}
+		examples = append(examples, b.String())
+	}
+	if diff := cmp.Diff([]string{`{"city":"Paris"}`, `{"city":"Oslo <north> & co","days":3}`}, examples); diff != "" {
+		t.Errorf("weather's input_examples (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"direct", "code_execution_20260120"}, weather.AllowedCallers); diff != "" {
+		t.Errorf("weather's allowed_callers (-want +got):\n%s", diff)
+	}
+	if wipe.Name != "wipe" || wipe.AllowedCallers != nil || wipe.InputExamples != nil {
+		t.Errorf("wipe carries fields it did not ask for: %+v", wipe)
+	}
+	if strings.Contains(anth.stdout, `\u003c`) || strings.Contains(anth.stdout, `\u0026`) {
+		t.Errorf("the examples are HTML-escaped:\n%s", anth.stdout)
+	}
+
+	// wield's own description: the effective callers, both for an auto
+	// tool, direct only for a confirm one.
+	var views []struct {
+		Name           string            `json:"name"`
+		Examples       []json.RawMessage `json:"examples"`
+		AllowedCallers []string          `json:"allowed_callers"`
+	}
+	u.must("--tools", "tools", "list", "--json").json(t, &views)
+	callers := map[string][]string{}
+	for _, v := range views {
+		callers[v.Name] = v.AllowedCallers
+	}
+	if diff := cmp.Diff(map[string][]string{"weather": {"direct", "program"}, "wipe": {"direct"}, "echo": {"direct", "program"}},
+		map[string][]string{"weather": callers["weather"], "wipe": callers["wipe"], "echo": callers["echo"]}); diff != "" {
+		t.Errorf("allowed_callers of wield list --json (-want +got):\n%s", diff)
+	}
+
+	// Strict tool use: strict on every tool, the bounds the API cannot
+	// constrain moved into the description.
+	strict, _ := anthropicByName(t, u.must("--tools", "tools", "list", "--format", "anthropic-strict"))
+	days, _ := strict["weather"].InputSchema["properties"].(map[string]any)["days"].(map[string]any)
+	if !strict["weather"].Strict || days["minimum"] != nil || days["description"] != "minimum: 1;maximum: 7" {
+		t.Errorf("anthropic-strict weather: strict %v, days %v", strict["weather"].Strict, days)
+	}
+
+	// The provider's own tool search: its search tool first, every tool
+	// deferred but the one to keep loaded; the same from the server and
+	// through it.
+	deferred := u.must("--tools", "tools", "list", "--format", "anthropic", "--deferred", "--load", "weather")
+	_, list := anthropicByName(t, deferred)
+	if len(list) < 3 || list[0].Type != "tool_search_tool_bm25_20251119" {
+		t.Fatalf("the deferred document does not start with the search tool:\n%s", deferred.stdout)
+	}
+	for _, x := range list[1:] {
+		if x.DeferLoading == (x.Name == "weather") {
+			t.Errorf("%s: defer_loading %v", x.Name, x.DeferLoading)
+		}
+	}
+	code, body := s.do("GET", "/v1/tools?format=anthropic&deferred=true&load=weather", "")
+	if code != 200 || string(body) != deferred.stdout {
+		t.Errorf("GET ?format=anthropic&deferred=true&load=weather: %d, differs from wield list:\n%s", code, body)
+	}
+	remote := u.must("--server", s.url, "list", "--format", "anthropic", "--deferred", "--load", "weather")
+	if remote.stdout != deferred.stdout {
+		t.Errorf("wield --server list --deferred differs:\n%s", remote.stdout)
+	}
+	responses := u.must("--tools", "tools", "list", "--format", "responses", "--deferred")
+	if !strings.HasPrefix(responses.stdout, "[\n  {\n    \"type\": \"tool_search\"\n  },") || !strings.Contains(responses.stdout, `"defer_loading": true`) {
+		t.Errorf("responses --deferred:\n%.600s", responses.stdout)
+	}
+
+	// What cannot be deferred is refused, never exported plain.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"list", "--format", "openai", "--deferred"}, "no deferred loading"},
+		{[]string{"list", "--deferred"}, "--deferred and --load apply to an export"},
+		{[]string{"list", "--format", "anthropic", "--deferred", "--load", "wether"}, `load: no tool "wether"`},
+	} {
+		for _, prefix := range [][]string{{"--tools", "tools"}, {"--server", s.url}} {
+			r := u.wield(append(prefix, c.args...)...)
+			if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, c.want) {
+				t.Errorf("want exit 2, no output and %q:\n%s", c.want, r)
+			}
+		}
+	}
+
+	// The prompt's example call is the tool's first example; the others
+	// follow in short form.
+	xml := u.must("--tools", "tools", "list", "--format", "xml")
+	for _, want := range []string{"<city><![CDATA[Paris]]></city>", "More examples (arguments as JSON):\n  {\"city\":\"Oslo <north> & co\",\"days\":3}\n"} {
+		if !strings.Contains(xml.stdout, want) {
+			t.Errorf("the xml prompt lacks %q:\n%s", want, xml.stdout)
+		}
+	}
+
+	// MCP clients find the examples and callers in the tool's _meta.
+	c := &http.Client{Timeout: 30 * time.Second}
+	_, session, _ := mcpPost(t, c, s.url+"/mcp", "", floodInit)
+	_, _, msg := mcpPost(t, c, s.url+"/mcp", session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	raw, _ := json.Marshal(msg["result"])
+	var listed struct {
+		Tools []struct {
+			Name string         `json:"name"`
+			Meta map[string]any `json:"_meta"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &listed); err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	for _, x := range listed.Tools {
+		if x.Name == "weather" {
+			meta = x.Meta
+		}
+	}
+	got, _ := json.Marshal(meta)
+	if want := `{"io.github.wieldhq/allowed_callers":["direct","program"],"io.github.wieldhq/input_examples":[{"city":"Paris"},{"city":"Oslo \u003cnorth\u003e \u0026 co","days":3}]}`; string(got) != want {
+		t.Errorf("weather's _meta over MCP: %s, want %s", got, want)
+	}
+	if code, took := s.stop(syscall.SIGTERM, 10*time.Second); code != 0 {
+		t.Errorf("serve exited %d after %v:\n%s", code, took, s.stderr)
+	}
+}
