@@ -106,9 +106,12 @@ type Tool struct {
 	// Source says where the tool came from (a file path, an MCP server, "go").
 	Source string `json:"source,omitempty"`
 	// Examples are argument objects that show a model how to call the tool,
-	// each valid against InputSchema (tool files check them at load). The
-	// dialects that take examples send them: Anthropic's input_examples,
-	// MCP's _meta, the prompt formats' tool descriptions.
+	// each valid against InputSchema as it is, without coercion (tool files
+	// check them at load, the registry at registration). The dialects that
+	// take examples send them: Anthropic's input_examples, MCP's _meta, the
+	// prompt formats' example calls. They are whole calls, so they are a
+	// field of the tool, not a struct tag of one parameter (the `examples`
+	// tag of a parameter stays the JSON Schema keyword).
 	Examples []json.RawMessage `json:"examples,omitempty"`
 	// Callers says who may call the tool: a model directly, a program a
 	// model wrote, or both. Nil means the default of [Tool.AllowedCallers].
@@ -199,6 +202,14 @@ func (t *Tool) Check() error {
 	}
 	if t.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("timeout %s is negative", t.Timeout))
+	}
+	if t.Callers != nil && len(t.Callers) == 0 {
+		errs = append(errs, errors.New("allowed callers is an empty list: name direct, program or both (nil for the default)"))
+	}
+	for _, c := range t.Callers {
+		if c != AllowedDirect && c != AllowedProgram {
+			errs = append(errs, fmt.Errorf("allowed caller %q is not direct or program", c))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
