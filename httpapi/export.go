@@ -18,18 +18,19 @@ import (
 // `wield list --format`, in the order they are listed to people: the
 // provider dialects and MCP, whose documents are JSON lists of tools, then
 // the prompts for models without function calling, which are text.
-var ExportFormats = []string{"openai", "openai-strict", "responses", "responses-strict", "anthropic", "anthropic-strict", "gemini", "mcp", "xml", "json-prompt"}
+var ExportFormats = []string{"openai", "openai-strict", "responses", "responses-strict", "anthropic", "anthropic-strict", "gemini", "gemini-json-schema", "mcp", "xml", "json-prompt"}
 
 // exportDialects are the formats of ExportFormats that are tool lists.
 var exportDialects = map[string]llm.Dialect{
-	"openai":           openai.Chat,
-	"openai-strict":    openai.ChatStrict,
-	"responses":        openai.Responses,
-	"responses-strict": openai.ResponsesStrict,
-	"anthropic":        anthropic.Dialect,
-	"anthropic-strict": anthropic.Strict,
-	"gemini":           gemini.Dialect,
-	"mcp":              llm.MCP,
+	"openai":             openai.Chat,
+	"openai-strict":      openai.ChatStrict,
+	"responses":          openai.Responses,
+	"responses-strict":   openai.ResponsesStrict,
+	"anthropic":          anthropic.Dialect,
+	"anthropic-strict":   anthropic.Strict,
+	"gemini":             gemini.Dialect,
+	"gemini-json-schema": gemini.JSONSchema,
+	"mcp":                llm.MCP,
 }
 
 // exportAliases are other names of formats: the names of the dialects as
@@ -148,7 +149,7 @@ func ExportToolsWith(format string, tools []*wield.Tool, opts ExportOptions) (*E
 		return exportDocument(format, vs, ps)
 	}
 	vs, ps := llm.Export(exportDialects[name], tools)
-	if name == "gemini" && len(vs) > 0 {
+	if (name == "gemini" || name == "gemini-json-schema") && len(vs) > 0 {
 		// Gemini's request takes its functions in one tool.
 		decls := make([]gemini.FunctionDeclaration, len(vs))
 		for i, v := range vs {

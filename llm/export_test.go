@@ -184,6 +184,7 @@ var dialects = []struct {
 	{"anthropic.json", anthropic.Dialect},
 	{"anthropic-strict.json", anthropic.Strict},
 	{"gemini.json", gemini.Dialect},
+	{"gemini-json-schema.json", gemini.JSONSchema},
 	{"mcp.json", llm.MCP},
 }
 
@@ -256,6 +257,9 @@ func TestExportProblems(t *testing.T) {
 			{"files.read", ""},
 		},
 		"anthropic": {{"files.read", ""}},
+		"gemini-json-schema": {
+			{"set_labels", "/properties/extra"},
+		},
 		"anthropic-strict": {
 			{"save_outline", "/$defs/section"},
 			{"set_labels", "/properties/extra"},
@@ -461,6 +465,8 @@ var (
 	openAIStrictKey = set("type", "description", "title", "properties", "required", "additionalProperties", "items",
 		"enum", "const", "anyOf", "$ref", "$defs", "pattern", "format", "multipleOf", "minimum", "maximum",
 		"exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems")
+	geminiJSONRefused = set("not", "if", "then", "else", "allOf", "patternProperties", "dependentRequired", "dependentSchemas",
+		"dependencies", "unevaluatedProperties", "unevaluatedItems", "contains", "propertyNames", "oneOf", "definitions")
 	anthropicField     = set("name", "description", "input_schema", "input_examples", "allowed_callers", "strict")
 	reCodeExecution    = regexp.MustCompile(`^code_execution_[0-9]{8}$`)
 	anthropicStrictKey = set("type", "description", "title", "properties", "required", "additionalProperties", "items",
@@ -673,6 +679,36 @@ func (c *checker) anthropicStrict(v any, path string, defs map[string]any, refs 
 	}
 }
 
+// geminiJSON checks a schema of a gemini-json-schema declaration: none of
+// the keywords Gemini does not read and whose loss changes the shape
+// (https://ai.google.dev/gemini-api/docs/structured-output#json-schema-support),
+// no oneOf (Gemini reads anyOf), no definitions (it reads $defs).
+func (c *checker) geminiJSON(v any, path string) {
+	switch s := v.(type) {
+	case map[string]any:
+		for k, x := range s {
+			if geminiJSONRefused[k] {
+				c.errorf(path, "keyword %q", k)
+			}
+			switch k {
+			case "properties", "$defs":
+				if m, ok := obj(x); ok {
+					for n, p := range m {
+						c.geminiJSON(p, path+"/"+k+"/"+n)
+					}
+				}
+			case "const", "enum", "default", "examples":
+			default:
+				c.geminiJSON(x, path+"/"+k)
+			}
+		}
+	case []any:
+		for i, x := range s {
+			c.geminiJSON(x, fmt.Sprintf("%s/%d", path, i))
+		}
+	}
+}
+
 // checkGemini checks one function declaration against the Gemini API's
 // schema subset: only its fields, upper-case types, enum only on STRING,
 // no references, required and propertyOrdering naming declared
@@ -847,6 +883,18 @@ func checkTool(dialect string, tool any) []string {
 		}
 	case "gemini":
 		c.errs = append(c.errs, checkGemini(m)...)
+	case "gemini-json-schema":
+		for k := range m {
+			if k != "name" && k != "description" && k != "parametersJsonSchema" && k != "responseJsonSchema" {
+				c.errorf("", "field %q", k)
+			}
+		}
+		if !reGeminiName.MatchString(fmt.Sprint(m["name"])) || !objectSchema(m["parametersJsonSchema"]) {
+			c.errorf("", "invalid name or parametersJsonSchema: %v", m)
+		}
+		for _, k := range []string{"parametersJsonSchema", "responseJsonSchema"} {
+			c.geminiJSON(m[k], "/"+k)
+		}
 	case "mcp":
 		if !reMCPName.MatchString(fmt.Sprint(m["name"])) || !objectSchema(m["inputSchema"]) {
 			c.errorf("", "invalid name or inputSchema: %v", m)
@@ -920,6 +968,9 @@ func TestCheckersReject(t *testing.T) {
 		{"gemini", `{"name":"a","parameters":{"type":"OBJECT","properties":{"x":{"type":"ARRAY"}}}}`},
 		{"gemini", `{"name":"1a","parameters":{"type":"OBJECT","properties":{"x":{"type":"STRING","format":"uri"}}}}`},
 		{"mcp", `{"name":"a","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`},
+		{"gemini-json-schema", `{"name":"a","parametersJsonSchema":{"type":"object","properties":{"x":{"oneOf":[{"type":"string"}]}}}}`},
+		{"gemini-json-schema", `{"name":"a","parametersJsonSchema":{"type":"object","not":{"required":["x"]}}}`},
+		{"gemini-json-schema", `{"name":"a","parameters":{"type":"OBJECT"}}`},
 	}
 	for _, tt := range tests {
 		var tool any

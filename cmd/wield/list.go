@@ -59,7 +59,7 @@ func (a *app) listCommand() *cobra.Command {
 		Short: "List the tools, or export them for a model",
 		Long: "List the registered tools, optionally only those of a category, carrying any of the given tags, of a toolset or of an agent's toolkit.\n\n" +
 			"With --format, print instead the document GET /v1/tools?format= answers, byte for byte, to wire wield into an agent by hand: " +
-			"the tools as a provider's or MCP's JSON (openai, openai-strict, responses, responses-strict, anthropic, anthropic-strict, gemini, mcp), ready to be the request's tools, " +
+			"the tools as a provider's or MCP's JSON (openai, openai-strict, responses, responses-strict, anthropic, anthropic-strict, gemini, gemini-json-schema, mcp), ready to be the request's tools, " +
 			"or the prompt for a model without function calling (xml, json-prompt). Tools a provider would refuse are left out, with a warning on stderr. " +
 			"--deferred (with anthropic, anthropic-strict, responses or responses-strict) writes the document for the provider's own tool search: its search tool first, every tool marked defer_loading but those --load names. " +
 			"--json prints wield's own description of the tools and cannot be combined with --format.",

@@ -114,6 +114,7 @@ var dialectsByName = map[string]llm.Dialect{
 	"anthropic":               anthropic.Dialect,
 	"anthropic-strict":        anthropic.Strict,
 	"gemini":                  gemini.Dialect,
+	"gemini-json-schema":      gemini.JSONSchema,
 	"mcp":                     llm.MCP,
 }
 

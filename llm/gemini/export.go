@@ -25,11 +25,15 @@ type Tool struct {
 }
 
 // FunctionDeclaration describes one function. Parameters is nil for a tool
-// that takes none, as the API asks.
+// that takes none, as the API asks. The [JSONSchema] dialect sets
+// ParametersJSONSchema and ResponseJSONSchema instead (the API takes one
+// form of each, never both).
 type FunctionDeclaration struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description,omitempty"`
-	Parameters  *Schema `json:"parameters,omitempty"`
+	Name                 string             `json:"name"`
+	Description          string             `json:"description,omitempty"`
+	Parameters           *Schema            `json:"parameters,omitempty"`
+	ParametersJSONSchema *jsonschema.Schema `json:"parametersJsonSchema,omitempty"`
+	ResponseJSONSchema   *jsonschema.Schema `json:"responseJsonSchema,omitempty"`
 }
 
 // Schema is Gemini's schema object, with the fields the Gemini API accepts
