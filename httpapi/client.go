@@ -105,9 +105,12 @@ type ToolQuery struct {
 	Tags     []string
 	Toolset  string
 	Agent    string
-	// Deferred and Load are [ExportOptions], for [Client.Export] only.
-	Deferred bool
-	Load     []string
+	// Deferred, Load and Namespaces are [ExportOptions], for
+	// [Client.Export] only; Namespaces asks the server to group by its
+	// toolsets.
+	Deferred   bool
+	Load       []string
+	Namespaces bool
 }
 
 func (q ToolQuery) values() url.Values {
@@ -120,6 +123,9 @@ func (q ToolQuery) values() url.Values {
 	}
 	if len(q.Load) > 0 {
 		v.Set("load", strings.Join(q.Load, ","))
+	}
+	if q.Namespaces {
+		v.Set("namespaces", "true")
 	}
 	for _, t := range q.Tags {
 		v.Add("tag", t)

@@ -107,6 +107,11 @@ type ExportOptions struct {
 	// exported tools is an error: a typo would otherwise defer the tool
 	// it meant.
 	Load []string
+	// Namespaces groups the deferred tools of each namespace in the
+	// Responses API's namespaces ([llm.ExportDeferredIn]); with another
+	// format it is an error wrapping [llm.ErrNoNamespaces]. Without
+	// Deferred it is an [*OptionError].
+	Namespaces []llm.Namespace
 }
 
 // ExportTools writes tools, in order, in format. An unknown format is a
@@ -130,6 +135,9 @@ func ExportToolsWith(format string, tools []*wield.Tool, opts ExportOptions) (*E
 	if len(opts.Load) > 0 && !opts.Deferred {
 		return nil, &OptionError{Message: "load names the tools a deferred export keeps loaded: ask for deferred too"}
 	}
+	if opts.Namespaces != nil && !opts.Deferred {
+		return nil, &OptionError{Message: "namespaces group the tools of a deferred export: ask for deferred too"}
+	}
 	for _, n := range opts.Load {
 		if !slices.ContainsFunc(tools, func(t *wield.Tool) bool { return t != nil && t.Name == n }) {
 			return nil, &OptionError{Message: fmt.Sprintf("load: no tool %q among those exported", n)}
@@ -142,7 +150,7 @@ func ExportToolsWith(format string, tools []*wield.Tool, opts ExportOptions) (*E
 		return &Export{Format: format, ContentType: textType, Body: []byte(prompt(tools))}, nil
 	}
 	if opts.Deferred {
-		vs, ps, err := llm.ExportDeferred(exportDialects[name], tools, func(t *wield.Tool) bool { return slices.Contains(opts.Load, t.Name) })
+		vs, ps, err := llm.ExportDeferredIn(exportDialects[name], tools, func(t *wield.Tool) bool { return slices.Contains(opts.Load, t.Name) }, opts.Namespaces)
 		if err != nil {
 			return nil, err
 		}

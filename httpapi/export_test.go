@@ -132,11 +132,25 @@ func TestExportDeferred(t *testing.T) {
 		{"format=anthropic&load=lookup", "ask for deferred too"},
 		{"format=anthropic&deferred=true&load=nope", `load: no tool`},
 		{"deferred=true", "give a format"},
+		{"format=anthropic&deferred=true&namespaces=true", "no namespaces"},
+		{"format=responses&namespaces=true", "ask for deferred too"},
+		{"format=responses&deferred=true&namespaces=maybe", "is not true or false"},
 	} {
 		code, body := do(t, hs, "GET", "/v1/tools?"+tt.query, "", "")
 		if code != 400 || !strings.Contains(string(body), tt.msg) {
 			t.Errorf("%s: %d %s, want 400 with %q", tt.query, code, body, tt.msg)
 		}
+	}
+	// Toolsets become namespaces of the Responses API.
+	if err := s.reg.DefineToolset(wield.Toolset{Name: "look", Description: "Looking things up", Tools: []string{"lookup"}}); err != nil {
+		t.Fatal(err)
+	}
+	code, body = do(t, hs, "GET", "/v1/tools?format=responses&deferred=true&namespaces=true", "", "")
+	if code != 200 || !strings.Contains(string(body), `"type": "namespace",
+    "name": "look",
+    "description": "Looking things up",
+    "tools": [`) {
+		t.Errorf("responses namespaces: %d %s", code, body)
 	}
 	// The client passes the options through.
 	x, err := NewClient(hs.URL, "").Export(context.Background(), "anthropic", ToolQuery{Deferred: true, Load: []string{"lookup"}})

@@ -83,8 +83,8 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 	tools = slices.DeleteFunc(tools, func(t *wield.Tool) bool { return !inScope(scope, t.Name) })
 
 	f := q.Get("format")
-	if f == "" && (q.Has("deferred") || q.Has("load")) {
-		return apiError(http.StatusBadRequest, CodeBadRequest, "deferred and load apply to an export: give a format (anthropic, anthropic-strict, responses or responses-strict)")
+	if f == "" && (q.Has("deferred") || q.Has("load") || q.Has("namespaces")) {
+		return apiError(http.StatusBadRequest, CodeBadRequest, "deferred, load and namespaces apply to an export: give a format (anthropic, anthropic-strict, responses or responses-strict)")
 	}
 	if f == "" {
 		out := ToolList{Tools: make([]ToolInfo, len(tools))}
@@ -98,9 +98,12 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if opts.Namespaces != nil {
+		opts.Namespaces = llm.NamespacesOf(s.reg.Toolsets())
+	}
 	x, err := ExportToolsWith(f, tools, opts)
 	var oe *OptionError
-	if errors.As(err, &ce) || errors.As(err, &oe) || errors.Is(err, llm.ErrNoDeferredLoading) {
+	if errors.As(err, &ce) || errors.As(err, &oe) || errors.Is(err, llm.ErrNoDeferredLoading) || errors.Is(err, llm.ErrNoNamespaces) || errors.Is(err, llm.ErrNamespaceName) {
 		return apiError(http.StatusBadRequest, CodeBadRequest, err.Error())
 	}
 	if err != nil {
@@ -110,16 +113,26 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// exportOptions reads deferred=true and load=a,b (repeatable) of an
-// export's query.
+// exportOptions reads deferred=true, load=a,b (repeatable) and
+// namespaces=true of an export's query; namespaces comes back as an empty
+// non-nil list, for the caller to fill with the registry's toolsets.
 func exportOptions(q url.Values) (ExportOptions, error) {
 	var opts ExportOptions
-	if v := q.Get("deferred"); v != "" {
+	for _, k := range []string{"deferred", "namespaces"} {
+		v := q.Get(k)
+		if v == "" {
+			continue
+		}
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return opts, apiError(http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("deferred: %q is not true or false", v))
+			return opts, apiError(http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("%s: %q is not true or false", k, v))
 		}
-		opts.Deferred = b
+		switch {
+		case k == "deferred":
+			opts.Deferred = b
+		case b:
+			opts.Namespaces = []llm.Namespace{}
+		}
 	}
 	for _, l := range q["load"] {
 		for x := range strings.SplitSeq(l, ",") {

@@ -51,7 +51,7 @@ func viewOf(t *wield.Tool) toolView {
 }
 
 func (a *app) listCommand() *cobra.Command {
-	var asJSON, deferred bool
+	var asJSON, deferred, namespaces bool
 	var category, format, toolset, agent string
 	var tags, load []string
 	cmd := &cobra.Command{
@@ -61,13 +61,13 @@ func (a *app) listCommand() *cobra.Command {
 			"With --format, print instead the document GET /v1/tools?format= answers, byte for byte, to wire wield into an agent by hand: " +
 			"the tools as a provider's or MCP's JSON (openai, openai-strict, responses, responses-strict, anthropic, anthropic-strict, gemini, gemini-json-schema, mcp), ready to be the request's tools, " +
 			"or the prompt for a model without function calling (xml, json-prompt). Tools a provider would refuse are left out, with a warning on stderr. " +
-			"--deferred (with anthropic, anthropic-strict, responses or responses-strict) writes the document for the provider's own tool search: its search tool first, every tool marked defer_loading but those --load names. " +
+			"--deferred (with anthropic, anthropic-strict, responses or responses-strict) writes the document for the provider's own tool search: its search tool first, every tool marked defer_loading but those --load names; --namespaces (responses) puts each toolset's deferred tools in a namespace. " +
 			"--json prints wield's own description of the tools and cannot be combined with --format.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sel := httpapi.ToolSelection{Category: wield.Category(category), Tags: tags, Toolset: toolset, Agent: agent}
-			if format == "" && (deferred || len(load) > 0) {
-				return usagef("--deferred and --load apply to an export: add --format anthropic, anthropic-strict, responses or responses-strict")
+			if format == "" && (deferred || len(load) > 0 || namespaces) {
+				return usagef("--deferred, --load and --namespaces apply to an export: add --format anthropic, anthropic-strict, responses or responses-strict")
 			}
 			if format != "" {
 				if asJSON {
@@ -79,7 +79,7 @@ func (a *app) listCommand() *cobra.Command {
 					}
 					return usageError{err}
 				}
-				return a.export(cmd.Context(), format, sel, httpapi.ExportOptions{Deferred: deferred, Load: load})
+				return a.export(cmd.Context(), format, sel, httpapi.ExportOptions{Deferred: deferred, Load: load}, namespaces)
 			}
 			tools, err := a.selectTools(cmd.Context(), sel)
 			if err != nil {
@@ -113,6 +113,7 @@ func (a *app) listCommand() *cobra.Command {
 	cmd.Flags().StringVar(&agent, "agent", "", "only the tools of this agent's toolkit (its tools and those of its toolsets)")
 	cmd.Flags().BoolVar(&deferred, "deferred", false, "with --format: mark the tools defer_loading, behind the provider's tool search")
 	cmd.Flags().StringSliceVar(&load, "load", nil, "with --deferred: tools to keep loaded (repeatable)")
+	cmd.Flags().BoolVar(&namespaces, "namespaces", false, "with --deferred and responses: each toolset's deferred tools in a namespace")
 	return cmd
 }
 
@@ -148,11 +149,11 @@ func (a *app) selectTools(ctx context.Context, sel httpapi.ToolSelection) ([]*wi
 // export prints the export document of the chosen tools in format, as
 // GET /v1/tools?format= answers it (from --server, that answer itself), and
 // the tools the format left out as warnings on stderr.
-func (a *app) export(ctx context.Context, format string, sel httpapi.ToolSelection, opts httpapi.ExportOptions) error {
+func (a *app) export(ctx context.Context, format string, sel httpapi.ToolSelection, opts httpapi.ExportOptions, namespaces bool) error {
 	var x *httpapi.Export
 	if c := a.client(); c != nil {
 		q := toolQuery(sel)
-		q.Deferred, q.Load = opts.Deferred, opts.Load
+		q.Deferred, q.Load, q.Namespaces = opts.Deferred, opts.Load, namespaces
 		var err error
 		if x, err = c.Export(ctx, format, q); err != nil {
 			var ae *httpapi.Error
@@ -162,13 +163,20 @@ func (a *app) export(ctx context.Context, format string, sel httpapi.ToolSelecti
 			return selectionError(err, sel)
 		}
 	} else {
-		tools, err := a.selectTools(ctx, sel)
+		reg, _, err := a.setup(nil)
 		if err != nil {
 			return err
 		}
+		tools, err := httpapi.SelectTools(reg, sel, a.agents)
+		if err != nil {
+			return selectionError(err, sel)
+		}
+		if namespaces {
+			opts.Namespaces = llm.NamespacesOf(reg.Toolsets())
+		}
 		if x, err = httpapi.ExportToolsWith(format, tools, opts); err != nil {
 			var oe *httpapi.OptionError
-			if errors.As(err, &oe) || errors.Is(err, llm.ErrNoDeferredLoading) {
+			if errors.As(err, &oe) || errors.Is(err, llm.ErrNoDeferredLoading) || errors.Is(err, llm.ErrNoNamespaces) || errors.Is(err, llm.ErrNamespaceName) {
 				return usageError{err}
 			}
 			return err
