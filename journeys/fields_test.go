@@ -78,6 +78,7 @@ func TestJourneyToolFields(t *testing.T) {
 	u.write("tools/weather.yaml", fieldsWeather)
 	u.write("tools/wipe.yaml", fieldsWipe)
 	u.write("tools/broken.yaml", fieldsBroken)
+	u.write("tools/upkeep.yaml", "name: upkeep\ndescription: Keeping folders tidy\ntools: [wipe, weather]\n")
 
 	// An example the tool itself would refuse is a mistake at its line.
 	r := u.wield("--tools", "tools", "list", "--format", "anthropic")
@@ -167,14 +168,41 @@ func TestJourneyToolFields(t *testing.T) {
 		t.Errorf("responses --deferred:\n%.600s", responses.stdout)
 	}
 
+	// Toolsets become the Responses API's namespaces of deferred tools.
+	spaced := u.must("--tools", "tools", "list", "--format", "responses", "--deferred", "--namespaces", "--load", "weather")
+	var entries []struct {
+		Type  string `json:"type"`
+		Name  string `json:"name"`
+		Tools []struct {
+			Name         string `json:"name"`
+			DeferLoading bool   `json:"defer_loading"`
+		} `json:"tools"`
+	}
+	spaced.json(t, &entries)
+	var upkeep []string
+	for _, e := range entries {
+		if e.Type == "namespace" && e.Name == "upkeep" {
+			for _, x := range e.Tools {
+				upkeep = append(upkeep, x.Name)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{"wipe"}, upkeep); diff != "" {
+		t.Errorf("the upkeep namespace holds (-want +got):\n%s\n%s", diff, spaced.stdout)
+	}
+	if code, body := s.do("GET", "/v1/tools?format=responses&deferred=true&namespaces=true&load=weather", ""); code != 200 || string(body) != spaced.stdout {
+		t.Errorf("GET ?namespaces=true: %d, differs from wield list --namespaces:\n%s", code, body)
+	}
+
 	// What cannot be deferred is refused, never exported plain.
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"list", "--format", "openai", "--deferred"}, "no deferred loading"},
-		{[]string{"list", "--deferred"}, "--deferred and --load apply to an export"},
+		{[]string{"list", "--deferred"}, "--deferred, --load and --namespaces apply to an export"},
 		{[]string{"list", "--format", "anthropic", "--deferred", "--load", "wether"}, `load: no tool "wether"`},
+		{[]string{"list", "--format", "anthropic", "--deferred", "--namespaces"}, "no namespaces"},
 	} {
 		for _, prefix := range [][]string{{"--tools", "tools"}, {"--server", s.url}} {
 			r := u.wield(append(prefix, c.args...)...)
