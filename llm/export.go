@@ -142,6 +142,9 @@ type mcpDialect struct{}
 
 func (mcpDialect) Name() string { return "mcp" }
 
+// mcpName is the specification's rule for tool names: 1-128 characters of
+// A-Z a-z 0-9 _ - . (Tool names,
+// https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names).
 var mcpName = regexp.MustCompile(`^[A-Za-z0-9_.\-]+$`)
 
 func (d mcpDialect) ExportTool(t *wield.Tool) (any, []Problem) {

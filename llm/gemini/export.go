@@ -73,7 +73,11 @@ type dialect struct{}
 func (dialect) Name() string { return "gemini" }
 
 var (
-	// The 64-character limits are checked apart (see llm.CheckName).
+	// The rules of FunctionDeclaration.name and of parameter names in
+	// https://ai.google.dev/api/caching#FunctionDeclaration: a letter or _
+	// first, then letters, digits, _ . : - (names) or _ (parameters), at
+	// most 64. The 64-character limits are checked apart (see
+	// llm.CheckName).
 	nameRule  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:\-]*$`)
 	paramRule = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
