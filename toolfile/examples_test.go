@@ -91,3 +91,27 @@ func TestExamplesBounded(t *testing.T) {
 		t.Fatalf("problems %v, tools %d: want one problem and no tool", set.Problems, len(set.Tools))
 	}
 }
+
+// FuzzExamples loads tool files whose examples and allowed_callers are
+// arbitrary YAML: nothing may panic, and every tool that loads carries
+// examples its own schema accepts and only known callers.
+func FuzzExamples(f *testing.F) {
+	for _, tail := range []string{
+		"examples:\n  - {city: Paris}\nallowed_callers: [direct]\n",
+		"examples:\n  - {city: [1, {a: b}], days: 1e400}\n",
+		"examples: [{city: ']]>'}, {city: \"\\u0000\"}]\nallowed_callers: [program, program]\n",
+		"examples: &a [*a]\n",
+		"allowed_callers: [{direct: 1}]\n",
+	} {
+		f.Add(tail)
+	}
+	f.Fuzz(func(t *testing.T, tail string) {
+		var l Loader
+		set, _ := l.Load(context.Background(), "f.yaml", []byte(examplesHead+tail))
+		for _, tool := range set.Tools {
+			if err := wield.NewRegistry(nil).Register(tool); err != nil {
+				t.Fatalf("a loaded tool does not register: %v\n%s", err, tail)
+			}
+		}
+	})
+}
