@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -247,5 +248,96 @@ func TestJourneyToolFields(t *testing.T) {
 	}
 	if code, took := s.stop(syscall.SIGTERM, 10*time.Second); code != 0 {
 		t.Errorf("serve exited %d after %v:\n%s", code, took, s.stderr)
+	}
+}
+
+// TestJourneyChatGeminiJSONSchema: `wield chat --json-schema` offers Gemini
+// the tools as JSON Schema in parametersJsonSchema: route's $ref and $defs
+// as written (oneOf as anyOf), and http_get, which the OpenAPI form cannot
+// offer; the call runs and is recorded as with the default form.
+func TestJourneyChatGeminiJSONSchema(t *testing.T) {
+	model, _ := newFakeProvider(t, wireGemini, "journey-key", "",
+		reply(geminiContent("", [2]string{"route", routeArgs})),
+		reply(geminiContent("Route planned.")))
+	r, schema, names := runProviderChat(t, providerChat{
+		model: model,
+		args:  []string{"--provider", "gemini", "--model", "gemini-journey", "--json-schema"},
+		env:   [][2]string{{"GEMINI_API_KEY", "journey-key"}, {"GOOGLE_GEMINI_BASE_URL", model.srv.URL}},
+		tool: func(t *testing.T, body map[string]any) (map[string]any, []string) {
+			var schema map[string]any
+			var names []string
+			for _, d := range body["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any) {
+				dm := d.(map[string]any)
+				names = append(names, dm["name"].(string))
+				if dm["parameters"] != nil {
+					t.Errorf("%v carries parameters beside parametersJsonSchema", dm["name"])
+				}
+				if dm["name"] == "route" {
+					schema, _ = dm["parametersJsonSchema"].(map[string]any)
+				}
+			}
+			return schema, names
+		},
+		result: func(body map[string]any) string {
+			contents := body["contents"].([]any)
+			b, _ := json.Marshal(contents[len(contents)-1])
+			return string(b)
+		},
+	}, "geminijs1")
+	props, _ := schema["properties"].(map[string]any)
+	to, _ := props["to"].(map[string]any)
+	mode, _ := props["mode"].(map[string]any)
+	if schema["type"] != "object" || schema["$defs"] == nil || to["$ref"] != "#/$defs/Point" || mode["anyOf"] == nil || mode["oneOf"] != nil {
+		t.Errorf("route's parametersJsonSchema is not its schema as written (oneOf as anyOf):\n%v", schema)
+	}
+	if !slices.Contains(names, "http_get") || strings.Contains(r.stderr, `not offered to the model: gemini-json-schema: tool "http_get"`) {
+		t.Errorf("http_get is not offered in parametersJsonSchema: %v\n%s", names, r.stderr)
+	}
+}
+
+// TestJourneyChatAnthropicStrict: `wield chat --strict` with Anthropic
+// sends every tool with "strict": true and route's schema as strict tool
+// use takes it (its minimum moved into the description, oneOf as anyOf);
+// the tools strict mode cannot express (http_get's map of headers) are
+// named on stderr and left out, and the call runs.
+func TestJourneyChatAnthropicStrict(t *testing.T) {
+	model, _ := newFakeProvider(t, wireAnthropic, "journey-key", "",
+		reply(anthropicMessage("Let me plan it.", [2]string{"route", routeArgs})),
+		reply(anthropicMessage("Route planned.")))
+	strictAll := true
+	r, schema, names := runProviderChat(t, providerChat{
+		model: model,
+		args:  []string{"--provider", "anthropic", "--model", model.srv.URL + "/v1/claude-journey", "--strict"},
+		env:   [][2]string{{"ANTHROPIC_API_KEY", "journey-key"}},
+		tool: func(t *testing.T, body map[string]any) (map[string]any, []string) {
+			var schema map[string]any
+			var names []string
+			for _, tl := range body["tools"].([]any) {
+				tm := tl.(map[string]any)
+				names = append(names, tm["name"].(string))
+				strictAll = strictAll && tm["strict"] == true
+				if tm["name"] == "route" {
+					schema = tm["input_schema"].(map[string]any)
+				}
+			}
+			return schema, names
+		},
+		result: func(body map[string]any) string {
+			msgs := body["messages"].([]any)
+			last := msgs[len(msgs)-1].(map[string]any)
+			b, _ := json.Marshal(last["content"])
+			return string(b)
+		},
+	}, "anthropicstrict1")
+	if !strictAll {
+		t.Error("a tool went without strict: true")
+	}
+	mode, _ := schema["properties"].(map[string]any)["mode"].(map[string]any)
+	branches, _ := mode["anyOf"].([]any)
+	if len(branches) != 2 || mode["oneOf"] != nil || branches[1].(map[string]any)["description"] != "minimum: 1" {
+		t.Errorf("route's mode is not anyOf with the minimum in a description:\n%v", mode)
+	}
+	if slices.Contains(names, "http_get") || !strings.Contains(r.stderr, `not offered to the model: anthropic-strict: tool "http_get"`) {
+		t.Errorf("http_get (a map of headers) is offered to strict tool use or not named on stderr: %v\n%s", names, r.stderr)
 	}
 }
