@@ -80,11 +80,18 @@ func JSONSchemaTools(tools []*wield.Tool) (Tool, []llm.Problem) {
 // maxJSONSchemaNodes bounds the subschemas one conversion visits.
 const maxJSONSchemaNodes = 100_000
 
-// geminiJSONSchema copies s with oneOf written anyOf and definitions
-// written $defs, and reports the keywords of [jsonSchemaRefused].
+// geminiJSONSchema returns s with oneOf written anyOf and definitions
+// written $defs (a copy when it has either; s itself otherwise, the common
+// case, which costs no copy), and reports the keywords of
+// [jsonSchemaRefused].
 func geminiJSONSchema(s *jsonschema.Schema) (*jsonschema.Schema, []llm.Problem) {
+	look := jsWalk{}
+	look.walk(s, "")
+	if len(look.ps) > 0 || !look.rewrite {
+		return s, look.ps
+	}
 	out := s.CloneSchemas() // subschemas copied: the rewrites leave the tool's own schema alone
-	w := jsWalk{}
+	w := jsWalk{write: true}
 	if out.Definitions != nil {
 		if out.Defs != nil {
 			w.problem("", "both $defs and definitions: keep one")
@@ -97,9 +104,14 @@ func geminiJSONSchema(s *jsonschema.Schema) (*jsonschema.Schema, []llm.Problem) 
 	return out, w.ps
 }
 
+// jsWalk walks a schema for [geminiJSONSchema]: reading, it reports the
+// problems and whether a rewrite is needed; writing (on a copy), it makes
+// the rewrites.
 type jsWalk struct {
 	ps         []llm.Problem
 	nodes      int
+	write      bool
+	rewrite    bool // found: oneOf or definitions
 	renameDefs bool
 }
 
@@ -124,10 +136,15 @@ func (w *jsWalk) walk(s *jsonschema.Schema, path string) {
 			w.problem(path, "Gemini does not read %q, and without it the schema accepts other shapes", k)
 		}
 	}
+	if s.Definitions != nil {
+		w.rewrite = true
+	}
 	if len(s.OneOf) > 0 {
-		if len(s.AnyOf) > 0 {
+		w.rewrite = true
+		switch {
+		case len(s.AnyOf) > 0:
 			w.problem(path, "both oneOf and anyOf: Gemini reads only anyOf")
-		} else {
+		case w.write:
 			s.AnyOf, s.OneOf = s.OneOf, nil
 		}
 	}
@@ -147,10 +164,16 @@ func (w *jsWalk) walk(s *jsonschema.Schema, path string) {
 	for i, x := range s.AnyOf {
 		w.walk(x, llm.Pointer(path, "anyOf", fmt.Sprint(i)))
 	}
+	for i, x := range s.OneOf { // read only: written, they are anyOf above
+		w.walk(x, llm.Pointer(path, "oneOf", fmt.Sprint(i)))
+	}
 	for _, n := range llm.PropertyNames(s) {
 		w.walk(s.Properties[n], llm.Pointer(path, "properties", n))
 	}
 	for n, x := range s.Defs {
 		w.walk(x, llm.Pointer(path, "$defs", n))
+	}
+	for n, x := range s.Definitions { // read only: written, they are $defs
+		w.walk(x, llm.Pointer(path, "definitions", n))
 	}
 }
