@@ -3,6 +3,7 @@ package anthropic_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -104,4 +105,18 @@ func TestStrictSchema(t *testing.T) {
 			t.Errorf("%s: problems %v, want one at %q", schema, ps, path)
 		}
 	}
+}
+
+func ExampleStrictSchema() {
+	type weatherIn struct {
+		City string `json:"city" description:"City name"`
+		Days int    `json:"days,omitempty" minimum:"1" maximum:"7"`
+	}
+	weather := wield.Func("weather", "Current weather",
+		func(context.Context, weatherIn) (string, error) { return "", nil })
+	s, problems := anthropic.StrictSchema(weather.InputSchema)
+	b, _ := json.Marshal(s)
+	fmt.Println(string(b), len(problems))
+	// Output:
+	// {"type":"object","properties":{"city":{"type":"string","description":"City name"},"days":{"type":"integer","description":"minimum: 1;maximum: 7"}},"required":["city"],"additionalProperties":false} 0
 }

@@ -3,6 +3,7 @@ package gemini_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -101,4 +102,18 @@ func TestClientJSONSchema(t *testing.T) {
 	if decl["name"] != "calculator" || decl["parametersJsonSchema"] == nil || decl["parameters"] != nil {
 		t.Errorf("declaration %v", decl)
 	}
+}
+
+func ExampleJSONSchemaTools() {
+	type headersIn struct {
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers,omitempty"`
+	}
+	get := wield.Func("get", "Fetch a URL",
+		func(context.Context, headersIn) (string, error) { return "", nil })
+	tool, problems := gemini.JSONSchemaTools([]*wield.Tool{get})
+	b, _ := json.Marshal(tool)
+	fmt.Println(string(b), len(problems))
+	// Output:
+	// {"functionDeclarations":[{"name":"get","description":"Fetch a URL","parametersJsonSchema":{"type":"object","properties":{"url":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"required":["url"],"additionalProperties":false},"responseJsonSchema":{"type":"string"}}]} 0
 }
