@@ -87,6 +87,9 @@ func (d dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 	schema := t.InputSchema
 	if d.strict && len(ps) == 0 {
 		schema, ps = strictProblems(d, t)
+		if len(ps) == 0 {
+			ps = strictExamples(d, t, schema)
+		}
 	}
 	if len(ps) > 0 {
 		return nil, ps

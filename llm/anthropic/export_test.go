@@ -120,3 +120,23 @@ func ExampleStrictSchema() {
 	// Output:
 	// {"type":"object","properties":{"city":{"type":"string","description":"City name"},"days":{"type":"integer","description":"minimum: 1;maximum: 7"}},"required":["city"],"additionalProperties":false} 0
 }
+
+// TestStrictExamples: an example the strict schema refuses (a property
+// the tool's open object accepts but strict mode closes) keeps the tool
+// out of anthropic-strict, since the API would refuse the whole request;
+// the plain dialect sends it.
+func TestStrictExamples(t *testing.T) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{"q":{"type":"string"}}}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	tool := wield.Raw("find", "Find", &s, nil)
+	tool.Examples = []json.RawMessage{json.RawMessage(`{"q":"a"}`), json.RawMessage(`{"q":"a","extra":1}`)}
+	_, ps := anthropic.Strict.ExportTool(tool)
+	if len(ps) != 1 || !strings.Contains(ps[0].Message, "input_examples[1] does not match the schema strict tool use is given") {
+		t.Errorf("problems %v", ps)
+	}
+	if _, ps := anthropic.Dialect.ExportTool(tool); len(ps) != 0 {
+		t.Errorf("anthropic: %v", ps)
+	}
+}

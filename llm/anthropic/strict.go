@@ -8,6 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/schema"
 )
 
 // The subset of JSON Schema strict tool use constrains, as the structured
@@ -237,4 +238,27 @@ func strictProblems(d llm.Dialect, t *wield.Tool) (*jsonschema.Schema, []llm.Pro
 		ps[i].Tool, ps[i].Dialect = t.Name, d.Name()
 	}
 	return s, ps
+}
+
+// strictExamples checks the tool's examples against the schema strict
+// tool use is given: the API checks input_examples against it, and one it
+// refuses fails the whole request. The rewrite closes objects the tool
+// left open, so an example with a property the tool accepts but does not
+// name is refused here, at its index.
+func strictExamples(d llm.Dialect, t *wield.Tool, s *jsonschema.Schema) []llm.Problem {
+	if len(t.Examples) == 0 {
+		return nil
+	}
+	v, err := schema.Compile(s)
+	if err != nil {
+		return []llm.Problem{{Tool: t.Name, Dialect: d.Name(), Message: "the strict schema does not compile: " + err.Error()}}
+	}
+	var ps []llm.Problem
+	for i, ex := range t.Examples {
+		if _, errs := v.NormalizeStrict(ex); len(errs) > 0 {
+			ps = append(ps, llm.Problem{Tool: t.Name, Dialect: d.Name(),
+				Message: fmt.Sprintf("input_examples[%d] does not match the schema strict tool use is given: %s", i, errs[0])})
+		}
+	}
+	return ps
 }
