@@ -15,6 +15,9 @@ const (
 	CallerConversationAgent CallerType = "conversation_agent"
 	CallerWorkflowNode      CallerType = "workflow_node"
 	CallerDirect            CallerType = "direct"
+	// CallerProgram is a program's inner call (package program): only
+	// tools whose AllowedCallers admit "program" run for it.
+	CallerProgram CallerType = "program"
 )
 
 // Caller identifies who asked for a call, for permissions, limits and records.

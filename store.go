@@ -115,6 +115,8 @@ func (f ApproverFunc) Approve(ctx context.Context, req *ApprovalRequest) (Decisi
 type Storage interface {
 	Store
 	CallReader
+	CallIDReserver
+	CallIDReservations
 	CallStats
 	Replayer
 	ApprovalStore

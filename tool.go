@@ -64,6 +64,15 @@ const (
 	StatusHeld     Status = "held" // changed upstream and not yet accepted
 )
 
+// TaskSupport says whether a tool's calls run as MCP tasks (see Tool.Task).
+type TaskSupport string
+
+// The task supports of a tool; the empty value means calls are never tasks.
+const (
+	TaskOptional TaskSupport = "optional"
+	TaskRequired TaskSupport = "required"
+)
+
 // Annotations describe a tool's effects, as MCP tool annotations do. They drive
 // defaults: a destructive tool needs confirmation unless its Permission says
 // otherwise, and only an idempotent tool is ever retried.
@@ -105,6 +114,11 @@ type Tool struct {
 	Secrets []string `json:"secrets,omitempty"`
 	// Source says where the tool came from (a file path, an MCP server, "go").
 	Source string `json:"source,omitempty"`
+	// Task says whether an MCP client that speaks tasks gets a task for a
+	// call of this tool instead of waiting for its result: "" (never),
+	// [TaskOptional] or [TaskRequired] (a client that cannot take a task
+	// is refused). See docs/mcp.md, "Tasks".
+	Task TaskSupport `json:"task,omitempty"`
 	// Examples are argument objects that show a model how to call the tool,
 	// each valid against InputSchema as it is, without coercion (tool files
 	// check them at load, the registry at registration). The dialects that
@@ -113,9 +127,11 @@ type Tool struct {
 	// field of the tool, not a struct tag of one parameter (the `examples`
 	// tag of a parameter stays the JSON Schema keyword).
 	Examples []json.RawMessage `json:"examples,omitempty"`
-	// Callers says who may call the tool: a model directly, a program a
-	// model wrote, or both. Nil means the default of [Tool.AllowedCallers].
-	Callers []AllowedCaller `json:"allowed_callers,omitempty"`
+	// AllowedCallers says who may call the tool: "direct" (a model, a
+	// client, a workflow) and "program" (a program's inner call, see
+	// [CallerProgram]). Empty means both for a tool whose permission is
+	// auto, direct only otherwise (see [Tool.AllowsCaller]).
+	AllowedCallers []string `json:"allowed_callers,omitempty"`
 
 	// Handler runs the tool. A tool without one can be registered (a tool file
 	// may name an executor that is not loaded) and answers executor_not_found.
@@ -134,28 +150,18 @@ func (t *Tool) EffectivePermission() Permission {
 	return PermissionAuto
 }
 
-// AllowedCaller is a way a model may call a tool: directly, or from a
-// program it wrote (Anthropic's programmatic tool calling, wield's own
-// programs).
-type AllowedCaller string
-
-// The allowed callers, as tool files write them.
-const (
-	AllowedDirect  AllowedCaller = "direct"
-	AllowedProgram AllowedCaller = "program"
-)
-
-// AllowedCallers returns the callers the tool accepts: Callers when set,
-// else both for a tool that runs without approval and only direct for the
-// others, so that no program runs a confirm tool unless its author said so.
-func (t *Tool) AllowedCallers() []AllowedCaller {
-	if t.Callers != nil {
-		return t.Callers
+// EffectiveCallers is what AllowedCallers means for the tool: the list
+// when it is set, else both "direct" and "program" for a tool whose
+// permission is auto and "direct" alone otherwise (see
+// [Tool.AllowsCaller]), as descriptions of the tool show it.
+func (t *Tool) EffectiveCallers() []string {
+	if len(t.AllowedCallers) > 0 {
+		return t.AllowedCallers
 	}
 	if t.EffectivePermission() == PermissionAuto {
-		return []AllowedCaller{AllowedDirect, AllowedProgram}
+		return []string{AllowDirect, AllowProgram}
 	}
-	return []AllowedCaller{AllowedDirect}
+	return []string{AllowDirect}
 }
 
 // Callable reports whether the tool's status lets it run.
@@ -203,13 +209,8 @@ func (t *Tool) Check() error {
 	if t.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("timeout %s is negative", t.Timeout))
 	}
-	if t.Callers != nil && len(t.Callers) == 0 {
-		errs = append(errs, errors.New("allowed callers is an empty list: name direct, program or both (nil for the default)"))
-	}
-	for _, c := range t.Callers {
-		if c != AllowedDirect && c != AllowedProgram {
-			errs = append(errs, fmt.Errorf("allowed caller %q is not direct or program", c))
-		}
+	if err := checkAllowedCallers(t.AllowedCallers); err != nil {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)

@@ -48,35 +48,30 @@ func TestRegisterChecksExamples(t *testing.T) {
 	}
 }
 
-// TestAllowedCallers: the default follows the permission; a list given is
-// kept; a value that is not a caller is refused at registration.
-func TestAllowedCallers(t *testing.T) {
+// TestEffectiveCallers: the default follows the permission, as
+// Tool.AllowsCaller applies it; a list given is kept.
+func TestEffectiveCallers(t *testing.T) {
 	auto, confirm := examplesTool(), examplesTool()
 	confirm.Permission = wield.PermissionConfirm
 	destructive := examplesTool()
 	destructive.Annotations.Destructive = true
+	only := examplesTool()
+	only.AllowedCallers = []string{wield.AllowProgram}
 	for _, tt := range []struct {
 		tool *wield.Tool
 		want string
-	}{{auto, "direct program"}, {confirm, "direct"}, {destructive, "direct"}} {
-		var got []string
-		for _, c := range tt.tool.AllowedCallers() {
-			got = append(got, string(c))
+	}{{auto, "direct program"}, {confirm, "direct"}, {destructive, "direct"}, {only, "program"}} {
+		got := strings.Join(tt.tool.EffectiveCallers(), " ")
+		if got != tt.want {
+			t.Errorf("permission %q, callers %v: effective %q, want %q", tt.tool.EffectivePermission(), tt.tool.AllowedCallers, got, tt.want)
 		}
-		if strings.Join(got, " ") != tt.want {
-			t.Errorf("permission %q: callers %v, want %s", tt.tool.EffectivePermission(), got, tt.want)
-		}
-	}
-	only := examplesTool()
-	only.Callers = []wield.AllowedCaller{wield.AllowedProgram}
-	if c := only.AllowedCallers(); len(c) != 1 || c[0] != wield.AllowedProgram {
-		t.Errorf("explicit callers: %v", c)
-	}
-	for _, callers := range [][]wield.AllowedCaller{{"robot"}, {}} {
-		bad := examplesTool()
-		bad.Callers = callers
-		if err := wield.NewRegistry(nil).Register(bad); err == nil {
-			t.Errorf("callers %q registered", callers)
+		for _, c := range []struct {
+			ct   wield.CallerType
+			name string
+		}{{wield.CallerDirect, "direct"}, {wield.CallerProgram, "program"}} {
+			if tt.tool.AllowsCaller(c.ct) != strings.Contains(got, c.name) {
+				t.Errorf("effective %q disagrees with AllowsCaller(%s)", got, c.ct)
+			}
 		}
 	}
 }

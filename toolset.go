@@ -95,6 +95,23 @@ func (r *Registry) CreateToolkit(agent string, names ...string) (*Toolkit, error
 	return k, nil
 }
 
+// NarrowToolkit returns a toolkit of the named tools that is not an agent's
+// and is not registered: the tools one caller may reach (an API key's
+// scope), carried by its calls so that calls made on their behalf (a
+// program's inner calls) stay within it. Names of tools that do not exist
+// are kept, so a tool imported later is reached once it is. Within, when
+// not nil, narrows further: only its tools are kept.
+func (r *Registry) NarrowToolkit(label string, names []string, within *Toolkit) *Toolkit {
+	k := &Toolkit{agent: label, reg: r, set: make(map[string]bool, len(names))}
+	for _, n := range names {
+		if !k.set[n] && (within == nil || within.Has(n)) {
+			k.set[n] = true
+			k.names = append(k.names, n)
+		}
+	}
+	return k
+}
+
 // Toolkit returns the toolkit of an agent.
 func (r *Registry) Toolkit(agent string) (*Toolkit, bool) {
 	r.mu.Lock()

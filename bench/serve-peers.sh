@@ -14,6 +14,10 @@
 # stderr. About 6 minutes on 2 cores with the defaults.
 #   bench/serve-peers.sh [rounds]   (default 3 rounds of 2 s per case)
 #   SMOKE=1 bench/serve-peers.sh    (every case, 300 calls each, 1 round, 2,000 calls before the last RSS: under a minute)
+#   WIELD_BASE=/path/to/old/wield bench/serve-peers.sh [rounds]
+#       (A/B: the tree's build against that binary, both started the same
+#       way, MCP and REST at c = 8 and 64, ratios within each round;
+#       WIELD_AB_ASYNC=1 adds --records async to both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds="${1:-3}"
@@ -25,6 +29,10 @@ go build -o "$tmp/wield" ./cmd/wield
 revision=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git status --porcelain 2>/dev/null)" ]; then revision="$revision with local changes"; fi
 args=(-wield "$tmp/wield" -revision "$revision" -rounds "$rounds" -clk-tck "$(getconf CLK_TCK)")
+if [ -n "${WIELD_BASE:-}" ]; then
+	args+=(-base "$WIELD_BASE")
+	if [ "${WIELD_AB_ASYNC:-}" = 1 ]; then args+=(-async); fi
+fi
 if [ "${SMOKE:-}" = 1 ]; then
 	args+=(-rounds 1 -calls 300 -long 2000)
 fi

@@ -26,5 +26,5 @@ func (e *Engine) lookup(k *call) bool {
 	if t.Handler == nil {
 		return k.fail(wield.ErrExecutorNotFound, fmt.Sprintf("Tool '%s' has no executor loaded", k.Tool))
 	}
-	return true
+	return e.callers(k)
 }

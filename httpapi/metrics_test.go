@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
@@ -69,7 +70,16 @@ func TestMetricsBoundedLabels(t *testing.T) {
 	call(t, h, "echo", `{"arguments":{"message":"hi"}}`)
 	call(t, h, "nope", `{}`) // the unknown label's series exist from here
 	series(t, h)             // the series of GET /metrics itself exist from here
+	// The events of those two calls reach the counter asynchronously
+	// (the bus's subscriber): wait for their series before counting.
 	before := series(t, h)
+	for deadline := time.Now().Add(10 * time.Second); !hasAll(before, `wield_events_total{type="execution_started"}`, `wield_events_total{type="execution_completed"}`, `wield_events_total{type="execution_failed"}`); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first calls' events never reached /metrics:\n%s", grep(strings.Join(before, "\n"), "wield_events_total"))
+		}
+		time.Sleep(10 * time.Millisecond)
+		before = series(t, h)
+	}
 	for i := range 10_000 {
 		if code := call(t, h, fmt.Sprintf("no_such_tool_%d", i), `{}`); code != http.StatusOK {
 			t.Fatalf("call %d: %d", i, code)
@@ -158,4 +168,22 @@ func newSeries(before, after []string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// hasAll reports whether page holds a series of each name (labels
+// included, value excluded).
+func hasAll(page []string, names ...string) bool {
+	for _, name := range names {
+		found := false
+		for _, line := range page {
+			if strings.HasPrefix(line, name+" ") || line == name {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }

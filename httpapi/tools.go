@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -35,7 +36,7 @@ type ToolInfo struct {
 	// Examples are the tool's example arguments.
 	Examples []json.RawMessage `json:"examples,omitempty"`
 	// AllowedCallers says who may call the tool: direct, program.
-	AllowedCallers []wield.AllowedCaller `json:"allowed_callers"`
+	AllowedCallers []string `json:"allowed_callers"`
 }
 
 func toolInfo(t *wield.Tool) ToolInfo {
@@ -46,7 +47,7 @@ func toolInfo(t *wield.Tool) ToolInfo {
 	return ToolInfo{Name: t.Name, Version: t.Version, Description: t.Description, Category: t.Category,
 		Tags: t.Tags, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations,
 		Permission: t.EffectivePermission(), TimeoutMS: t.Timeout.Milliseconds(), Status: st, Source: t.Source,
-		Examples: t.Examples, AllowedCallers: t.AllowedCallers()}
+		Examples: t.Examples, AllowedCallers: t.EffectiveCallers()}
 }
 
 // ToolList is the answer of GET /v1/tools without a format.
@@ -240,6 +241,15 @@ func (s *Server) call(r *http.Request, scope map[string]bool, req CallRequest) (
 			return wield.Call{}, apiError(http.StatusNotFound, CodeNotFound, "no agent '"+req.Agent+"'")
 		}
 		c.Toolkit = k
+	}
+	if scope != nil {
+		// The call carries the key's scope, so that calls made on its
+		// behalf (run_program's inner calls) stay within it.
+		label := "this key"
+		if k := KeyFrom(r.Context()); k != nil {
+			label = "key " + k.ID
+		}
+		c.Toolkit = s.reg.NarrowToolkit(label, slices.Sorted(maps.Keys(scope)), c.Toolkit)
 	}
 	return c, nil
 }

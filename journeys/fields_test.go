@@ -243,7 +243,7 @@ func TestJourneyToolFields(t *testing.T) {
 		}
 	}
 	got, _ := json.Marshal(meta)
-	if want := `{"io.github.wieldhq/allowed_callers":["direct","program"],"io.github.wieldhq/input_examples":[{"city":"Paris"},{"city":"Oslo \u003cnorth\u003e \u0026 co","days":3}]}`; string(got) != want {
+	if want := `{"wield/allowed_callers":["direct","program"],"wield/input_examples":[{"city":"Paris"},{"city":"Oslo \u003cnorth\u003e \u0026 co","days":3}],"wield/permission":"auto"}`; string(got) != want {
 		t.Errorf("weather's _meta over MCP: %s, want %s", got, want)
 	}
 	if code, took := s.stop(syscall.SIGTERM, 10*time.Second); code != 0 {

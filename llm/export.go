@@ -111,13 +111,14 @@ type MCPTool struct {
 	Meta map[string]any `json:"_meta,omitempty"`
 }
 
-// The _meta keys of an [MCPTool], prefixed as MCP asks of keys that are not
-// its own (a reverse DNS name and a slash; wieldhq.github.io reversed).
+// The _meta keys of an [MCPTool], under wield's prefix as MCP asks of keys
+// that are not its own (the prefix of mcpbridge's wield/permission and
+// wield/tags).
 const (
 	// MCPExamplesKey holds the tool's examples: a list of argument objects.
-	MCPExamplesKey = "io.github.wieldhq/input_examples"
+	MCPExamplesKey = "wield/input_examples"
 	// MCPCallersKey holds the tool's allowed_callers: "direct", "program".
-	MCPCallersKey = "io.github.wieldhq/allowed_callers"
+	MCPCallersKey = "wield/allowed_callers"
 )
 
 // MCPAnnotations are MCP's tool annotations. All four hints are always
@@ -175,11 +176,11 @@ func (d mcpDialect) ExportTool(t *wield.Tool) (any, []Problem) {
 	if len(t.Examples) > 0 {
 		mt.Meta = map[string]any{MCPExamplesKey: t.Examples}
 	}
-	if len(t.Callers) > 0 {
+	if len(t.AllowedCallers) > 0 {
 		if mt.Meta == nil {
 			mt.Meta = map[string]any{}
 		}
-		mt.Meta[MCPCallersKey] = t.Callers
+		mt.Meta[MCPCallersKey] = t.AllowedCallers
 	}
 	return mt, nil
 }

@@ -141,7 +141,7 @@ func representativeTools(t testing.TB) []*wield.Tool {
 		"required": ["table"]
 	}`), noop)
 	records.Annotations = wield.Annotations{ReadOnly: true, Idempotent: true}
-	records.Callers = []wield.AllowedCaller{wield.AllowedDirect, wield.AllowedProgram}
+	records.AllowedCallers = []string{wield.AllowDirect, wield.AllowProgram}
 	records.Examples = []json.RawMessage{json.RawMessage(`{"table":"orders","filters":[{"field":"status","op":"eq","value":"open"}],"limit":50}`)}
 
 	labels := wield.Raw("set_labels", "Replace the labels of a resource.", mustSchema(t, `{
@@ -154,7 +154,7 @@ func representativeTools(t testing.TB) []*wield.Tool {
 		"required": ["resource", "labels"]
 	}`), noop)
 	labels.Annotations = wield.Annotations{Destructive: true, Idempotent: true}
-	labels.Callers = []wield.AllowedCaller{wield.AllowedDirect}
+	labels.AllowedCallers = []string{wield.AllowDirect}
 
 	read := wield.Raw("files.read", "Read a text file.", mustSchema(t, `{
 		"type": "object",

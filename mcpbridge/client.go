@@ -330,9 +330,16 @@ func (s *impServer) maxResponse() int {
 // session (the SSE transport reads its stream under it), so the handshake is
 // bounded by a timer and by ctx instead of by a context with a deadline.
 func (s *impServer) impDial(ctx context.Context) (*impSession, error) {
+	relays := newImpRelays(s.cfg.Name)
 	client := mcp.NewClient(&mcp.Implementation{Name: "wield", Version: "1"}, &mcp.ClientOptions{
 		Logger:             s.im.log,
 		ElicitationHandler: s.impElicitHandler(),
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			relays.onProgress(r.Params)
+		},
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			relays.onLog(r.Params)
+		},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
 			case s.refresh <- struct{}{}:
@@ -351,7 +358,7 @@ func (s *impServer) impDial(ctx context.Context) (*impSession, error) {
 		_ = cs.Close()
 		err = errors.New("handshake interrupted")
 	case err == nil:
-		return &impSession{cs: cs, cancel: cancel, bad: bad}, nil
+		return &impSession{cs: cs, cancel: cancel, bad: bad, relays: relays}, nil
 	}
 	cancel()
 	switch {
@@ -371,6 +378,9 @@ type impSession struct {
 	// bad says what was wrong with a message the server sent that could
 	// not be read (which ended the session); nil while all were read.
 	bad *atomic.Pointer[string]
+	// relays pass what the server sends during calls on to their MCP
+	// clients (client_relay.go).
+	relays *impRelays
 }
 
 // badFrame is why the server's last message could not be read, or "".

@@ -78,6 +78,19 @@ type OAuthConfig struct {
 	// restarts, so that a person approves once; nil keeps them in memory for
 	// the importer's life (a reconnection does not ask again).
 	Tokens TokenStore
+	// IDToken selects enterprise-managed authorization (MCP's extension
+	// SEP-990) when set: it returns an ID token of the person from the
+	// enterprise's identity provider (IdPIssuer), which is exchanged there
+	// for an identity assertion grant (ID-JAG, RFC 8693 token exchange,
+	// as IdPClientID and IdPClientSecret) for the server's authorization
+	// server, found by its protected resource metadata; that grant gives
+	// the access token (RFC 7523 JWT bearer grant, as ClientID and
+	// ClientSecret). No browser step: Authorize and RedirectURL are unused.
+	IDToken func(ctx context.Context) (string, error)
+	// IdPIssuer is the identity provider's issuer URL, whose metadata names
+	// its token endpoint; IdPClientID and IdPClientSecret identify the
+	// importer there (the secret may be empty for a public client).
+	IdPIssuer, IdPClientID, IdPClientSecret string
 }
 
 // OAuthRedirect is what an authorization server put on the redirect URL at
@@ -116,6 +129,18 @@ func ParseOAuthRedirect(redirect string) (*OAuthRedirect, error) {
 // check reports what is missing for the chosen grant.
 func (o *OAuthConfig) check() error {
 	var errs []error
+	if o.IDToken != nil {
+		if o.ClientCredentials {
+			errs = append(errs, errors.New("give IDToken (enterprise-managed authorization) or the client credentials grant, not both"))
+		}
+		if o.IdPIssuer == "" || o.IdPClientID == "" {
+			errs = append(errs, errors.New("enterprise-managed authorization needs the identity provider's issuer and client id"))
+		}
+		if o.ClientID == "" {
+			errs = append(errs, errors.New("enterprise-managed authorization needs the client id registered with the server's authorization server"))
+		}
+		return errors.Join(errs...)
+	}
 	if o.ClientCredentials {
 		switch {
 		case o.ClientID == "":
@@ -151,6 +176,9 @@ func (s *impServer) impOAuthHandler(o *OAuthConfig) (auth.OAuthHandler, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
+	if o.IDToken != nil {
+		return &impEnterprise{o: o, hc: hc, server: s.cfg.Name, resource: s.cfg.URL, log: s.im}, nil
+	}
 	if o.ClientCredentials {
 		if len(o.PrivateKey) > 0 {
 			return impNewJWTHandler(o, hc)
@@ -164,6 +192,16 @@ func (s *impServer) impOAuthHandler(o *OAuthConfig) (auth.OAuthHandler, error) {
 	store := o.Tokens
 	if store == nil {
 		store = &MemTokens{}
+	}
+	if u, err := url.Parse(s.cfg.URL); err == nil {
+		// A 2025-03-26 server's metadata at its origin (client_oauth_legacy.go).
+		c := *hc
+		base := c.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		c.Transport = &impLegacyMeta{base: base, origin: impOrigin(u)}
+		hc = &c
 	}
 	server := s.cfg.Name
 	cfg := &auth.AuthorizationCodeHandlerConfig{

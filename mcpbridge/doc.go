@@ -79,8 +79,11 @@
 // [OAuthConfig]: the authorization-code grant (through the SDK's auth
 // package; client identity from a client ID metadata document, a
 // pre-registered client or dynamic registration; the browser step by
-// [AuthorizeOnLoopback] or a callback of your own) or the client-credentials
-// grant (a secret, or a signed JWT assertion). Tokens are kept in a
+// [AuthorizeOnLoopback] or a callback of your own), the client-credentials
+// grant (a secret, or a signed JWT assertion), or enterprise-managed
+// authorization ([OAuthConfig].IDToken: a person's ID token exchanged at
+// the identity provider for an ID-JAG, and that for an access token).
+// Tokens are kept in a
 // [TokenStore] ([MemTokens], [FileTokens]) and sent only to the server they
 // were issued for. With [ImportOptions.Elicit] set (for example to
 // [ElicitDefaults]), the importer's client answers servers that ask for
@@ -96,7 +99,9 @@
 // talks to the MCP client from its context: [Progress], [Log], [Elicit] and
 // [Sample] (each fails with [ErrNotMCP] outside MCP and [ErrUnsupported]
 // when the client lacks the capability). [NewApprover] asks the client to
-// approve a confirm tool by elicitation, else defers to the approval inbox.
+// approve a confirm tool by elicitation (in a session mid-call; for a
+// 2026-07-28 client by answering input_required, see
+// [ServerOptions].InputRequired), else defers to the approval inbox.
 // Call records are resources (wield://calls/{id}, and /output for the full
 // output); Host and Origin are checked against DNS rebinding. tools/list
 // and tools/call have a fast path that answers as the SDK would

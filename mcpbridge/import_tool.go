@@ -37,6 +37,7 @@ func (s *impServer) impConvertTool(r *mcp.Tool) (*wield.Tool, error) {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
 	desc := impClipDescription(ImportDescription(r), s.im.maxDescription())
+	ann := ImportAnnotations(r.Annotations)
 	return &wield.Tool{
 		Name:         s.im.opts.Naming(s.cfg.Name, r.Name),
 		Description:  desc,
@@ -44,8 +45,8 @@ func (s *impServer) impConvertTool(r *mcp.Tool) (*wield.Tool, error) {
 		Tags:         impTags(r.Meta, s.cfg.Tags),
 		InputSchema:  in,
 		OutputSchema: out,
-		Annotations:  ImportAnnotations(r.Annotations),
-		Permission:   s.im.opts.Permission,
+		Annotations:  ann,
+		Permission:   ImportPermission(s.im.opts.Permission, ann, r.Meta),
 		Source:       "mcp:" + s.cfg.Name,
 		Handler:      &impHandler{s: s, remote: r.Name},
 	}, nil
@@ -97,9 +98,26 @@ func ImportAnnotations(a *mcp.ToolAnnotations) wield.Annotations {
 	}
 }
 
+// ImportPermission is the permission of an imported tool: the configured
+// one (local, else derived from the annotations), unless the tool's _meta
+// asks for a stricter one under [MetaPermission], as a wield exporting a
+// confirm tool does. The stricter wins (deny over confirm over auto), so a
+// server can make its tool more guarded than the local configuration says,
+// never less.
+func ImportPermission(local wield.Permission, ann wield.Annotations, meta mcp.Meta) wield.Permission {
+	eff := (&wield.Tool{Permission: local, Annotations: ann}).EffectivePermission()
+	remote, _ := meta[MetaPermission].(string)
+	if impStrictness[wield.Permission(remote)] > impStrictness[eff] {
+		return wield.Permission(remote)
+	}
+	return local
+}
+
+var impStrictness = map[wield.Permission]int{wield.PermissionAuto: 1, wield.PermissionConfirm: 2, wield.PermissionDeny: 3}
+
 // impTags returns the tool's own tags (FastMCP's _meta._fastmcp.tags, as seed
-// 001 §7.1 reads them, or a plain _meta.tags) and then the configured ones,
-// without repeats.
+// 001 §7.1 reads them, a plain _meta.tags, or another wield's
+// [MetaTags]) and then the configured ones, without repeats.
 func impTags(meta mcp.Meta, extra []string) []string {
 	var out []string
 	add := func(v any) {
@@ -114,6 +132,7 @@ func impTags(meta mcp.Meta, extra []string) []string {
 		add(fm["tags"])
 	}
 	add(meta["tags"])
+	add(meta[MetaTags])
 	for _, tag := range extra {
 		if tag != "" && !slices.Contains(out, tag) {
 			out = append(out, tag)
@@ -184,6 +203,12 @@ func (h *impHandler) Handle(ctx context.Context, args json.RawMessage) (json.Raw
 		}
 		params.Meta[k] = v
 	})
+	if r := sess.relays.begin(ctx, sess.cs); r != nil {
+		defer sess.relays.end(r) // progress, logs and cancellation pass through (client_relay.go)
+		if r.progress {
+			params.SetProgressToken(r.token)
+		}
+	}
 	res, err := sess.cs.CallTool(ctx, params)
 	if err != nil {
 		return nil, s.callFailed(ctx, sess, h.remote, err)

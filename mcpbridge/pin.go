@@ -30,7 +30,8 @@ type Pin struct {
 	// Time is when the definition was pinned.
 	Time time.Time `json:"time"`
 	// Definition is the canonical JSON of the pinned parts ({"annotations",
-	// "description", "input_schema", "name", "output_schema"}), kept so that
+	// "description", "input_schema", "name", "output_schema", and
+	// "permission" when sent}), kept so that
 	// a held tool can be shown as a diff of what was accepted and what the
 	// server offers now ([HeldTool]). It is left out of a definition over
 	// [MaxPinDefinition] bytes (the diff then says only which parts
@@ -93,7 +94,8 @@ func setPins(st PinStore, server string, pins map[string]Pin) error {
 // pins the same hash as before titles were pinned). Icons, _meta and a
 // title beside a description are left out: they describe the tool to
 // people, while the pinned parts are what a model reads and sends and what
-// decides how the call is guarded.
+// decides how the call is guarded (so another wield's permission in _meta,
+// [MetaPermission], is pinned as the part "permission" when it is sent).
 func PinTool(t *mcp.Tool) (Pin, error) {
 	parts := map[string]any{
 		"name":          t.Name,
@@ -104,6 +106,14 @@ func PinTool(t *mcp.Tool) (Pin, error) {
 		// decide the tool's permission and whether it is retried, so a
 		// server must not lower them unnoticed.
 		"annotations": ImportAnnotations(t.Annotations),
+	}
+	// The permission another wield exports under MetaPermission decides
+	// how the call is guarded ([ImportPermission]), like the hints: a
+	// server lowering it from confirm to auto is held. It is a part only
+	// when the server sends it, so the pins of every other tool keep
+	// their hashes.
+	if perm, ok := t.Meta[MetaPermission]; ok {
+		parts["permission"] = perm
 	}
 	p := Pin{Parts: make(map[string]string, len(parts))}
 	whole := make(map[string]json.RawMessage, len(parts))
@@ -130,9 +140,12 @@ func PinTool(t *mcp.Tool) (Pin, error) {
 // parts when either pin has no part hashes.
 func (p Pin) Changed(q Pin) []string {
 	var out []string
-	for _, k := range []string{"annotations", "description", "input_schema", "name", "output_schema"} {
+	for _, k := range []string{"annotations", "description", "input_schema", "name", "output_schema", "permission"} {
 		a, okA := p.Parts[k]
 		b, okB := q.Parts[k]
+		if k == "permission" && !okA && !okB && len(p.Parts) > 0 && len(q.Parts) > 0 {
+			continue // neither server sent one
+		}
 		if !okA || !okB || a != b {
 			out = append(out, k)
 		}

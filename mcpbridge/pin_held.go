@@ -23,7 +23,8 @@ type HeldTool struct {
 	Server string `json:"server"`
 	Tool   string `json:"tool"`
 	// Changed lists the parts that differ from the pin ("annotations",
-	// "description", "input_schema", "name", "output_schema"), sorted.
+	// "description", "input_schema", "name", "output_schema", "permission"),
+	// sorted.
 	Changed []string `json:"changed"`
 	// Pinned and Current are the definitions as accepted and as the server
 	// offers them now: {"annotations", "description", "input_schema",

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,7 @@ func TestPinTool(t *testing.T) {
 		{"the same number written otherwise", `{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"a":{"type":"integer","maximum":10.0},"b":{"type":"string"}}}}`, nil},
 		{"a number", `{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"a":{"type":"integer","maximum":11},"b":{"type":"string"}}}}`, []string{"input_schema"}},
 		{"output schema added", `{"name":"t","description":"d","outputSchema":{"type":"object"},"inputSchema":{"type":"object","properties":{"a":{"type":"integer","maximum":10},"b":{"type":"string"}}}}`, []string{"output_schema"}},
+		{"another wield's permission in _meta is", `{"name":"t","description":"d","_meta":{"wield/permission":"confirm"},"inputSchema":{"type":"object","properties":{"a":{"type":"integer","maximum":10},"b":{"type":"string"}}}}`, []string{"permission"}},
 		{"name and schema", `{"name":"u","description":"d","inputSchema":{"type":"object"}}`, []string{"input_schema", "name"}},
 	}
 	for _, tt := range tests {
@@ -58,6 +60,20 @@ func TestPinTool(t *testing.T) {
 				t.Errorf("changed parts (-want +got):\n%s", diff)
 			}
 		})
+	}
+	// A server lowering the permission it exports is a change, as raising
+	// it is; the same permission sent again is not.
+	confirm, err := mcpbridge.PinTool(impWireTool(t, `{"name":"t","description":"d","_meta":{"wield/permission":"confirm","x":1},"inputSchema":{"type":"object"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := mcpbridge.PinTool(impWireTool(t, `{"name":"t","description":"d","_meta":{"x":2,"wield/permission":"confirm"},"inputSchema":{"type":"object"}}`))
+	auto, _ := mcpbridge.PinTool(impWireTool(t, `{"name":"t","description":"d","_meta":{"wield/permission":"auto"},"inputSchema":{"type":"object"}}`))
+	if again.Hash != confirm.Hash {
+		t.Error("the same permission sent again changed the pin")
+	}
+	if got := confirm.Changed(auto); auto.Hash == confirm.Hash || !slices.Equal(got, []string{"permission"}) {
+		t.Errorf("confirm -> auto: hashes equal %v, changed %v; want a change of permission", auto.Hash == confirm.Hash, got)
 	}
 	if !strings.HasPrefix(basePin.Hash, "sha256:") || len(basePin.Hash) != len("sha256:")+64 {
 		t.Errorf("hash %q is not sha256:<64 hex digits>", basePin.Hash)

@@ -101,6 +101,13 @@ type ServerOptions struct {
 	// changes, which subscribed clients are told of (2 s when zero; a
 	// negative value checks none).
 	ResourcePoll time.Duration
+	// InputRequired, when set, asks the person at a 2026-07-28 client that
+	// can elicit to approve its confirm calls in the protocol
+	// (input_required and a signed requestState; see
+	// [InputRequiredOptions]); without it such calls wait in the approval
+	// inbox. NewServer panics on a key shorter than [MinStateKey] or a nil
+	// Approvals.
+	InputRequired *InputRequiredOptions
 }
 
 // ProtocolVersions are the MCP versions a [Server] offers by default, newest
@@ -127,6 +134,7 @@ type Server struct {
 	prompts    map[string]*srvPrompt // the same, by name
 
 	sessions *srvSessions // the HTTP sessions of every endpoint
+	tasks    srvTasks     // the MCP tasks running here (server_tasks.go)
 
 	mu        sync.Mutex
 	endpoints map[string]*srvEndpoint // by toolset; "" is the whole registry
@@ -176,6 +184,9 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 			panic(fmt.Sprintf("mcpbridge.NewServer: protocol version %q is not one the go-sdk speaks (%v)", v, mcp.SupportedProtocolVersions()))
 		}
 	}
+	if o := s.opts.InputRequired; o != nil && (len(o.Key) < MinStateKey || o.Approvals == nil) {
+		panic(fmt.Sprintf("mcpbridge.NewServer: InputRequired needs a key of at least %d bytes and an approval store", MinStateKey))
+	}
 	s.sessions = newSrvSessions(&s.opts)
 	s.log = s.opts.Logger
 	if s.log == nil {
@@ -209,9 +220,13 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 	return s
 }
 
-// Close stops following the registry and ends the HTTP sessions still
-// open (a stdio session ends with its transport).
+// Close stops following the registry, ends the HTTP sessions still open
+// (a stdio session ends with its transport) and cancels the tasks still
+// running (see [Server.DrainTasks] to let them finish first).
 func (s *Server) Close() {
+	closed, cancel := context.WithCancelCause(context.Background())
+	cancel(&wield.Error{Type: wield.ErrCanceled, Message: "the MCP server closed"})
+	s.DrainTasks(closed)
 	if s.stop != nil {
 		s.stop()
 	}
@@ -296,7 +311,7 @@ func (s *Server) srvServeEndpoint(w http.ResponseWriter, r *http.Request, toolse
 		http.Error(w, "no such toolset", http.StatusNotFound)
 		return
 	}
-	if s.srvCheckEnvelope(w, r) {
+	if s.srvCheckEnvelope(w, r) || s.srvServeTasks(w, r, ep) {
 		return
 	}
 	if srvIsStatelessEra(r) && s.srvOffersStatelessEra() {
@@ -339,6 +354,9 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if s.opts.Calls != nil {
 		caps.Resources = &mcp.ResourceCapabilities{}
+	}
+	if _, ok := s.opts.Calls.(wield.CallIDReservations); ok {
+		caps.Extensions = map[string]any{TasksExtension: map[string]any{}}
 	}
 	mopts := &mcp.ServerOptions{
 		Instructions:              s.opts.Instructions,
@@ -469,7 +487,7 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 			leftOut(t, `the input schema's type must be exactly "object"`)
 			continue
 		}
-		st := srvTool(mt)
+		st := srvTool(mt, t)
 		if err := srvAddTool(ep.mcp, st, s.srvHandler(ep)); err != nil {
 			leftOut(t, err.Error())
 			continue
@@ -510,10 +528,27 @@ func srvAddTool(m *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
 	return nil
 }
 
-// srvTool converts llm's tools/list entry to the SDK's type.
-func srvTool(mt llm.MCPTool) *mcp.Tool {
-	destructive, openWorld := mt.Annotations.DestructiveHint, mt.Annotations.OpenWorldHint
-	t := &mcp.Tool{
+// The keys of wield's own entries in an exported tool's _meta, which
+// another wield importing the tool reads back (see [Importer]): what the
+// annotations cannot say.
+const (
+	// MetaPermission is the tool's effective permission: "auto",
+	// "confirm" or "deny".
+	MetaPermission = "wield/permission"
+	// MetaTags are the tool's tags, a list of strings; absent without tags.
+	MetaTags = "wield/tags"
+)
+
+// srvTool converts llm's tools/list entry of t to the SDK's type, with
+// wield's meaning in _meta. A tool that needs confirmation is exported as
+// destructive whatever its annotations say (unless read-only, where MCP
+// gives the hint no meaning): a client that knows only MCP's hints then
+// asks its user too.
+func srvTool(mt llm.MCPTool, t *wield.Tool) *mcp.Tool {
+	perm := t.EffectivePermission()
+	destructive := mt.Annotations.DestructiveHint || (perm == wield.PermissionConfirm && !mt.Annotations.ReadOnlyHint)
+	openWorld := mt.Annotations.OpenWorldHint
+	st := &mcp.Tool{
 		Name:        mt.Name,
 		Title:       mt.Title,
 		Description: mt.Description,
@@ -524,14 +559,18 @@ func srvTool(mt llm.MCPTool) *mcp.Tool {
 			IdempotentHint:  mt.Annotations.IdempotentHint,
 			OpenWorldHint:   &openWorld,
 		},
-		Meta: mt.Meta,
+		Meta: mcp.Meta{MetaPermission: string(perm)},
 	}
+	if len(t.Tags) > 0 {
+		st.Meta[MetaTags] = slices.Clone(t.Tags)
+	}
+	maps.Copy(st.Meta, mt.Meta) // the tool's examples and allowed callers (llm.MCPExamplesKey, llm.MCPCallersKey)
 	if mt.OutputSchema != nil {
 		// Only a non-nil schema: a nil *Schema in the interface would be
 		// an output schema of null.
-		t.OutputSchema = srvObjectSchemas(mt.OutputSchema)
+		st.OutputSchema = srvObjectSchemas(mt.OutputSchema)
 	}
-	return t
+	return st
 }
 
 // srvInternal is what a client sees when the system failed: no detail.
@@ -548,6 +587,9 @@ func (s *Server) srvHandler(ep *srvEndpoint) mcp.ToolHandler {
 			if id := x.Header.Get(srvRPCIDHeader); id != "" {
 				ctx = context.WithValue(ctx, srvRPCIDKey{}, id)
 			}
+		}
+		if in, client, ok := srvEraInputOf(req); ok {
+			return s.srvEraCall(ctx, ep, req.Session, req.Params, s.srvCallerNamed(client), in)
 		}
 		res, err := s.srvCall(ctx, ep, req.Session, req.Params)
 		if err != nil {

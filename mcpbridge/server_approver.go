@@ -50,6 +50,12 @@ var srvApprovalSchema = &jsonschema.Schema{
 // Approve elicits the decision from the MCP client when it can, else asks
 // the fallback.
 func (a *srvApprover) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield.Decision, error) {
+	if ask := srvEraAskFrom(ctx); ask != nil && srvDurable(a.fallback) {
+		// A client of the stateless era that can be asked: the approval
+		// is stored pending and the request answered input_required
+		// (see era_input.go).
+		return ask.park(ctx, req, a.fallback)
+	}
 	r := srvRequestFrom(ctx)
 	if r == nil || !srvCanElicit(r.session) {
 		if a.fallback == nil {
@@ -83,6 +89,15 @@ func (a *srvApprover) Approve(ctx context.Context, req *wield.ApprovalRequest) (
 		a.elicited.Store(req.ID, true)
 	}
 	return d, nil
+}
+
+// srvDurable reports whether an approver keeps its requests durably, says
+// when one is stored, and claims decisions, as the approval inbox does:
+// only such a one can leave an approval pending for a later request.
+func srvDurable(a wield.Approver) bool {
+	pn, ok := a.(wield.PendingNotifier)
+	_, claims := a.(wield.ApprovalClaimer)
+	return ok && claims && pn.NotifiesPending()
 }
 
 // srvApprovalMessage is the question as the user reads it.

@@ -110,11 +110,14 @@ func srvIsListen(r *http.Request) bool {
 // elicitation or sampling with the error of a revision not offered
 // (-32022), naming the handshake-era revisions only, when the server
 // offers any: such a client then initialises a session, in which a
-// confirm tool asks its user and a tool may ask its model. In the
-// stateless era a server may ask nothing in the middle of a call (that
-// comes back as input_required results, not yet served), so the client
-// would lose both. A client that declared neither is served the stateless
-// era. It reports whether it answered.
+// tool's own Elicit and Sample reach it mid-call. In the stateless era a
+// server may ask nothing in the middle of a call: it answers input_required
+// and the client retries. wield does that for a confirm tool's approval
+// (era_input.go), which a client calling without discovery, or a server
+// offering only the stateless era, gets; a tool's Elicit and Sample are not
+// carried by the round trip (the tool would have to run again from its
+// start), so the client would lose them there. A client that declared
+// neither is served the stateless era. It reports whether it answered.
 func (s *Server) srvSteerToHandshake(req mcp.Request) (*jsonrpc.Error, bool) {
 	dr, ok := req.(*mcp.ServerRequest[*mcp.DiscoverParams])
 	if !ok {
@@ -163,6 +166,7 @@ func srvBindsHeaders(t *mcp.Tool) bool {
 type srvEraRequest struct {
 	srvFastRequest
 	client string // the name in _meta's clientInfo, or ""
+	input  srvEraInput
 }
 
 // srvEraMetaKeys are the _meta members the fast path answers requests
@@ -199,6 +203,16 @@ func srvEraDecode(body []byte, version string) (srvEraRequest, bool) {
 			req.Params.Arguments = v
 		case "_meta":
 			err = json.Unmarshal(v, &meta)
+		case "inputResponses":
+			err = json.Unmarshal(v, &req.input.responses)
+			if err == nil && req.input.responses == nil {
+				err = errors.New("inputResponses: null")
+			}
+		case "requestState":
+			err = json.Unmarshal(v, &req.input.state)
+			if err == nil && req.input.state == "" {
+				err = errors.New("requestState: empty")
+			}
 		default:
 			return req, false // a cursor, say
 		}
@@ -218,6 +232,13 @@ func srvEraDecode(body []byte, version string) (srvEraRequest, bool) {
 		if len(c) == 0 || c[0] != '{' {
 			return req, false
 		}
+	}
+	if e, ok := caps["elicitation"]; ok {
+		var ec mcp.ElicitationCapabilities
+		if json.Unmarshal(e, &ec) != nil {
+			return req, false
+		}
+		req.input.canElicit = srvCanElicitCaps(&ec)
 	}
 	if ci, ok := meta[mcp.MetaKeyClientInfo]; ok {
 		var info mcp.Implementation
@@ -258,10 +279,10 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, srvFastMax+1))
 	if err != nil || len(body) > srvFastMax {
-		r.Body = srvBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
+		r.Body = newSrvBody(body, r.Body, true)
 		return false
 	}
-	r.Body = srvBody{Reader: bytes.NewReader(body), orig: r.Body}
+	r.Body = newSrvBody(body, r.Body, false)
 	req, ok := srvEraDecode(body, pv)
 	if !ok || h.Get("Mcp-Method") != req.Method {
 		return false
@@ -269,7 +290,7 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 	info := &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
 	switch req.Method {
 	case "tools/list":
-		if req.Params.Name != "" || req.Params.Arguments != nil {
+		if req.Params.Name != "" || req.Params.Arguments != nil || req.input.responses != nil || req.input.state != "" {
 			return false
 		}
 		s.srvSync(ep)
@@ -304,7 +325,7 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 		ctx, stop := srvCancelOnPurpose(r.Context())
 		defer stop()
 		p := &mcp.CallToolParamsRaw{Name: req.Params.Name, Arguments: req.Params.Arguments}
-		res, err := s.srvCallAs(ctx, ep, nil, p, s.srvCallerNamed(req.client))
+		result, err := s.srvEraCall(ctx, ep, nil, p, s.srvCallerNamed(req.client), req.input)
 		if err != nil {
 			var jerr *jsonrpc.Error
 			if !errors.As(err, &jerr) {
@@ -318,7 +339,6 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 			srvWrite(w, nil, req.ID, nil, jerr)
 			return true
 		}
-		result := s.srvResult(res)
 		result.Meta[mcp.MetaKeyServerInfo] = info
 		out, err := jsonenc.Marshal(result)
 		if err != nil || len(out) < 2 || out[len(out)-1] != '}' {
@@ -326,7 +346,11 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 			srvWrite(w, nil, req.ID, nil, srvInternal)
 			return true
 		}
-		out = append(out[:len(out)-1], `,"resultType":"complete"}`...)
+		kind := `,"resultType":"complete"}`
+		if result.InputRequests != nil {
+			kind = `,"resultType":"input_required"}`
+		}
+		out = append(out[:len(out)-1], kind...)
 		srvWrite(w, nil, req.ID, out, nil)
 		return true
 	}

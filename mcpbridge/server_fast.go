@@ -88,8 +88,8 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodPost || r.Body == nil {
 		return false
 	}
-	body, err := io.ReadAll(r.Body)
-	back := srvBody{Reader: bytes.NewReader(body), orig: r.Body}
+	body, err := srvReadAll(r.Body, r.ContentLength)
+	back := newSrvBody(body, r.Body, false)
 	r.Body = back
 	if err != nil {
 		return false
@@ -107,12 +107,36 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	if fast {
-		back.body, back.req = body, &req
-		r.Body = back
+		back.fast, back.req = true, req
 	} else if s.opts.Trace != nil {
 		srvNoteRPCID(r, body)
 	}
 	return false
+}
+
+// srvReadAll is io.ReadAll, with its first buffer the size of the body when
+// the request says it (and it is no larger than srvFastMax): an MCP request
+// of a few hundred bytes no longer takes io.ReadAll's 512 bytes, nor a
+// large one its doublings.
+func srvReadAll(r io.Reader, size int64) ([]byte, error) {
+	n := 512
+	if size > 0 && size < srvFastMax {
+		n = int(size) + 1 // the read that finds the end needs room
+	}
+	b := make([]byte, 0, n)
+	for {
+		k, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+k]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // srvStrictEnvelope checks a message, or each message of a batch, and sets
@@ -212,17 +236,17 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 		}
 	}
 	var req srvFastRequest
-	if checked, ok := r.Body.(srvBody); ok && checked.req != nil && len(checked.body) <= srvFastMax {
+	if checked, ok := r.Body.(*srvBody); ok && checked.fast && checked.rd.Size() <= srvFastMax {
 		// Read and checked by srvCheckEnvelope: an unread copy is in place
 		// for the SDK, should this path leave the request to it.
-		req = *checked.req
+		req = checked.req
 	} else {
 		body, err := io.ReadAll(io.LimitReader(r.Body, srvFastMax+1))
 		if err != nil || len(body) > srvFastMax {
-			r.Body = srvBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
+			r.Body = newSrvBody(body, r.Body, true)
 			return false
 		}
-		r.Body = srvBody{Reader: bytes.NewReader(body), orig: r.Body}
+		r.Body = newSrvBody(body, r.Body, false)
 		if sess != nil {
 			srvCancelFast(sess, body) // and on to the SDK, which words its answer
 		}
@@ -250,11 +274,19 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 		if !listed {
 			return false // the SDK words the error
 		}
-		ctx, cancel := context.WithCancelCause(r.Context())
-		if sess != nil {
+		var (
+			ctx    context.Context
+			cancel context.CancelCauseFunc
+		)
+		if sess == nil {
+			ctx, cancel = context.WithCancelCause(r.Context())
+		} else {
 			// A client that cancels on purpose may drop the request before
 			// its notifications/cancelled arrives: a request that ends is
 			// taken for a disconnect only if no such notice follows soon.
+			// (One context per call: a first one derived from the request
+			// and dropped here cost a sixth of the fast path's allocated
+			// bytes and 1.4% of the server's CPU, 2026-11-27.)
 			ctx, cancel = context.WithCancelCause(context.WithoutCancel(r.Context()))
 			stopAfter := context.AfterFunc(r.Context(), func() {
 				t := time.AfterFunc(srvCancelNotice, func() { cancel(context.Cause(r.Context())) })
@@ -320,15 +352,36 @@ func srvAccepts(values []string) bool {
 
 // srvBody is a request body put back after reading, closing the original.
 // When the strict check read it as a request the fast path can answer,
-// body and req hold the body and what it says, so that it is read once.
+// fast is set and req holds what it says, so that it is read once. It is
+// one allocation (the reader, the request and the box of r.Body together;
+// they were four).
 type srvBody struct {
-	io.Reader
-	orig io.Closer
-	body []byte
-	req  *srvFastRequest
+	rd   bytes.Reader // the bytes read
+	more io.Reader    // rd, then the rest of orig; nil: rd alone
+	orig io.ReadCloser
+	fast bool
+	req  srvFastRequest
 }
 
-func (b srvBody) Close() error { return b.orig.Close() }
+// newSrvBody puts body back in front of orig: alone, or followed by what
+// orig has not yet given when rest is true (a read stopped early).
+func newSrvBody(body []byte, orig io.ReadCloser, rest bool) *srvBody {
+	b := &srvBody{orig: orig}
+	b.rd.Reset(body)
+	if rest {
+		b.more = io.MultiReader(&b.rd, orig)
+	}
+	return b
+}
+
+func (b *srvBody) Read(p []byte) (int, error) {
+	if b.more != nil {
+		return b.more.Read(p)
+	}
+	return b.rd.Read(p)
+}
+
+func (b *srvBody) Close() error { return b.orig.Close() }
 
 // srvPlainID accepts the IDs clients send: a number or a string.
 func srvPlainID(id json.RawMessage) bool {
@@ -387,15 +440,24 @@ func srvResponseStart(id json.RawMessage, n int) []byte {
 	return append(b, `,"result":`...)
 }
 
+// srvJSONType is the Content-Type of the fast path's responses.
+var srvJSONType = []string{"application/json"}
+
 // srvWriteResponse ends the response b (the result or error written) and
 // writes it with its headers.
 func srvWriteResponse(w http.ResponseWriter, ss *mcp.ServerSession, b []byte) {
 	b = append(b, "}\n"...)
 	h := w.Header()
-	h["Content-Type"] = []string{"application/json"}
-	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	// One allocation for the values of the two headers that vary; the
+	// content type's is shared, its capacity its length, so that an Add
+	// copies it rather than writing into it.
+	vals := make([]string, 2)
+	h["Content-Type"] = srvJSONType[:1:1]
+	vals[0] = strconv.Itoa(len(b))
+	h["Content-Length"] = vals[0:1:1]
 	if ss != nil {
-		h["Mcp-Session-Id"] = []string{ss.ID()}
+		vals[1] = ss.ID()
+		h["Mcp-Session-Id"] = vals[1:2:2]
 	}
 	w.Write(b)
 }

@@ -3,8 +3,11 @@ package mcpbridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -203,5 +206,33 @@ func BenchmarkServerDecode(b *testing.B) {
 		if _, ok, err := srvStrictEnvelope(body, &id); !ok || err != nil {
 			b.Fatal(ok, err)
 		}
+	}
+}
+
+// TestServerReadAll holds srvReadAll to io.ReadAll's answer, whatever the
+// request says of its size: the body, and the error, byte for byte.
+func TestServerReadAll(t *testing.T) {
+	errBroken := errors.New("broken")
+	bodies := []string{"", "{}", strings.Repeat("x", 511), strings.Repeat("y", 512), strings.Repeat("z", 5000)}
+	for _, body := range bodies {
+		for _, size := range []int64{-1, 0, 1, int64(len(body)) - 1, int64(len(body)), int64(len(body)) + 1, 4 * int64(len(body)), srvFastMax, srvFastMax + 1} {
+			readers := map[string]func() io.Reader{
+				"whole":    func() io.Reader { return strings.NewReader(body) },
+				"one byte": func() io.Reader { return iotest.OneByteReader(strings.NewReader(body)) },
+				"data+EOF": func() io.Reader { return iotest.DataErrReader(strings.NewReader(body)) },
+				"broken":   func() io.Reader { return io.MultiReader(strings.NewReader(body), iotest.ErrReader(errBroken)) },
+			}
+			for name, r := range readers {
+				want, wantErr := io.ReadAll(r())
+				got, err := srvReadAll(r(), size)
+				if string(got) != string(want) || err != wantErr {
+					t.Errorf("%d bytes, size %d, %s: got %d bytes, %v; want %d bytes, %v", len(body), size, name, len(got), err, len(want), wantErr)
+				}
+			}
+		}
+	}
+	sr := strings.NewReader("")
+	if n := testing.AllocsPerRun(100, func() { sr.Reset("{}"); srvReadAll(sr, 2) }); n > 1 {
+		t.Errorf("srvReadAll of a body of the size said: %v allocations, want 1", n)
 	}
 }

@@ -390,6 +390,12 @@ func TestServerListsWhatLLMExports(t *testing.T) {
 		b, _ := json.Marshal(srvLLMTool(t, tl))
 		var m map[string]any
 		json.Unmarshal(b, &m)
+		// Plus what MCP's hints cannot say (TestServerExportsMeaning).
+		meta := map[string]any{"wield/permission": string(tl.EffectivePermission())}
+		if len(tl.Tags) > 0 {
+			meta["wield/tags"] = impJSON(t, tl.Tags)
+		}
+		m["_meta"] = meta
 		want = append(want, m)
 	}
 	slices.SortFunc(got, func(a, b map[string]any) int { return strings.Compare(a["name"].(string), b["name"].(string)) })

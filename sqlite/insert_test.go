@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -109,5 +110,64 @@ func TestInsertShapes(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stored columns (-want +got):\n%s", diff)
+	}
+}
+
+// TestInsertSQLShared checks the parameters of an INSERT that binds the
+// shared columns once: the first record's numbered in column order, the
+// others naming them again beside their own.
+func TestInsertSQLShared(t *testing.T) {
+	sh := shape(1<<0 | 1<<1 | 1<<2 | 1<<24) // id, tool, ok, raw_arguments
+	shared := shape(1<<1 | 1<<2)            // tool, ok
+	got := insertSQL(3, sh, shared)
+	row := func(a, b, c, d string) string {
+		cols := []string{a, b, c}
+		for range 21 {
+			cols = append(cols, "NULL")
+		}
+		cols = append(cols, d)
+		for range 5 {
+			cols = append(cols, "NULL")
+		}
+		return "(" + strings.Join(cols, ", ") + ")"
+	}
+	want := "INSERT INTO calls (" + columns + ") VALUES " + row("?", "?", "?", "?") + ", " + row("?", "?2", "?3", "?") + ", " + row("?", "?2", "?3", "?")
+	if got != want {
+		t.Fatalf("insertSQL:\n got %s\nwant %s", got, want)
+	}
+	if got, want := insertSQL(2, sh, 0), "INSERT INTO calls ("+columns+") VALUES "+row("?", "?", "?", "?")+", "+row("?", "?", "?", "?"); got != want {
+		t.Fatalf("insertSQL without shared columns:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestSharedOf: the sharable columns a shape binds, when every one holds
+// the same value in all the records; else none.
+func TestSharedOf(t *testing.T) {
+	rows := func(ks ...int) []*row {
+		var out []*row
+		for i, k := range ks {
+			w, err := newRow(shapedRecord(i, k), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, w)
+		}
+		return out
+	}
+	same := rows(0, 0, 0)
+	if got, want := sharedOf(same, shapeOf(same)), shapeOf(same)&sharable; got != want || got == 0 {
+		t.Errorf("three records alike: shared %b, want %b", got, want)
+	}
+	if got := sharedOf(same[:1], shapeOf(same[:1])); got != 0 {
+		t.Errorf("one record: shared %b, want none", got)
+	}
+	mixed := rows(0, 4) // an error beside a success: ok and error_type differ
+	if got := sharedOf(mixed, shapeOf(mixed)); got != 0 {
+		t.Errorf("a success and a failure: shared %b, want none", got)
+	}
+	other := rows(0, 0)
+	other[1].vals[1] = "other_tool"
+	if got := sharedOf(other, shapeOf(other)); got != 0 {
+		t.Errorf("two tools: shared %b, want none", got)
 	}
 }

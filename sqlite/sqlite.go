@@ -272,7 +272,11 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			s.log.Error("sqlite store: write of buffered call records failed; retrying", "path", path, "err", err)
 		}
 	}
-	s.commit = commit.New(s.write, co)
+	write := s.write
+	if co.Async {
+		write = s.writeAdded
+	}
+	s.commit = commit.New(write, co)
 	if s.jr != nil {
 		s.jcommit = commit.New(s.journalWrite, commit.Options{})
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,6 +61,43 @@ func BenchmarkWrite(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "writer-cpu-µs/record")
+		})
+	}
+}
+
+// BenchmarkSave is Save of an MCP echo call's record from 8 goroutines, in
+// sync mode (through the journal, as `wield serve` runs) and in async mode:
+// the caller's share and the background writer's, allocations included.
+//
+//	go test -run '^$' -bench BenchmarkSave -benchtime 100000x ./sqlite/
+func BenchmarkSave(b *testing.B) {
+	for _, async := range []bool{false, true} {
+		b.Run(fmt.Sprintf("async=%v", async), func(b *testing.B) {
+			ctx := context.Background()
+			s, err := Open(ctx, filepath.Join(b.TempDir(), "wield.db"), &Options{Async: async})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close(ctx)
+			recs := make([]*wield.Record, b.N)
+			for i := range recs {
+				recs[i] = benchRecord(i)
+			}
+			var next atomic.Int64
+			b.ReportAllocs()
+			b.SetParallelism(4) // 8 goroutines on 2 cores
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := s.Save(ctx, recs[next.Add(1)-1]); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			if err := s.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
 		})
 	}
 }

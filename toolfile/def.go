@@ -36,8 +36,11 @@ type Def struct {
 	// Examples are argument objects (`examples:`), each valid against the
 	// input schema.
 	Examples []json.RawMessage
-	// Callers is `allowed_callers:`; nil when the file is silent.
-	Callers []wield.AllowedCaller
+	// Task is the `task:` key: whether an MCP client gets a task for a
+	// call (see wield.Tool.Task).
+	Task wield.TaskSupport
+	// AllowedCallers is `allowed_callers:` (see toolfile/callers.go).
+	AllowedCallers []string
 
 	// File, Line and Col locate the definition, for Tool.Source and messages.
 	File      string
@@ -178,6 +181,8 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 			}
 		case "timeout":
 			def.Timeout = d.duration(f)
+		case "task":
+			def.Task = d.task(f)
 		case "annotations":
 			def.Annotations = d.annotations(f)
 		case "secrets":
@@ -185,7 +190,7 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 		case "examples":
 			def.Examples, def.exampleNodes = d.examples(f)
 		case "allowed_callers":
-			def.Callers = d.allowedCallers(f)
+			def.AllowedCallers = d.allowedCallers(f)
 		default:
 			d.unknown(f, "tool")
 		}

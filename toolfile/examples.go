@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/schema"
 	"go.yaml.in/yaml/v3"
 )
@@ -68,45 +67,4 @@ func (d *decoder) checkExamples(def *Def) {
 			d.errorf(def.exampleNodes[i], "examples[%d]: does not match the tool's parameters: %s", i, strings.Join(msgs, "; "))
 		}
 	}
-}
-
-// allowedCallers reads `allowed_callers:`, a list of direct and program.
-// An empty list is refused: a tool nobody may call belongs in
-// `permission: deny`.
-func (d *decoder) allowedCallers(f field) []wield.AllowedCaller {
-	list, ok := seq(f.val)
-	if !ok {
-		d.errorf(f.val, "allowed_callers: expected a list of direct and program, got %s", kindName(f.val))
-		return nil
-	}
-	if len(list) == 0 {
-		d.errorf(f.val, "allowed_callers: empty: list direct, program or both (to forbid every call, write permission: deny)")
-		return nil
-	}
-	out := make([]wield.AllowedCaller, 0, len(list))
-	for _, n := range list {
-		c := wield.AllowedCaller(d.str(field{name: f.name, val: n}))
-		switch c {
-		case wield.AllowedDirect, wield.AllowedProgram:
-			if !containsCaller(out, c) {
-				out = append(out, c)
-			}
-		case "":
-		default:
-			d.errorf(n, "allowed_callers: %q is not direct or program", c)
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-func containsCaller(list []wield.AllowedCaller, c wield.AllowedCaller) bool {
-	for _, x := range list {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }

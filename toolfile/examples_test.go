@@ -14,7 +14,7 @@ const examplesHead = "name: weather\nparameters:\n  - {name: city, type: string}
 // TestExamplesAndCallers: examples and allowed_callers reach the tool as
 // written.
 func TestExamplesAndCallers(t *testing.T) {
-	src := examplesHead + "examples:\n  - {city: Paris}\n  - {city: Oslo, days: 3}\nallowed_callers: [program, direct, program]\n"
+	src := examplesHead + "examples:\n  - {city: Paris}\n  - {city: Oslo, days: 3}\nallowed_callers: [program, direct]\n"
 	var l Loader
 	set, _ := l.Load(context.Background(), "f.yaml", []byte(src))
 	if len(set.Problems) != 0 {
@@ -25,7 +25,7 @@ func TestExamplesAndCallers(t *testing.T) {
 	if diff := cmp.Diff(`[{"city":"Paris"},{"city":"Oslo","days":3}]`, string(got)); diff != "" {
 		t.Errorf("examples (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]wield.AllowedCaller{"program", "direct"}, tool.Callers); diff != "" {
+	if diff := cmp.Diff([]string{"program", "direct"}, tool.AllowedCallers); diff != "" {
 		t.Errorf("allowed_callers (-want +got):\n%s", diff)
 	}
 }
@@ -35,20 +35,20 @@ func TestExamplesAndCallers(t *testing.T) {
 func TestAllowedCallersDefault(t *testing.T) {
 	for _, tt := range []struct {
 		perm string
-		want []wield.AllowedCaller
+		want []string
 	}{
-		{"auto", []wield.AllowedCaller{"direct", "program"}},
-		{"confirm", []wield.AllowedCaller{"direct"}},
+		{"auto", []string{"direct", "program"}},
+		{"confirm", []string{"direct"}},
 	} {
 		var l Loader
 		set, _ := l.Load(context.Background(), "f.yaml", []byte(examplesHead+"permission: "+tt.perm+"\n"))
 		if len(set.Problems) != 0 {
 			t.Fatalf("problems: %v", set.Problems)
 		}
-		if set.Tools[0].Callers != nil {
-			t.Errorf("%s: Callers = %v, want nil when the file is silent", tt.perm, set.Tools[0].Callers)
+		if set.Tools[0].AllowedCallers != nil {
+			t.Errorf("%s: AllowedCallers = %v, want nil when the file is silent", tt.perm, set.Tools[0].AllowedCallers)
 		}
-		if diff := cmp.Diff(tt.want, set.Tools[0].AllowedCallers()); diff != "" {
+		if diff := cmp.Diff(tt.want, set.Tools[0].EffectiveCallers()); diff != "" {
 			t.Errorf("%s: AllowedCallers (-want +got):\n%s", tt.perm, diff)
 		}
 	}
@@ -65,7 +65,7 @@ func TestExamplesRefused(t *testing.T) {
 		{"examples:\n  - Paris\n", `f.yaml:7:5: examples[0]: expected an object of arguments, got string`},
 		{"examples: {city: Paris}\n", `f.yaml:6:11: examples: expected a list of argument objects, got mapping`},
 		{"allowed_callers: [direct, robot]\n", `f.yaml:6:27: allowed_callers: "robot" is not direct or program`},
-		{"allowed_callers: []\n", `f.yaml:6:18: allowed_callers: empty: list direct, program or both (to forbid every call, write permission: deny)`},
+		{"allowed_callers: []\n", `f.yaml:6:18: allowed_callers: an empty list admits no caller`},
 	}
 	for _, tt := range tests {
 		var l Loader

@@ -47,6 +47,7 @@ import (
 //	  session_idle: 10m              # a session without a request for that long is closed
 //	  max_sessions: 5000             # open at once, on every endpoint together
 //	  max_sessions_per_client: 100   # of one API key, or of one IP address without keys
+//	  request_state_ttl: 10m         # an approval asked in the protocol is answered within it
 type MCPConfig struct {
 	Resources         []MCPResource
 	ResourceTemplates []MCPResourceTemplate
@@ -55,6 +56,10 @@ type MCPConfig struct {
 	// sessions (session_idle, max_sessions, max_sessions_per_client).
 	SessionIdle                       time.Duration
 	MaxSessions, MaxSessionsPerClient int
+	// RequestStateTTL bounds how long the requestState of an
+	// input_required answer (an approval asked in the protocol) is
+	// accepted (request_state_ttl; 10m when zero).
+	RequestStateTTL time.Duration
 }
 
 // MCPResource is one resource of [MCPConfig]: Text, Blob or File.
@@ -123,6 +128,9 @@ func (c *configDecoder) mcpConfig(mf field, dir string) MCPConfig {
 			continue
 		case "max_sessions_per_client":
 			out.MaxSessionsPerClient = c.integer(f)
+			continue
+		case "request_state_ttl":
+			out.RequestStateTTL = c.dur(f, time.Second)
 			continue
 		case "resources", "resource_templates", "prompts":
 		default:

@@ -149,8 +149,10 @@ func (def *Def) Tool(h wield.Handler) *wield.Tool {
 		Timeout:      timeout,
 		Secrets:      def.Secrets,
 		Examples:     def.Examples,
-		Callers:      def.Callers,
+		Task:         def.Task,
 		Source:       def.Source(),
 		Handler:      h,
+
+		AllowedCallers: def.AllowedCallers,
 	}
 }

@@ -88,6 +88,9 @@ func term(word string, emit func(string)) {
 	if stopWords()[lower] {
 		return
 	}
+	if base, ok := irregularVerbs[lower]; ok {
+		lower = base // "dug" is "dig": the stemmer only undoes regular forms
+	}
 	if long, ok := abbreviations[lower]; ok {
 		for _, w := range long {
 			emit(stem(w))

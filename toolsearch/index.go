@@ -17,7 +17,10 @@
 // and, at a third of a word's weight, for the terms its words relate to:
 // the action an idiom names ("jot down" a note, "bounce" a service), the
 // remedy of a symptom ("flaky" tests, a "full" disk to prune), a domain's
-// term for an everyday word ("outage" an incident).
+// term for an everyday word ("outage" an incident), and, at a quarter,
+// what WordNet relates an everyday word to ("junk" is discard and trash;
+// see wordnet.go). Irregular verbs are made regular ("dug" is "dig"), and
+// a phrasal verb matches with its object inside ("kick them out").
 //
 // # Searching within a toolkit
 //
@@ -84,9 +87,12 @@ type Index struct {
 	postings [][]posting
 	byName   map[string]int32
 	scratch  sync.Pool
-	// plain leaves the related-term table out of queries: the reference
+	// plain leaves the related-term tables out of queries: the reference
 	// of the benchmarks, not an option.
 	plain bool
+	// table, when not nil, replaces the related-term tables: the tests'
+	// measure of each table alone.
+	table relatedTable
 }
 
 // Hit is one tool found by a search, with its score (higher is better; the
@@ -159,7 +165,16 @@ func New(tools []*wield.Tool) *Index {
 			analyze(tag, tags)
 		}
 		analyze(string(t.Category), tags)
-		analyze(t.Description, add(fieldDesc))
+		// Quoted text in a description is an example of an input ("Lunch
+		// with Sam tomorrow"), not what the tool does: it weighs as a
+		// parameter's words.
+		for i, part := range strings.Split(t.Description, `"`) {
+			if i%2 == 1 && i < strings.Count(t.Description, `"`) {
+				analyze(part, add(fieldParams))
+			} else {
+				analyze(part, add(fieldDesc))
+			}
+		}
 		params(t.InputSchema, add(fieldParams), 0)
 		for f := range numFields {
 			total[f] += float64(lengths[d][f])
@@ -264,6 +279,17 @@ func (ix *Index) search(query string, limit int) ([]Hit, int) {
 	return ix.searchExcept(query, limit, "")
 }
 
+// related returns the related-term table that queries are expanded with.
+func (ix *Index) related() relatedTable {
+	switch {
+	case ix.plain:
+		return nil
+	case ix.table != nil:
+		return ix.table
+	}
+	return related()
+}
+
 // exactName returns the tool a query names exactly, if any.
 func (ix *Index) exactName(query string) (int32, bool) {
 	d, ok := ix.byName[strings.TrimSpace(query)]
@@ -274,7 +300,7 @@ func (ix *Index) exactName(query string) (int32, bool) {
 // meaningful word or names a tool.
 func (ix *Index) searchable(query string) bool {
 	_, ok := ix.exactName(query)
-	return ok || len(queryTerms(query, nil, !ix.plain)) > 0
+	return ok || len(queryTerms(query, nil, ix.related())) > 0
 }
 
 // searchExcept is search with the tool named except left out.
@@ -282,7 +308,7 @@ func (ix *Index) searchExcept(query string, limit int, except string) ([]Hit, in
 	if len(ix.tools) == 0 {
 		return nil, 0
 	}
-	qterms := queryTerms(query, ix.terms, !ix.plain)
+	qterms := queryTerms(query, ix.terms, ix.related())
 	exact, hasExact := ix.exactName(query)
 	if len(qterms) == 0 && !hasExact {
 		return nil, 0
@@ -431,7 +457,7 @@ var entities = sync.OnceValue(func() []entity {
 // words relate to (see relatedTerms), and, when vocab is not nil, the compounds of
 // two adjacent words that vocab knows ("on call" finds "oncall", "data
 // base" finds "database").
-func queryTerms(query string, vocab map[string]int32, withRelated bool) []qterm {
+func queryTerms(query string, vocab map[string]int32, table relatedTable) []qterm {
 	var out []qterm
 	index := map[string]int{}
 	syn, classes, stops := synonyms(), valueClasses(), stopWords()
@@ -460,9 +486,7 @@ func queryTerms(query string, vocab map[string]int32, withRelated bool) []qterm 
 			add(class)
 		}
 	})
-	if withRelated {
-		relatedOf(query, func(t string) { addWeighted(t, relatedWeight) })
-	}
+	relatedOf(table, query, addWeighted)
 	var prev string
 	words(query, func(w string) {
 		w = strings.ToLower(w)

@@ -139,7 +139,7 @@ func TestSearchConcurrent(t *testing.T) {
 
 func FuzzSearch(f *testing.F) {
 	ix := New(loadCatalog(f))
-	for _, s := range []string{"", "create issue", "k8s_get_pods", "ÄÖÜ ß", "HTTPServer%%", "+1 555 123 4567", "a@b.c", "\xff\xfe"} {
+	for _, s := range []string{"", "create issue", "k8s_get_pods", "ÄÖÜ ß", "HTTPServer%%", "+1 555 123 4567", "a@b.c", "\xff\xfe", "kick them out", "throw out out out", "dug wrote sent up down"} {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, q string, limit int) {

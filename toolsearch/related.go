@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -174,29 +175,64 @@ var relatedTerms = map[string]string{
 	"who can see": "permission", "fill in": "append write rows", "add rows": "append rows",
 	"remind me": "task reminder", "what's in this picture": "describe image", "text in this": "ocr extract text",
 	"make it a png": "convert image format", "make it a jpg": "convert image format",
+
+	// asking what there is, getting somewhere, money and measures
+	"what's on": "list events", "what have i got": "list events", "what's coming up": "list events",
+	"get from": "directions", "by train": "directions transit", "by bus": "directions transit",
+	"by subway": "directions transit", "transit": "directions", "fire off": "send",
+	"point it at": "record set dns", "point at": "record set dns", "loop into": "invite add attendees update",
+	"revenue": "financials income", "earnings": "financials income", "profit": "financials income",
+	"balance sheet": "financials", "oven": "temperature convert", "recipe": "convert units",
+	"degrees": "temperature unit convert", "the build": "workflow run pipeline job",
 }
 
 // relatedWeight discounts a related term against a word the user wrote,
 // and below a synonym's discount: it is evidence, not the same word.
 const relatedWeight = 0.35
 
-// relatedKey is one key of relatedTerms past its first word, with the
-// terms it adds.
+// wordnetWeight discounts a term from WordNet's relations (see
+// wordnetTerms) below a hand-written related term: WordNet knows every
+// sense of a word, and the most frequent ones are not always the one a
+// request means.
+const wordnetWeight = 0.25
+
+// relatedKey is one key of relatedTerms or wordnetTerms past its first
+// word, with the terms it adds and their weight.
 type relatedKey struct {
-	rest  []string
-	terms []string
+	rest   []string
+	terms  []string
+	weight float64
 }
 
-// related maps the first stemmed word of each key to its keys, longest
-// first.
-var related = sync.OnceValue(func() map[string][]relatedKey {
-	m := make(map[string][]relatedKey, len(relatedTerms))
-	for k, v := range relatedTerms {
+// related is the table of relatedTerms and wordnetTerms together.
+var related = sync.OnceValue(func() relatedTable { return buildRelated(relatedTerms, wordnetTerms) })
+
+// relatedTable maps the first stemmed word of each key to its keys,
+// longest first.
+type relatedTable map[string][]relatedKey
+
+// buildRelated makes the table of a hand-written map and of WordNet's,
+// whose keys and terms are stemmed already (see wordnetTerms). A
+// hand-written key wins over WordNet's for the same stemmed words.
+func buildRelated(hand, wordnet map[string]string) relatedTable {
+	m := make(relatedTable, len(hand)+len(wordnet))
+	put := func(key []string, ts []string, weight float64) {
+		m[key[0]] = append(m[key[0]], relatedKey{rest: key[1:], terms: ts, weight: weight})
+	}
+	seen := make(map[string]bool, len(hand))
+	for _, k := range slices.Sorted(maps.Keys(hand)) {
 		var key []string
-		words(k, func(w string) { key = append(key, stem(strings.ToLower(w))) })
-		var terms []string
-		analyze(v, func(t string) { terms = append(terms, t) })
-		m[key[0]] = append(m[key[0]], relatedKey{rest: key[1:], terms: terms})
+		words(k, func(w string) { key = append(key, keyWord(w)) })
+		if len(key) == 0 || seen[strings.Join(key, " ")] {
+			continue
+		}
+		seen[strings.Join(key, " ")] = true
+		put(key, terms(hand[k]), relatedWeight)
+	}
+	for k, v := range wordnet {
+		if !seen[k] {
+			put(strings.Fields(k), strings.Fields(v), wordnetWeight)
+		}
 	}
 	for _, ks := range m {
 		slices.SortFunc(ks, func(a, b relatedKey) int {
@@ -204,27 +240,70 @@ var related = sync.OnceValue(func() map[string][]relatedKey {
 		})
 	}
 	return m
-})
+}
 
-// relatedOf calls add with each term that the words of query relate to
-// (see relatedTerms). Keys are matched longest first, left to right, and a
-// word belongs to one key at most: "jot down" is a note, and its "down" is
-// not also an outage.
-func relatedOf(query string, add func(term string)) {
+// relatedOf calls add with each term that the words of query relate to in
+// table, with its weight (see relatedTerms and wordnetTerms). Keys are
+// matched longest first, left to right, and a word belongs to one key at
+// most: "jot down" is a note, and its "down" is not also an outage. A
+// phrasal verb may have its object between verb and particle, as English
+// allows: "kick them out" matches "kick out".
+func relatedOf(table relatedTable, query string, add func(term string, weight float64)) {
 	var ws []string
-	words(query, func(w string) { ws = append(ws, stem(strings.ToLower(w))) })
-	table := related()
+	words(query, func(w string) { ws = append(ws, keyWord(w)) })
+	var used []bool // particles taken by a separated phrasal verb
 	for i := 0; i < len(ws); {
+		if used != nil && used[i] {
+			i++
+			continue
+		}
 		n := 1
+	keys:
 		for _, k := range table[ws[i]] {
 			if i+1+len(k.rest) <= len(ws) && slices.Equal(k.rest, ws[i+1:i+1+len(k.rest)]) {
 				for _, t := range k.terms {
-					add(t)
+					add(t, k.weight)
 				}
 				n += len(k.rest)
 				break
 			}
+			if len(k.rest) != 1 || !particles[k.rest[0]] {
+				continue
+			}
+			for gap := 1; gap <= maxParticleGap && i+1+gap < len(ws); gap++ {
+				if ws[i+1+gap] == k.rest[0] {
+					for _, t := range k.terms {
+						add(t, k.weight)
+					}
+					if used == nil {
+						used = make([]bool, len(ws))
+					}
+					used[i+1+gap] = true
+					break keys
+				}
+			}
 		}
 		i += n
 	}
+}
+
+// particles end the phrasal verbs whose object may stand inside them
+// ("turn it down", "hand the tickets over").
+var particles = map[string]bool{
+	"up": true, "down": true, "out": true, "off": true, "in": true, "into": true, "on": true,
+	"over": true, "back": true, "away": true, "around": true, "through": true,
+}
+
+// maxParticleGap is how many words may stand between a phrasal verb and
+// its particle: an object of one or two words ("them", "the build").
+const maxParticleGap = 2
+
+// keyWord is a word as the keys of the related-term tables are matched:
+// lower-cased, irregular verb forms made regular, stemmed.
+func keyWord(w string) string {
+	w = strings.ToLower(w)
+	if base, ok := irregularVerbs[w]; ok {
+		w = base
+	}
+	return stem(w)
 }

@@ -86,12 +86,22 @@ func TestRelevanceHeldOut(t *testing.T) {
 // acceptable tool in the top 3.
 func rankRequests(t *testing.T, reqs []request) int {
 	t.Helper()
+	return rankRequestsWith(t, reqs, nil)
+}
+
+// rankRequestsWith is rankRequests with the index set up by setup (nil:
+// as New makes it).
+func rankRequestsWith(t *testing.T, reqs []request, setup func(*Index)) int {
+	t.Helper()
 	tools := loadCatalog(t)
 	names := map[string]bool{}
 	for _, tool := range tools {
 		names[tool.Name] = true
 	}
 	ix := New(tools)
+	if setup != nil {
+		setup(ix)
+	}
 	hits := 0
 	for _, r := range reqs {
 		for _, w := range r.want {
@@ -251,18 +261,20 @@ func TestRelevanceColloquialD(t *testing.T) {
 	fmt.Printf("toolsearch: fourth colloquial held-out set: right tool in top 3 for %d of %d\n", hits, len(colloquialD))
 }
 
-// TestRelevanceColloquial measures colloquial, the held-out set of
-// requests phrased as people talk, and requires the right tool in the top 3
-// for at least 11 of 15. It prints the figure, and the tuning set's.
+// TestRelevanceColloquial is a regression bar on colloquial, which was
+// held out once but whose misses have since been seen and tuned on: it
+// requires the 13 of 15 the ranking reached, and is no measure of how it
+// generalizes (set E in heldout_e_test.go is). It prints the figure, and
+// the tuning set's.
 func TestRelevanceColloquial(t *testing.T) {
 	if len(colloquial) != 15 {
 		t.Fatalf("%d colloquial requests, want 15", len(colloquial))
 	}
 	tuned := rankRequests(t, colloquialTuning)
 	hits := rankRequests(t, colloquial)
-	fmt.Printf("toolsearch: colloquial held-out set: right tool in top 3 for %d of %d (tuning set: %d of %d)\n", hits, len(colloquial), tuned, len(colloquialTuning))
-	if hits < 11 {
-		t.Errorf("colloquial held-out set: right tool in top 3 for %d of %d requests, want at least 11", hits, len(colloquial))
+	fmt.Printf("toolsearch: colloquial set (tuned on since): right tool in top 3 for %d of %d (tuning set: %d of %d)\n", hits, len(colloquial), tuned, len(colloquialTuning))
+	if hits < 13 {
+		t.Errorf("colloquial set: right tool in top 3 for %d of %d requests, want at least 13 (a regression bar, not a held-out measure)", hits, len(colloquial))
 	}
 }
 
@@ -306,4 +318,41 @@ func BenchmarkSearchColloquial(b *testing.B) {
 	b.ReportMetric(float64(tPlain.Nanoseconds())/float64(b.N), "plain-ns/search")
 	b.ReportMetric(float64(tRelated.Nanoseconds())/float64(b.N), "related-ns/search")
 	b.ReportMetric(float64(tRelated)/float64(tPlain), "related/plain")
+}
+
+// layers are the ways of expanding a query that TestRelevanceLayers and
+// TestRelevanceHeldOutE compare: none, each related-term table alone, both.
+var layers = []struct {
+	name  string
+	setup func(*Index)
+}{
+	{"plain", func(ix *Index) { ix.plain = true }},
+	{"hand-written table", func(ix *Index) { ix.table = buildRelated(relatedTerms, nil) }},
+	{"WordNet table", func(ix *Index) { ix.table = buildRelated(nil, wordnetTerms) }},
+	{"both", nil},
+}
+
+// TestRelevanceLayers prints, for each set the ranking may be tuned on,
+// the top-3 figure of each layer. The hand-written table was written with
+// these sets' misses seen; WordNet's was not written from them, so its
+// gain over plain is the cleaner measure of the two.
+func TestRelevanceLayers(t *testing.T) {
+	sets := []struct {
+		name string
+		reqs []request
+	}{
+		{"requests", requests}, {"heldOut", heldOut}, {"colloquial", colloquial},
+		{"colloquialTuning", colloquialTuning}, {"colloquialFresh", colloquialFresh},
+		{"colloquialLast", colloquialLast}, {"colloquialD", colloquialD},
+	}
+	for _, l := range layers {
+		var line []string
+		total, n := 0, 0
+		for _, s := range sets {
+			hits := rankRequestsWith(t, s.reqs, l.setup)
+			line = append(line, fmt.Sprintf("%s %d/%d", s.name, hits, len(s.reqs)))
+			total, n = total+hits, n+len(s.reqs)
+		}
+		fmt.Printf("toolsearch: %s: %s; all %d/%d\n", l.name, strings.Join(line, ", "), total, n)
+	}
 }

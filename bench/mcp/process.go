@@ -76,6 +76,14 @@ func (p *process) rss() (int64, error) {
 	return ProcRSS(p.pid)
 }
 
+// anon is the anonymous part of the process's RSS now (see ProcRSSAnon).
+func (p *process) anon() (int64, error) {
+	if p.exited() {
+		return 0, fmt.Errorf("%s exited", p.name)
+	}
+	return ProcRSSAnon(p.pid)
+}
+
 // startPeer starts this program as a server of kind (see [Serve]), with
 // the tools of the listing in file when file is not empty.
 func startPeer(name, kind, file string) (*process, error) {

@@ -120,6 +120,23 @@ func TestProc(t *testing.T) {
 	if _, err := ProcRSS("0"); err == nil {
 		t.Error("ProcRSS of pid 0 did not fail")
 	}
+	// The anonymous part grows with what the heap holds, and is less
+	// than the whole.
+	before, err := ProcRSSAnon("self")
+	if err != nil || before <= 0 || before > rss {
+		t.Fatalf("ProcRSSAnon = %d, %v; want more than 0 and at most RSS %d", before, err, rss)
+	}
+	held := make([]byte, 64<<20)
+	for i := range held {
+		held[i] = 1
+	}
+	after, err := ProcRSSAnon("self")
+	if err != nil || after < before+32<<20 {
+		t.Errorf("ProcRSSAnon with 64 MiB more held = %d, %v; want at least %d", after, err, before+32<<20)
+	}
+	if held[len(held)-1] != 1 {
+		t.Fatal("lost the held bytes")
+	}
 }
 
 // TestNextCursor finds the cursor of a page, and none where there is

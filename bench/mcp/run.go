@@ -65,7 +65,9 @@ type caseKey struct {
 type longRun struct {
 	idle  int64
 	after []int64 // after each quarter of Config.Long calls
-	rate  float64 // calls/s over all of them
+	// the anonymous parts, idle and after all calls (see ProcRSSAnon)
+	idleAnon, anonAfter int64
+	rate                float64 // calls/s over all of them
 }
 
 // results is everything a run measured, for [report].
@@ -77,6 +79,8 @@ type results struct {
 	samples   map[caseKey][]sample
 	idle      map[string]int64 // RSS before any call
 	loaded    map[string]int64 // RSS after every round
+	idleAnon  map[string]int64 // their anonymous parts (see ProcRSSAnon)
+	anon      map[string]int64
 	long      map[string]*longRun
 	listing   struct{ builtins, files, bytes int }
 	listBytes map[string]int // bytes of one listing, per server
@@ -93,6 +97,7 @@ func Run(cfg Config, out io.Writer) error {
 	res := &results{
 		cfg: cfg, started: time.Now(), loadStart: loadAverage(),
 		samples: map[caseKey][]sample{}, idle: map[string]int64{}, loaded: map[string]int64{},
+		idleAnon: map[string]int64{}, anon: map[string]int64{},
 		long: map[string]*longRun{}, listBytes: map[string]int{}, logs: map[string]string{},
 	}
 	var running []*process
@@ -130,11 +135,9 @@ func Run(cfg Config, out io.Writer) error {
 	}
 	time.Sleep(time.Second)
 	for _, p := range main {
-		rss, err := p.rss()
-		if err != nil {
+		if err := readRSS(p, res.idle, res.idleAnon); err != nil {
 			return err
 		}
-		res.idle[p.name] = rss
 	}
 	byName := map[string]*process{}
 	for _, p := range main {
@@ -181,11 +184,9 @@ func Run(cfg Config, out io.Writer) error {
 		}
 	}
 	for _, p := range main {
-		rss, err := p.rss()
-		if err != nil {
+		if err := readRSS(p, res.loaded, res.anon); err != nil {
 			return err
 		}
-		res.loaded[p.name] = rss
 	}
 
 	// RSS of a fresh wield serve as calls accumulate, up to Long.
@@ -214,6 +215,20 @@ func Run(cfg Config, out io.Writer) error {
 	}
 	res.loadEnd = loadAverage()
 	return report(res, out)
+}
+
+// readRSS notes p's RSS in rss and its anonymous part in anon.
+func readRSS(p *process, rss, anon map[string]int64) error {
+	r, err := p.rss()
+	if err != nil {
+		return err
+	}
+	a, err := p.anon()
+	if err != nil {
+		return err
+	}
+	rss[p.name], anon[p.name] = r, a
+	return nil
 }
 
 // startListServers writes the tool files, starts wield on them and the
@@ -450,7 +465,11 @@ func (res *results) measureLong(p *process) (*longRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &longRun{idle: idle}
+	idleAnon, err := p.anon()
+	if err != nil {
+		return nil, err
+	}
+	l := &longRun{idle: idle, idleAnon: idleAnon}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	callers, shared, err := dialRaw(ctx, p.addr, 8)
@@ -475,6 +494,9 @@ func (res *results) measureLong(p *process) (*longRun, error) {
 		l.after = append(l.after, rss)
 	}
 	l.rate = float64(cfg.Long) / time.Since(t0).Seconds()
+	if l.anonAfter, err = p.anon(); err != nil {
+		return nil, err
+	}
 	if cfg.Progress != nil {
 		fmt.Fprintf(cfg.Progress, "long %-11s %s calls: RSS %.1f MiB idle, %.1f MiB after\n", p.name, group(float64(cfg.Long)), mib(l.idle), mib(l.after[3]))
 	}

@@ -10,13 +10,15 @@
 // The suite runs it with the server's URL as the last argument, the
 // scenario in MCP_CONFORMANCE_SCENARIO and, for some scenarios, settings in
 // MCP_CONFORMANCE_CONTEXT (a JSON object: a pre-registered client's id and
-// secret or private key). It plays every client scenario of suite 0.1.13:
+// secret or private key, an identity provider's ID token). It plays every
+// client scenario of suite 0.1.16:
 // the importer's connection and calls, elicitation answered with the form's
 // defaults (mcpbridge.ElicitDefaults), and OAuth (Importer.AddOAuth): the
 // authorization code grant, whose browser step it completes by following
 // the authorization URL of the suite's authorization server, which approves
-// by itself, and the client credentials grant with a secret or a signed
-// assertion. Exit code 0 when the scenario ran, 1 when it failed, 2 for
+// by itself, the client credentials grant with a secret or a signed
+// assertion, and enterprise-managed authorization (an ID token exchanged
+// for an ID-JAG, then for an access token). Exit code 0 when the scenario ran, 1 when it failed, 2 for
 // usage errors.
 package main
 
@@ -60,6 +62,10 @@ type suiteContext struct {
 	ClientID      string `json:"client_id"`
 	ClientSecret  string `json:"client_secret"`
 	PrivateKeyPEM string `json:"private_key_pem"`
+	// The identity provider of enterprise-managed authorization.
+	IdPClientID string `json:"idp_client_id"`
+	IdPIDToken  string `json:"idp_id_token"`
+	IdPIssuer   string `json:"idp_issuer"`
 }
 
 // The client of the authorization code grant: the suite's authorization
@@ -129,6 +135,13 @@ func Run(ctx context.Context, url, scenario, suiteCtx string) error {
 func oauthFor(scenario string, sc suiteContext) *mcpbridge.OAuthConfig {
 	if !strings.HasPrefix(scenario, "auth/") {
 		return nil
+	}
+	if sc.IdPIDToken != "" {
+		// The person signed in at the identity provider already: the
+		// suite hands over the ID token it issued.
+		return &mcpbridge.OAuthConfig{ClientID: sc.ClientID, ClientSecret: sc.ClientSecret,
+			IdPIssuer: sc.IdPIssuer, IdPClientID: sc.IdPClientID,
+			IDToken: func(context.Context) (string, error) { return sc.IdPIDToken, nil }}
 	}
 	if strings.HasPrefix(scenario, "auth/client-credentials-") {
 		return &mcpbridge.OAuthConfig{ClientCredentials: true, ClientID: sc.ClientID,

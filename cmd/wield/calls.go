@@ -90,6 +90,7 @@ func (a *app) callsCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&q.ConversationID, "conversation", "", "only calls of this conversation")
 	f.StringVar(&q.Tool, "tool", "", "only calls of this tool")
+	f.StringVar(&q.CallerID, "caller", "", "only calls of this caller (a sub-agent, or a program's call ID: its inner calls)")
 	f.StringVar(&q.Status, "status", "", "only ok or error calls")
 	f.StringVar(&since, "since", "", "only calls since a duration ago (1h) or a time (RFC 3339)")
 	f.IntVar(&q.Limit, "limit", 20, "how many calls (1 to 1000)")

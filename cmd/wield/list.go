@@ -33,8 +33,8 @@ type toolView struct {
 	InputSchema  *jsonschema.Schema `json:"input_schema"`
 	OutputSchema *jsonschema.Schema `json:"output_schema,omitempty"`
 	// Examples and AllowedCallers as GET /v1/tools gives them.
-	Examples       []json.RawMessage     `json:"examples,omitempty"`
-	AllowedCallers []wield.AllowedCaller `json:"allowed_callers"`
+	Examples       []json.RawMessage `json:"examples,omitempty"`
+	AllowedCallers []string          `json:"allowed_callers"`
 }
 
 func viewOf(t *wield.Tool) toolView {
@@ -46,7 +46,7 @@ func viewOf(t *wield.Tool) toolView {
 		Name: t.Name, Version: t.Version, Description: t.Description, Category: t.Category, Tags: t.Tags,
 		Permission: t.EffectivePermission(), Annotations: t.Annotations, TimeoutMS: t.Timeout.Milliseconds(),
 		Status: st, Source: t.Source, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
-		Examples: t.Examples, AllowedCallers: t.AllowedCallers(),
+		Examples: t.Examples, AllowedCallers: t.EffectiveCallers(),
 	}
 }
 
@@ -131,7 +131,7 @@ func (a *app) selectTools(ctx context.Context, sel httpapi.ToolSelection) ([]*wi
 			tools[i] = &wield.Tool{Name: ti.Name, Version: ti.Version, Description: ti.Description, Category: ti.Category,
 				Tags: ti.Tags, InputSchema: ti.InputSchema, OutputSchema: ti.OutputSchema, Annotations: ti.Annotations,
 				Permission: ti.Permission, Timeout: time.Duration(ti.TimeoutMS) * time.Millisecond, Status: ti.Status, Source: ti.Source,
-				Examples: ti.Examples, Callers: ti.AllowedCallers}
+				Examples: ti.Examples, AllowedCallers: ti.AllowedCallers}
 		}
 		return tools, nil
 	}

@@ -154,6 +154,9 @@ type app struct {
 	// only they relay events between servers; a one-shot command would
 	// start a relay and exit before it carried anything.
 	serving bool
+	// programs: --programs, the run_program tool (see programs.go): "",
+	// "wait" or "fail" (what an inner call needing approval does).
+	programs string
 }
 
 // close releases what setup made (MCP connections), latest first.
@@ -175,8 +178,10 @@ func (a *app) command() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().StringVar(&a.db, "db", defaultDB(), "where records are kept: sqlite:PATH or postgres://... (env WIELD_DB)")
 	root.PersistentFlags().StringSliceVar(&a.tools, "tools", nil, "folders (or files) of tool files to load beside the built-in tools (repeatable)")
-	root.PersistentFlags().StringVar(&a.server, "server", os.Getenv("WIELD_SERVER"), "list, call, calls, stats and pins talk to this running server (http://host:port) instead (env WIELD_SERVER)")
+	root.PersistentFlags().StringVar(&a.server, "server", os.Getenv("WIELD_SERVER"), "list, call, calls, stats, approvals and pins talk to this running server (http://host:port) instead (env WIELD_SERVER)")
 	root.PersistentFlags().StringVar(&a.key, "key", os.Getenv("WIELD_KEY"), "the API key for --server (env WIELD_KEY)")
+	root.PersistentFlags().StringVar(&a.programs, "programs", "", "offer run_program: models write short Starlark programs whose tool calls each go through the engine; --programs=fail stops a program at an inner call that needs approval instead of waiting (docs/programs.md)")
+	root.PersistentFlags().Lookup("programs").NoOptDefVal = "wait"
 	root.PersistentFlags().StringVar(&a.config, "config", "", "a wield.yaml or config.yml (docs/configuration.md): tool folders, timeouts, concurrency, store, HTTP allowances")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if a.config == "" {
@@ -431,6 +436,10 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	if err := reg.RegisterDefaults(defaults...); err != nil {
 		return nil, nil, fmt.Errorf("register built-in tools: %w", err)
 	}
+	programs, err := a.offerPrograms(reg)
+	if err != nil {
+		return nil, nil, err
+	}
 	if c := a.cfg; a.serving && c != nil && c.Redis.ShareEvents && c.Redis.URL != "" {
 		// Every process with this configuration puts its events on the
 		// others' streams (and sees theirs).
@@ -510,7 +519,11 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 			opts.Approver = a.wrapApprover(opts.Approver)
 		}
 	}
-	return reg, engine.New(reg, opts), nil
+	eng := engine.New(reg, opts)
+	if programs != nil {
+		programs(eng)
+	}
+	return reg, eng, nil
 }
 
 // whenImported runs f once the background imports of MCP servers have

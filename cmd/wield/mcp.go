@@ -26,6 +26,7 @@ type mcpFlags struct {
 	allowedHosts   []string
 	allowedOrigins []string
 	grace          time.Duration
+	code           bool
 }
 
 func (a *app) mcpCommand() *cobra.Command {
@@ -43,13 +44,16 @@ on loopback addresses only unless --public is given, and refuses requests whose
 Host or Origin header names another site.
 
 A tool that needs confirmation asks the MCP client's user (by elicitation)
-when the client can; otherwise the call waits in the approval inbox
+when the client can: in a session mid-call, or for a 2026-07-28 client by
+answering input_required, whose signed requestState the retry brings back
+with the answer; otherwise the call waits in the approval inbox
 ('wield approvals').
 
 Call records are readable as the resources wield://calls/{id} and
 wield://calls/{id}/output.`,
 		Example: `  wield mcp
   wield mcp --toolset research
+  wield mcp --code
   wield mcp --http 127.0.0.1:7421
 
   # In a desktop client's configuration:
@@ -60,6 +64,7 @@ wield://calls/{id}/output.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
 	fl.StringVar(&f.toolset, "toolset", "", "serve only this toolset")
+	fl.BoolVar(&f.code, "code", false, "serve one tool, run_program: clients write Starlark programs that call the other tools (docs/programs.md)")
 	fl.BoolVar(&f.stateless, "stateless", false, "with --http: no sessions; the server cannot ask clients anything, so confirmations wait in the inbox")
 	fl.BoolVar(&f.public, "public", false, "with --http: allow an address that is not loopback")
 	fl.StringSliceVar(&f.allowedHosts, "allowed-host", nil, "with --http: a Host header to accept besides loopback names (repeatable)")
@@ -77,6 +82,15 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		if err := mcpLoopback(f.http); err != nil {
 			return err
 		}
+	}
+	if f.code {
+		if f.toolset != "" {
+			return usagef("--code serves run_program alone; it does not go with --toolset")
+		}
+		if a.programs == "" {
+			a.programs = "wait"
+		}
+		f.toolset = programsToolset
 	}
 	log := slog.New(slog.NewTextHandler(a.stderr, nil))
 	// With an OTLP endpoint configured, every tools/call and every call is
@@ -130,6 +144,11 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		}
 		if a.cfg != nil {
 			mcpOffer(mopts, a.cfg.MCP) // resources and prompts of the configuration
+		}
+		if a.inbox != nil {
+			if err := a.mcpInputRequired(mopts, store); err != nil {
+				return err
+			}
 		}
 		if traced != nil {
 			traced.reg.Store(reg)
@@ -230,7 +249,9 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, f mcpFlags, lo
 	grace, _, release := gracePeriod(f.grace, log)
 	defer release()
 	drain(hs, grace, cancelBase, log)
-	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) {
+	serr := <-done
+	srv.DrainTasks(grace) // MCP tasks finish within the grace period too
+	if !errors.Is(serr, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", serr)
 	}
 	return nil

@@ -370,6 +370,9 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		return err
 	}
 	mopts := &mcpbridge.ServerOptions{Calls: store, Logger: log, ClientKey: mcpClientKey}
+	if err := a.mcpInputRequired(mopts, observed); err != nil {
+		return err
+	}
 	if traced != nil {
 		traced.reg.Store(reg)
 		mopts.Trace = mcpTrace(tracer, propagator, "tcp")
@@ -459,6 +462,9 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	defer release()
 	drain(hs, grace, cancelBase, log)
 	<-served
+	// MCP tasks are no request's either, but were promised a result:
+	// they have what is left of the grace period to finish.
+	mcpSrv.DrainTasks(grace)
 	// Work that is no request's (approved calls taken up by the inbox)
 	// ends too, and says why.
 	cancelBase(serverStopped("it stopped"))

@@ -28,7 +28,8 @@ type Tool struct {
 	// InputExamples are the tool's [wield.Tool.Examples].
 	InputExamples []json.RawMessage `json:"input_examples,omitempty"`
 	// AllowedCallers is written only when the tool says who may call it
-	// ([wield.Tool.Callers]): "direct", and [ProgramCaller] for a program.
+	// ([wield.Tool].AllowedCallers): "direct", and [ProgramCaller] for a
+	// program.
 	// Left out, the API's default is direct only, which is what a request
 	// without the code execution tool needs.
 	AllowedCallers []string `json:"allowed_callers,omitempty"`
@@ -95,11 +96,11 @@ func (d dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 		return nil, ps
 	}
 	out := Tool{Name: t.Name, Description: t.Description, InputSchema: schema, InputExamples: t.Examples, Strict: d.strict}
-	for _, c := range t.Callers {
+	for _, c := range t.AllowedCallers {
 		switch c {
-		case wield.AllowedDirect:
+		case wield.AllowDirect:
 			out.AllowedCallers = append(out.AllowedCallers, "direct")
-		case wield.AllowedProgram:
+		case wield.AllowProgram:
 			out.AllowedCallers = append(out.AllowedCallers, ProgramCaller)
 		}
 	}

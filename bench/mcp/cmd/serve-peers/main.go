@@ -4,6 +4,10 @@
 // and runs it. See package mcpbench for what it measures.
 //
 //	serve-peers -wield PATH [-rounds 3] [-duration 2s] [-calls N] [-long 100000] [-clk-tck 100]
+//	serve-peers -wield PATH -base PATH [-async] [-rounds 3] [-duration 2s]
+//
+// With -base, it compares two wield binaries instead (see
+// mcpbench.RunAB): -base is the reference, -wield the change.
 //
 // The same program is each peer's server process: run with
 // MCPBENCH_SERVE set, it serves instead (see mcpbench.Serve).
@@ -34,6 +38,8 @@ func main() {
 	flag.IntVar(&cfg.Calls, "calls", 0, "if not 0, calls per case instead of -duration (a tenth of it per listing case)")
 	flag.IntVar(&cfg.Long, "long", 100000, "calls made to a fresh wield serve before its RSS is read")
 	flag.IntVar(&cfg.ClkTck, "clk-tck", 100, "clock ticks a second of /proc/PID/stat (getconf CLK_TCK)")
+	base := flag.String("base", "", "a reference wield binary: compare -wield with it instead of the peers")
+	async := flag.Bool("async", false, "with -base: both with --records async")
 	flag.Parse()
 	if cfg.Wield == "" || flag.NArg() > 0 {
 		flag.Usage()
@@ -46,7 +52,15 @@ func main() {
 	}
 	cfg.Work = work
 	cfg.Progress = os.Stderr
-	err = mcpbench.Run(cfg, os.Stdout)
+	if *base != "" {
+		ab := mcpbench.ABConfig{A: *base, B: cfg.Wield, Revision: cfg.Revision, Rounds: cfg.Rounds, Duration: cfg.Duration, ClkTck: cfg.ClkTck, Work: work, Progress: os.Stderr}
+		if *async {
+			ab.Flags = []string{"--records", "async"}
+		}
+		err = mcpbench.RunAB(ab, os.Stdout)
+	} else {
+		err = mcpbench.Run(cfg, os.Stdout)
+	}
 	os.RemoveAll(work)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "serve-peers:", err)

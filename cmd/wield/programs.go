@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/program"
+)
+
+// programsToolset is the toolset of run_program alone, which `wield mcp
+// --code` serves (and /mcp/programs with serve --programs).
+const programsToolset = "programs"
+
+// lateInvoker is the engine, once setup has made it: run_program is
+// registered before the tool files load (so that toolsets and agents may
+// name it), the engine after.
+type lateInvoker struct{ eng atomic.Pointer[engine.Engine] }
+
+func (l *lateInvoker) Call(ctx context.Context, c wield.Call) (*wield.Result, error) {
+	e := l.eng.Load()
+	if e == nil {
+		return nil, wield.ErrClosed
+	}
+	return e.Call(ctx, c)
+}
+
+// offerPrograms registers run_program and the programs toolset when
+// --programs (or mcp --code) asks for them. The returned function, called
+// with the engine once there is one, hands it the engine and writes the
+// description again with every tool loaded by then (and, when serving,
+// once the MCP servers' tools are imported). It is nil without
+// --programs.
+func (a *app) offerPrograms(reg *wield.Registry) (func(*engine.Engine), error) {
+	switch a.programs {
+	case "":
+		return nil, nil
+	case "wait", "fail":
+	default:
+		return nil, usagef("--programs=%s: use --programs (inner calls wait for approval) or --programs=fail (they stop the program)", a.programs)
+	}
+	late := &lateInvoker{}
+	opts := program.Options{Invoker: late, Registry: reg, FailOnApproval: a.programs == "fail"}
+	if err := reg.RegisterDefaults(program.Tool(opts)); err != nil {
+		return nil, fmt.Errorf("register %s: %w", program.Name, err)
+	}
+	if err := reg.DefineToolset(wield.Toolset{Name: programsToolset, Description: "run_program alone: every other tool is a function inside it", Tools: []string{program.Name}}); err != nil {
+		return nil, err
+	}
+	describe := func() {
+		if t, ok := reg.Tool(program.Name); !ok || t.Source != "builtin" {
+			return // a tool file replaced it
+		}
+		if err := reg.Update(program.Tool(opts)); err != nil {
+			a.warnf("warning: describe %s: %v", program.Name, err)
+		}
+	}
+	return func(eng *engine.Engine) {
+		late.eng.Store(eng)
+		describe()
+		if !a.serving {
+			return
+		}
+		a.whenImported(describe)
+		// Tool files reloaded, tools imported, held or removed later: the
+		// description follows.
+		if bus := reg.Bus(); bus != nil {
+			stop := bus.Listen(func(e *wield.Event) bool {
+				switch e.Type {
+				case wield.EventToolLoaded, wield.EventToolAdded, wield.EventToolUpdated, wield.EventToolRemoved, wield.EventToolHeld:
+					return e.Tool != program.Name
+				}
+				return false
+			}, func(wield.Event) { describe() })
+			a.closers = append(a.closers, func() error { stop(); return nil })
+		}
+	}, nil
+}

@@ -1,0 +1,197 @@
+//go:build unix
+
+package journeys
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// everythingEntry returns the entry point of the official
+// server-everything, installed by scripts/npm-up.
+func everythingEntry(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatal("node is not installed: this journey needs Node 20 or later")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".cache", "npm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := os.Getenv("WIELD_NPM_DIR"); d != "" {
+		root = d
+	}
+	entry := filepath.Join(root, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(entry); err != nil {
+		t.Fatalf("server-everything is not installed at %s: run scripts/npm-up", entry)
+	}
+	return entry
+}
+
+// TestJourneyMCPRelay: `wield serve` imports the official server-everything
+// over stdio; an MCP client that calls its long-running operation through
+// wield with a progress token gets the server's three progress notices
+// under its own token, and its log messages; a client that cancels a
+// call has wield send notifications/cancelled to the imported server (seen
+// on the server's input), gets no more notices of it, and the call is
+// recorded as canceled.
+func TestJourneyMCPRelay(t *testing.T) {
+	entry := everythingEntry(t)
+	u := newUser(t)
+	// The server's input is copied to a file on its way, to see what wield
+	// sends it.
+	input := u.path("server-input.jsonl")
+	u.write("wield.yaml", `mcp_servers:
+  - name: ev
+    command: [sh, -c, 'tee -a "$0" | exec node "$1" stdio', `+input+`, `+entry+`]
+    timeout: 60s
+`)
+	s := u.serve("--config", "wield.yaml")
+	const long = "ev__trigger-long-running-operation"
+	if !eventually(60*time.Second, func() bool {
+		_, body := s.do("GET", "/v1/tools", "")
+		return bytes.Contains(body, []byte(`"`+long+`"`))
+	}) {
+		t.Fatalf("%s never appeared in /v1/tools:\n%s", long, s.stderr)
+	}
+
+	var mu sync.Mutex
+	var progress []string
+	var logs []string
+	notices := make(chan struct{}, 64)
+	client := mcp.NewClient(&mcp.Implementation{Name: "journey", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params.ProgressToken.(string))
+			mu.Unlock()
+			select {
+			case notices <- struct{}{}:
+			default:
+			}
+		},
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			mu.Lock()
+			logs = append(logs, string(r.Params.Level)+" "+r.Params.Logger)
+			mu.Unlock()
+		},
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect to wield's MCP endpoint: %v\n%s", err, s.stderr)
+	}
+	defer cs.Close()
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The imported server logs every 5 s once asked to; the 6 s operation
+	// then sees at least one of them.
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ev__toggle-simulated-logging", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	p := &mcp.CallToolParams{Name: long, Arguments: map[string]any{"duration": 6, "steps": 3}}
+	p.SetProgressToken("journey")
+	res, err := cs.CallTool(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "Long running operation completed") {
+		t.Fatalf("the long-running operation answered %+v", res)
+	}
+	mu.Lock()
+	if strings.Join(progress, ",") != "journey,journey,journey" {
+		t.Errorf("progress notices under tokens %q, want three under journey", progress)
+	}
+	if len(logs) == 0 {
+		t.Errorf("no log message of the imported server reached the client")
+	}
+	t.Logf("relayed: %d progress notices, log messages %q", len(progress), logs)
+	progress = nil
+	mu.Unlock()
+	for len(notices) > 0 {
+		<-notices
+	}
+
+	// Cancel a 30 s operation after its first notice.
+	cctx, stop := context.WithCancel(ctx)
+	p = &mcp.CallToolParams{Name: long, Arguments: map[string]any{"duration": 30, "steps": 30}}
+	p.SetProgressToken("journey-cancel")
+	errc := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := cs.CallTool(cctx, p)
+		errc <- err
+	}()
+	select {
+	case <-notices:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no progress notice within 30 s:\n%s", s.stderr)
+	}
+	stop()
+	if err := <-errc; err == nil {
+		t.Error("the canceled call returned no error")
+	}
+	if !eventually(10*time.Second, func() bool {
+		b, _ := os.ReadFile(input)
+		return bytes.Contains(b, []byte(`"notifications/cancelled"`))
+	}) {
+		t.Errorf("wield sent the imported server no notifications/cancelled")
+	}
+	var rec struct {
+		Calls []struct {
+			Result struct {
+				ErrorType string `json:"error_type"`
+			} `json:"result"`
+		} `json:"calls"`
+	}
+	if !eventually(10*time.Second, func() bool {
+		code, body := s.do("GET", "/v1/calls?tool="+long, "")
+		if code != 200 {
+			return false
+		}
+		rec.Calls = nil
+		if err := json.Unmarshal(body, &rec); err != nil {
+			return false
+		}
+		for _, c := range rec.Calls {
+			if c.Result.ErrorType == "canceled" {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Errorf("no call of %s recorded as canceled: %+v", long, rec)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the canceled operation took %s, as long as it would have run", took)
+	}
+	// The operation runs on upstream; none of its later notices reach the
+	// client that canceled it.
+	mu.Lock()
+	before := len(progress)
+	mu.Unlock()
+	time.Sleep(2500 * time.Millisecond) // two of the operation's 1 s steps
+	mu.Lock()
+	if len(progress) != before {
+		t.Errorf("%d progress notices reached the client after it canceled", len(progress)-before)
+	}
+	mu.Unlock()
+	cs.Close()
+	if code, took := s.stop(syscall.SIGTERM, 15*time.Second); code != 0 {
+		t.Errorf("exit %d after %v of SIGTERM, want 0:\n%s", code, took, s.stderr)
+	}
+}

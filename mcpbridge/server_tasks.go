@@ -1,0 +1,615 @@
+package mcpbridge
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/internal/jsonenc"
+)
+
+// Tasks (the MCP extension io.modelcontextprotocol/tasks, served to
+// requests of the stateless era) let a client start a long call and come
+// back for it: a tools/call of a tool marked task (wield.Tool.Task) from a
+// client that declares the extension answers at once with a task, and
+// tasks/get, tasks/update and tasks/cancel follow it.
+//
+// A task is a call record, never a second store: its ID is the call's ID,
+// reserved in the record store before the task is answered (so any server
+// sharing the store knows it from then on), its status is read from the
+// call running here, else from its record, else from its reservation (a
+// call running on another server); its result is the recorded result. A
+// task therefore outlives the server that started it (SQLite), and is read
+// from any server that shares the store (PostgreSQL).
+
+// TasksExtension is the identifier of the MCP Tasks extension, in the
+// capabilities of server/discover and of the client's requests.
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// CodeMissingCapability is the JSON-RPC error of a request the server can
+// serve only with a capability the client did not declare: a call of a tool
+// whose calls are always tasks, from a client without the Tasks extension.
+const CodeMissingCapability = -32021
+
+// srvTaskMark is the caller variable that marks, in its record, a call
+// started as a task: only those are read as tasks.
+const srvTaskMark = "wield_mcp_task"
+
+// srvTaskPollMs is the polling interval suggested to clients.
+const srvTaskPollMs = 1000
+
+// srvMaxTasks bounds the tasks running in one server, and
+// srvMaxTasksPerClient those of one client (as [ServerOptions].ClientKey
+// names it; its IP address by default): past either a call of a
+// task-optional tool runs as a plain call (its client waits), and one of a
+// task-required tool is refused until a task ends.
+const (
+	srvMaxTasks          = 1024
+	srvMaxTasksPerClient = 128
+)
+
+// srvMaxTaskID bounds the task IDs read (wield's are 26 characters): a
+// longer one is refused before any store is asked, and never echoed.
+const srvMaxTaskID = 128
+
+// srvTaskReady bounds the wait for a task's ID to be reserved in the store
+// before the task is answered.
+const srvTaskReady = 10 * time.Second
+
+// srvTasks are the tasks running in this server.
+type srvTasks struct {
+	mu       sync.Mutex
+	running  map[string]*srvTask
+	byClient map[string]int // running tasks per client
+	// max and maxPerClient are srvMaxTasks and srvMaxTasksPerClient but
+	// in tests (zero: those).
+	max, maxPerClient int
+	wg                sync.WaitGroup
+	stopped           bool
+	// stopListen ends the listener of other servers' cancellations
+	// (listen), started with the first task; nil before.
+	stopListen context.CancelFunc
+	// stopWatch ends the watch of the approvals tasks wait for
+	// (watchApprovals), started with the first task; nil before.
+	stopWatch func()
+}
+
+// srvTask is a task running here.
+type srvTask struct {
+	client  string
+	p       *engine.Pending
+	cancel  context.CancelCauseFunc
+	created time.Time
+	// approval is the ID of the approval the call waits for, nil when
+	// it waits for none.
+	approval atomic.Pointer[string]
+}
+
+// srvTaskCanceled is the cause of a task canceled by tasks/cancel: on
+// purpose (a pending approval ends with it), in words a model may read.
+var srvTaskCanceled = errors.Join(wield.ErrCallerCanceled, &wield.Error{Type: wield.ErrCanceled, Message: "the client canceled the task (tasks/cancel)"})
+
+// srvTaskRequest is a tools/call or tasks/* request as the tasks path
+// reads it (the envelope was checked strictly before: no duplicate keys,
+// none in another letter case).
+type srvTaskRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		TaskID    string          `json:"taskId"`
+		Meta      struct {
+			ClientInfo *struct {
+				Name string `json:"name"`
+			} `json:"io.modelcontextprotocol/clientInfo"`
+			ClientCapabilities *struct {
+				Extensions map[string]json.RawMessage `json:"extensions"`
+			} `json:"io.modelcontextprotocol/clientCapabilities"`
+		} `json:"_meta"`
+	} `json:"params"`
+}
+
+// speaksTasks reports whether the request's client declared the Tasks
+// extension (in this request: the stateless era has no session to
+// remember it in).
+func (q *srvTaskRequest) speaksTasks() bool {
+	c := q.Params.Meta.ClientCapabilities
+	if c == nil {
+		return false
+	}
+	_, ok := c.Extensions[TasksExtension]
+	return ok
+}
+
+// srvServeTasks answers the requests of the Tasks extension, in the
+// stateless era, and reports whether it did: tasks/get, tasks/update and
+// tasks/cancel, and a tools/call that becomes a task. Anything else (and
+// a request whose Mcp-Method or Mcp-Name headers do not match its body,
+// which the go-sdk refuses with the error the revision defines) goes on
+// as it came.
+func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEndpoint) bool {
+	if r.Method != http.MethodPost || !srvIsStatelessEra(r) || !s.srvOffersStatelessEra() {
+		return false
+	}
+	method := r.Header.Get("Mcp-Method")
+	switch method {
+	case "tasks/get", "tasks/update", "tasks/cancel":
+	case "tools/call":
+		if s.srvTaskSupport(ep, r.Header.Get("Mcp-Name")) == "" {
+			return false
+		}
+	default:
+		return false
+	}
+	b, ok := r.Body.(*srvBody)
+	if !ok || b.more != nil {
+		return false // not read whole: the SDK answers
+	}
+	body := make([]byte, b.rd.Size())
+	if _, err := b.rd.ReadAt(body, 0); err != nil && len(body) > 0 {
+		return false
+	}
+	var q srvTaskRequest
+	if json.Unmarshal(body, &q) != nil || q.JSONRPC != "2.0" || q.Method != method || !srvPlainID(q.ID) {
+		return false
+	}
+	if method == "tools/call" {
+		if q.Params.Name != r.Header.Get("Mcp-Name") {
+			return false
+		}
+		return s.srvStartTask(w, r, ep, &q)
+	}
+	if len(q.Params.TaskID) > srvMaxTaskID {
+		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("%s: params.taskId is %d bytes long; task IDs are at most %d", method, len(q.Params.TaskID), srvMaxTaskID)})
+		return true
+	}
+	if q.Params.TaskID == "" || q.Params.TaskID != r.Header.Get("Mcp-Name") {
+		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("%s: params.taskId is required, and the Mcp-Name header must be the same task ID", method)})
+		return true
+	}
+	task, jerr := s.srvTaskState(r.Context(), q.Params.TaskID)
+	if jerr != nil {
+		srvWrite(w, nil, q.ID, nil, jerr)
+		return true
+	}
+	switch method {
+	case "tasks/get":
+		s.srvWriteTask(w, q.ID, task, "complete")
+	case "tasks/update":
+		// wield asks a task's client for nothing in the middle of the
+		// task (a confirm tool's approval waits in the inbox), so no
+		// input is ever outstanding: responses to keys not outstanding
+		// are ignored, as the extension says.
+		s.srvWriteEmpty(w, q.ID)
+	case "tasks/cancel":
+		s.srvCancelTask(r.Context(), task)
+		s.srvWriteEmpty(w, q.ID)
+	}
+	return true
+}
+
+// srvTaskSupport is whether a tool the endpoint lists runs as a task: its
+// Task, "" for a tool not listed or whose arguments bind headers (the
+// go-sdk checks those).
+func (s *Server) srvTaskSupport(ep *srvEndpoint, name string) wield.TaskSupport {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	t, ok := ep.synced[name]
+	if !ok || ep.headed[name] {
+		return ""
+	}
+	return t.Task
+}
+
+// srvStartTask answers a tools/call of a task tool: with a task from a
+// client that speaks them, after the call's ID is reserved in the store.
+// A client that does not gets the plain call (task optional) or error
+// -32021 (task required).
+func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskRequest) bool {
+	support := s.srvTaskSupport(ep, q.Params.Name)
+	if !q.speaksTasks() {
+		if support == wield.TaskOptional {
+			return false // a plain call
+		}
+		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: CodeMissingCapability,
+			Message: fmt.Sprintf("tool %q runs only as a task: declare the extension %s in the request's client capabilities", q.Params.Name, TasksExtension),
+			Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + TasksExtension + `":{}}}}`)})
+		return true
+	}
+	if ep.toolset != "" && !s.srvInToolset(ep.toolset, q.Params.Name) {
+		return false // the SDK words the error
+	}
+	reserver, ok := s.opts.Calls.(wield.CallIDReservations)
+	if !ok {
+		// Without a store that knows running calls, a task would not
+		// outlive this process nor be known to another: no task.
+		if support == wield.TaskOptional {
+			return false
+		}
+		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("tool %q runs only as a task, and this server keeps no call records to keep tasks in", q.Params.Name)})
+		return true
+	}
+	client := ""
+	if ci := q.Params.Meta.ClientInfo; ci != nil {
+		client = ci.Name
+	}
+	id := wield.NewID()
+	created := srvTaskTime(time.Now())
+	task, started := s.tasks.start(r.Context(), s.sessions.client(r), func(ctx context.Context) *engine.Pending {
+		p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
+		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
+		caller := s.srvCallerNamed(client)
+		caller.Variables = maps.Clone(caller.Variables)
+		if caller.Variables == nil {
+			caller.Variables = map[string]any{}
+		}
+		caller.Variables[srvTaskMark] = true
+		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: caller})
+	}, id, created, s.srvTaskListener(), s.reg.Bus())
+	if !started {
+		if support == wield.TaskOptional {
+			return false
+		}
+		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("tool %q runs only as a task, and this server runs as many tasks as it takes (%d, %d per client), or is stopping: try again once a task has ended", q.Params.Name, cmp.Or(s.tasks.max, srvMaxTasks), cmp.Or(s.tasks.maxPerClient, srvMaxTasksPerClient))})
+		return true
+	}
+	// A task is answered only once a tasks/get of it would resolve on
+	// any server sharing the store: once its ID is reserved, or the call
+	// has ended (recorded, or refused before it was reserved).
+	ready, stop := context.WithTimeout(r.Context(), srvTaskReady)
+	defer stop()
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		if _, err := reserver.CallIDReservedAt(ready, id); err == nil {
+			break
+		}
+		if _, _, done := task.p.TryResult(); done {
+			break
+		}
+		select {
+		case <-task.p.Done():
+		case <-time.After(wait):
+		case <-ready.Done():
+			task.cancel(srvTaskCanceled)
+			s.log.Error("mcp server: task not reserved in time", "tool", q.Params.Name, "task", id)
+			srvWrite(w, nil, q.ID, nil, srvInternal)
+			return true
+		}
+	}
+	state, jerr := s.srvTaskState(r.Context(), id)
+	if jerr != nil {
+		srvWrite(w, nil, q.ID, nil, jerr)
+		return true
+	}
+	s.srvWriteTask(w, q.ID, state, "task")
+	return true
+}
+
+// srvTaskListener is the listener of other servers' cancellations, nil
+// when the store carries no notes between servers.
+func (s *Server) srvTaskListener() func(context.Context) {
+	n, ok := s.opts.Calls.(wield.DecisionNotifier)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context) { s.tasks.listen(ctx, n, s.log) }
+}
+
+// start runs a task unless srvMaxTasks are running or the server stops;
+// the task leaves running when its call ends.
+func (ts *srvTasks) start(parent context.Context, client string, run func(context.Context) *engine.Pending, id string, created time.Time, listen func(context.Context), bus *wield.Bus) (*srvTask, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.stopped || len(ts.running) >= cmp.Or(ts.max, srvMaxTasks) || ts.byClient[client] >= cmp.Or(ts.maxPerClient, srvMaxTasksPerClient) {
+		return nil, false
+	}
+	if ts.byClient == nil {
+		ts.byClient = map[string]int{}
+	}
+	if ts.stopWatch == nil && bus != nil {
+		ts.stopWatch = ts.watchApprovals(bus)
+	}
+	if ts.stopListen == nil && listen != nil {
+		lctx, stop := context.WithCancel(context.Background())
+		ts.stopListen = stop
+		go listen(lctx)
+	}
+	if ts.running == nil {
+		ts.running = map[string]*srvTask{}
+	}
+	// The task is no request's: it runs on after the tools/call that
+	// started it is answered, until it ends, is canceled, or the server
+	// stops (DrainTasks). It keeps the request's values (who asked, for
+	// an approval), not its end.
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
+	t := &srvTask{client: client, cancel: cancel, created: created}
+	t.p = run(ctx)
+	ts.running[id] = t
+	ts.byClient[client]++
+	ts.wg.Add(1)
+	go func() {
+		defer ts.wg.Done()
+		<-t.p.Done()
+		cancel(nil)
+		ts.mu.Lock()
+		delete(ts.running, id)
+		if ts.byClient[client]--; ts.byClient[client] <= 0 {
+			delete(ts.byClient, client) // no key left behind per client
+		}
+		ts.mu.Unlock()
+	}()
+	return t, true
+}
+
+// watchApprovals follows the approvals the tasks running here ask for, on
+// the registry's bus, so that tasks/get says which one a task waits for.
+// Its filter only looks a task up: the publisher is never held.
+func (ts *srvTasks) watchApprovals(bus *wield.Bus) (stop func()) {
+	return bus.Listen(func(e *wield.Event) bool {
+		return (e.Type == wield.EventPermissionRequested || e.Type == wield.EventPermissionDecided) && e.ApprovalID != "" && ts.local(e.CallID) != nil
+	}, func(e wield.Event) {
+		t := ts.local(e.CallID)
+		if t == nil {
+			return
+		}
+		if e.Type == wield.EventPermissionRequested {
+			id := e.ApprovalID
+			t.approval.Store(&id)
+		} else {
+			t.approval.Store(nil)
+		}
+	})
+}
+
+// local is the task of that ID running here, or nil.
+func (ts *srvTasks) local(id string) *srvTask {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.running[id]
+}
+
+// DrainTasks lets the tasks running on this server finish until ctx ends,
+// then cancels those left, with ctx's cause (a server that shuts down says
+// why in the records), and waits for them to be recorded. No task starts
+// after it is called; it returns once none runs.
+func (s *Server) DrainTasks(ctx context.Context) {
+	ts := &s.tasks
+	ts.mu.Lock()
+	ts.stopped = true
+	ts.mu.Unlock()
+	done := make(chan struct{})
+	go func() { ts.wg.Wait(); close(done) }()
+	defer func() {
+		// Called unlocked: the watch's stop may wait for its callback,
+		// which looks tasks up under ts.mu.
+		ts.mu.Lock()
+		stopListen, stopWatch := ts.stopListen, ts.stopWatch
+		ts.stopListen, ts.stopWatch = nil, nil
+		ts.mu.Unlock()
+		if stopListen != nil {
+			stopListen()
+		}
+		if stopWatch != nil {
+			stopWatch()
+		}
+	}()
+	select {
+	case <-done:
+		return
+	case <-ctx.Done():
+	}
+	cause := context.Cause(ctx)
+	ts.mu.Lock()
+	for _, t := range ts.running {
+		t.cancel(cause)
+	}
+	ts.mu.Unlock()
+	<-done
+}
+
+// srvCancelTask cancels a task: at once when it runs here (answered once
+// it is recorded), else by asking the server that runs it, when the store
+// carries notes between servers (PostgreSQL); that note is not kept, so a
+// server that does not hear it (its listener reconnecting) runs the task
+// to its end. An ended task is left as it is: the extension makes
+// cancellation a request the server may decline.
+func (s *Server) srvCancelTask(ctx context.Context, v *srvTaskView) {
+	if t := s.tasks.local(v.TaskID); t != nil {
+		t.cancel(srvTaskCanceled)
+		<-t.p.Done() // recorded before the acknowledgement
+		return
+	}
+	if v.Status == "working" {
+		s.srvAskOwnerToCancel(ctx, v.TaskID)
+	}
+}
+
+// srvTaskView is a task as tasks/get (and the answer to tools/call) shows
+// it.
+type srvTaskView struct {
+	TaskID         string              `json:"taskId"`
+	Status         string              `json:"status"`
+	StatusMessage  string              `json:"statusMessage,omitempty"`
+	CreatedAt      time.Time           `json:"createdAt"`
+	LastUpdatedAt  time.Time           `json:"lastUpdatedAt"`
+	TTLMs          *int64              `json:"ttlMs"` // null: kept as long as the call's record
+	PollIntervalMs int                 `json:"pollIntervalMs"`
+	Result         *mcp.CallToolResult `json:"result,omitempty"`
+	Error          *jsonrpc.Error      `json:"error,omitempty"`
+}
+
+// srvTaskState reads a task: from the call running here, else its record,
+// else its reservation (running on another server sharing the store, or
+// cut short with its server before it was recorded). An ID none of them
+// knows is an invalid-params error.
+func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *jsonrpc.Error) {
+	v := &srvTaskView{TaskID: id, PollIntervalMs: srvTaskPollMs}
+	if t := s.tasks.local(id); t != nil {
+		res, err, done := t.p.TryResult()
+		if !done {
+			v.Status, v.CreatedAt, v.LastUpdatedAt = "working", t.created, t.created
+			if a := t.approval.Load(); a != nil {
+				// Not input_required: the extension would have the
+				// client answer it (tasks/update), and a person
+				// decides wield's approvals.
+				v.StatusMessage = "waiting for a person's approval " + *a + " (the console's inbox, `wield approvals`, or POST /v1/approvals/" + *a + "/approve)"
+			}
+			return v, nil
+		}
+		v.CreatedAt = t.created
+		s.srvTaskEnded(v, res, err)
+		return v, nil
+	}
+	if s.opts.Calls == nil {
+		return nil, srvUnknownTask(id)
+	}
+	rec, err := s.opts.Calls.Call(ctx, id)
+	if err == nil && (rec.Call == nil || rec.Call.Caller.Variables[srvTaskMark] != true) {
+		// A call that was no task (a REST call, a plain MCP call) is
+		// not read through the tasks of a client that learnt its ID.
+		return nil, srvUnknownTask(id)
+	}
+	if err == nil {
+		v.CreatedAt = srvTaskTime(rec.QueuedAt)
+		s.srvTaskEnded(v, rec.Result, nil)
+		return v, nil
+	}
+	if !errors.Is(err, wield.ErrNotFound) {
+		s.log.Error("mcp server: read task", "task", id, "err", err)
+		return nil, srvInternal
+	}
+	if rs, ok := s.opts.Calls.(wield.CallIDReservations); ok {
+		at, err := rs.CallIDReservedAt(ctx, id)
+		if err == nil {
+			v.Status, v.CreatedAt, v.LastUpdatedAt = "working", srvTaskTime(at), srvTaskTime(at)
+			return v, nil
+		}
+		if !errors.Is(err, wield.ErrNotFound) {
+			s.log.Error("mcp server: read task", "task", id, "err", err)
+			return nil, srvInternal
+		}
+	}
+	return nil, srvUnknownTask(id)
+}
+
+// srvTaskTime is a task's time as it shows it: UTC, to the millisecond (a
+// task read from the call running here and, later, from its record gives
+// the same createdAt but for the rare call that arrives across a
+// millisecond's edge).
+func srvTaskTime(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
+// srvTaskEnded fills v with a call's end: completed with its result
+// (isError for a tool's failure, which the model reads), cancelled with
+// why, failed only when the system failed.
+func (s *Server) srvTaskEnded(v *srvTaskView, res *wield.Result, err error) {
+	switch {
+	case err != nil || res == nil:
+		v.Status, v.Error = "failed", srvInternal
+		v.LastUpdatedAt = v.CreatedAt
+		return
+	case res.ErrorType == wield.ErrCanceled:
+		v.Status, v.StatusMessage = "cancelled", res.Error
+	default:
+		v.Status, v.Result = "completed", s.srvResult(res)
+	}
+	v.LastUpdatedAt = srvTaskTime(res.FinishedAt)
+	if v.LastUpdatedAt.IsZero() {
+		v.LastUpdatedAt = v.CreatedAt
+	}
+}
+
+func srvUnknownTask(id string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown task %q: no call with this ID runs or is recorded", id)}
+}
+
+// srvWriteTask answers with a task, its resultType "task" when a
+// tools/call made it, "complete" for tasks/get.
+func (s *Server) srvWriteTask(w http.ResponseWriter, id json.RawMessage, v *srvTaskView, resultType string) {
+	out, err := jsonenc.Marshal(struct {
+		ResultType string   `json:"resultType"`
+		Meta       mcp.Meta `json:"_meta"`
+		*srvTaskView
+	}{resultType, mcp.Meta{mcp.MetaKeyServerInfo: &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}}, v})
+	if err != nil {
+		s.log.Error("mcp server: encode task", "task", v.TaskID, "err", err)
+		srvWrite(w, nil, id, nil, srvInternal)
+		return
+	}
+	srvWrite(w, nil, id, out, nil)
+}
+
+// srvWriteEmpty answers with the empty result of tasks/update and
+// tasks/cancel.
+func (s *Server) srvWriteEmpty(w http.ResponseWriter, id json.RawMessage) {
+	srvWrite(w, nil, id, []byte(`{"resultType":"complete"}`), nil)
+}
+
+// srvTaskCancelNote prefixes the task ID in a note of the decision
+// notifier ([wield.DecisionNotifier]) that asks the server running the
+// task to cancel it: the news approvals travel by between servers
+// (PostgreSQL's LISTEN/NOTIFY), carried for tasks too. The approval inbox
+// finds no approval of such an ID and ignores it.
+const srvTaskCancelNote = "wield-task-cancel:"
+
+// srvAskOwnerToCancel asks the server that runs a task to cancel it, when
+// the store carries notes between servers; it reports whether it could.
+func (s *Server) srvAskOwnerToCancel(ctx context.Context, id string) bool {
+	n, ok := s.opts.Calls.(wield.DecisionNotifier)
+	if !ok {
+		return false
+	}
+	if err := n.NotifyDecision(ctx, srvTaskCancelNote+id); err != nil {
+		s.log.Warn("mcp server: ask another server to cancel a task", "task", id, "err", err)
+		return false
+	}
+	return true
+}
+
+// listen hears, while tasks run here, the notes of other servers asking
+// to cancel one of them (see srvTaskCancelNote), and listens again after a
+// pause when the notifier fails. It runs from the first task started until
+// the server drains its tasks.
+func (ts *srvTasks) listen(ctx context.Context, n wield.DecisionNotifier, log interface{ Warn(string, ...any) }) {
+	for ctx.Err() == nil {
+		ch, err := n.Decisions(ctx)
+		if err != nil {
+			log.Warn("mcp server: listen for task cancellations", "err", err)
+		} else {
+			for note := range ch {
+				id, ok := strings.CutPrefix(note, srvTaskCancelNote)
+				if !ok {
+					continue
+				}
+				if t := ts.local(id); t != nil {
+					t.cancel(srvTaskCanceledElsewhere)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// srvTaskCanceledElsewhere is the cause of a task canceled by a tasks/cancel
+// sent to another server.
+var srvTaskCanceledElsewhere = errors.Join(wield.ErrCallerCanceled, &wield.Error{Type: wield.ErrCanceled, Message: "the client canceled the task (tasks/cancel, on another server)"})
