@@ -91,6 +91,13 @@ func newEntry(t *Tool, stats *toolStats) (*Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
 	}
+	for i, ex := range t.Examples {
+		// An example teaches a model a call: one the tool refuses is a
+		// mistake of the definition, found here rather than by the model.
+		if _, errs := v.NormalizeStrict(ex); len(errs) > 0 {
+			return nil, fmt.Errorf("tool %q: examples[%d] does not match the input schema: %s", t.Name, i, errs[0])
+		}
+	}
 	if stats == nil {
 		stats = &toolStats{}
 	}

@@ -1,6 +1,7 @@
 package wield
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -118,6 +119,14 @@ type Tool struct {
 	// [TaskOptional] or [TaskRequired] (a client that cannot take a task
 	// is refused). See docs/mcp.md, "Tasks".
 	Task TaskSupport `json:"task,omitempty"`
+	// Examples are argument objects that show a model how to call the tool,
+	// each valid against InputSchema as it is, without coercion (tool files
+	// check them at load, the registry at registration). The dialects that
+	// take examples send them: Anthropic's input_examples, MCP's _meta, the
+	// prompt formats' example calls. They are whole calls, so they are a
+	// field of the tool, not a struct tag of one parameter (the `examples`
+	// tag of a parameter stays the JSON Schema keyword).
+	Examples []json.RawMessage `json:"examples,omitempty"`
 	// AllowedCallers says who may call the tool: "direct" (a model, a
 	// client, a workflow) and "program" (a program's inner call, see
 	// [CallerProgram]). Empty means both for a tool whose permission is
@@ -139,6 +148,20 @@ func (t *Tool) EffectivePermission() Permission {
 		return PermissionConfirm
 	}
 	return PermissionAuto
+}
+
+// EffectiveCallers is what AllowedCallers means for the tool: the list
+// when it is set, else both "direct" and "program" for a tool whose
+// permission is auto and "direct" alone otherwise (see
+// [Tool.AllowsCaller]), as descriptions of the tool show it.
+func (t *Tool) EffectiveCallers() []string {
+	if len(t.AllowedCallers) > 0 {
+		return t.AllowedCallers
+	}
+	if t.EffectivePermission() == PermissionAuto {
+		return []string{AllowDirect, AllowProgram}
+	}
+	return []string{AllowDirect}
 }
 
 // Callable reports whether the tool's status lets it run.

@@ -105,6 +105,12 @@ type ToolQuery struct {
 	Tags     []string
 	Toolset  string
 	Agent    string
+	// Deferred, Load and Namespaces are [ExportOptions], for
+	// [Client.Export] only; Namespaces asks the server to group by its
+	// toolsets.
+	Deferred   bool
+	Load       []string
+	Namespaces bool
 }
 
 func (q ToolQuery) values() url.Values {
@@ -112,6 +118,15 @@ func (q ToolQuery) values() url.Values {
 	set(v, "category", q.Category)
 	set(v, "toolset", q.Toolset)
 	set(v, "agent", q.Agent)
+	if q.Deferred {
+		v.Set("deferred", "true")
+	}
+	if len(q.Load) > 0 {
+		v.Set("load", strings.Join(q.Load, ","))
+	}
+	if q.Namespaces {
+		v.Set("namespaces", "true")
+	}
 	for _, t := range q.Tags {
 		v.Add("tag", t)
 	}

@@ -18,17 +18,19 @@ import (
 // `wield list --format`, in the order they are listed to people: the
 // provider dialects and MCP, whose documents are JSON lists of tools, then
 // the prompts for models without function calling, which are text.
-var ExportFormats = []string{"openai", "openai-strict", "responses", "responses-strict", "anthropic", "gemini", "mcp", "xml", "json-prompt"}
+var ExportFormats = []string{"openai", "openai-strict", "responses", "responses-strict", "anthropic", "anthropic-strict", "gemini", "gemini-json-schema", "mcp", "xml", "json-prompt"}
 
 // exportDialects are the formats of ExportFormats that are tool lists.
 var exportDialects = map[string]llm.Dialect{
-	"openai":           openai.Chat,
-	"openai-strict":    openai.ChatStrict,
-	"responses":        openai.Responses,
-	"responses-strict": openai.ResponsesStrict,
-	"anthropic":        anthropic.Dialect,
-	"gemini":           gemini.Dialect,
-	"mcp":              llm.MCP,
+	"openai":             openai.Chat,
+	"openai-strict":      openai.ChatStrict,
+	"responses":          openai.Responses,
+	"responses-strict":   openai.ResponsesStrict,
+	"anthropic":          anthropic.Dialect,
+	"anthropic-strict":   anthropic.Strict,
+	"gemini":             gemini.Dialect,
+	"gemini-json-schema": gemini.JSONSchema,
+	"mcp":                llm.MCP,
 }
 
 // exportAliases are other names of formats: the names of the dialects as
@@ -90,9 +92,39 @@ func CheckExportFormat(format string) error {
 	return &ChoiceError{Kind: "format", Name: format, Choices: ExportFormats}
 }
 
+// ExportOptions change an export document. The zero value is the plain
+// export.
+type ExportOptions struct {
+	// Deferred writes the document for the provider's own tool search
+	// ([llm.ExportDeferred]): its search tool first, then the tools marked
+	// "defer_loading": true but those of Load. Only the formats whose
+	// provider searches tools take it (anthropic, anthropic-strict,
+	// responses, responses-strict); the others answer
+	// [llm.ErrNoDeferredLoading].
+	Deferred bool
+	// Load names the tools sent loaded in a deferred document, those the
+	// model needs from its first turn. A name that is not among the
+	// exported tools is an error: a typo would otherwise defer the tool
+	// it meant.
+	Load []string
+	// Namespaces groups the deferred tools of each namespace in the
+	// Responses API's namespaces ([llm.ExportDeferredIn]); with another
+	// format it is an error wrapping [llm.ErrNoNamespaces]. Without
+	// Deferred it is an [*OptionError].
+	Namespaces []llm.Namespace
+}
+
 // ExportTools writes tools, in order, in format. An unknown format is a
 // [*ChoiceError] listing [ExportFormats].
 func ExportTools(format string, tools []*wield.Tool) (*Export, error) {
+	return ExportToolsWith(format, tools, ExportOptions{})
+}
+
+// ExportToolsWith is [ExportTools] with options. Deferred loading asked of
+// a format without it is an error wrapping [llm.ErrNoDeferredLoading];
+// Load without Deferred, or naming a tool not in tools, is an
+// [*OptionError].
+func ExportToolsWith(format string, tools []*wield.Tool, opts ExportOptions) (*Export, error) {
 	if err := CheckExportFormat(format); err != nil {
 		return nil, err
 	}
@@ -100,11 +132,32 @@ func ExportTools(format string, tools []*wield.Tool) (*Export, error) {
 	if alias, ok := exportAliases[format]; ok {
 		name = alias
 	}
+	if len(opts.Load) > 0 && !opts.Deferred {
+		return nil, &OptionError{Message: "load names the tools a deferred export keeps loaded: ask for deferred too"}
+	}
+	if opts.Namespaces != nil && !opts.Deferred {
+		return nil, &OptionError{Message: "namespaces group the tools of a deferred export: ask for deferred too"}
+	}
+	for _, n := range opts.Load {
+		if !slices.ContainsFunc(tools, func(t *wield.Tool) bool { return t != nil && t.Name == n }) {
+			return nil, &OptionError{Message: fmt.Sprintf("load: no tool %q among those exported", n)}
+		}
+	}
 	if prompt, ok := exportPrompts[name]; ok {
+		if opts.Deferred {
+			return nil, fmt.Errorf("%w: %s is a prompt (deferred loading is for anthropic, anthropic-strict, responses and responses-strict)", llm.ErrNoDeferredLoading, format)
+		}
 		return &Export{Format: format, ContentType: textType, Body: []byte(prompt(tools))}, nil
 	}
+	if opts.Deferred {
+		vs, ps, err := llm.ExportDeferredIn(exportDialects[name], tools, func(t *wield.Tool) bool { return slices.Contains(opts.Load, t.Name) }, opts.Namespaces)
+		if err != nil {
+			return nil, err
+		}
+		return exportDocument(format, vs, ps)
+	}
 	vs, ps := llm.Export(exportDialects[name], tools)
-	if name == "gemini" && len(vs) > 0 {
+	if (name == "gemini" || name == "gemini-json-schema") && len(vs) > 0 {
 		// Gemini's request takes its functions in one tool.
 		decls := make([]gemini.FunctionDeclaration, len(vs))
 		for i, v := range vs {
@@ -112,12 +165,22 @@ func ExportTools(format string, tools []*wield.Tool) (*Export, error) {
 		}
 		vs = []any{gemini.Tool{FunctionDeclarations: decls}}
 	}
+	return exportDocument(format, vs, ps)
+}
+
+// exportDocument is the JSON document of exported values.
+func exportDocument(format string, vs []any, ps []llm.Problem) (*Export, error) {
 	body, err := llm.JSON(vs, "  ")
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", format, err)
 	}
 	return &Export{Format: format, ContentType: "application/json", Body: append(body, '\n'), Problems: ps}, nil
 }
+
+// OptionError is an export option that cannot apply: the client's mistake.
+type OptionError struct{ Message string }
+
+func (e *OptionError) Error() string { return e.Message }
 
 // ToolSelection chooses tools from a registry, for GET /v1/tools and
 // `wield list`; empty fields do not filter, and a tool must pass every

@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -81,5 +83,78 @@ func TestExportChoices(t *testing.T) {
 	code, body := do(t, hs, "GET", "/v1/tools?format=openai&toolset=nope", math, "")
 	if code != 404 || !strings.Contains(string(body), `the toolsets are math`) || strings.Contains(string(body), "secret") {
 		t.Errorf("scoped key, unknown toolset: %d %s", code, body)
+	}
+}
+
+// TestExportDeferred: deferred=true answers the document for the
+// provider's own tool search, load keeps tools loaded, and every option
+// that cannot apply is a 400 saying why, never a plain export.
+func TestExportDeferred(t *testing.T) {
+	s, hs := newTestServer(t, nil)
+	s.reg.MustRegister(wield.Raw("lookup", "Look up", &jsonschema.Schema{Type: "object"}, nil))
+	names := func(body []byte) (out []string) {
+		var vs []map[string]any
+		if err := json.Unmarshal(body, &vs); err != nil {
+			t.Fatalf("%v: %s", err, body)
+		}
+		for _, v := range vs {
+			d := "loaded"
+			if v["defer_loading"] == true {
+				d = "deferred"
+			}
+			out = append(out, fmt.Sprint(v["name"], v["type"], " ", d))
+		}
+		return out
+	}
+	code, body := do(t, hs, "GET", "/v1/tools?format=anthropic&deferred=true&load=lookup", "", "")
+	if code != 200 {
+		t.Fatalf("%d %s", code, body)
+	}
+	want := []string{"tool_search_tool_bm25tool_search_tool_bm25_20251119 loaded"}
+	for _, tool := range s.reg.List(wield.Query{}) {
+		if tool.Name == "lookup" {
+			want = append(want, "lookup<nil> loaded")
+		} else {
+			want = append(want, tool.Name+"<nil> deferred")
+		}
+	}
+	if diff := cmp.Diff(want, names(body)); diff != "" {
+		t.Errorf("anthropic deferred (-want +got):\n%s", diff)
+	}
+	code, body = do(t, hs, "GET", "/v1/tools?format=responses&deferred=1", "", "")
+	if got := names(body); code != 200 || got[0] != "<nil>tool_search loaded" || !strings.HasSuffix(got[1], "deferred") {
+		t.Errorf("responses deferred: %d %v", code, got)
+	}
+	for _, tt := range []struct{ query, msg string }{
+		{"format=openai&deferred=true", "no deferred loading"},
+		{"format=xml&deferred=true", "is a prompt"},
+		{"format=anthropic&deferred=maybe", `is not true or false`},
+		{"format=anthropic&load=lookup", "ask for deferred too"},
+		{"format=anthropic&deferred=true&load=nope", `load: no tool`},
+		{"deferred=true", "give a format"},
+		{"format=anthropic&deferred=true&namespaces=true", "no namespaces"},
+		{"format=responses&namespaces=true", "ask for deferred too"},
+		{"format=responses&deferred=true&namespaces=maybe", "is not true or false"},
+	} {
+		code, body := do(t, hs, "GET", "/v1/tools?"+tt.query, "", "")
+		if code != 400 || !strings.Contains(string(body), tt.msg) {
+			t.Errorf("%s: %d %s, want 400 with %q", tt.query, code, body, tt.msg)
+		}
+	}
+	// Toolsets become namespaces of the Responses API.
+	if err := s.reg.DefineToolset(wield.Toolset{Name: "look", Description: "Looking things up", Tools: []string{"lookup"}}); err != nil {
+		t.Fatal(err)
+	}
+	code, body = do(t, hs, "GET", "/v1/tools?format=responses&deferred=true&namespaces=true", "", "")
+	if code != 200 || !strings.Contains(string(body), `"type": "namespace",
+    "name": "look",
+    "description": "Looking things up",
+    "tools": [`) {
+		t.Errorf("responses namespaces: %d %s", code, body)
+	}
+	// The client passes the options through.
+	x, err := NewClient(hs.URL, "").Export(context.Background(), "anthropic", ToolQuery{Deferred: true, Load: []string{"lookup"}})
+	if err != nil || !strings.Contains(string(x.Body), `"defer_loading": true`) {
+		t.Errorf("client: %v %s", err, x.Body)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +33,10 @@ type ToolInfo struct {
 	TimeoutMS    int64              `json:"timeout_ms,omitempty"`
 	Status       wield.Status       `json:"status"`
 	Source       string             `json:"source,omitempty"`
+	// Examples are the tool's example arguments.
+	Examples []json.RawMessage `json:"examples,omitempty"`
+	// AllowedCallers says who may call the tool: direct, program.
+	AllowedCallers []string `json:"allowed_callers"`
 }
 
 func toolInfo(t *wield.Tool) ToolInfo {
@@ -40,7 +46,8 @@ func toolInfo(t *wield.Tool) ToolInfo {
 	}
 	return ToolInfo{Name: t.Name, Version: t.Version, Description: t.Description, Category: t.Category,
 		Tags: t.Tags, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations,
-		Permission: t.EffectivePermission(), TimeoutMS: t.Timeout.Milliseconds(), Status: st, Source: t.Source}
+		Permission: t.EffectivePermission(), TimeoutMS: t.Timeout.Milliseconds(), Status: st, Source: t.Source,
+		Examples: t.Examples, AllowedCallers: t.EffectiveCallers()}
 }
 
 // ToolList is the answer of GET /v1/tools without a format.
@@ -80,6 +87,9 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 	tools = wield.VisibleTools(r.Context(), s.eng.Policy(), s.reg, wield.Caller{ID: sel.Agent}, tools)
 
 	f := q.Get("format")
+	if f == "" && (q.Has("deferred") || q.Has("load") || q.Has("namespaces")) {
+		return apiError(http.StatusBadRequest, CodeBadRequest, "deferred, load and namespaces apply to an export: give a format (anthropic, anthropic-strict, responses or responses-strict)")
+	}
 	if f == "" {
 		out := ToolList{Tools: make([]ToolInfo, len(tools))}
 		for i, t := range tools {
@@ -88,15 +98,54 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	}
-	x, err := ExportTools(f, tools)
-	if errors.As(err, &ce) {
-		return apiError(http.StatusBadRequest, CodeBadRequest, ce.Error())
+	opts, err := exportOptions(q)
+	if err != nil {
+		return err
+	}
+	if opts.Namespaces != nil {
+		opts.Namespaces = llm.NamespacesOf(s.reg.Toolsets())
+	}
+	x, err := ExportToolsWith(f, tools, opts)
+	var oe *OptionError
+	if errors.As(err, &ce) || errors.As(err, &oe) || errors.Is(err, llm.ErrNoDeferredLoading) || errors.Is(err, llm.ErrNoNamespaces) || errors.Is(err, llm.ErrNamespaceName) {
+		return apiError(http.StatusBadRequest, CodeBadRequest, err.Error())
 	}
 	if err != nil {
 		return err
 	}
 	writeExport(w, x)
 	return nil
+}
+
+// exportOptions reads deferred=true, load=a,b (repeatable) and
+// namespaces=true of an export's query; namespaces comes back as an empty
+// non-nil list, for the caller to fill with the registry's toolsets.
+func exportOptions(q url.Values) (ExportOptions, error) {
+	var opts ExportOptions
+	for _, k := range []string{"deferred", "namespaces"} {
+		v := q.Get(k)
+		if v == "" {
+			continue
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return opts, apiError(http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("%s: %q is not true or false", k, v))
+		}
+		switch {
+		case k == "deferred":
+			opts.Deferred = b
+		case b:
+			opts.Namespaces = []llm.Namespace{}
+		}
+	}
+	for _, l := range q["load"] {
+		for x := range strings.SplitSeq(l, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				opts.Load = append(opts.Load, x)
+			}
+		}
+	}
+	return opts, nil
 }
 
 // tool finds a tool the request's key reaches.

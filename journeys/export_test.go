@@ -228,7 +228,7 @@ func TestJourneyExportFromTheCommandLine(t *testing.T) {
 func TestJourneyExportUsageErrors(t *testing.T) {
 	u := exportUser(t)
 	s := u.serve("--tools", "tools")
-	const formats = "the formats are openai, openai-strict, responses, responses-strict, anthropic, gemini, mcp, xml, json-prompt"
+	const formats = "the formats are openai, openai-strict, responses, responses-strict, anthropic, anthropic-strict, gemini, gemini-json-schema, mcp, xml, json-prompt"
 	for _, c := range []struct {
 		args []string
 		want []string

@@ -286,7 +286,8 @@ func TestJourneyChatProviderRefusals(t *testing.T) {
 		{[]string{"--model", "claude-sonnet-4-5"}, "anthropic: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or name the variable that holds it with --api-key-env"},
 		{[]string{"--model", "gemini-2.5-flash"}, "gemini: no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)"},
 		{[]string{"--model", "claude-sonnet-4-5", "--api", "responses"}, "--api responses is OpenAI's Responses API; the provider is anthropic"},
-		{[]string{"--provider", "gemini", "--model", "x", "--strict"}, "--strict is OpenAI's strict mode; the provider is gemini"},
+		{[]string{"--provider", "gemini", "--model", "x", "--strict"}, "--strict is OpenAI's strict mode and Anthropic's strict tool use; the provider is gemini (--json-schema sends its tools as JSON Schema)"},
+		{[]string{"--provider", "openai", "--model", "x", "--json-schema"}, "--json-schema is Gemini's parametersJsonSchema; the provider is openai"},
 		{[]string{"--provider", "bedrock", "--model", "x"}, `--provider "bedrock": want one of openai, anthropic, gemini`},
 		{[]string{}, "--model is required"},
 	} {

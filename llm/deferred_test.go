@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -80,5 +81,56 @@ func TestExportDeferred(t *testing.T) {
 		if _, _, err := llm.ExportDeferred(d, tools, nil); !errors.Is(err, llm.ErrNoDeferredLoading) {
 			t.Errorf("%s: %v, want ErrNoDeferredLoading", d.Name(), err)
 		}
+	}
+}
+
+// TestExportDeferredNamespaces: toolsets become the Responses API's
+// namespaces of deferred tools; a tool loaded or in no namespace stays at
+// the top; Anthropic, which has none, is refused rather than flattened.
+func TestExportDeferredNamespaces(t *testing.T) {
+	say := func(name string) *wield.Tool {
+		return wield.Func(name, "Say "+name+".", func(context.Context, deferIn) (string, error) { return name, nil })
+	}
+	tools := []*wield.Tool{say("hello"), say("bye"), say("wave"), say("shout")}
+	spaces := llm.NamespacesOf([]wield.Toolset{
+		{Name: "greet", Description: "Greetings", Tools: []string{"hello", "bye"}},
+		{Name: "gesture", Tools: []string{"wave", "bye"}},
+		{Name: "empty", Tools: []string{"hello"}},
+	})
+	vs, _, err := llm.ExportDeferredIn(openai.Responses, tools, func(t *wield.Tool) bool { return t.Name == "hello" }, spaces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := llm.JSON(vs, "")
+	var got []map[string]any
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	var shape []string
+	for _, v := range got {
+		s := fmt.Sprint(v["type"], " ", v["name"], " ", v["defer_loading"])
+		if tools, ok := v["tools"].([]any); ok {
+			s += " " + fmt.Sprint(v["description"])
+			for _, x := range tools {
+				s += " [" + fmt.Sprint(x.(map[string]any)["name"], " ", x.(map[string]any)["defer_loading"]) + "]"
+			}
+		}
+		shape = append(shape, s)
+	}
+	want := []string{
+		"tool_search <nil> <nil>",
+		"function hello <nil>",
+		"function shout true",
+		"namespace greet <nil> Greetings [bye true]",
+		"namespace gesture <nil> Tools: wave [wave true]",
+	}
+	if diff := cmp.Diff(want, shape); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if _, _, err := llm.ExportDeferredIn(anthropic.Dialect, tools, nil, spaces); !errors.Is(err, llm.ErrNoNamespaces) {
+		t.Errorf("anthropic with namespaces: %v", err)
+	}
+	if _, _, err := llm.ExportDeferredIn(openai.Responses, tools, nil, []llm.Namespace{{Name: "a b", Description: "x"}}); err == nil || !strings.Contains(err.Error(), `namespace "a b"`) {
+		t.Errorf("bad namespace name: %v", err)
 	}
 }

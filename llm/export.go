@@ -105,7 +105,21 @@ type MCPTool struct {
 	InputSchema  *jsonschema.Schema `json:"inputSchema"`
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 	Annotations  MCPAnnotations     `json:"annotations"`
+	// Meta is the tool's _meta: wield writes the tool's examples under
+	// [MCPExamplesKey] and an explicit allowed_callers under
+	// [MCPCallersKey], which MCP has no field for.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
+
+// The _meta keys of an [MCPTool], under wield's prefix as MCP asks of keys
+// that are not its own (the prefix of mcpbridge's wield/permission and
+// wield/tags).
+const (
+	// MCPExamplesKey holds the tool's examples: a list of argument objects.
+	MCPExamplesKey = "wield/input_examples"
+	// MCPCallersKey holds the tool's allowed_callers: "direct", "program".
+	MCPCallersKey = "wield/allowed_callers"
+)
 
 // MCPAnnotations are MCP's tool annotations. All four hints are always
 // written: MCP's defaults (destructive and open-world when absent) are the
@@ -129,6 +143,9 @@ type mcpDialect struct{}
 
 func (mcpDialect) Name() string { return "mcp" }
 
+// mcpName is the specification's rule for tool names: 1-128 characters of
+// A-Z a-z 0-9 _ - . (Tool names,
+// https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names).
 var mcpName = regexp.MustCompile(`^[A-Za-z0-9_.\-]+$`)
 
 func (d mcpDialect) ExportTool(t *wield.Tool) (any, []Problem) {
@@ -155,6 +172,15 @@ func (d mcpDialect) ExportTool(t *wield.Tool) (any, []Problem) {
 	}
 	if HasType(t.OutputSchema, "object") {
 		mt.OutputSchema = t.OutputSchema
+	}
+	if len(t.Examples) > 0 {
+		mt.Meta = map[string]any{MCPExamplesKey: t.Examples}
+	}
+	if len(t.AllowedCallers) > 0 {
+		if mt.Meta == nil {
+			mt.Meta = map[string]any{}
+		}
+		mt.Meta[MCPCallersKey] = t.AllowedCallers
 	}
 	return mt, nil
 }
@@ -348,6 +374,55 @@ func Note(desc, note string) string {
 		return note
 	}
 	return desc + ";" + note
+}
+
+// KeywordNote is keyword k of s written for a description, where a strict
+// dialect moves a keyword it cannot send but the engine still enforces
+// ("maxLength: 64", "Default: 10"), joined to it with [Note].
+func KeywordNote(s *jsonschema.Schema, k string) string {
+	switch k {
+	case "minLength":
+		return fmt.Sprintf("minLength: %d", *s.MinLength)
+	case "maxLength":
+		return fmt.Sprintf("maxLength: %d", *s.MaxLength)
+	case "minItems":
+		return fmt.Sprintf("minItems: %d", *s.MinItems)
+	case "maxItems":
+		return fmt.Sprintf("maxItems: %d", *s.MaxItems)
+	case "minProperties":
+		return fmt.Sprintf("minProperties: %d", *s.MinProperties)
+	case "maxProperties":
+		return fmt.Sprintf("maxProperties: %d", *s.MaxProperties)
+	case "minimum":
+		return "minimum: " + Value(*s.Minimum)
+	case "maximum":
+		return "maximum: " + Value(*s.Maximum)
+	case "exclusiveMinimum":
+		return "exclusiveMinimum: " + Value(*s.ExclusiveMinimum)
+	case "exclusiveMaximum":
+		return "exclusiveMaximum: " + Value(*s.ExclusiveMaximum)
+	case "multipleOf":
+		return "multipleOf: " + Value(*s.MultipleOf)
+	case "format":
+		return "format: " + s.Format
+	case "default":
+		return "Default: " + Value(s.Default)
+	case "examples":
+		vs := make([]string, len(s.Examples))
+		for i, v := range s.Examples {
+			vs[i] = Value(v)
+		}
+		return "Examples: " + strings.Join(vs, ", ")
+	case "uniqueItems":
+		return "items must be unique"
+	case "contentEncoding":
+		return "encoding: " + s.ContentEncoding
+	case "contentMediaType":
+		return "media type: " + s.ContentMediaType
+	case "deprecated":
+		return "deprecated"
+	}
+	return k
 }
 
 // Value formats a JSON value for a person or a model: a string as it is,

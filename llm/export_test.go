@@ -141,6 +141,8 @@ func representativeTools(t testing.TB) []*wield.Tool {
 		"required": ["table"]
 	}`), noop)
 	records.Annotations = wield.Annotations{ReadOnly: true, Idempotent: true}
+	records.AllowedCallers = []string{wield.AllowDirect, wield.AllowProgram}
+	records.Examples = []json.RawMessage{json.RawMessage(`{"table":"orders","filters":[{"field":"status","op":"eq","value":"open"}],"limit":50}`)}
 
 	labels := wield.Raw("set_labels", "Replace the labels of a resource.", mustSchema(t, `{
 		"type": "object",
@@ -152,6 +154,7 @@ func representativeTools(t testing.TB) []*wield.Tool {
 		"required": ["resource", "labels"]
 	}`), noop)
 	labels.Annotations = wield.Annotations{Destructive: true, Idempotent: true}
+	labels.AllowedCallers = []string{wield.AllowDirect}
 
 	read := wield.Raw("files.read", "Read a text file.", mustSchema(t, `{
 		"type": "object",
@@ -161,7 +164,12 @@ func representativeTools(t testing.TB) []*wield.Tool {
 	}`), noop)
 	read.Annotations = wield.Annotations{ReadOnly: true, Idempotent: true}
 
-	return []*wield.Tool{webSearch(), event, outline, records, labels, read, ping}
+	search := webSearch()
+	search.Examples = []json.RawMessage{
+		json.RawMessage(`{"query":"golang generics tutorial","count":5}`),
+		json.RawMessage(`{"query":"weather <Paris> & Lyon","freshness":"oneDay"}`),
+	}
+	return []*wield.Tool{search, event, outline, records, labels, read, ping}
 }
 
 // dialects are the exports under test, by golden file name.
@@ -174,7 +182,9 @@ var dialects = []struct {
 	{"openai-responses.json", openai.Responses},
 	{"openai-responses-strict.json", openai.ResponsesStrict},
 	{"anthropic.json", anthropic.Dialect},
+	{"anthropic-strict.json", anthropic.Strict},
 	{"gemini.json", gemini.Dialect},
+	{"gemini-json-schema.json", gemini.JSONSchema},
 	{"mcp.json", llm.MCP},
 }
 
@@ -247,6 +257,16 @@ func TestExportProblems(t *testing.T) {
 			{"files.read", ""},
 		},
 		"anthropic": {{"files.read", ""}},
+		"gemini-json-schema": {
+			{"set_labels", "/properties/extra"},
+		},
+		"anthropic-strict": {
+			{"save_outline", "/$defs/section"},
+			{"set_labels", "/properties/extra"},
+			{"set_labels", "/properties/extra"},
+			{"set_labels", "/properties/labels/additionalProperties"},
+			{"files.read", ""},
+		},
 		"gemini": {
 			{"save_outline", "/properties/sections/items/properties/children/items"},
 			{"set_labels", "/properties/extra"},
@@ -445,9 +465,16 @@ var (
 	openAIStrictKey = set("type", "description", "title", "properties", "required", "additionalProperties", "items",
 		"enum", "const", "anyOf", "$ref", "$defs", "pattern", "format", "multipleOf", "minimum", "maximum",
 		"exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems")
-	openAIFormats = set("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid")
-	jsonTypes     = set("string", "number", "integer", "boolean", "object", "array", "null")
-	geminiKey     = set("type", "format", "title", "description", "nullable", "enum", "items", "minItems", "maxItems",
+	geminiJSONRefused = set("not", "if", "then", "else", "allOf", "patternProperties", "dependentRequired", "dependentSchemas",
+		"dependencies", "unevaluatedProperties", "unevaluatedItems", "contains", "propertyNames", "oneOf", "definitions")
+	anthropicField     = set("name", "description", "input_schema", "input_examples", "allowed_callers", "strict")
+	reCodeExecution    = regexp.MustCompile(`^code_execution_[0-9]{8}$`)
+	anthropicStrictKey = set("type", "description", "title", "properties", "required", "additionalProperties", "items",
+		"enum", "const", "anyOf", "allOf", "$ref", "$defs", "pattern", "format", "minItems")
+	anthropicFormats = set("date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid")
+	openAIFormats    = set("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid")
+	jsonTypes        = set("string", "number", "integer", "boolean", "object", "array", "null")
+	geminiKey        = set("type", "format", "title", "description", "nullable", "enum", "items", "minItems", "maxItems",
 		"properties", "propertyOrdering", "required", "minProperties", "maxProperties", "minLength", "maxLength",
 		"pattern", "minimum", "maximum", "default", "example", "anyOf")
 	geminiTypes   = set("STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL")
@@ -595,6 +622,93 @@ func (c *checker) strict(v any, path string, level int, defs map[string]any) {
 	}
 }
 
+// anthropicStrict checks a schema of a strict Anthropic tool against the
+// structured outputs guide's JSON Schema limitations: the supported
+// keywords and formats, additionalProperties false on every object,
+// minItems 0 or 1, local references and no recursion.
+func (c *checker) anthropicStrict(v any, path string, defs map[string]any, refs []string) {
+	s, ok := obj(v)
+	if !ok {
+		c.errorf(path, "schema is %T, not an object", v)
+		return
+	}
+	for k := range s {
+		if !anthropicStrictKey[k] || (k == "$defs" && path != "") {
+			c.errorf(path, "keyword %q not supported", k)
+		}
+	}
+	for _, t := range typesOf(s) {
+		if !jsonTypes[t] {
+			c.errorf(path, "type %q", t)
+		}
+	}
+	if f, ok := s["format"].(string); ok && !anthropicFormats[f] {
+		c.errorf(path, "format %q not supported", f)
+	}
+	if n, ok := s["minItems"].(float64); ok && n > 1 {
+		c.errorf(path, "minItems %v", n)
+	}
+	if ref, ok := s["$ref"].(string); ok {
+		name := strings.TrimPrefix(ref, "#/$defs/")
+		switch d, ok := defs[name]; {
+		case !ok:
+			c.errorf(path, "$ref %q does not resolve", ref)
+		case slices.Contains(refs, ref) || len(refs) > 32:
+			c.errorf(path, "recursive $ref %q", ref)
+		default:
+			c.anthropicStrict(d, path, defs, append(refs, ref))
+		}
+	}
+	for _, key := range []string{"anyOf", "allOf"} {
+		branches, _ := s[key].([]any)
+		for i, b := range branches {
+			c.anthropicStrict(b, fmt.Sprintf("%s/%s/%d", path, key, i), defs, refs)
+		}
+	}
+	if s["items"] != nil {
+		c.anthropicStrict(s["items"], path+"/items", defs, refs)
+	}
+	if slices.Contains(typesOf(s), "object") || s["properties"] != nil {
+		if s["additionalProperties"] != false {
+			c.errorf(path, "additionalProperties is %v, not false", s["additionalProperties"])
+		}
+		props, _ := obj(s["properties"])
+		for name, p := range props {
+			c.anthropicStrict(p, path+"/properties/"+name, defs, refs)
+		}
+	}
+}
+
+// geminiJSON checks a schema of a gemini-json-schema declaration: none of
+// the keywords Gemini does not read and whose loss changes the shape
+// (https://ai.google.dev/gemini-api/docs/structured-output#json-schema-support),
+// no oneOf (Gemini reads anyOf), no definitions (it reads $defs).
+func (c *checker) geminiJSON(v any, path string) {
+	switch s := v.(type) {
+	case map[string]any:
+		for k, x := range s {
+			if geminiJSONRefused[k] {
+				c.errorf(path, "keyword %q", k)
+			}
+			switch k {
+			case "properties", "$defs":
+				if m, ok := obj(x); ok {
+					for n, p := range m {
+						c.geminiJSON(p, path+"/"+k+"/"+n)
+					}
+				}
+			case "const", "enum", "default", "examples":
+			default:
+				c.geminiJSON(x, path+"/"+k)
+			}
+		}
+	case []any:
+		for i, x := range s {
+			c.geminiJSON(x, fmt.Sprintf("%s/%d", path, i))
+		}
+	}
+}
+
 // checkGemini checks one function declaration against the Gemini API's
 // schema subset: only its fields, upper-case types, enum only on STRING,
 // no references, required and propertyOrdering naming declared
@@ -726,17 +840,61 @@ func checkTool(dialect string, tool any) []string {
 		} else if strict {
 			c.errs = append(c.errs, checkOpenAIStrict(m["parameters"])...)
 		}
-	case "anthropic":
+	case "anthropic", "anthropic-strict":
 		for k := range m {
-			if k != "name" && k != "description" && k != "input_schema" {
+			if !anthropicField[k] {
 				c.errorf("", "field %q", k)
 			}
 		}
 		if !reOpenAIName.MatchString(fmt.Sprint(m["name"])) || !objectSchema(m["input_schema"]) {
 			c.errorf("", "invalid name or input_schema: %v", m)
 		}
+		if ex, ok := m["input_examples"]; ok {
+			list, _ := ex.([]any)
+			for i, e := range list {
+				if _, ok := obj(e); !ok {
+					c.errorf("", "input_examples[%d] is not an object", i)
+				}
+			}
+			if len(list) == 0 {
+				c.errorf("", "input_examples is not a list of objects")
+			}
+		}
+		if callers, ok := m["allowed_callers"]; ok {
+			list, _ := callers.([]any)
+			for _, v := range list {
+				if str, _ := v.(string); str != "direct" && !reCodeExecution.MatchString(str) {
+					c.errorf("", "allowed_callers value %v", v)
+				}
+			}
+			if len(list) == 0 {
+				c.errorf("", "allowed_callers is not a list of callers")
+			}
+		}
+		if strict := dialect == "anthropic-strict"; (m["strict"] == true) != strict {
+			c.errorf("", "strict is %v", m["strict"])
+		} else if strict {
+			root, _ := obj(m["input_schema"])
+			defs, _ := obj(root["$defs"])
+			c.anthropicStrict(root, "", defs, nil)
+			for name, d := range defs {
+				c.anthropicStrict(d, "/$defs/"+name, defs, []string{"#/$defs/" + name})
+			}
+		}
 	case "gemini":
 		c.errs = append(c.errs, checkGemini(m)...)
+	case "gemini-json-schema":
+		for k := range m {
+			if k != "name" && k != "description" && k != "parametersJsonSchema" && k != "responseJsonSchema" {
+				c.errorf("", "field %q", k)
+			}
+		}
+		if !reGeminiName.MatchString(fmt.Sprint(m["name"])) || !objectSchema(m["parametersJsonSchema"]) {
+			c.errorf("", "invalid name or parametersJsonSchema: %v", m)
+		}
+		for _, k := range []string{"parametersJsonSchema", "responseJsonSchema"} {
+			c.geminiJSON(m[k], "/"+k)
+		}
 	case "mcp":
 		if !reMCPName.MatchString(fmt.Sprint(m["name"])) || !objectSchema(m["inputSchema"]) {
 			c.errorf("", "invalid name or inputSchema: %v", m)
@@ -796,6 +954,13 @@ func TestCheckersReject(t *testing.T) {
 		{"openai", `{"type":"function","function":{"name":"a","parameters":{"type":"string"}}}`},
 		{"openai-responses-strict", `{"type":"function","name":"a","parameters":{"type":"object","properties":{},"additionalProperties":false}}`},
 		{"anthropic", `{"name":"a","input_schema":{"type":"object"},"strict":true}`},
+		{"anthropic", `{"name":"a","input_schema":{"type":"object"},"input_examples":[1]}`},
+		{"anthropic", `{"name":"a","input_schema":{"type":"object"},"allowed_callers":["program"]}`},
+		{"anthropic-strict", `{"name":"a","input_schema":{"type":"object","properties":{"x":{"type":"string"}}},"strict":true}`},
+		{"anthropic-strict", `{"name":"a","input_schema":{"type":"object","properties":{"x":{"type":"string","minLength":1}},"additionalProperties":false},"strict":true}`},
+		{"anthropic-strict", `{"name":"a","input_schema":{"type":"object","properties":{"x":{"$ref":"#/$defs/n"}},"additionalProperties":false,"$defs":{"n":{"type":"object","properties":{"next":{"$ref":"#/$defs/n"}},"additionalProperties":false}}},"strict":true}`},
+		{"anthropic-strict", `{"name":"a","input_schema":{"type":"object","properties":{"x":{"type":"array","items":{"type":"string"},"minItems":2}},"additionalProperties":false},"strict":true}`},
+		{"anthropic-strict", `{"name":"a","input_schema":{"type":"object","properties":{},"additionalProperties":false}}`},
 		{"gemini", `{"name":"a","parameters":{"type":"OBJECT","properties":{"x":{"type":"string"}}}}`},
 		{"gemini", `{"name":"a","parameters":{"type":"OBJECT","properties":{"x":{"type":"INTEGER","enum":["1"]}}}}`},
 		{"gemini", `{"name":"a","parameters":{"type":"OBJECT","properties":{"x":{"$ref":"#/$defs/y"}}}}`},
@@ -803,6 +968,9 @@ func TestCheckersReject(t *testing.T) {
 		{"gemini", `{"name":"a","parameters":{"type":"OBJECT","properties":{"x":{"type":"ARRAY"}}}}`},
 		{"gemini", `{"name":"1a","parameters":{"type":"OBJECT","properties":{"x":{"type":"STRING","format":"uri"}}}}`},
 		{"mcp", `{"name":"a","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`},
+		{"gemini-json-schema", `{"name":"a","parametersJsonSchema":{"type":"object","properties":{"x":{"oneOf":[{"type":"string"}]}}}}`},
+		{"gemini-json-schema", `{"name":"a","parametersJsonSchema":{"type":"object","not":{"required":["x"]}}}`},
+		{"gemini-json-schema", `{"name":"a","parameters":{"type":"OBJECT"}}`},
 	}
 	for _, tt := range tests {
 		var tool any

@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -183,19 +184,80 @@ func promptXMLTool(b *strings.Builder, t *wield.Tool) {
 	b.WriteString("Example:\n<tool_call>\n  <name>")
 	b.WriteString(t.Name)
 	b.WriteString("</name>\n  <params>\n")
-	for _, p := range params {
-		if !p.inExample() {
-			continue
-		}
+	writeParam := func(name string, v json.RawMessage) {
 		b.WriteString("    <")
-		b.WriteString(p.name)
+		b.WriteString(name)
 		b.WriteString(">")
-		b.WriteString(CDATA(Value(promptSample(root, p.s, p.name, 0))))
+		b.WriteString(CDATA(Value(v)))
 		b.WriteString("</")
-		b.WriteString(p.name)
+		b.WriteString(name)
 		b.WriteString(">\n")
 	}
+	if names, values, ok := promptExample(t, params); ok {
+		for i, n := range names {
+			writeParam(n, values[i])
+		}
+	} else {
+		for _, p := range params {
+			if p.inExample() {
+				writeParam(p.name, promptSample(root, p.s, p.name, 0))
+			}
+		}
+	}
 	b.WriteString("  </params>\n</tool_call>\n")
+	promptMoreExamples(b, t)
+}
+
+// maxPromptExamples is how many of a tool's own examples a prompt shows:
+// the first as the example call, the others on one line each.
+const maxPromptExamples = 3
+
+// promptExample is the tool's first own example ([wield.Tool.Examples]) as
+// parameter names and values, the parameters in the order they are listed
+// and any others after them sorted; ok is false when the tool has none.
+func promptExample(t *wield.Tool, params []promptParam) (names []string, values []json.RawMessage, ok bool) {
+	if len(t.Examples) == 0 {
+		return nil, nil, false
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(t.Examples[0], &args) != nil || args == nil {
+		return nil, nil, false
+	}
+	for _, p := range params {
+		if v, in := args[p.name]; in {
+			names = append(names, p.name)
+			values = append(values, v)
+			delete(args, p.name)
+		}
+	}
+	rest := make([]string, 0, len(args))
+	for n := range args {
+		rest = append(rest, n)
+	}
+	slices.Sort(rest)
+	for _, n := range rest {
+		names = append(names, n)
+		values = append(values, args[n])
+	}
+	return names, values, true
+}
+
+// promptMoreExamples lists the tool's other examples, in the short form of
+// their arguments as compact JSON.
+func promptMoreExamples(b *strings.Builder, t *wield.Tool) {
+	if len(t.Examples) < 2 {
+		return
+	}
+	b.WriteString("More examples (arguments as JSON):\n")
+	for _, ex := range t.Examples[1:min(len(t.Examples), maxPromptExamples)] {
+		raw, err := JSON(ex, "")
+		if err != nil {
+			continue
+		}
+		b.WriteString("  ")
+		b.Write(raw)
+		b.WriteString("\n")
+	}
 }
 
 // promptParam is one top-level parameter, with references resolved.
@@ -475,6 +537,7 @@ func JSONInstructions(tools []*wield.Tool) string {
 		b.WriteString("\nExample:\n")
 		b.WriteString(promptJSONExample(t))
 		b.WriteString("\n")
+		promptMoreExamples(&b, t)
 	}
 	if n == 0 {
 		b.WriteString("(no tools are available)\n")
@@ -510,17 +573,30 @@ func promptJSONExample(t *wield.Tool) string {
 	b.Write(jsonenc.AppendString(nil, t.Name))
 	b.WriteString(",\n  \"parameters\": {")
 	n := 0
-	for _, p := range promptParams(t.InputSchema) {
-		if !p.inExample() {
-			continue
-		}
+	writeParam := func(name string, v json.RawMessage) {
 		if n++; n > 1 {
 			b.WriteString(",")
 		}
 		b.WriteString("\n    ")
-		b.Write(jsonenc.AppendString(nil, p.name))
+		b.Write(jsonenc.AppendString(nil, name))
 		b.WriteString(": ")
-		b.Write(promptSample(t.InputSchema, p.s, p.name, 0))
+		if raw, err := JSON(v, ""); err == nil {
+			b.Write(raw)
+		} else {
+			b.Write(v)
+		}
+	}
+	params := promptParams(t.InputSchema)
+	if names, values, ok := promptExample(t, params); ok {
+		for i, name := range names {
+			writeParam(name, values[i])
+		}
+	} else {
+		for _, p := range params {
+			if p.inExample() {
+				writeParam(p.name, promptSample(t.InputSchema, p.s, p.name, 0))
+			}
+		}
 	}
 	b.WriteString("\n  }\n}")
 	return b.String()

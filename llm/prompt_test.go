@@ -138,7 +138,8 @@ func TestInstructionExamplesParse(t *testing.T) {
 	if err := json.Unmarshal(calls[0].Arguments, &args); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"query": "your_query_here", "freshness": "noLimit", "count": float64(10)}
+	// web_search has examples of its own: the first is its example call.
+	want := map[string]any{"query": "golang generics tutorial", "count": float64(5)}
 	if diff := cmp.Diff(want, args); diff != "" {
 		t.Errorf("web_search example arguments (-want +got):\n%s", diff)
 	}

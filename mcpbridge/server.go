@@ -568,6 +568,7 @@ func srvTool(mt llm.MCPTool, t *wield.Tool) *mcp.Tool {
 	if len(t.Tags) > 0 {
 		st.Meta[MetaTags] = slices.Clone(t.Tags)
 	}
+	maps.Copy(st.Meta, mt.Meta) // the tool's examples and allowed callers (llm.MCPExamplesKey, llm.MCPCallersKey)
 	if mt.OutputSchema != nil {
 		// Only a non-nil schema: a nil *Schema in the interface would be
 		// an output schema of null.

@@ -33,6 +33,9 @@ type Def struct {
 	Timeout     time.Duration
 	Annotations wield.Annotations
 	Secrets     []string
+	// Examples are argument objects (`examples:`), each valid against the
+	// input schema.
+	Examples []json.RawMessage
 	// Task is the `task:` key: whether an MCP client gets a task for a
 	// call (see wield.Tool.Task).
 	Task wield.TaskSupport
@@ -43,7 +46,8 @@ type Def struct {
 	File      string
 	Line, Col int
 
-	broken bool // a problem (not a warning) in its lines: left out
+	exampleNodes []*yaml.Node // beside Examples, for positions
+	broken       bool         // a problem (not a warning) in its lines: left out
 }
 
 // Source is "file:line", as Tool.Source and duplicate warnings show it.
@@ -183,6 +187,8 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 			def.Annotations = d.annotations(f)
 		case "secrets":
 			def.Secrets = d.strings(f)
+		case "examples":
+			def.Examples, def.exampleNodes = d.examples(f)
 		case "allowed_callers":
 			def.AllowedCallers = d.allowedCallers(f)
 		default:
@@ -217,6 +223,7 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 			d.errorf(start(n, fs), "secrets: %q is not a parameter", s)
 		}
 	}
+	d.checkExamples(def)
 	return def
 }
 

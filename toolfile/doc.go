@@ -29,7 +29,9 @@
 // are required only when they say so or their object lists them.
 //
 // wield adds permission, timeout ("30s" or seconds), annotations (read_only,
-// destructive, idempotent, open_world) and secrets to the format.
+// destructive, idempotent, open_world), secrets, examples (argument objects,
+// each checked against the parameters at load, strictly) and
+// allowed_callers (direct, program) to the format.
 //
 // The YAML is read by go.yaml.in/yaml/v3 with YAML 1.2's types: true and
 // false are booleans, yes and no are strings, and a plain date such as

@@ -148,6 +148,7 @@ func (def *Def) Tool(h wield.Handler) *wield.Tool {
 		Permission:   def.Permission,
 		Timeout:      timeout,
 		Secrets:      def.Secrets,
+		Examples:     def.Examples,
 		Task:         def.Task,
 		Source:       def.Source(),
 		Handler:      h,

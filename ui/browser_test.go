@@ -109,6 +109,7 @@ func flakyTool() *wield.Tool {
 	})
 	t.Category = wield.CategoryCustom
 	t.Tags = []string{"test"}
+	t.Examples = []json.RawMessage{json.RawMessage(`{"n":2}`), json.RawMessage(`{"n":7}`)}
 	return t
 }
 

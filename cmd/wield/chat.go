@@ -43,7 +43,9 @@ endpoint too: http://localhost:11434/v1/qwen2.5:7b (openai: the name is what
 follows /v1/, else the last path segment), https://api.anthropic.com/v1/NAME,
 https://generativelanguage.googleapis.com/v1beta/models/NAME. --api responses
 talks to OpenAI's Responses API (POST /v1/responses) instead of Chat Completions;
---strict sends OpenAI's tools in strict mode (wield list --format openai-strict).
+--strict sends OpenAI's tools in strict mode (wield list --format openai-strict) and Anthropic's
+for strict tool use (anthropic-strict); --json-schema sends Gemini's as JSON Schema
+(gemini-json-schema).
 
 Tools go to the provider as ` + "`wield list --format`" + ` exports them; a tool the provider
 cannot take (a schema it refuses) is named on stderr and left out of the chat.
@@ -168,7 +170,8 @@ out): stderr names those lines.`,
 	cmd.Flags().StringVar(&cm.model, "model", "", "the model: NAME, or URL/NAME such as http://127.0.0.1:8000/v1/my-model (required)")
 	cmd.Flags().StringVar(&cm.provider, "provider", "", "openai, anthropic or gemini (default: from the model's URL or name, else openai)")
 	cmd.Flags().StringVar(&cm.api, "api", apiChat, "OpenAI's API: chat (Chat Completions) or responses")
-	cmd.Flags().BoolVar(&cm.strict, "strict", false, "OpenAI's strict mode: schemas rewritten so the model's arguments always match them")
+	cmd.Flags().BoolVar(&cm.strict, "strict", false, "OpenAI's strict mode, Anthropic's strict tool use: schemas rewritten so the model's arguments always match them")
+	cmd.Flags().BoolVar(&cm.jsonSchema, "json-schema", false, "Gemini: send the tools' schemas as JSON Schema (parametersJsonSchema), for the models that take it")
 	cmd.Flags().StringVar(&agentFile, "agent", "", "an agent file: its tools, tool_sets and output_strategy")
 	cmd.Flags().StringVar(&system, "system", "", "the system prompt")
 	cmd.Flags().StringVar(&cm.keyEnv, "api-key-env", "", "environment variable that holds the API key (default: the provider's usual ones)")

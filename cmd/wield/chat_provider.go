@@ -41,8 +41,11 @@ type chatModel struct {
 	// instead of the provider's usual ones.
 	keyEnv string
 	noFC   bool
-	// strict is --strict: OpenAI's strict mode for the tools.
+	// strict is --strict: OpenAI's strict mode, Anthropic's strict tool
+	// use.
 	strict bool
+	// jsonSchema is --json-schema: Gemini's parametersJsonSchema.
+	jsonSchema bool
 }
 
 // resolved is a chatModel made definite: the provider, the API base (""
@@ -165,8 +168,10 @@ func (m chatModel) newModel(ctx context.Context, warn io.Writer) (llm.Model, llm
 		return nil, nil, usagef("--api %q: want chat or responses", m.api)
 	case m.api == apiResponses && r.provider != providerOpenAI:
 		return nil, nil, usagef("--api responses is OpenAI's Responses API; the provider is %s (--provider openai to use it)", r.provider)
-	case m.strict && r.provider != providerOpenAI:
-		return nil, nil, usagef("--strict is OpenAI's strict mode; the provider is %s", r.provider)
+	case m.strict && r.provider == providerGemini:
+		return nil, nil, usagef("--strict is OpenAI's strict mode and Anthropic's strict tool use; the provider is gemini (--json-schema sends its tools as JSON Schema)")
+	case m.jsonSchema && r.provider != providerGemini:
+		return nil, nil, usagef("--json-schema is Gemini's parametersJsonSchema; the provider is %s", r.provider)
 	}
 	if r.inferred != "" && r.provider != providerOpenAI && r.base != "" {
 		if u, _ := url.Parse(r.base); u != nil && !strings.HasSuffix(u.Hostname(), ".anthropic.com") && !strings.HasSuffix(u.Hostname(), ".googleapis.com") {
@@ -198,8 +203,11 @@ func (m chatModel) newModel(ctx context.Context, warn io.Writer) (llm.Model, llm
 		if key == "" && os.Getenv("ANTHROPIC_API_KEY") == "" && os.Getenv("ANTHROPIC_AUTH_TOKEN") == "" {
 			return nil, nil, usagef("anthropic: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or name the variable that holds it with --api-key-env")
 		}
-		model, err = anthropic.NewClient(anthropic.ClientOptions{Model: r.name, BaseURL: r.base, APIKey: key, NoFunctionCalling: m.noFC})
+		model, err = anthropic.NewClient(anthropic.ClientOptions{Model: r.name, BaseURL: r.base, APIKey: key, NoFunctionCalling: m.noFC, Strict: m.strict})
 		dialect = anthropic.Dialect
+		if m.strict {
+			dialect = anthropic.Strict
+		}
 	case providerGemini:
 		if key == "" {
 			g, k := os.Getenv("GOOGLE_API_KEY"), os.Getenv("GEMINI_API_KEY")
@@ -213,8 +221,11 @@ func (m chatModel) newModel(ctx context.Context, warn io.Writer) (llm.Model, llm
 		if r.base == "" && os.Getenv("GOOGLE_GEMINI_BASE_URL") == "" && os.Getenv("GEMINI_BASE_URL") != "" {
 			fmt.Fprintln(warn, "wield: GEMINI_BASE_URL is set but not read: the base URL is GOOGLE_GEMINI_BASE_URL, as in Google's SDKs")
 		}
-		model, err = gemini.NewClient(ctx, gemini.ClientOptions{Model: r.name, BaseURL: r.base, APIKey: key, NoFunctionCalling: m.noFC})
+		model, err = gemini.NewClient(ctx, gemini.ClientOptions{Model: r.name, BaseURL: r.base, APIKey: key, NoFunctionCalling: m.noFC, JSONSchema: m.jsonSchema})
 		dialect = gemini.Dialect
+		if m.jsonSchema {
+			dialect = gemini.JSONSchema
+		}
 	}
 	if err != nil {
 		return nil, nil, usagef("%v", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httpapi"
 	"github.com/wieldhq/wield/internal/safetext"
+	"github.com/wieldhq/wield/llm"
 )
 
 // toolView is a tool as `wield list --json` shows it.
@@ -30,6 +32,9 @@ type toolView struct {
 	Source       string             `json:"source,omitempty"`
 	InputSchema  *jsonschema.Schema `json:"input_schema"`
 	OutputSchema *jsonschema.Schema `json:"output_schema,omitempty"`
+	// Examples and AllowedCallers as GET /v1/tools gives them.
+	Examples       []json.RawMessage `json:"examples,omitempty"`
+	AllowedCallers []string          `json:"allowed_callers"`
 }
 
 func viewOf(t *wield.Tool) toolView {
@@ -41,24 +46,29 @@ func viewOf(t *wield.Tool) toolView {
 		Name: t.Name, Version: t.Version, Description: t.Description, Category: t.Category, Tags: t.Tags,
 		Permission: t.EffectivePermission(), Annotations: t.Annotations, TimeoutMS: t.Timeout.Milliseconds(),
 		Status: st, Source: t.Source, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
+		Examples: t.Examples, AllowedCallers: t.EffectiveCallers(),
 	}
 }
 
 func (a *app) listCommand() *cobra.Command {
-	var asJSON bool
+	var asJSON, deferred, namespaces bool
 	var category, format, toolset, agent string
-	var tags []string
+	var tags, load []string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the tools, or export them for a model",
 		Long: "List the registered tools, optionally only those of a category, carrying any of the given tags, of a toolset or of an agent's toolkit.\n\n" +
 			"With --format, print instead the document GET /v1/tools?format= answers, byte for byte, to wire wield into an agent by hand: " +
-			"the tools as a provider's or MCP's JSON (openai, openai-strict, responses, responses-strict, anthropic, gemini, mcp), ready to be the request's tools, " +
+			"the tools as a provider's or MCP's JSON (openai, openai-strict, responses, responses-strict, anthropic, anthropic-strict, gemini, gemini-json-schema, mcp), ready to be the request's tools, " +
 			"or the prompt for a model without function calling (xml, json-prompt). Tools a provider would refuse are left out, with a warning on stderr. " +
+			"--deferred (with anthropic, anthropic-strict, responses or responses-strict) writes the document for the provider's own tool search: its search tool first, every tool marked defer_loading but those --load names; --namespaces (responses) puts each toolset's deferred tools in a namespace. " +
 			"--json prints wield's own description of the tools and cannot be combined with --format.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sel := httpapi.ToolSelection{Category: wield.Category(category), Tags: tags, Toolset: toolset, Agent: agent}
+			if format == "" && (deferred || len(load) > 0 || namespaces) {
+				return usagef("--deferred, --load and --namespaces apply to an export: add --format anthropic, anthropic-strict, responses or responses-strict")
+			}
 			if format != "" {
 				if asJSON {
 					return usagef("--json and --format exclude each other: --json prints wield's own description of the tools, --format a document for a model")
@@ -69,7 +79,7 @@ func (a *app) listCommand() *cobra.Command {
 					}
 					return usageError{err}
 				}
-				return a.export(cmd.Context(), format, sel)
+				return a.export(cmd.Context(), format, sel, httpapi.ExportOptions{Deferred: deferred, Load: load}, namespaces)
 			}
 			tools, err := a.selectTools(cmd.Context(), sel)
 			if err != nil {
@@ -101,6 +111,9 @@ func (a *app) listCommand() *cobra.Command {
 	cmd.Flags().StringSliceVar(&tags, "tag", nil, "only tools with any of these tags (repeatable)")
 	cmd.Flags().StringVar(&toolset, "toolset", "", "only the tools of this toolset")
 	cmd.Flags().StringVar(&agent, "agent", "", "only the tools of this agent's toolkit (its tools and those of its toolsets)")
+	cmd.Flags().BoolVar(&deferred, "deferred", false, "with --format: mark the tools defer_loading, behind the provider's tool search")
+	cmd.Flags().StringSliceVar(&load, "load", nil, "with --deferred: tools to keep loaded (repeatable)")
+	cmd.Flags().BoolVar(&namespaces, "namespaces", false, "with --deferred and responses: each toolset's deferred tools in a namespace")
 	return cmd
 }
 
@@ -117,7 +130,8 @@ func (a *app) selectTools(ctx context.Context, sel httpapi.ToolSelection) ([]*wi
 		for i, ti := range infos {
 			tools[i] = &wield.Tool{Name: ti.Name, Version: ti.Version, Description: ti.Description, Category: ti.Category,
 				Tags: ti.Tags, InputSchema: ti.InputSchema, OutputSchema: ti.OutputSchema, Annotations: ti.Annotations,
-				Permission: ti.Permission, Timeout: time.Duration(ti.TimeoutMS) * time.Millisecond, Status: ti.Status, Source: ti.Source}
+				Permission: ti.Permission, Timeout: time.Duration(ti.TimeoutMS) * time.Millisecond, Status: ti.Status, Source: ti.Source,
+				Examples: ti.Examples, AllowedCallers: ti.AllowedCallers}
 		}
 		return tools, nil
 	}
@@ -136,19 +150,36 @@ func (a *app) selectTools(ctx context.Context, sel httpapi.ToolSelection) ([]*wi
 // export prints the export document of the chosen tools in format, as
 // GET /v1/tools?format= answers it (from --server, that answer itself), and
 // the tools the format left out as warnings on stderr.
-func (a *app) export(ctx context.Context, format string, sel httpapi.ToolSelection) error {
+func (a *app) export(ctx context.Context, format string, sel httpapi.ToolSelection, opts httpapi.ExportOptions, namespaces bool) error {
 	var x *httpapi.Export
 	if c := a.client(); c != nil {
+		q := toolQuery(sel)
+		q.Deferred, q.Load, q.Namespaces = opts.Deferred, opts.Load, namespaces
 		var err error
-		if x, err = c.Export(ctx, format, toolQuery(sel)); err != nil {
+		if x, err = c.Export(ctx, format, q); err != nil {
+			var ae *httpapi.Error
+			if errors.As(err, &ae) && ae.Status == http.StatusBadRequest {
+				return usageError{err}
+			}
 			return selectionError(err, sel)
 		}
 	} else {
-		tools, err := a.selectTools(ctx, sel)
+		reg, _, err := a.setup(nil)
 		if err != nil {
 			return err
 		}
-		if x, err = httpapi.ExportTools(format, tools); err != nil {
+		tools, err := httpapi.SelectTools(reg, sel, a.agents)
+		if err != nil {
+			return selectionError(err, sel)
+		}
+		if namespaces {
+			opts.Namespaces = llm.NamespacesOf(reg.Toolsets())
+		}
+		if x, err = httpapi.ExportToolsWith(format, tools, opts); err != nil {
+			var oe *httpapi.OptionError
+			if errors.As(err, &oe) || errors.Is(err, llm.ErrNoDeferredLoading) || errors.Is(err, llm.ErrNoNamespaces) || errors.Is(err, llm.ErrNamespaceName) {
+				return usageError{err}
+			}
 			return err
 		}
 	}

@@ -191,7 +191,7 @@ func TestListFormatUsageErrors(t *testing.T) {
 	tmp := t.TempDir()
 	s := launchServe(t, []string{"serve", "--addr", "127.0.0.1:0", "--db", "sqlite:" + filepath.Join(tmp, "w.db"),
 		"--tools", dir, "--keys", filepath.Join(tmp, "keys.json")})
-	formats := "the formats are openai, openai-strict, responses, responses-strict, anthropic, gemini, mcp, xml, json-prompt"
+	formats := "the formats are openai, openai-strict, responses, responses-strict, anthropic, anthropic-strict, gemini, gemini-json-schema, mcp, xml, json-prompt"
 	tests := []struct {
 		name string
 		args []string

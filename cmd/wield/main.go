@@ -1,7 +1,7 @@
 // Command wield is the tool engine's binary: list the tools, call one, and
 // (as later capabilities land) serve them.
 //
-//	wield list [--json | --format openai|openai-strict|responses|responses-strict|anthropic|gemini|mcp|xml|json-prompt]
+//	wield list [--json | --format openai|openai-strict|responses|responses-strict|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|xml|json-prompt] [--deferred [--load T]]
 //	           [--category C] [--tag T] [--toolset S] [--agent A]
 //	wield call NAME [--args JSON | key=value | key:=JSON ...] [--conversation ID] [--timeout D]
 //	wield calls [--conversation ID] [--tool T] [--status ok|error] [--since 1h] [--limit N] [--json]

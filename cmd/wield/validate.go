@@ -122,7 +122,9 @@ var dialectsByName = map[string]llm.Dialect{
 	"openai-responses":        openai.Responses,
 	"openai-responses-strict": openai.ResponsesStrict,
 	"anthropic":               anthropic.Dialect,
+	"anthropic-strict":        anthropic.Strict,
 	"gemini":                  gemini.Dialect,
+	"gemini-json-schema":      gemini.JSONSchema,
 	"mcp":                     llm.MCP,
 }
 

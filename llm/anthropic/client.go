@@ -59,6 +59,17 @@ type ClientOptions struct {
 	// NoFunctionCalling makes agents describe tools in the prompt instead
 	// of sending them (`wield chat --no-function-calling`).
 	NoFunctionCalling bool
+	// Strict sends tools for strict tool use, in the [Strict] dialect
+	// (`wield chat --strict`).
+	Strict bool
+}
+
+// dialect is the dialect the options choose.
+func (o ClientOptions) dialect() llm.Dialect {
+	if o.Strict {
+		return Strict
+	}
+	return Dialect
 }
 
 // Client is an [llm.Model] on Anthropic's Messages API. Every Claude model
@@ -125,7 +136,7 @@ func NewClient(opts ClientOptions) (*Client, error) {
 		api:   modelapi.Client{HTTP: opts.HTTPClient, Header: h, MaxRetries: retries, Timeout: attemptTimeout},
 		url:   strings.TrimSuffix(base, "/") + "/v1/messages",
 		opts:  opts,
-		tools: llm.ToolCache{Dialect: Dialect},
+		tools: llm.ToolCache{Dialect: opts.dialect()},
 	}, nil
 }
 

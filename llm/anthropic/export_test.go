@@ -3,6 +3,7 @@ package anthropic_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,5 +65,78 @@ func TestTopLevelRefused(t *testing.T) {
 		if tt.refuse && (len(ps) != 1 || !strings.Contains(ps[0].Message, "top level")) {
 			t.Errorf("%s: problems %v", tt.schema, ps)
 		}
+	}
+}
+
+// TestStrictSchema: strict tool use gets additionalProperties false on
+// every object and the bounds it cannot constrain in the descriptions;
+// what it cannot express is a problem at its pointer; the tool's schema is
+// left alone.
+func TestStrictSchema(t *testing.T) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":7},"tags":{"type":"array","items":{"type":"string"},"minItems":2},"o":{"oneOf":[{"type":"string","format":"uri"},{"type":"object","properties":{"k":{"type":"string"}}}]}}}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	tool := wield.Raw("x", "X", &s, nil)
+	v, ps := anthropic.Strict.ExportTool(tool)
+	if len(ps) > 0 {
+		t.Fatalf("problems: %v", ps)
+	}
+	got, _ := json.Marshal(v)
+	want := `{"name":"x","description":"X","input_schema":{"type":"object","properties":{"n":{"type":"integer","description":"minimum: 1;maximum: 7"},"o":{"anyOf":[{"type":"string","format":"uri"},{"type":"object","properties":{"k":{"type":"string"}},"additionalProperties":false}]},"tags":{"type":"array","items":{"type":"string"},"description":"minItems: 2"}},"additionalProperties":false},"strict":true}`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if s.AdditionalProperties != nil || s.Properties["n"].Minimum == nil {
+		t.Error("the tool's schema was modified")
+	}
+	for schema, path := range map[string]string{
+		`{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}}}`: "/properties/m/additionalProperties",
+		`{"type":"object","properties":{"any":{"type":"object"}}}`:                                        "/properties/any",
+		`{"type":"object","properties":{"n":{"$ref":"#"}}}`:                                               "/properties/n",
+		`{"type":"object","properties":{"x":{"type":"string","not":{"const":"a"}}}}`:                      "/properties/x",
+	} {
+		var s jsonschema.Schema
+		if err := json.Unmarshal([]byte(schema), &s); err != nil {
+			t.Fatal(err)
+		}
+		_, ps := anthropic.Strict.ExportTool(wield.Raw("x", "X", &s, nil))
+		if len(ps) == 0 || ps[0].Path != path || ps[0].Dialect != "anthropic-strict" {
+			t.Errorf("%s: problems %v, want one at %q", schema, ps, path)
+		}
+	}
+}
+
+func ExampleStrictSchema() {
+	type weatherIn struct {
+		City string `json:"city" description:"City name"`
+		Days int    `json:"days,omitempty" minimum:"1" maximum:"7"`
+	}
+	weather := wield.Func("weather", "Current weather",
+		func(context.Context, weatherIn) (string, error) { return "", nil })
+	s, problems := anthropic.StrictSchema(weather.InputSchema)
+	b, _ := json.Marshal(s)
+	fmt.Println(string(b), len(problems))
+	// Output:
+	// {"type":"object","properties":{"city":{"type":"string","description":"City name"},"days":{"type":"integer","description":"minimum: 1;maximum: 7"}},"required":["city"],"additionalProperties":false} 0
+}
+
+// TestStrictExamples: an example the strict schema refuses (a property
+// the tool's open object accepts but strict mode closes) keeps the tool
+// out of anthropic-strict, since the API would refuse the whole request;
+// the plain dialect sends it.
+func TestStrictExamples(t *testing.T) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{"q":{"type":"string"}}}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	tool := wield.Raw("find", "Find", &s, nil)
+	tool.Examples = []json.RawMessage{json.RawMessage(`{"q":"a"}`), json.RawMessage(`{"q":"a","extra":1}`)}
+	_, ps := anthropic.Strict.ExportTool(tool)
+	if len(ps) != 1 || !strings.Contains(ps[0].Message, "input_examples[1] does not match the schema strict tool use is given") {
+		t.Errorf("problems %v", ps)
+	}
+	if _, ps := anthropic.Dialect.ExportTool(tool); len(ps) != 0 {
+		t.Errorf("anthropic: %v", ps)
 	}
 }

@@ -39,6 +39,18 @@ type ClientOptions struct {
 	// NoFunctionCalling makes agents describe tools in the prompt instead
 	// of sending them (`wield chat --no-function-calling`).
 	NoFunctionCalling bool
+	// JSONSchema sends the tools' schemas as JSON Schema, in the
+	// [JSONSchema] dialect (`wield chat --json-schema`), for the models
+	// that take parametersJsonSchema.
+	JSONSchema bool
+}
+
+// dialect is the dialect the options choose.
+func (o ClientOptions) dialect() llm.Dialect {
+	if o.JSONSchema {
+		return JSONSchema
+	}
+	return Dialect
 }
 
 // Client is an [llm.Model] on the Gemini API's generateContent. Tools are
@@ -47,9 +59,8 @@ type ClientOptions struct {
 // oneOf as anyOf, additionalProperties false left out, see
 // [ConvertSchema]), and a tool whose meaning that subset cannot keep is
 // refused with an *[llm.ToolsError] rather than sent changed. The newer
-// parametersJsonSchema is not used: models before the November 2025
-// releases refuse most of JSON Schema there, and one form for every model
-// is the form `wield list --format gemini` shows.
+// parametersJsonSchema is opt-in (ClientOptions.JSONSchema): models
+// before the November 2025 releases refuse most of JSON Schema there.
 //
 // It speaks the documented wire format over net/http and encoding/json
 // rather than through Google's Go SDK (google.golang.org/genai), which
@@ -114,7 +125,7 @@ func NewClient(_ context.Context, opts ClientOptions) (*Client, error) {
 		api:   modelapi.Client{HTTP: hc, Header: http.Header{"X-Goog-Api-Key": {key}}},
 		url:   strings.TrimSuffix(base, "/") + "/" + apiVersion + "/" + model + ":generateContent",
 		opts:  opts,
-		tools: llm.ToolCache{Dialect: Dialect},
+		tools: llm.ToolCache{Dialect: opts.dialect()},
 	}, nil
 }
 

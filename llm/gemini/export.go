@@ -25,11 +25,15 @@ type Tool struct {
 }
 
 // FunctionDeclaration describes one function. Parameters is nil for a tool
-// that takes none, as the API asks.
+// that takes none, as the API asks. The [JSONSchema] dialect sets
+// ParametersJSONSchema and ResponseJSONSchema instead (the API takes one
+// form of each, never both).
 type FunctionDeclaration struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description,omitempty"`
-	Parameters  *Schema `json:"parameters,omitempty"`
+	Name                 string             `json:"name"`
+	Description          string             `json:"description,omitempty"`
+	Parameters           *Schema            `json:"parameters,omitempty"`
+	ParametersJSONSchema *jsonschema.Schema `json:"parametersJsonSchema,omitempty"`
+	ResponseJSONSchema   *jsonschema.Schema `json:"responseJsonSchema,omitempty"`
 }
 
 // Schema is Gemini's schema object, with the fields the Gemini API accepts
@@ -69,7 +73,11 @@ type dialect struct{}
 func (dialect) Name() string { return "gemini" }
 
 var (
-	// The 64-character limits are checked apart (see llm.CheckName).
+	// The rules of FunctionDeclaration.name and of parameter names in
+	// https://ai.google.dev/api/caching#FunctionDeclaration: a letter or _
+	// first, then letters, digits, _ . : - (names) or _ (parameters), at
+	// most 64. The 64-character limits are checked apart (see
+	// llm.CheckName).
 	nameRule  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:\-]*$`)
 	paramRule = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
@@ -28,6 +29,16 @@ const (
 	LargeEnum            = 250     // values from which MaxEnumStringLength applies
 	MaxTotalStringLength = 120_000 // characters of property and definition names, enum and const values
 )
+
+// MaxDescription is the longest function description Chat Completions
+// takes, in characters: a longer one fails the whole request with 400
+// "Invalid 'tools[0].function.description': string too long. Expected a
+// string with maximum length 1024" (code string_above_max_length; the
+// field's limit in https://platform.openai.com/docs/api-reference/chat/create,
+// met by every MCP client that forwards long descriptions, e.g.
+// https://github.com/getsentry/sentry-mcp/issues/106). The Responses API
+// publishes no such limit and is not held to it.
+const MaxDescription = 1024
 
 // API names an OpenAI API whose tool format a [Dialect] writes.
 type API string
@@ -92,7 +103,10 @@ type ResponsesTool struct {
 	Strict      bool               `json:"strict"`
 }
 
-// nameRule is OpenAI's rule for function names.
+// nameRule is OpenAI's rule for function names: "a-z, A-Z, 0-9, or
+// underscores and dashes, with a maximum length of 64" (function.name in
+// https://platform.openai.com/docs/api-reference/chat/create; the length
+// is checked apart, see llm.CheckName).
 var nameRule = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // ExportTool returns a [ChatTool] or a [ResponsesTool].
@@ -100,6 +114,9 @@ func (d Dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 	var ps []llm.Problem
 	if p := llm.CheckName(d, t, nameRule, 64, "1-64 letters, digits, _ or -"); p != nil {
 		ps = append(ps, *p)
+	}
+	if n := utf8.RuneCountInString(t.Description); d.API == ChatAPI && n > MaxDescription {
+		ps = append(ps, llm.Problem{Tool: t.Name, Dialect: d.Name(), Message: fmt.Sprintf("the description has %d characters; Chat Completions refuses more than %d (string_above_max_length): shorten it", n, MaxDescription)})
 	}
 	params := t.InputSchema
 	if d.Strict {
@@ -287,7 +304,7 @@ func (c *strictConv) schema(s *jsonschema.Schema, path string, level int) *jsons
 		switch {
 		case strictKept[k], strictDropped[k]:
 		case strictNoted[k]:
-			out.Description = llm.Note(out.Description, noteFor(s, k))
+			out.Description = llm.Note(out.Description, llm.KeywordNote(s, k))
 		default:
 			c.problem(path, fmt.Sprintf("keyword %q is not supported in strict mode", k))
 		}
@@ -440,35 +457,4 @@ func nullable(s *jsonschema.Schema) *jsonschema.Schema {
 		s.Enum = append(append([]any(nil), s.Enum...), nil)
 	}
 	return s
-}
-
-// noteFor describes keyword k of s for a description.
-func noteFor(s *jsonschema.Schema, k string) string {
-	switch k {
-	case "minLength":
-		return fmt.Sprintf("minLength: %d", *s.MinLength)
-	case "maxLength":
-		return fmt.Sprintf("maxLength: %d", *s.MaxLength)
-	case "minProperties":
-		return fmt.Sprintf("minProperties: %d", *s.MinProperties)
-	case "maxProperties":
-		return fmt.Sprintf("maxProperties: %d", *s.MaxProperties)
-	case "default":
-		return "Default: " + llm.Value(s.Default)
-	case "examples":
-		vs := make([]string, len(s.Examples))
-		for i, v := range s.Examples {
-			vs[i] = llm.Value(v)
-		}
-		return "Examples: " + strings.Join(vs, ", ")
-	case "uniqueItems":
-		return "items must be unique"
-	case "contentEncoding":
-		return "encoding: " + s.ContentEncoding
-	case "contentMediaType":
-		return "media type: " + s.ContentMediaType
-	case "deprecated":
-		return "deprecated"
-	}
-	return k
 }

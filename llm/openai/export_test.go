@@ -241,3 +241,22 @@ func TestTopLevelRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestDescriptionLimit: Chat Completions refuses a function description of
+// more than 1024 characters (counted as characters, not bytes); the tool
+// is left out with a problem saying so, not cut. The Responses API has no
+// published limit.
+func TestDescriptionLimit(t *testing.T) {
+	schema := &jsonschema.Schema{Type: "object"}
+	at := wield.Raw("at_limit", strings.Repeat("é", openai.MaxDescription), schema, nil)
+	over := wield.Raw("over_limit", strings.Repeat("a", openai.MaxDescription+1), schema, nil)
+	for _, d := range []openai.Dialect{openai.Chat, openai.ChatStrict} {
+		vs, ps := llm.Export(d, []*wield.Tool{at, over})
+		if len(vs) != 1 || len(ps) != 1 || ps[0].Tool != "over_limit" || !strings.Contains(ps[0].Message, "1025 characters") {
+			t.Errorf("%s: %d exported, problems %v", d.Name(), len(vs), ps)
+		}
+	}
+	if vs, ps := llm.Export(openai.Responses, []*wield.Tool{at, over}); len(vs) != 2 || len(ps) != 0 {
+		t.Errorf("responses: %d exported, problems %v", len(vs), ps)
+	}
+}

@@ -228,10 +228,15 @@ function toolPage(el, t) {
   let callOff = false;
   let ctl = null;
 
+  // The tool's own examples (a tool file's examples:) fill the form, the
+  // calls its author shows models.
+  const examples = (t.examples || []).length ? h("p", { class: "examples small", id: "tool-examples" }, h("span", { class: "muted" }, "Examples: "),
+    t.examples.map((ex, i) => h("button", { type: "button", class: "ghost small", title: JSON.stringify(ex), "data-example": String(i),
+      onclick: () => { form.fill(ex); form.clearErrors(); raw.value = pretty(ex); } }, `Example ${i + 1}`))) : null;
   const formEl = h("form", { class: "try card", novalidate: true, "aria-label": `Try ${t.name}`, onsubmit: (ev) => { ev.preventDefault(); run(); } },
     h("div", { class: "card-head" }, h("h3", null, "Try it"),
       h("div", { class: "tabs", role: "tablist", "aria-label": "Arguments editor" }, tabForm, tabRaw)),
-    form.el, rawPane, options,
+    examples, form.el, rawPane, options,
     h("div", { class: "actions" }, runBtn, dryBtn, cancelBtn, resetBtn, h("span", { class: "muted small kbd-hint" }, "Ctrl+Enter runs")),
     offNote, result);
   who().then((w) => {
@@ -374,6 +379,7 @@ function toolPage(el, t) {
       t.tags && t.tags.length ? [h("dt", null, "Tags"), h("dd", null, t.tags.join(", "))] : null,
       chips.length ? [h("dt", null, "Behaviour"), h("dd", null, chips)] : null,
       t.timeout_ms ? [h("dt", null, "Timeout"), h("dd", null, fmtMS(t.timeout_ms))] : null,
+      t.allowed_callers ? [h("dt", null, "Callers"), h("dd", { id: "tool-callers", title: "who may call the tool: the model directly, a program it wrote" }, t.allowed_callers.join(", "))] : null,
       t.source ? [h("dt", null, "Source"), h("dd", null, t.source)] : null,
       [h("dt", null, "History"), h("dd", null, h("a", { href: `#/calls?tool=${encodeURIComponent(t.name)}` }, "Calls of this tool"))]),
     formEl,
