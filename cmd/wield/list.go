@@ -164,7 +164,7 @@ func (a *app) export(ctx context.Context, format string, sel httpapi.ToolSelecti
 			return selectionError(err, sel)
 		}
 	} else {
-		reg, _, err := a.setup(nil)
+		reg, eng, err := a.setup(nil)
 		if err != nil {
 			return err
 		}
@@ -172,6 +172,9 @@ func (a *app) export(ctx context.Context, format string, sel httpapi.ToolSelecti
 		if err != nil {
 			return selectionError(err, sel)
 		}
+		// What the policies deny this command's caller is not exported,
+		// as it is not listed (selectTools).
+		tools = wield.VisibleTools(ctx, eng.Policy(), reg, wield.Caller{}, tools)
 		if namespaces {
 			opts.Namespaces = llm.NamespacesOf(reg.Toolsets())
 		}
