@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,7 +39,10 @@ func gracePeriod(d time.Duration, log *slog.Logger) (grace context.Context, hurr
 	timer := time.AfterFunc(d, func() { end(serverStopped(fmt.Sprintf("its grace period of %v ended", d))) })
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	var second bool
+	// second is set before the grace period ends, so that hurried() says
+	// true as soon as grace is done (it read a flag set after end, and a
+	// caller that looked at once could see false).
+	var second atomic.Bool
 	done := make(chan struct{})
 	watched := make(chan struct{})
 	go func() {
@@ -50,19 +54,12 @@ func gracePeriod(d time.Duration, log *slog.Logger) (grace context.Context, hurr
 				name = "interrupt (Ctrl-C)"
 			}
 			log.Warn("shutdown: a second signal: stopping now", "signal", name)
-			second = true
+			second.Store(true)
 			end(serverStopped("it was stopped at once by a second " + name))
 		case <-done:
 		}
 	}()
-	hurried = func() bool {
-		select {
-		case <-watched:
-			return second
-		default:
-			return false
-		}
-	}
+	hurried = second.Load
 	release = func() {
 		signal.Stop(sigs)
 		timer.Stop()
