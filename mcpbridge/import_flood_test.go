@@ -157,13 +157,17 @@ func TestImportFloodListChanged(t *testing.T) {
 // floodBaseline is the heap in use and the number of goroutines (apart from
 // HTTP connections', see floodCount) once the
 // garbage is collected.
-func floodBaseline() (heap uint64, goroutines int) {
+func floodBaseline() (heap uint64, goroutines floodGor) {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	all, conns := floodCount()
-	return m.HeapInuse, all - conns
+	return m.HeapInuse, floodGor{other: all - conns, conns: conns}
 }
+
+// floodGor counts goroutines: those of HTTP keep-alive connections, and
+// the others.
+type floodGor struct{ other, conns int }
 
 // floodCall calls tool, within a minute, and meanwhile measures the live
 // heap every 100 ms (heap in use right after a collection: without one,
@@ -209,22 +213,22 @@ func floodCall(t *testing.T, tool *wield.Tool) (json.RawMessage, uint64) {
 // connection when it lists the tools (list_changed) while the call's
 // request is open, and the transport keeps it idle for the next request.
 // That pool is bounded by the transport (2 idle connections per host),
-// not a leak; anything else left over is. n is the count of the other
-// goroutines before the flood (floodBaseline).
-func floodGoroutines(t *testing.T, n int) {
+// not a leak; anything else left over is. n is the count before the flood
+// (floodBaseline), which holds the connections of other tests too.
+func floodGoroutines(t *testing.T, n floodGor) {
 	t.Helper()
-	// The standalone SSE stream's connection and two idle ones, each with
-	// its client read and write loops, server conn and background read.
-	const maxConns = 3 * 4
+	// Two more idle connections, each with its client read and write
+	// loops, server conn and background read.
+	const moreConns = 2 * 4
 	var got, conns int
 	for range 1000 {
-		if got, conns = floodCount(); got-conns <= n+3 && conns <= maxConns {
+		if got, conns = floodCount(); got-conns <= n.other+3 && conns <= n.conns+moreConns {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	buf := make([]byte, 1<<20)
-	t.Errorf("%d goroutines 10 s after the flood (%d of them HTTP connections'), %d before it:\n%s", got, conns, n, buf[:runtime.Stack(buf, true)])
+	t.Errorf("%d goroutines 10 s after the flood (%d of them HTTP connections'), %d before it (%d):\n%s", got, conns, n.other+n.conns, n.conns, buf[:runtime.Stack(buf, true)])
 }
 
 // floodCount returns the number of goroutines and, of those, the ones an
