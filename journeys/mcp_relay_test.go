@@ -113,8 +113,14 @@ func TestJourneyMCPRelay(t *testing.T) {
 		t.Fatalf("the long-running operation answered %+v", res)
 	}
 	mu.Lock()
-	if strings.Join(progress, ",") != "journey,journey,journey" {
-		t.Errorf("progress notices under tokens %q, want three under journey", progress)
+	// The server sends a notice after each 2 s step; the third goes out
+	// in the instant before its result, which the go-sdk may handle first
+	// (it reads notifications on a queue of their own), and a notice that
+	// arrives after the result is not sent on (docs/mcp.md, the relay's
+	// limits). The two spaced ones always reach the client: on a loaded
+	// machine the third did not, 1 run in 4.
+	if n := len(progress); n < 2 || n > 3 || strings.Trim(strings.Join(progress, ","), "journey,") != "" {
+		t.Errorf("progress notices under tokens %q, want two or three, all under journey", progress)
 	}
 	if len(logs) == 0 {
 		t.Errorf("no log message of the imported server reached the client")
