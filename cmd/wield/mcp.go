@@ -95,19 +95,11 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 	log := slog.New(slog.NewTextHandler(a.stderr, nil))
 	// With an OTLP endpoint configured, every tools/call and every call is
 	// a span, as with serve.
-	tracer, propagator, stopTracing, err := tracing(ctx)
+	tracer, propagator, stopTracing, err := tracing(ctx, log)
 	if err != nil {
 		return err
 	}
-	if tracer != nil {
-		defer func() {
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if err := stopTracing(sctx); err != nil {
-				log.Warn("opentelemetry: flush traces", "err", err)
-			}
-		}()
-	}
+	defer stopTracing()
 	return a.withStore(ctx, func(store wield.Storage) error {
 		var traced *tracedStore
 		calls := store

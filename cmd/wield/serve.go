@@ -342,19 +342,13 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	var calls wield.Storage = store // what the engine saves records to
 	// With an OTLP endpoint configured (OTEL_EXPORTER_OTLP_ENDPOINT), every
 	// request and every call is a span.
-	tracer, propagator, stopTracing, err := tracing(ctx)
+	tracer, propagator, stopTracing, err := tracing(ctx, log)
 	var traced *tracedStore
 	if err != nil {
 		return err
 	}
+	defer stopTracing()
 	if tracer != nil {
-		defer func() {
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if err := stopTracing(sctx); err != nil {
-				log.Warn("opentelemetry: flush traces", "err", err)
-			}
-		}()
 		traced = &tracedStore{Storage: store, tracer: tracer}
 		calls = traced
 		log.Info("sending traces over OTLP")

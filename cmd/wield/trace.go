@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"log/slog"
 	mrand "math/rand/v2"
 	"net/http"
 	"os"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
@@ -31,18 +33,19 @@ import (
 // the standard way (OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTLP over HTTP; the other OTEL_*
 // variables apply too, read by internal/otlphttp as otlptracehttp reads
-// them, without the gRPC it links). It returns nil when none is, and
-// otherwise the tracer, the propagator and the function that flushes and
-// stops it. It also makes every outbound request of the process (HTTP
+// them, without the gRPC it links). It returns a nil tracer when none is,
+// and otherwise the tracer and the propagator; stop, never nil, flushes and
+// stops it within 10 s, logging a failure on log. It also makes every outbound request of the process (HTTP
 // tools, web_fetch, remote entries, imported MCP tools) carry the trace
 // context of the call that makes it (see [wield.SetTracePropagator]).
-func tracing(ctx context.Context) (trace.Tracer, propagation.TextMapPropagator, func(context.Context) error, error) {
+func tracing(ctx context.Context, log *slog.Logger) (tracer trace.Tracer, prop propagation.TextMapPropagator, stop func(), err error) {
+	stop = func() {}
 	if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
-		return nil, nil, nil, nil
+		return nil, nil, stop, nil
 	}
 	exp, err := otlptrace.New(ctx, otlphttp.NewClient())
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("opentelemetry: %w", err)
+		return nil, nil, stop, fmt.Errorf("opentelemetry: %w", err)
 	}
 	name := os.Getenv("OTEL_SERVICE_NAME")
 	if name == "" {
@@ -54,12 +57,16 @@ func tracing(ctx context.Context) (trace.Tracer, propagation.TextMapPropagator, 
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithIDGenerator(callIDs{}))
 	otel.SetTracerProvider(tp)
-	prop := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	prop = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 	otel.SetTextMapPropagator(prop)
 	wield.SetTracePropagator(callPropagator{prop})
-	stop := func(ctx context.Context) error {
+	stop = func() {
 		wield.SetTracePropagator(nil)
-		return tp.Shutdown(ctx)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := tp.Shutdown(sctx); err != nil {
+			log.Warn("opentelemetry: flush traces", "err", err)
+		}
 	}
 	return tp.Tracer("github.com/wieldhq/wield"), prop, stop, nil
 }
