@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -119,7 +120,7 @@ func TestJourneyMCPRelay(t *testing.T) {
 	// arrives after the result is not sent on (docs/mcp.md, the relay's
 	// limits). The two spaced ones always reach the client: on a loaded
 	// machine the third did not, 1 run in 4.
-	if n := len(progress); n < 2 || n > 3 || strings.Trim(strings.Join(progress, ","), "journey,") != "" {
+	if n := len(progress); n < 2 || n > 3 || slices.ContainsFunc(progress, func(tok string) bool { return tok != "journey" }) {
 		t.Errorf("progress notices under tokens %q, want two or three, all under journey", progress)
 	}
 	if len(logs) == 0 {
