@@ -2,10 +2,13 @@ package toolsearch
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"go/format"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,8 +19,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var wordnetDict = flag.String("wordnet", "/usr/share/wordnet",
-	"WordNet 3.0 dict folder (Debian's wordnet-base) that wordnet.go is made from")
+var wordnetDict = flag.String("wordnet", "",
+	"WordNet 3.0 dict folder that wordnet.go is made from (default: what scripts/wordnet-up installs and prints, Debian's wordnet-base)")
 
 var updateWordnet = flag.Bool("update-wordnet", false, "rewrite wordnet.go from the WordNet dict folder")
 
@@ -33,12 +36,18 @@ var wordnetPointers = []string{"@", "@i", "+", "$", "&", "\\", "^", "="}
 
 // TestWordnetFile checks that wordnet.go is what the generator makes from
 // WordNet and the package's own vocabulary, and rewrites it with
-// -update-wordnet. It skips where WordNet is not installed.
+// -update-wordnet. WordNet comes from scripts/wordnet-up, which installs
+// Debian's wordnet-base where it is missing, so the check runs wherever the
+// tests do.
 func TestWordnetFile(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(*wordnetDict, "index.verb")); err != nil {
-		t.Skipf("WordNet not found in %s (apt-get install wordnet-base): %v", *wordnetDict, err)
+	dict := *wordnetDict
+	if dict == "" {
+		dict = wordnetUp(t)
 	}
-	got, err := generateWordnet(*wordnetDict)
+	if _, err := os.Stat(filepath.Join(dict, "index.verb")); err != nil {
+		t.Fatalf("WordNet not found in %s: %v", dict, err)
+	}
+	got, err := generateWordnet(dict)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +64,25 @@ func TestWordnetFile(t *testing.T) {
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("wordnet.go is stale; run go test ./toolsearch/ -run TestWordnetFile -update-wordnet (-want +got):\n%s", diff)
 	}
+}
+
+// wordnetUp runs scripts/wordnet-up and returns the folder it prints.
+func wordnetUp(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join("..", "scripts", "wordnet-up"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("scripts/wordnet-up: %v\n%s", err, stderr.String())
+	}
+	dir := strings.TrimSpace(string(out))
+	if i := strings.LastIndexByte(dir, '\n'); i >= 0 {
+		dir = dir[i+1:]
+	}
+	return dir
 }
 
 // toolVocabulary is the target side of the WordNet table: the words the
