@@ -175,6 +175,9 @@ func (s *Server) srvEraRun(ctx context.Context, in srvEraInput, who string, p *m
 		defer cancel(nil)
 		defer stop()
 		res, err := run(callCtx)
+		// Ended: no longer waiting, whether a request waits for the end
+		// (it reads done) or none does (the server closed meanwhile).
+		s.parked.drop(a)
 		a.done <- srvDone{res, err}
 	}()
 	return s.srvEraWait(ctx, a)
