@@ -88,6 +88,31 @@ type srvEraAsker struct {
 
 type srvEraAskerKey struct{}
 
+type srvInputKeyKey struct{}
+
+// WithInputKey returns ctx in which the questions [Elicit] and [Sample]
+// put to a client of 2026-07-28 go under key in inputRequests (the client
+// answers under it), rather than wield_elicit_N or wield_sample_N (N the
+// round): for a client that expects a given key. A key is 1 to 64 ASCII
+// letters, digits, '_', '-' and '.'; another makes the question fail. It
+// changes nothing in a session, whose questions have no key.
+func WithInputKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, srvInputKeyKey{}, key)
+}
+
+// srvCheckInputKey says what is wrong with an input key, or nil.
+func srvCheckInputKey(key string) error {
+	if key == "" || len(key) > 64 {
+		return fmt.Errorf("input key %q: 1 to 64 characters", safetext.Line(key))
+	}
+	for _, r := range key {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return fmt.Errorf("input key %q: only ASCII letters, digits, '_', '-' and '.'", safetext.Line(key))
+		}
+	}
+	return nil
+}
+
 func srvEraAskerFrom(ctx context.Context) *srvEraAsker {
 	a, _ := ctx.Value(srvEraAskerKey{}).(*srvEraAsker)
 	return a
@@ -96,6 +121,7 @@ func srvEraAskerFrom(ctx context.Context) *srvEraAsker {
 // srvAsk is one question of a tool.
 type srvAsk struct {
 	key    string // in inputRequests
+	named  bool   // key given by the tool (WithInputKey)
 	call   string // the call's ID
 	req    mcp.InputRequest
 	schema *jsonschema.Resolved // of an elicitation; nil for sampling
@@ -133,6 +159,12 @@ func (a *srvEraAsker) ask(ctx context.Context, kind string, req mcp.InputRequest
 	a.one.Lock()
 	defer a.one.Unlock()
 	q := &srvAsk{key: kind, req: req, schema: schema, answer: make(chan srvAnswer, 1)}
+	if k, ok := ctx.Value(srvInputKeyKey{}).(string); ok {
+		if err := srvCheckInputKey(k); err != nil {
+			return nil, err
+		}
+		q.key, q.named = k, true
+	}
 	if c := wield.CallFrom(ctx); c != nil {
 		q.call = c.ID
 	}
@@ -229,7 +261,9 @@ func (pc *srvParkedCalls) park(a *srvEraAsker, q *srvAsk, o *InputRequiredOption
 		pc.perWho[a.who]++
 	}
 	a.round++
-	q.key = fmt.Sprintf("wield_%s_%d", q.key, a.round)
+	if !q.named {
+		q.key = fmt.Sprintf("wield_%s_%d", q.key, a.round)
+	}
 	a.pending, a.busy = q, false
 	ttl := o.ttl()
 	round := a.round

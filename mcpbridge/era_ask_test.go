@@ -19,6 +19,7 @@ import (
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/mcpbridge"
 	"github.com/wieldhq/wield/sqlite"
+	"github.com/wieldhq/wield/toolfile"
 )
 
 // eraAskFixture serves a tool "survey" that does something once (counts a
@@ -316,10 +317,15 @@ func TestServerEraAskNoCapability(t *testing.T) {
 // TestServerEraAskGoSDKClient checks the round trip with the go-sdk's own
 // client of 2026-07-28 (v1.8.0), which answers input_required itself: on a
 // server offering both eras it is not steered to the handshake, its
-// handlers are asked once each, and the call runs once, one record.
+// handlers are asked once each, and the call runs once, one record; over
+// HTTP (both paths) and stdio.
 func TestServerEraAskGoSDKClient(t *testing.T) {
-	for _, noFast := range []bool{false, true} {
-		f := eraAskNew(t, noFast, mcpbridge.InputRequiredOptions{})
+	for _, tr := range []struct {
+		noFast bool
+		tr     srvTransport
+	}{{false, srvEra2026}, {true, srvEra2026}, {false, srvStdio2026}} {
+		noFast := fmt.Sprintf("%v/%s", tr.noFast, tr.tr)
+		f := eraAskNew(t, tr.noFast, mcpbridge.InputRequiredOptions{})
 		var mu sync.Mutex
 		var asked []string
 		copts := &mcp.ClientOptions{
@@ -336,7 +342,7 @@ func TestServerEraAskGoSDKClient(t *testing.T) {
 				return &mcp.CreateMessageResult{Role: "assistant", Model: "m1", Content: &mcp.TextContent{Text: "Hello Bo"}}, nil
 			},
 		}
-		cs := srvConnect(t, f.srvFixture, srvEra2026, "/mcp", copts)
+		cs := srvConnect(t, f.srvFixture, tr.tr, "/mcp", copts)
 		if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 			t.Fatalf("sdk=%v: negotiated %q, want 2026-07-28 (not steered)", noFast, v)
 		}
@@ -352,5 +358,52 @@ func TestServerEraAskGoSDKClient(t *testing.T) {
 		if recs := eraRecords(t, f.store, 1); len(recs) != 1 || f.effects.Load() != 1 {
 			t.Errorf("sdk=%v: %d records, %d effects; want 1 and 1", noFast, len(recs), f.effects.Load())
 		}
+	}
+}
+
+// TestServerEraAskNamedKeys checks the keys a tool file names (the key of
+// an elicit or sample step, WithInputKey in Go): the questions go under
+// them in inputRequests, round after round, and the retries answer under
+// them.
+func TestServerEraAskNamedKeys(t *testing.T) {
+	const file = `
+- name: steps
+  description: Two named questions
+  entry:
+    type: mcp_client
+    steps:
+      - elicit: {message: "Step 1: name?", schema: {type: object, properties: {name: {type: string}}, required: [name]}, key: step1, as: one}
+      - sample: {prompt: "Greet {{.one.content.name}}", max_tokens: 10, key: step2, as: two}
+    text: "{{.one.content.name}}: {{.two.text}}"
+`
+	l := toolfile.Loader{Kinds: map[string]toolfile.Kind{"mcp_client": mcpbridge.ClientKind()}}
+	set, err := l.Load(context.Background(), filepath.Join(t.TempDir(), "steps.yaml"), []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []byte(strings.Repeat("k", mcpbridge.MinStateKey))
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "wield.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(context.Background()) })
+	f := srvNew(t, &mcpbridge.ServerOptions{InputRequired: &mcpbridge.InputRequiredOptions{Key: key, Approvals: store}}, nil, set.Tools...)
+	h := f.srv.Handler()
+	body := func(id int, extra string) string {
+		if extra != "" {
+			extra = "," + extra
+		}
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"steps","arguments":{},%s%s}}`, id, eraMeta(eraAskCaps), extra)
+	}
+	k1, m1, _, s1 := eraAsked(t, srvEraPost(t, h, body(1, "")))
+	if k1 != "step1" || m1 != "elicitation/create" {
+		t.Fatalf("first question %s %s, want elicitation under step1", k1, m1)
+	}
+	k2, m2, _, s2 := eraAsked(t, srvEraPost(t, h, body(2, eraAnswer("step1", `{"action":"accept","content":{"name":"Bo"}}`, s1))))
+	if k2 != "step2" || m2 != "sampling/createMessage" {
+		t.Fatalf("second question %s %s, want sampling under step2", k2, m2)
+	}
+	if txt, isErr := eraText(srvEraPost(t, h, body(3, eraAnswer("step2", `{"role":"assistant","content":{"type":"text","text":"hi Bo"},"model":"m"}`, s2)))); txt != "Bo: hi Bo" || isErr {
+		t.Errorf("final: %q (error %v)", txt, isErr)
 	}
 }
