@@ -70,8 +70,8 @@ const (
 // client can be asked: [Elicit] and [Sample] put their question to it.
 type srvEraAsker struct {
 	canElicit, canSample bool
-	who                  string // srvStateWho of the caller
-	tool, digest         string
+	caller               string // the requester, else the caller's ID
+	params               *mcp.CallToolParamsRaw
 	asks                 chan *srvAsk // a question, from the tool to the request serving the call
 	done                 chan srvDone // the call's end (buffered)
 	cancel               context.CancelCauseFunc
@@ -79,6 +79,8 @@ type srvEraAsker struct {
 	answered             atomic.Bool // a request was answered input_required: its session is gone
 
 	// Guarded by Server.parked.mu.
+	who     string // srvStateWho of caller, once parked
+	digest  string // of the arguments, once parked
 	id      string // "" until parked
 	round   int    // of the last question
 	pending *srvAsk
@@ -195,8 +197,7 @@ func srvNoAnswer(ctx context.Context) error {
 func (s *Server) srvEraRun(ctx context.Context, in srvEraInput, who string, p *mcp.CallToolParamsRaw, run func(context.Context) (*wield.Result, error)) (*wield.Result, *mcp.CallToolResult, error) {
 	callCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	a := &srvEraAsker{
-		canElicit: in.canElicit, canSample: in.canSample,
-		who: srvStateWho(who), tool: p.Name, digest: engine.Digest(p.Arguments),
+		canElicit: in.canElicit, canSample: in.canSample, caller: who, params: p,
 		asks: make(chan *srvAsk), done: make(chan srvDone, 1), cancel: cancel,
 	}
 	callCtx = context.WithValue(callCtx, srvEraAskerKey{}, a)
@@ -247,6 +248,8 @@ func (pc *srvParkedCalls) park(a *srvEraAsker, q *srvAsk, o *InputRequiredOption
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if a.id == "" {
+		// What binds the state, made when first asked: most calls never ask.
+		a.who, a.digest = srvStateWho(a.caller), engine.Digest(a.params.Arguments)
 		if pc.byID == nil {
 			pc.byID, pc.perWho = map[string]*srvEraAsker{}, map[string]int{}
 		}
@@ -268,7 +271,7 @@ func (pc *srvParkedCalls) park(a *srvEraAsker, q *srvAsk, o *InputRequiredOption
 	ttl := o.ttl()
 	round := a.round
 	a.timer = time.AfterFunc(ttl, func() { pc.expire(a, round, ttl) })
-	return srvState{V: 1, Park: a.id, Round: a.round, Call: q.call, Tool: a.tool, Digest: a.digest, Who: a.who, Exp: time.Now().Add(ttl).UnixMilli()}, nil
+	return srvState{V: 1, Park: a.id, Round: a.round, Call: q.call, Tool: a.params.Name, Digest: a.digest, Who: a.who, Exp: time.Now().Add(ttl).UnixMilli()}, nil
 }
 
 // expire ends the wait of a's question of round, when it still waits.

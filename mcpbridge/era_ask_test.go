@@ -407,3 +407,69 @@ func TestServerEraAskNamedKeys(t *testing.T) {
 		t.Errorf("final: %q (error %v)", txt, isErr)
 	}
 }
+
+// BenchmarkServerEraAsk measures, on the fast path of a server that asks
+// in the protocol: a plain tools/call (echo) from a 2026-07-28 client that
+// declared no capability and from one that declared elicitation and
+// sampling (whose call runs on a goroutine of its own, to be parked should
+// it ask), and a whole round trip of a tool that asks once (input_required,
+// then the retry with the answer).
+func BenchmarkServerEraAsk(b *testing.B) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "wield.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close(ctx) })
+	ask := wield.Func("ask", "Ask a name", func(ctx context.Context, _ srvEchoIn) (string, error) {
+		content, _, err := mcpbridge.Elicit(ctx, "Name?", nil)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprint(len(content)), nil
+	})
+	key := []byte(strings.Repeat("k", mcpbridge.MinStateKey))
+	f := srvNew(b, &mcpbridge.ServerOptions{InputRequired: &mcpbridge.InputRequiredOptions{Key: key, Approvals: store}}, &engine.Options{}, ask)
+	h := f.srv.Handler()
+	call := func(tool, caps, extra string) string {
+		if extra != "" {
+			extra = "," + extra
+		}
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"%s","arguments":{"message":"hi"},%s%s}}`, tool, eraMeta(caps), extra)
+	}
+	post := func(body, tool string) string {
+		w := srvPost(h, body, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", tool)
+		if w.Code != 200 {
+			b.Fatalf("tools/call: %d %s", w.Code, w.Body)
+		}
+		return w.Body.String()
+	}
+	for _, c := range []struct{ name, caps string }{{"echo-no-capability", `{}`}, {"echo-can-be-asked", eraAskCaps}} {
+		body := call("echo", c.caps, "")
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if out := post(body, "echo"); !strings.Contains(out, `\"echo\":\"hi\"`) {
+					b.Fatal(out)
+				}
+			}
+		})
+	}
+	first := call("ask", eraAskCaps, "")
+	b.Run("ask-round-trip", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var r struct {
+				Result struct {
+					RequestState string `json:"requestState"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(post(first, "ask")), &r); err != nil || r.Result.RequestState == "" {
+				b.Fatal(err)
+			}
+			if out := post(call("ask", eraAskCaps, eraAnswer("wield_elicit_1", `{"action":"accept","content":{}}`, r.Result.RequestState)), "ask"); !strings.Contains(out, `"complete"`) {
+				b.Fatal(out)
+			}
+		}
+	})
+}
