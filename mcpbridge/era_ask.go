@@ -196,6 +196,13 @@ func srvNoAnswer(ctx context.Context) error {
 // result, or the input_required answer of its first question.
 func (s *Server) srvEraRun(ctx context.Context, in srvEraInput, who string, p *mcp.CallToolParamsRaw, run func(context.Context) (*wield.Result, error)) (*wield.Result, *mcp.CallToolResult, error) {
 	callCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	if dl, ok := ctx.Deadline(); ok {
+		// The request's deadline stays the call's, parked or not.
+		var stopDeadline context.CancelFunc
+		callCtx, stopDeadline = context.WithDeadline(callCtx, dl)
+		prev := cancel
+		cancel = func(err error) { prev(err); stopDeadline() }
+	}
 	a := &srvEraAsker{
 		canElicit: in.canElicit, canSample: in.canSample, caller: who, params: p,
 		asks: make(chan *srvAsk), done: make(chan srvDone, 1), cancel: cancel,
@@ -270,6 +277,9 @@ func (pc *srvParkedCalls) park(a *srvEraAsker, q *srvAsk, o *InputRequiredOption
 	a.pending, a.busy = q, false
 	ttl := o.ttl()
 	round := a.round
+	if q.call == "" {
+		q.call = a.id // a call the engine did not name (none does): the state needs one
+	}
 	a.timer = time.AfterFunc(ttl, func() { pc.expire(a, round, ttl) })
 	return srvState{V: 1, Park: a.id, Round: a.round, Call: q.call, Tool: a.params.Name, Digest: a.digest, Who: a.who, Exp: time.Now().Add(ttl).UnixMilli()}, nil
 }

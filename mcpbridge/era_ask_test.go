@@ -473,3 +473,35 @@ func BenchmarkServerEraAsk(b *testing.B) {
 		}
 	})
 }
+
+// TestServerEraAskConcurrentRetries checks that of retries racing with the
+// same state and answer, one takes the answer and the others are refused:
+// the tool gets one answer.
+func TestServerEraAskConcurrentRetries(t *testing.T) {
+	f := eraAskNew(t, false, mcpbridge.InputRequiredOptions{})
+	h := f.srv.Handler()
+	key, _, _, state := eraAsked(t, srvEraPost(t, h, eraAskBody(1, `{"message":"hi"}`, eraAskCaps, "")))
+	const n = 6
+	replies := make([]srvReply, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			replies[i] = srvEraPost(t, h, eraAskBody(10+i, `{"message":"hi"}`, eraAskCaps, eraAnswer(key, `{"action":"accept","content":{"name":"Bo"}}`, state)))
+		})
+	}
+	wg.Wait()
+	asked, refused := 0, 0
+	for _, r := range replies {
+		if res, _ := eraMap(r)["result"].(map[string]any); res != nil && res["resultType"] == "input_required" {
+			asked++
+		} else if strings.Contains(eraErr(r), "already answered") {
+			refused++
+		}
+	}
+	if asked != 1 || refused != n-1 {
+		t.Errorf("%d retries went on to the next question, %d were refused; want 1 and %d", asked, refused, n-1)
+	}
+	if f.effects.Load() != 1 || f.srv.Waiting() != 1 {
+		t.Errorf("%d effects, %d waiting; want 1 and 1", f.effects.Load(), f.srv.Waiting())
+	}
+}
