@@ -98,7 +98,9 @@
 // result, a system failure an internal error without its text. A Go tool
 // talks to the MCP client from its context: [Progress], [Log], [Elicit] and
 // [Sample] (each fails with [ErrNotMCP] outside MCP and [ErrUnsupported]
-// when the client lacks the capability). [NewApprover] asks the client to
+// when the client lacks the capability); a 2026-07-28 client is asked by
+// answering input_required, the call parked until the retry brings the
+// answer (with [ServerOptions].InputRequired). [NewApprover] asks the client to
 // approve a confirm tool by elicitation (in a session mid-call; for a
 // 2026-07-28 client by answering input_required, see
 // [ServerOptions].InputRequired), else defers to the approval inbox.

@@ -49,8 +49,16 @@ type InputRequiredOptions struct {
 	// REST; a client without a key is the local user and is asked.
 	SelfApproval bool
 	// TTL bounds how long a requestState is accepted (10 minutes when
-	// zero), and never past the approval's own expiry.
+	// zero), and never past the approval's own expiry; a tool's question
+	// (see [Elicit]) waits as long for its answer.
 	TTL time.Duration
+	// MaxWaiting bounds the calls whose tool asked its client a question
+	// ([Elicit], [Sample]) and waits for the retry with the answer, held
+	// in this server's memory: 256 when zero. MaxWaitingPerClient bounds
+	// those of one caller (API key, else client name): 16 when zero. A
+	// question past either fails in the tool with [ErrTooManyWaiting].
+	MaxWaiting          int
+	MaxWaitingPerClient int
 }
 
 // srvInputKey names the approval's input request in inputRequests and
@@ -105,6 +113,7 @@ func (a *srvEraAsk) parked() *wield.ApprovalRequest {
 // whether the client declared form elicitation, and the retry's answer.
 type srvEraInput struct {
 	canElicit bool
+	canSample bool
 	responses map[string]json.RawMessage
 	state     string
 }
@@ -132,19 +141,33 @@ func (s *Server) srvEraCall(ctx context.Context, ep *srvEndpoint, ss *mcp.Server
 		return s.srvEraRetry(ctx, ep, ss, p, caller, who, in)
 	}
 	asks := o != nil && in.canElicit && (wield.RequesterFrom(ctx) == "" || o.SelfApproval)
-	if !asks {
+	talks := o != nil && (in.canElicit || in.canSample)
+	if !talks {
 		res, err := s.srvCallAs(ctx, ep, ss, p, caller)
 		if err != nil {
 			return nil, err
 		}
 		return s.srvResult(res), nil
 	}
-	callCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ask := &srvEraAsk{cancel: cancel}
-	callCtx = context.WithValue(callCtx, srvEraAskKey{}, ask)
-	res, err := s.srvCallAs(callCtx, ep, ss, p, caller)
-	req := ask.parked()
+	// The tool may ask its client (era_ask.go), and a confirm tool's
+	// approval may be asked: the call runs apart from the request.
+	var ask *srvEraAsk
+	res, asked, err := s.srvEraRun(ctx, in, who, p, func(ctx context.Context) (*wield.Result, error) {
+		if asks {
+			callCtx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			ask = &srvEraAsk{cancel: cancel}
+			ctx = context.WithValue(callCtx, srvEraAskKey{}, ask)
+		}
+		return s.srvCallAs(ctx, ep, ss, p, caller)
+	})
+	if asked != nil {
+		return asked, nil
+	}
+	var req *wield.ApprovalRequest
+	if ask != nil {
+		req = ask.parked()
+	}
 	if req == nil || err != nil || res.ErrorType != wield.ErrCanceled {
 		// Not parked: no approval was asked, or the call failed, or a
 		// decision came between the approval's creation and the end of
@@ -206,6 +229,9 @@ func (s *Server) srvEraRetry(ctx context.Context, ep *srvEndpoint, ss *mcp.Serve
 		return nil, srvStateError("it was issued for other arguments: retry with the arguments of the first request")
 	case st.Who != srvStateWho(who):
 		return nil, srvStateError("it was issued to another client or key")
+	}
+	if st.Park != "" {
+		return s.srvEraResume(ctx, st, in, in.state)
 	}
 	a, err := o.Approvals.Approval(ctx, st.Approval)
 	if err != nil {
@@ -270,10 +296,23 @@ func (s *Server) srvEraRetry(ctx context.Context, ep *srvEndpoint, ss *mcp.Serve
 			}
 		}
 	}
-	ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{session: ss, params: p})
-	ctx, end := s.srvTrace(ctx, ss, p)
-	res, err := s.eng.Call(ctx, wield.Call{ID: st.Call, Tool: p.Name, Arguments: p.Arguments, Caller: caller, ApprovalID: st.Approval})
-	end(res, err)
+	run := func(ctx context.Context) (*wield.Result, error) {
+		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{session: ss, params: p})
+		ctx, end := s.srvTrace(ctx, ss, p)
+		res, err := s.eng.Call(ctx, wield.Call{ID: st.Call, Tool: p.Name, Arguments: p.Arguments, Caller: caller, ApprovalID: st.Approval})
+		end(res, err)
+		return res, err
+	}
+	var res *wield.Result
+	if in.canElicit || in.canSample {
+		// The approved tool may ask its client in turn (era_ask.go).
+		var asked *mcp.CallToolResult
+		if res, asked, err = s.srvEraRun(ctx, in, who, p, run); asked != nil {
+			return asked, nil
+		}
+	} else {
+		res, err = run(ctx)
+	}
 	if err != nil {
 		s.log.Error("mcp server: call failed", "tool", p.Name, "err", err)
 		return nil, srvInternal
@@ -337,6 +376,7 @@ func srvEraInputOf(req *mcp.CallToolRequest) (in srvEraInput, client string, ok 
 	}
 	if ip.Capabilities != nil {
 		in.canElicit = srvCanElicitCaps(ip.Capabilities.Elicitation)
+		in.canSample = ip.Capabilities.Sampling != nil
 	}
 	in.state = req.Params.RequestState
 	if req.Params.InputResponses != nil {

@@ -17,19 +17,24 @@ import (
 )
 
 // srvState is what a requestState carries: the approval it waits for, the
-// call parked under it, and what binds it to the request (the tool, the
+// call parked under it (or the call of a tool's own question, parked in
+// memory), and what binds it to the request (the tool, the
 // digest of the arguments as the client sent them, the caller) and to a
 // time (Exp, Unix milliseconds). It travels as "w1." + base64url(JSON) + "." +
 // base64url(HMAC-SHA256 over "w1." + the encoded JSON): readable, as the
 // revision allows, but any change breaks the signature.
 type srvState struct {
 	V        int    `json:"v"`
-	Approval string `json:"a"`
-	Call     string `json:"c"`
-	Tool     string `json:"t"`
-	Digest   string `json:"d"`
-	Who      string `json:"w"`
-	Exp      int64  `json:"e"`
+	Approval string `json:"a,omitempty"`
+	// Park and Round name, instead of an approval, a call parked in this
+	// server's memory and the round of its question (see era_ask.go).
+	Park   string `json:"p,omitempty"`
+	Round  int    `json:"n,omitempty"`
+	Call   string `json:"c"`
+	Tool   string `json:"t"`
+	Digest string `json:"d"`
+	Who    string `json:"w"`
+	Exp    int64  `json:"e"`
 }
 
 // srvStatePrefix opens every requestState of this format.
@@ -90,7 +95,7 @@ func srvStateRead(key []byte, s string, now time.Time) (srvState, error) {
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.DisallowUnknownFields()
-	if err := d.Decode(&st); err != nil || st.V != 1 || st.Approval == "" || st.Call == "" || st.Tool == "" || st.Digest == "" || st.Who == "" || st.Exp == 0 {
+	if err := d.Decode(&st); err != nil || st.V != 1 || (st.Approval == "") == (st.Park == "") || (st.Park != "") != (st.Round > 0) || st.Call == "" || st.Tool == "" || st.Digest == "" || st.Who == "" || st.Exp == 0 {
 		return srvState{}, errors.New("it is not one this server issued (incomplete)")
 	}
 	if exp := time.UnixMilli(st.Exp); !now.Before(exp) {

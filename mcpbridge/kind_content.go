@@ -93,11 +93,13 @@ type kindStepSpec struct {
 		} `json:"messages"`
 		MaxTokens int64  `json:"max_tokens"`
 		As        string `json:"as"`
+		Key       string `json:"key"`
 	} `json:"sample"`
 	Elicit *struct {
 		Message string          `json:"message"`
 		Schema  json.RawMessage `json:"schema"`
 		As      string          `json:"as"`
+		Key     string          `json:"key"`
 	} `json:"elicit"`
 	Fail string `json:"fail"`
 }
@@ -121,6 +123,7 @@ type kindStep struct {
 	elicitWith *jsonschema.Schema
 	fail       *tplText
 	as         string
+	inputKey   string // the key of a sample or elicit step's question in inputRequests (WithInputKey)
 }
 
 // kindSampleMsg is a message of a sample step, its text rendered per call.
@@ -280,7 +283,7 @@ func kindStepOf(st kindStepSpec, name string) (kindStep, error) {
 		if ks.maxTokens <= 0 {
 			ks.maxTokens = 1000
 		}
-		ks.as = s.As
+		ks.as, ks.inputKey = s.As, s.Key
 	}
 	if e := st.Elicit; e != nil {
 		n++
@@ -295,7 +298,12 @@ func kindStepOf(st kindStepSpec, name string) (kindStep, error) {
 				return ks, fmt.Errorf("%s: elicit: schema: %w", name, err)
 			}
 		}
-		ks.as = e.As
+		ks.as, ks.inputKey = e.As, e.Key
+	}
+	if ks.inputKey != "" {
+		if err := srvCheckInputKey(ks.inputKey); err != nil {
+			return ks, fmt.Errorf("%s: key: %w", name, err)
+		}
 	}
 	if st.Fail != "" {
 		n++
@@ -372,6 +380,9 @@ func (st kindStep) run(ctx context.Context, data map[string]any) error {
 			}
 			msgs[i] = SampleMessage{Role: m.role, Text: text}
 		}
+		if st.inputKey != "" {
+			ctx = WithInputKey(ctx, st.inputKey)
+		}
 		res, err := Sample(ctx, msgs, st.maxTokens)
 		if err != nil {
 			return kindAskError("sampling", err)
@@ -383,6 +394,9 @@ func (st kindStep) run(ctx context.Context, data map[string]any) error {
 		msg, err := st.elicit.render(data)
 		if err != nil {
 			return err
+		}
+		if st.inputKey != "" {
+			ctx = WithInputKey(ctx, st.inputKey)
 		}
 		content, action, err := Elicit(ctx, msg, st.elicitWith)
 		if err != nil {

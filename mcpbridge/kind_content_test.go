@@ -164,6 +164,7 @@ func TestContentKindProblems(t *testing.T) {
 		{"bad sleep", `{type: mcp_client, text: hi, steps: [{sleep: soon}]}`, "not a duration"},
 		{"empty sample", `{type: mcp_client, text: hi, steps: [{sample: {max_tokens: 5}}]}`, "needs a prompt or messages"},
 		{"as a parameter", `{type: mcp_client, text: hi, steps: [{sample: {prompt: x, as: p}}]}`, "is also a parameter"},
+		{"bad input key", `{type: mcp_client, text: hi, steps: [{elicit: {message: x, key: "a b"}}]}`, "key: input key"},
 	}
 	l := toolfile.Loader{Kinds: map[string]toolfile.Kind{"content": mcpbridge.ContentKind(), "mcp_client": mcpbridge.ClientKind()}}
 	for _, tt := range tests {

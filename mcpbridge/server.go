@@ -133,8 +133,9 @@ type Server struct {
 	promptList []*srvPrompt          // Prompts, compiled, in order
 	prompts    map[string]*srvPrompt // the same, by name
 
-	sessions *srvSessions // the HTTP sessions of every endpoint
-	tasks    srvTasks     // the MCP tasks running here (server_tasks.go)
+	sessions *srvSessions   // the HTTP sessions of every endpoint
+	tasks    srvTasks       // the MCP tasks running here (server_tasks.go)
+	parked   srvParkedCalls // calls waiting for their clients' answers (era_ask.go)
 
 	mu        sync.Mutex
 	endpoints map[string]*srvEndpoint // by toolset; "" is the whole registry

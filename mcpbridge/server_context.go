@@ -18,6 +18,13 @@ import (
 // [Log], [Elicit] and [Sample] fail with [ErrNotMCP] ([Progress] does
 // nothing), and when the client cannot do what is asked, with
 // [ErrUnsupported].
+//
+// A client of MCP 2026-07-28 (no session) that declared elicitation or
+// sampling is asked in the protocol: the request is answered
+// input_required with the question, and [Elicit] or [Sample] returns when
+// the client's retry brings the answer, the call parked meanwhile on this
+// server (era_ask.go); after that first question the request that brought
+// the call is gone, so [Progress] and [Log] send nothing more.
 
 var (
 	// ErrNotMCP is returned by [Log], [Elicit] and [Sample] when the call did
@@ -59,7 +66,7 @@ func Progress(ctx context.Context, progress, total float64, message string) erro
 		return nil
 	}
 	token := r.params.GetProgressToken()
-	if token == nil || r.session == nil {
+	if token == nil || r.session == nil || srvEraGone(ctx) {
 		return nil
 	}
 	err := r.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Total: total, Message: message})
@@ -93,7 +100,7 @@ func Log(ctx context.Context, level LogLevel, data any) error {
 	if r == nil {
 		return fmt.Errorf("log: %w", ErrNotMCP)
 	}
-	if r.session == nil {
+	if r.session == nil || srvEraGone(ctx) {
 		return nil // no level set, so nothing is sent, as over the SDK
 	}
 	logger := ""
@@ -119,20 +126,23 @@ const (
 // answer and the user's action ([ActionAccept], [ActionDecline] or
 // [ActionCancel]); the content is set only for accept and has been checked
 // against schema. It returns [ErrNotMCP] outside an MCP call,
-// [ErrUnsupported] when the client cannot elicit, or the client's error.
+// [ErrUnsupported] when the client cannot elicit, or the client's error;
+// for a client of 2026-07-28, [ErrNoAnswer] when it did not retry in time
+// and [ErrTooManyWaiting] when the server holds too many such calls.
 func Elicit(ctx context.Context, message string, schema *jsonschema.Schema) (map[string]any, string, error) {
 	r := srvRequestFrom(ctx)
 	if r == nil {
 		return nil, "", fmt.Errorf("elicit: %w", ErrNotMCP)
 	}
+	if schema == nil {
+		schema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+	}
+	p := &mcp.ElicitParams{Message: message, RequestedSchema: schema}
+	if a := srvEraAskerFrom(ctx); a != nil && a.canElicit {
+		return srvEraElicit(ctx, a, p, schema)
+	}
 	if !srvCanElicit(r.session) {
 		return nil, "", fmt.Errorf("elicit: %w", ErrUnsupported)
-	}
-	p := &mcp.ElicitParams{Message: message}
-	if schema != nil {
-		p.RequestedSchema = schema
-	} else {
-		p.RequestedSchema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 	}
 	res, err := r.session.Elicit(ctx, p)
 	if err != nil {
@@ -198,18 +208,23 @@ type Sampled struct {
 // Sample asks the MCP client's model to continue a conversation, with at
 // most maxTokens tokens; the client may show the request to its user first.
 // It returns [ErrNotMCP] outside an MCP call, [ErrUnsupported] when the
-// client does not offer sampling, or the client's error.
+// client does not offer sampling, or the client's error (for a client of
+// 2026-07-28, as [Elicit]).
 func Sample(ctx context.Context, messages []SampleMessage, maxTokens int64) (Sampled, error) {
 	r := srvRequestFrom(ctx)
 	if r == nil {
 		return Sampled{}, fmt.Errorf("sample: %w", ErrNotMCP)
 	}
-	if !srvCanSample(r.session) {
+	a := srvEraAskerFrom(ctx)
+	if (a == nil || !a.canSample) && !srvCanSample(r.session) {
 		return Sampled{}, fmt.Errorf("sample: %w", ErrUnsupported)
 	}
 	p := &mcp.CreateMessageParams{MaxTokens: maxTokens, Messages: make([]*mcp.SamplingMessage, len(messages))}
 	for i, m := range messages {
 		p.Messages[i] = &mcp.SamplingMessage{Role: mcp.Role(m.Role), Content: &mcp.TextContent{Text: m.Text}}
+	}
+	if a != nil && a.canSample {
+		return srvEraSample(ctx, a, p)
 	}
 	res, err := r.session.CreateMessage(ctx, p)
 	if err != nil {
@@ -220,4 +235,12 @@ func Sample(ctx context.Context, messages []SampleMessage, maxTokens int64) (Sam
 		out.Text = t.Text
 	}
 	return out, nil
+}
+
+// srvEraGone reports whether the call runs for a client of the stateless
+// era that was answered input_required: the request that brought the call,
+// and its stream, are gone.
+func srvEraGone(ctx context.Context) bool {
+	a := srvEraAskerFrom(ctx)
+	return a != nil && a.answered.Load()
 }

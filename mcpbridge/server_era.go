@@ -109,18 +109,16 @@ func srvIsListen(r *http.Request) bool {
 // srvSteerToHandshake answers the server/discover of a client that declared
 // elicitation or sampling with the error of a revision not offered
 // (-32022), naming the handshake-era revisions only, when the server
-// offers any: such a client then initialises a session, in which a
-// tool's own Elicit and Sample reach it mid-call. In the stateless era a
-// server may ask nothing in the middle of a call: it answers input_required
-// and the client retries. wield does that for a confirm tool's approval
-// (era_input.go), which a client calling without discovery, or a server
-// offering only the stateless era, gets; a tool's Elicit and Sample are not
-// carried by the round trip (the tool would have to run again from its
-// start), so the client would lose them there. A client that declared
-// neither is served the stateless era. It reports whether it answered.
+// offers any and cannot ask in the protocol: such a client then
+// initialises a session, in which a tool's own Elicit and Sample reach it
+// mid-call. A server with InputRequired asks a client of the stateless era
+// in the protocol, for a confirm tool's approval (era_input.go) and for a
+// tool's own Elicit and Sample (era_ask.go), so it steers no one. A client
+// that declared neither is served the stateless era. It reports whether
+// it answered.
 func (s *Server) srvSteerToHandshake(req mcp.Request) (*jsonrpc.Error, bool) {
 	dr, ok := req.(*mcp.ServerRequest[*mcp.DiscoverParams])
-	if !ok {
+	if !ok || s.opts.InputRequired != nil {
 		return nil, false
 	}
 	caps := dr.ClientCapabilities()
@@ -240,6 +238,7 @@ func srvEraDecode(body []byte, version string) (srvEraRequest, bool) {
 		}
 		req.input.canElicit = srvCanElicitCaps(&ec)
 	}
+	_, req.input.canSample = caps["sampling"]
 	if ci, ok := meta[mcp.MetaKeyClientInfo]; ok {
 		var info mcp.Implementation
 		if string(ci) == "null" || json.Unmarshal(ci, &info) != nil {
