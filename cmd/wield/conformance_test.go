@@ -29,19 +29,66 @@ var uncheckedServerScenarios = map[string]string{
 	"server-sse-polling": "the suite runs no check against this server (two warnings: no priming event, no retry field)",
 }
 
+// knownServer2026Failures are the 2026-07-28 server scenarios of suite
+// 0.2.0-alpha.12 that `wield serve` with the example configuration does not
+// pass yet, and why. Every other scenario the suite lists for 2026-07-28
+// must pass; one listed here that passes fails the test, so the list
+// cannot go stale.
+var knownServer2026Failures = map[string]string{
+	"server-stateless": "its test_missing_capability and test_streaming_elicitation fixtures need a tool whose own sampling " +
+		"or elicitation is carried by input_required, answering -32021 (HTTP 400) to a client that did not declare the " +
+		"capability (h-mrtr); a tool's Elicit and Sample still fail with ErrUnsupported for 2026-07-28 clients",
+	"input-required-result-basic-elicitation":       mrtrPending,
+	"input-required-result-basic-sampling":          mrtrPending,
+	"input-required-result-basic-list-roots":        mrtrPending + "; and a roots/list input request",
+	"input-required-result-request-state":           mrtrPending,
+	"input-required-result-multiple-input-requests": mrtrPending + "; several input requests in one round",
+	"input-required-result-multi-round":             mrtrPending,
+	"input-required-result-non-tool-request":        mrtrPending + "; and a prompt (prompts/get) that elicits",
+	"input-required-result-result-type":             mrtrPending,
+	"input-required-result-tampered-state":          mrtrPending,
+	"input-required-result-capability-check":        mrtrPending,
+}
+
+// mrtrPending is why most input-required scenarios fail: each calls a
+// fixture tool that asks the client (elicitation, sampling) and expects
+// input_required naming its own input request, then the result on the
+// retry. wield answers input_required for a confirm tool's approval only;
+// a tool's own Elicit and Sample over the round trip are h-mrtr's work.
+const mrtrPending = "needs a tool's own elicitation/sampling carried by input_required with the fixture's input-request keys (h-mrtr)"
+
 // serverSummary is a line of the suite's summary: "✓ name: 3 passed, 0 failed".
 var serverSummary = regexp.MustCompile(`(?m)^([✓✗]) (\S+): (\d+) passed, (\d+) failed$`)
 
 // TestConformanceServer serves the example configuration of the suite's
 // fixtures and runs every server scenario of the MCP conformance suite
-// (installed by scripts/npm-up, which the test runs) against /mcp.
+// 0.1.16 (installed by scripts/npm-up, which the test runs) against /mcp:
+// the handshake era (2025-11-25 and older).
 func TestConformanceServer(t *testing.T) {
+	runConformanceServer(t, "@modelcontextprotocol/conformance", nil, knownServerFailures, uncheckedServerScenarios)
+}
+
+// TestConformanceServer2026 runs the server scenarios suite 0.2.0-alpha.12
+// lists for MCP 2026-07-28 (sessionless requests, server/discover, header
+// checks, caching hints, input_required) against the same `wield serve`,
+// at that revision's wire. The scenarios of the Tasks extension are not
+// among them (the suite reports them apart, unscored).
+func TestConformanceServer2026(t *testing.T) {
+	runConformanceServer(t, "conformance-next", []string{"--spec-version", "2026-07-28"}, knownServer2026Failures, nil)
+}
+
+// runConformanceServer serves examples/conformance with `wield serve` and
+// runs every server scenario the suite installed as pkg (by scripts/npm-up)
+// lists with the filter args, all in one run of the suite. Each scenario
+// must pass unless known names why it does not, or unchecked why it
+// checks nothing.
+func runConformanceServer(t *testing.T, pkg string, args []string, known, unchecked map[string]string) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, suite := conformanceSuite(t, root)
-	scenarios := conformanceScenarios(t, node, suite)
+	node, suite := conformanceSuite(t, root, pkg)
+	scenarios := conformanceScenarios(t, node, suite, args...)
 	if len(scenarios) == 0 {
 		t.Fatal("the suite lists no server scenarios")
 	}
@@ -49,7 +96,8 @@ func TestConformanceServer(t *testing.T) {
 	url := startConformanceServe(t, filepath.Join(root, "examples", "conformance", "wield.yaml"))
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, suite, "server", "--suite", "all", "--url", url+"/mcp")
+	run := append([]string{suite, "server", "--suite", "all", "--url", url + "/mcp"}, args...)
+	cmd := exec.CommandContext(ctx, node, run...)
 	cmd.Dir = t.TempDir()
 	out, runErr := cmd.CombinedOutput()
 	results := map[string][2]int{} // passed, failed checks
@@ -61,34 +109,37 @@ func TestConformanceServer(t *testing.T) {
 	if len(results) == 0 {
 		t.Fatalf("the suite printed no summary (%v):\n%s", runErr, out)
 	}
+	passed := 0
 	for _, name := range scenarios {
 		r, ran := results[name]
-		switch reason := knownServerFailures[name]; {
+		switch reason := known[name]; {
 		case !ran:
 			t.Errorf("scenario %s: not in the suite's summary", name)
 		case r[0] == 0 && r[1] == 0:
-			if why := uncheckedServerScenarios[name]; why != "" {
+			if why := unchecked[name]; why != "" {
 				t.Logf("scenario %s checks nothing: %s", name, why)
 			} else {
 				t.Errorf("scenario %s ran no checks: it proves nothing", name)
 			}
-		case uncheckedServerScenarios[name] != "":
-			t.Errorf("scenario %s runs checks now (%d passed, %d failed): take it out of uncheckedServerScenarios", name, r[0], r[1])
+		case unchecked[name] != "":
+			t.Errorf("scenario %s runs checks now (%d passed, %d failed): take it out of the unchecked scenarios", name, r[0], r[1])
 		case r[1] == 0 && reason != "":
-			t.Errorf("scenario %s passes now (%d checks): take it out of knownServerFailures", name, r[0])
+			t.Errorf("scenario %s passes now (%d checks): take it out of the known failures", name, r[0])
 		case r[1] == 0:
+			passed++
 			t.Logf("scenario %s: %d checks passed", name, r[0])
 		case reason != "":
-			t.Logf("scenario %s fails as known: %s", name, reason)
+			t.Logf("scenario %s fails as known (%d checks passed, %d failed): %s", name, r[0], r[1], reason)
 		default:
 			t.Errorf("scenario %s: %d checks passed, %d failed", name, r[0], r[1])
 		}
 	}
-	for name := range knownServerFailures {
+	for name := range known {
 		if !slices.Contains(scenarios, name) {
-			t.Errorf("knownServerFailures names %s, which the suite does not list", name)
+			t.Errorf("the known failures name %s, which the suite does not list", name)
 		}
 	}
+	t.Logf("%d of %d scenarios pass (%d known failures, %d check nothing)", passed, len(scenarios), len(known), len(unchecked))
 	if t.Failed() {
 		t.Logf("suite output:\n%s", out)
 	}
@@ -97,8 +148,10 @@ func TestConformanceServer(t *testing.T) {
 // conformanceSuite installs the suite with scripts/npm-up (which does
 // nothing when it is there already) and returns the node to run it with
 // (the Node 22 npm-up installs on linux/amd64, else the one on PATH) and
-// its entry point.
-func conformanceSuite(t *testing.T, root string) (node, suite string) {
+// the entry point of the release installed as pkg (npm-up installs 0.1.16
+// as @modelcontextprotocol/conformance, 0.2.0-alpha.12 as
+// conformance-next).
+func conformanceSuite(t *testing.T, root, pkg string) (node, suite string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
@@ -111,7 +164,7 @@ func conformanceSuite(t *testing.T, root string) (node, suite string) {
 		t.Fatalf("scripts/npm-up: %v\n%s", err, stderr.String())
 	}
 	dir := strings.TrimSpace(string(out))
-	suite = filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	suite = filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), "dist", "index.js")
 	if _, err := os.Stat(suite); err != nil {
 		t.Fatalf("scripts/npm-up ran, but the suite is not at %s", suite)
 	}
@@ -125,19 +178,20 @@ func conformanceSuite(t *testing.T, root string) (node, suite string) {
 	return node, suite
 }
 
-// conformanceScenarios lists the suite's server scenarios.
-func conformanceScenarios(t *testing.T, node, suite string) []string {
+// conformanceScenarios lists the suite's server scenarios, filtered by args
+// (as --spec-version 2026-07-28).
+func conformanceScenarios(t *testing.T, node, suite string, args ...string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, node, suite, "list", "--server").Output()
+	out, err := exec.CommandContext(ctx, node, append([]string{suite, "list", "--server"}, args...)...).Output()
 	if err != nil {
 		t.Fatalf("list the server scenarios: %v", err)
 	}
 	var names []string
 	for _, line := range strings.Split(string(out), "\n") {
 		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
-			name, _, _ = strings.Cut(name, " ") // suite 0.1.16 adds " [2025-11-25]", the revisions
+			name, _, _ = strings.Cut(name, " ") // the suite adds " [2025-11-25]", the revisions
 			names = append(names, name)
 		}
 	}
