@@ -179,9 +179,16 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 			Message: fmt.Sprintf("%s: params.taskId is %d bytes long; task IDs are at most %d", method, len(q.Params.TaskID), srvMaxTaskID)})
 		return true
 	}
-	if q.Params.TaskID == "" || q.Params.TaskID != r.Header.Get("Mcp-Name") {
+	if q.Params.TaskID == "" {
 		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-			Message: fmt.Sprintf("%s: params.taskId is required, and the Mcp-Name header must be the same task ID", method)})
+			Message: method + ": params.taskId is required"})
+		return true
+	}
+	if r.Header.Get("Mcp-Name") != q.Params.TaskID {
+		// The headers must say what the body says (2026-07-28,
+		// streamable HTTP, "Server validation"): HeaderMismatch.
+		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch,
+			Message: fmt.Sprintf("%s: the Mcp-Name header is not the body's params.taskId %q", method, q.Params.TaskID)})
 		return true
 	}
 	task, jerr := s.srvTaskState(r.Context(), q.Params.TaskID)

@@ -55,7 +55,6 @@ var knownServer2026Failures = map[string]string{
 	"tasks-capability-negotiation": "its client declares elicitation and sampling at server/discover, which wield steers " +
 		"to the handshake (-32022) while a tool's own Elicit and Sample are not carried by input_required (h-mrtr)",
 	"tasks-mrtr-input":            "needs confirm_delete and multi_input, task tools that elicit while the task waits (status input_required, answered by tasks/update)",
-	"tasks-request-headers":       "a tasks/get whose Mcp-Name header differs from its taskId is refused with -32602, not -32020 (HeaderMismatch)",
 	"tasks-dispatch-and-envelope": "needs confirm_delete, a task tool that elicits while the task waits",
 	"tasks-mrtr-composition":      "needs test_tool_with_task: input_required (user_name) before the task is created, then a task (h-mrtr)",
 }
