@@ -15,12 +15,14 @@ import (
 	"github.com/wieldhq/wield/sqlite"
 )
 
-// TestServerTasksHeaderMismatch: a request of the Tasks extension whose
-// Mcp-Name header is not its body's taskId is refused as the revision
-// refuses headers that disagree with the body (HTTP 400, -32020
-// HeaderMismatch), and one without a taskId as invalid params (-32602);
-// the right header reads the task.
-func TestServerTasksHeaderMismatch(t *testing.T) {
+// TestServerTasksRefusals: a request of the Tasks extension whose Mcp-Name
+// header is not its body's taskId is refused as the revision refuses
+// headers that disagree with the body (HTTP 400, -32020 HeaderMismatch),
+// one without a taskId as invalid params (-32602), and one from a client
+// that did not declare the extension in it, as a call of a task-required
+// tool from such a client, with -32021 naming the extension (HTTP 400, as
+// the revision answers that error); the right request reads the task.
+func TestServerTasksRefusals(t *testing.T) {
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
 	if err != nil {
@@ -36,6 +38,7 @@ func TestServerTasksHeaderMismatch(t *testing.T) {
 		t.Fatalf("tools/call of a task tool = %+v, want a task", started)
 	}
 	id := started.Result.TaskID
+	const needsTasks = `{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
 
 	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
 		got := taskPost(t, h, method, "not-"+id, map[string]any{"taskId": id}, true)
@@ -48,6 +51,16 @@ func TestServerTasksHeaderMismatch(t *testing.T) {
 			!strings.Contains(got.Error.Message, "taskId is required") {
 			t.Errorf("%s without a taskId = HTTP %d, %+v; want 400 and -32602", method, got.status, got.Error)
 		}
+		got = taskPost(t, h, method, id, map[string]any{"taskId": id}, false)
+		if got.status != http.StatusBadRequest || got.Error == nil || got.Error.Code != mcpbridge.CodeMissingCapability ||
+			string(got.Error.Data) != needsTasks || !strings.Contains(got.Error.Message, method) {
+			t.Errorf("%s from a client without the extension = HTTP %d, %+v; want 400 and -32021 naming it", method, got.status, got.Error)
+		}
+	}
+	refused := taskPost(t, h, "tools/call", "job", map[string]any{"name": "job", "arguments": map[string]any{}}, false)
+	if refused.status != http.StatusBadRequest || refused.Error == nil || refused.Error.Code != mcpbridge.CodeMissingCapability ||
+		string(refused.Error.Data) != needsTasks {
+		t.Errorf("a task-required tool for a client without the extension = HTTP %d, %+v; want 400 and -32021", refused.status, refused.Error)
 	}
 	if got := taskUntil(t, h, id, "completed"); got.Error != nil {
 		t.Errorf("tasks/get with the task's ID in Mcp-Name = %+v", got.Error)
