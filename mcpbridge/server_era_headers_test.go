@@ -21,7 +21,9 @@ import (
 // one without a taskId as invalid params (-32602), and one from a client
 // that did not declare the extension in it, as a call of a task-required
 // tool from such a client, with -32021 naming the extension (HTTP 400, as
-// the revision answers that error); the right request reads the task.
+// the revision answers that error); the right request reads the task. The
+// tools/call that creates the task answers the task alone, though its
+// tool returned at once: the result is tasks/get's.
 func TestServerTasksRefusals(t *testing.T) {
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
@@ -34,8 +36,11 @@ func TestServerTasksRefusals(t *testing.T) {
 	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, job)
 	h := f.srv.Handler()
 	started := taskPost(t, h, "tools/call", "job", map[string]any{"name": "job", "arguments": map[string]any{}}, true)
-	if started.Error != nil || started.Result.TaskID == "" {
+	if started.Error != nil || started.Result.TaskID == "" || started.Result.ResultType != "task" {
 		t.Fatalf("tools/call of a task tool = %+v, want a task", started)
+	}
+	if started.Result.Inner != nil {
+		t.Errorf("the task of a tool that returns at once was answered with its result %+v: a CreateTaskResult is the task alone (SEP-2663)", started.Result.Inner)
 	}
 	id := started.Result.TaskID
 	const needsTasks = `{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
@@ -62,7 +67,7 @@ func TestServerTasksRefusals(t *testing.T) {
 		string(refused.Error.Data) != needsTasks {
 		t.Errorf("a task-required tool for a client without the extension = HTTP %d, %+v; want 400 and -32021", refused.status, refused.Error)
 	}
-	if got := taskUntil(t, h, id, "completed"); got.Error != nil {
-		t.Errorf("tasks/get with the task's ID in Mcp-Name = %+v", got.Error)
+	if got := taskUntil(t, h, id, "completed"); got.Error != nil || got.Result.Inner == nil || got.Result.Inner.Content[0].Text != "done" {
+		t.Errorf("tasks/get with the task's ID in Mcp-Name = %+v, want the result", got)
 	}
 }

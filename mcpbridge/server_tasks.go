@@ -320,6 +320,9 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		srvWrite(w, nil, q.ID, nil, jerr)
 		return true
 	}
+	// A CreateTaskResult is the task alone, even when it has ended
+	// already: its result or error is read with tasks/get (SEP-2663).
+	state.Result, state.Error = nil, nil
 	s.srvWriteTask(w, q.ID, state, "task")
 	return true
 }

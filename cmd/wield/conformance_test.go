@@ -50,8 +50,7 @@ var knownServer2026Failures = map[string]string{
 	"input-required-result-capability-check":        mrtrPending,
 	// The Tasks extension (run unscored by the suite).
 	"tasks-lifecycle": "sep-2663-tasks-get-status-failed calls a protocol_error_job fixture, a task whose tool fails " +
-		"with a protocol error (failed, with error), which no tool file can declare; and CreateTaskResult carries " +
-		"`result` when the task ended before the answer (SEP-2663: only tasks/get's DetailedTask does)",
+		"with a protocol error (status failed, with error), which no tool file can declare",
 	"tasks-capability-negotiation": "its client declares elicitation and sampling at server/discover, which wield steers " +
 		"to the handshake (-32022) while a tool's own Elicit and Sample are not carried by input_required (h-mrtr)",
 	"tasks-mrtr-input":            "needs confirm_delete and multi_input, task tools that elicit while the task waits (status input_required, answered by tasks/update)",
