@@ -31,39 +31,40 @@ var uncheckedServerScenarios = map[string]string{
 
 // knownServer2026Failures are the 2026-07-28 server scenarios of suite
 // 0.2.0-alpha.12 that `wield serve` with the example configuration does not
-// pass yet, and why. Every other scenario the suite lists for 2026-07-28
+// pass yet, and why. Every other scenario the suite runs for 2026-07-28
 // must pass; one listed here that passes fails the test, so the list
 // cannot go stale.
 var knownServer2026Failures = map[string]string{
-	"server-stateless": "its test_missing_capability and test_streaming_elicitation fixtures need a tool whose own sampling " +
-		"or elicitation is carried by input_required, answering -32021 (HTTP 400) to a client that did not declare the " +
-		"capability (h-mrtr); a tool's Elicit and Sample still fail with ErrUnsupported for 2026-07-28 clients",
-	"input-required-result-basic-elicitation":       mrtrPending,
-	"input-required-result-basic-sampling":          mrtrPending,
-	"input-required-result-basic-list-roots":        mrtrPending + "; and a roots/list input request",
-	"input-required-result-request-state":           mrtrPending,
-	"input-required-result-multiple-input-requests": mrtrPending + "; several input requests in one round",
-	"input-required-result-multi-round":             mrtrPending,
-	"input-required-result-non-tool-request":        mrtrPending + "; and a prompt (prompts/get) that elicits",
-	"input-required-result-result-type":             mrtrPending,
-	"input-required-result-tampered-state":          mrtrPending,
-	"input-required-result-capability-check":        mrtrPending,
+	"server-stateless": "test_missing_capability samples: called by a client that did not declare sampling, the " +
+		"request must be refused with -32021 naming it (HTTP 400), and wield runs the tool, whose Sample fails " +
+		"inside the call (a result with isError)",
+	"input-required-result-basic-elicitation":       toolAsks + `; and under the fixture's key "user_name" (its step's as)`,
+	"input-required-result-basic-sampling":          toolAsks,
+	"input-required-result-basic-list-roots":        toolAsks + "; and a roots/list question, which no step asks",
+	"input-required-result-request-state":           toolAsks,
+	"input-required-result-multiple-input-requests": toolAsks + "; and three questions (elicitation, sampling, roots/list) in one round",
+	"input-required-result-multi-round":             toolAsks,
+	"input-required-result-non-tool-request":        toolAsks + "; and a prompt whose prompts/get asks, which wield's prompts do not",
+	"input-required-result-result-type":             toolAsks,
+	"input-required-result-tampered-state":          toolAsks,
+	"input-required-result-capability-check":        toolAsks,
 	// The Tasks extension (run unscored by the suite).
 	"tasks-lifecycle": "sep-2663-tasks-get-status-failed calls a protocol_error_job fixture, a task whose tool fails " +
 		"with a protocol error (status failed, with error), which no tool file can declare",
 	"tasks-capability-negotiation": "its client declares elicitation and sampling at server/discover, which wield steers " +
-		"to the handshake (-32022) while a tool's own Elicit and Sample are not carried by input_required (h-mrtr)",
-	"tasks-mrtr-input":            "needs confirm_delete and multi_input, task tools that elicit while the task waits (status input_required, answered by tasks/update)",
-	"tasks-dispatch-and-envelope": "needs confirm_delete, a task tool that elicits while the task waits",
-	"tasks-mrtr-composition":      "needs test_tool_with_task: input_required (user_name) before the task is created, then a task (h-mrtr)",
+		"to the handshake (-32022) while a tool's own questions are not carried by input_required",
+	"tasks-mrtr-input": "needs confirm_delete and multi_input, task tools that ask the client while the task waits " +
+		"(status input_required, answered by tasks/update); wield's tasks wait for a person's approval in the inbox instead",
+	"tasks-dispatch-and-envelope": "needs confirm_delete, a task tool that asks the client while the task waits (see tasks-mrtr-input)",
+	"tasks-mrtr-composition":      `needs test_tool_with_task: input_required (key "user_name") before the task is created, then a task`,
 }
 
-// mrtrPending is why most input-required scenarios fail: each calls a
-// fixture tool that asks the client (elicitation, sampling) and expects
-// input_required naming its own input request, then the result on the
-// retry. wield answers input_required for a confirm tool's approval only;
-// a tool's own Elicit and Sample over the round trip are h-mrtr's work.
-const mrtrPending = "needs a tool's own elicitation/sampling carried by input_required with the fixture's input-request keys (h-mrtr)"
+// toolAsks is why most input-required scenarios fail: each calls a fixture
+// tool whose steps ask the client (examples/conformance/tools/input.yaml)
+// and expects input_required with the question, then the result on the
+// retry; a tool's own Elicit and Sample must be carried by the round trip
+// for a 2026-07-28 client.
+const toolAsks = "a tool's own elicitation or sampling must be asked by input_required"
 
 // uncheckedServer2026Scenarios are the scenarios of suite 0.2.0-alpha.12
 // that run no check, and why.
