@@ -174,16 +174,16 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 		}
 		return s.srvStartTask(w, r, ep, &q)
 	}
+	if len(q.Params.TaskID) > srvMaxTaskID {
+		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("%s: params.taskId is %d bytes long; task IDs are at most %d", method, len(q.Params.TaskID), srvMaxTaskID)})
+		return true
+	}
 	if !q.speaksTasks() {
 		// The extension's methods are the extension: a client that did
 		// not declare it in this request is refused as SEP-2575 refuses
 		// a request needing a capability the client did not declare.
 		srvHTTPError(w, http.StatusBadRequest, q.ID, srvNeedsTasks(method+" is a method of the Tasks extension"))
-		return true
-	}
-	if len(q.Params.TaskID) > srvMaxTaskID {
-		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-			Message: fmt.Sprintf("%s: params.taskId is %d bytes long; task IDs are at most %d", method, len(q.Params.TaskID), srvMaxTaskID)})
 		return true
 	}
 	if q.Params.TaskID == "" {
@@ -320,9 +320,6 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		srvWrite(w, nil, q.ID, nil, jerr)
 		return true
 	}
-	// A CreateTaskResult is the task alone, even when it has ended
-	// already: its result or error is read with tasks/get (SEP-2663).
-	state.Result, state.Error = nil, nil
 	s.srvWriteTask(w, q.ID, state, "task")
 	return true
 }
@@ -567,6 +564,13 @@ func srvUnknownTask(id string) *jsonrpc.Error {
 // srvWriteTask answers with a task, its resultType "task" when a
 // tools/call made it, "complete" for tasks/get.
 func (s *Server) srvWriteTask(w http.ResponseWriter, id json.RawMessage, v *srvTaskView, resultType string) {
+	if resultType == "task" && (v.Result != nil || v.Error != nil) {
+		// A CreateTaskResult is the task alone, even when it has ended
+		// already: its result or error is read with tasks/get (SEP-2663).
+		task := *v
+		task.Result, task.Error = nil, nil
+		v = &task
+	}
 	out, err := jsonenc.Marshal(struct {
 		ResultType string   `json:"resultType"`
 		Meta       mcp.Meta `json:"_meta"`
