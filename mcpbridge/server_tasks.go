@@ -179,9 +179,23 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 			Message: fmt.Sprintf("%s: params.taskId is %d bytes long; task IDs are at most %d", method, len(q.Params.TaskID), srvMaxTaskID)})
 		return true
 	}
-	if q.Params.TaskID == "" || q.Params.TaskID != r.Header.Get("Mcp-Name") {
+	if !q.speaksTasks() {
+		// The extension's methods are the extension: a client that did
+		// not declare it in this request is refused as SEP-2575 refuses
+		// a request needing a capability the client did not declare.
+		srvHTTPError(w, http.StatusBadRequest, q.ID, srvNeedsTasks(method+" is a method of the Tasks extension"))
+		return true
+	}
+	if q.Params.TaskID == "" {
 		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-			Message: fmt.Sprintf("%s: params.taskId is required, and the Mcp-Name header must be the same task ID", method)})
+			Message: method + ": params.taskId is required"})
+		return true
+	}
+	if r.Header.Get("Mcp-Name") != q.Params.TaskID {
+		// The headers must say what the body says (2026-07-28,
+		// streamable HTTP, "Server validation"): HeaderMismatch.
+		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch,
+			Message: fmt.Sprintf("%s: the Mcp-Name header is not the body's params.taskId %q", method, q.Params.TaskID)})
 		return true
 	}
 	task, jerr := s.srvTaskState(r.Context(), q.Params.TaskID)
@@ -218,6 +232,15 @@ func (s *Server) srvTaskSupport(ep *srvEndpoint, name string) wield.TaskSupport 
 	return t.Task
 }
 
+// srvNeedsTasks is the error -32021 of a request that needs the Tasks
+// extension from a client that did not declare it (HTTP 400, as the
+// revision answers it): what says what needs it.
+func srvNeedsTasks(what string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: CodeMissingCapability,
+		Message: fmt.Sprintf("%s: declare the extension %s in the request's client capabilities", what, TasksExtension),
+		Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + TasksExtension + `":{}}}}`)}
+}
+
 // srvStartTask answers a tools/call of a task tool: with a task from a
 // client that speaks them, after the call's ID is reserved in the store.
 // A client that does not gets the plain call (task optional) or error
@@ -228,9 +251,7 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		if support == wield.TaskOptional {
 			return false // a plain call
 		}
-		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: CodeMissingCapability,
-			Message: fmt.Sprintf("tool %q runs only as a task: declare the extension %s in the request's client capabilities", q.Params.Name, TasksExtension),
-			Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + TasksExtension + `":{}}}}`)})
+		srvHTTPError(w, http.StatusBadRequest, q.ID, srvNeedsTasks(fmt.Sprintf("tool %q runs only as a task", q.Params.Name)))
 		return true
 	}
 	if ep.toolset != "" && !s.srvInToolset(ep.toolset, q.Params.Name) {
@@ -543,6 +564,13 @@ func srvUnknownTask(id string) *jsonrpc.Error {
 // srvWriteTask answers with a task, its resultType "task" when a
 // tools/call made it, "complete" for tasks/get.
 func (s *Server) srvWriteTask(w http.ResponseWriter, id json.RawMessage, v *srvTaskView, resultType string) {
+	if resultType == "task" && (v.Result != nil || v.Error != nil) {
+		// A CreateTaskResult is the task alone, even when it has ended
+		// already: its result or error is read with tasks/get (SEP-2663).
+		task := *v
+		task.Result, task.Error = nil, nil
+		v = &task
+	}
 	out, err := jsonenc.Marshal(struct {
 		ResultType string   `json:"resultType"`
 		Meta       mcp.Meta `json:"_meta"`
