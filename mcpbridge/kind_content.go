@@ -300,7 +300,11 @@ func kindStepOf(st kindStepSpec, name string) (kindStep, error) {
 		}
 		ks.as, ks.inputKey = e.As, e.Key
 	}
-	if ks.inputKey != "" {
+	if ks.inputKey == "" && ks.as != "" && srvCheckInputKey(ks.as) == nil {
+		// A step's answer is asked for under its name unless key: names
+		// another: clients (and the conformance suite) match the two.
+		ks.inputKey = ks.as
+	} else if ks.inputKey != "" {
 		if err := srvCheckInputKey(ks.inputKey); err != nil {
 			return ks, fmt.Errorf("%s: key: %w", name, err)
 		}
