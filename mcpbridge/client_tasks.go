@@ -447,9 +447,9 @@ type impTaskCall struct {
 	sess   *impSession
 	raw    impRawCaller
 	tool   string
-	ext    bool     // the extension's form, else 2025-11-25's
+	ext    bool      // the extension's form, else 2025-11-25's
 	relay  *impRelay // nil without an MCP client to relay to
-	status string   // the last status message relayed
+	status string    // the last status message relayed
 	shown  int
 	asked  map[string]bool // input request keys answered
 }
@@ -632,7 +632,7 @@ func (tc *impTaskCall) answer(ctx context.Context, id string, reqs map[string]js
 			continue // answered already: the server has not seen it yet
 		}
 		var q struct {
-			Method string           `json:"method"`
+			Method string            `json:"method"`
 			Params *mcp.ElicitParams `json:"params"`
 		}
 		if json.Unmarshal(raw, &q) != nil || q.Method != "elicitation/create" || q.Params == nil {
