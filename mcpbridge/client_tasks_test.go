@@ -385,3 +385,40 @@ func TestImportTaskHostile(t *testing.T) {
 		}
 	})
 }
+
+// TestImportTaskEverything calls server-everything's task-required tool
+// (simulate-research-query, MCP 2025-11-25 tasks) over stdio and
+// streamable HTTP as a normal call, and times one out.
+func TestImportTaskEverything(t *testing.T) {
+	entry := impNPMServer(t, "server-everything")
+	for _, mode := range []string{"stdio", "streamableHttp"} {
+		t.Run(mode, func(t *testing.T) {
+			cfg := mcpbridge.ServerConfig{Name: "ev", Enabled: true}
+			if mode == "stdio" {
+				cfg.Command = []string{"node", entry, "stdio"}
+			} else {
+				cfg.URL = impStartNodeHTTP(t, entry, mode, 0).url("/mcp")
+			}
+			reg := wield.NewRegistry(nil)
+			im := impImporter(t, reg, &mcpbridge.ImportOptions{ConnectTimeout: 60 * time.Second})
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			if err := im.Add(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			e := impApprovingEngine(t, reg)
+			got := impOutcomeOf(impCall(t, e, "ev__simulate-research-query", `{"topic":"tasks"}`))
+			if !got.OK || !strings.Contains(got.Output, "# Research Report: tasks") || !strings.Contains(got.Output, "Stage 4: Generating report") {
+				t.Errorf("task-required tool = %+v, want its research report", got)
+			}
+			start := time.Now()
+			res, err := e.Call(ctx, wield.Call{Tool: "ev__simulate-research-query", Arguments: json.RawMessage(`{"topic":"late"}`), Timeout: 1500 * time.Millisecond})
+			if err != nil || res.ErrorType != wield.ErrTimeout || time.Since(start) > 5*time.Second {
+				t.Errorf("call past its timeout = %+v, %v after %s, want a timeout", res, err, time.Since(start))
+			}
+			if got := impOutcomeOf(impCall(t, e, "ev__echo", `{"message":"still here"}`)); !got.OK {
+				t.Errorf("a plain call after the canceled task = %+v", got)
+			}
+		})
+	}
+}
