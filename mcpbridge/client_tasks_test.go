@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -104,11 +105,19 @@ type taskPeer struct {
 	result func(id string) (any, *jsonrpcError)
 	// caps: the server declares tasks for tools/call.
 	caps bool
+	// era2026: the server speaks 2026-07-28 and the tasks extension; its
+	// tasks' fields are the extension's.
+	era2026 bool
+	// flood: tasks/get answers with an event stream of so many progress
+	// notifications before the answer.
+	flood   int
+	updates []json.RawMessage // inputResponses of tasks/update
 }
 
 type jsonrpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 func (p *taskPeer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -126,6 +135,12 @@ func (p *taskPeer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Name   string         `json:"name"`
 			TaskID string         `json:"taskId"`
 			Task   map[string]any `json:"task"`
+			Meta   struct {
+				Caps struct {
+					Extensions map[string]any `json:"extensions"`
+				} `json:"io.modelcontextprotocol/clientCapabilities"`
+			} `json:"_meta"`
+			InputResponses json.RawMessage `json:"inputResponses"`
 		} `json:"params"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&q); err != nil {
@@ -138,7 +153,21 @@ func (p *taskPeer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var result any
 	var rerr *jsonrpcError
+	speaks := q.Params.Meta.Caps.Extensions[mcpbridge.TasksExtension] != nil
 	switch q.Method {
+	case "server/discover":
+		if !p.era2026 {
+			rerr = &jsonrpcError{Code: -32601, Message: "method not found"}
+			break
+		}
+		result = map[string]any{"resultType": "complete", "supportedVersions": []string{"2026-07-28"},
+			"capabilities": map[string]any{"tools": map[string]any{}, "extensions": map[string]any{mcpbridge.TasksExtension: map[string]any{}}},
+			"_meta":        map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "peer", "version": "1"}}}
+	case "tasks/update":
+		p.mu.Lock()
+		p.updates = append(p.updates, q.Params.InputResponses)
+		p.mu.Unlock()
+		result = map[string]any{"resultType": "complete"}
 	case "initialize":
 		caps := map[string]any{"tools": map[string]any{}}
 		if p.caps {
@@ -159,6 +188,12 @@ func (p *taskPeer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case q.Params.Name == "plain":
 			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": "plain"}}}
+		case p.era2026 && !speaks:
+			rerr = &jsonrpcError{Code: mcpbridge.CodeMissingCapability, Message: "long runs only as a task", Data: json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + mcpbridge.TasksExtension + `":{}}}}`)}
+		case p.era2026:
+			m := p.task()
+			m["resultType"] = "task"
+			result = m
 		case q.Params.Task == nil:
 			rerr = &jsonrpcError{Code: -32600, Message: "long runs only as a task"}
 		default:
@@ -169,7 +204,11 @@ func (p *taskPeer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.polls = append(p.polls, time.Now())
 		n := len(p.polls)
 		p.mu.Unlock()
-		result = p.get(q.Params.TaskID, n)
+		m := p.get(q.Params.TaskID, n)
+		if p.era2026 {
+			m["resultType"] = "complete"
+		}
+		result = m
 	case "tasks/result":
 		result, rerr = p.result(q.Params.TaskID)
 	case "tasks/cancel":
@@ -186,6 +225,15 @@ func (p *taskPeer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		msg["result"] = result
 	}
+	if q.Method == "tasks/get" && p.flood > 0 {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range p.flood {
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"nobody\",\"progress\":%d}}\n\n", i)
+		}
+		b, _ := json.Marshal(msg)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(msg)
 }
@@ -200,6 +248,15 @@ func (p *taskPeer) canceled() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.cancels...)
+}
+
+// extTaskOf is a task of the extension.
+func extTaskOf(id, status string, poll any) map[string]any {
+	m := map[string]any{"taskId": id, "status": status, "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": nil}
+	if poll != nil {
+		m["pollIntervalMs"] = poll
+	}
+	return m
 }
 
 func taskOf(id, status string, poll any) map[string]any {
@@ -420,5 +477,112 @@ func TestImportTaskEverything(t *testing.T) {
 				t.Errorf("a plain call after the canceled task = %+v", got)
 			}
 		})
+	}
+}
+
+// TestImportTaskExtension checks the 2026-07-28 form against a
+// hand-written server: the call refused with -32021 is made again as a
+// task, whose result tasks/get carries; a failed task's error, a task that
+// asks for input (answered through Elicit with tasks/update, or failing
+// the call and canceled without it), and a flood of notifications on the
+// tasks/get stream.
+func TestImportTaskExtension(t *testing.T) {
+	result := map[string]any{"content": []any{map[string]any{"type": "text", "text": "extended"}}}
+	p := &taskPeer{t: t, era2026: true,
+		task: func() map[string]any { return extTaskOf("x-1", "working", 10) },
+		get: func(id string, n int) map[string]any {
+			if n%2 == 1 {
+				return extTaskOf(id, "working", 10)
+			}
+			m := extTaskOf(id, "completed", 10)
+			m["result"] = result
+			return m
+		},
+	}
+	e := taskPeerStart(t, p, mcpbridge.ServerConfig{})
+	for i := range 2 {
+		if got := impOutcomeOf(impCall(t, e, "peer__long", `{}`)); !cmp.Equal(impOutcome{OK: true, Output: `"extended"`}, got) {
+			t.Errorf("call %d = %+v", i, got)
+		}
+	}
+	if got := p.calls.Load(); got != 3 {
+		t.Errorf("tools/call sent %d times, want 3 (refused, then two tasks)", got)
+	}
+	if got := impOutcomeOf(impCall(t, e, "peer__plain", `{}`)); !got.OK {
+		t.Errorf("plain tool of the 2026 server = %+v", got)
+	}
+
+	// failed: the error the task carries.
+	p.get = func(id string, _ int) map[string]any {
+		m := extTaskOf(id, "failed", 10)
+		m["error"] = map[string]any{"code": -32603, "message": "backend exploded"}
+		return m
+	}
+	want := impOutcome{ErrorType: wield.ErrExecution, Error: `MCP server "peer" failed the task: backend exploded (tool "long")`}
+	if diff := cmp.Diff(want, impOutcomeOf(impCall(t, e, "peer__long", `{}`))); diff != "" {
+		t.Errorf("failed task (-want +got):\n%s", diff)
+	}
+
+	// input_required without anyone to ask: the call fails, the task is
+	// canceled.
+	// ask asks for a city until peer has had an answer.
+	ask := func(peer *taskPeer) func(string, int) map[string]any {
+		return func(id string, _ int) map[string]any {
+			peer.mu.Lock()
+			answered := len(peer.updates) > 0
+			peer.mu.Unlock()
+			if !answered {
+				m := extTaskOf(id, "input_required", 10)
+				m["inputRequests"] = map[string]any{"city": map[string]any{"method": "elicitation/create", "params": map[string]any{
+					"mode": "form", "message": "Which city?",
+					"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string", "default": "Lyon"}}},
+				}}}
+				return m
+			}
+			m := extTaskOf(id, "completed", 10)
+			m["result"] = result
+			return m
+		}
+	}
+	p.get = ask(p)
+	got := impOutcomeOf(impCall(t, e, "peer__long", `{}`))
+	if got.ErrorType != wield.ErrExecution || !strings.Contains(got.Error, "has no one to ask") {
+		t.Errorf("input_required without Elicit = %+v", got)
+	}
+	if c := p.canceled(); len(c) != 1 || c[0] != "x-1" {
+		t.Errorf("tasks/cancel = %q, want the task canceled", c)
+	}
+
+	// With Elicit: answered by tasks/update, and the task completes.
+	q := &taskPeer{t: t, era2026: true, task: p.task}
+	q.get = ask(q)
+	hs := httptest.NewServer(q)
+	defer hs.Close()
+	reg := wield.NewRegistry(nil)
+	im := impImporter(t, reg, &mcpbridge.ImportOptions{Elicit: mcpbridge.ElicitDefaults})
+	if err := im.Add(context.Background(), mcpbridge.ServerConfig{Name: "peer", URL: hs.URL + "/mcp", Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	e2 := impEngine(t, reg)
+	if got := impOutcomeOf(impCall(t, e2, "peer__long", `{}`)); !got.OK {
+		t.Errorf("input_required answered through Elicit = %+v", got)
+	}
+	q.mu.Lock()
+	updates := q.updates
+	q.mu.Unlock()
+	if len(updates) != 1 || string(updates[0]) != `{"city":{"action":"accept","content":{"city":"Lyon"}}}` {
+		t.Errorf("tasks/update inputResponses = %s", updates)
+	}
+
+	// A flood of notifications on the tasks/get stream: read past, bounded.
+	p.flood = 20000
+	p.get = func(id string, _ int) map[string]any {
+		m := extTaskOf(id, "completed", 10)
+		m["result"] = result
+		return m
+	}
+	start := time.Now()
+	if got := impOutcomeOf(impCall(t, e, "peer__long", `{}`)); !got.OK || time.Since(start) > 10*time.Second {
+		t.Errorf("tasks/get behind 20000 notifications = %+v after %s", got, time.Since(start))
 	}
 }

@@ -212,9 +212,13 @@ func (h *impHandler) Handle(ctx context.Context, args json.RawMessage) (json.Raw
 	}
 	// A tool that runs as a task is called as one (client_tasks.go).
 	if sess.raw != nil {
+		// execution.taskSupport is 2025-11-25's: a server of 2026-07-28
+		// says so with -32021, below.
+		oldEra := sess.cs.InitializeResult() != nil && sess.cs.InitializeResult().ProtocolVersion < srvStatelessEra
 		switch support, declared := sess.tasks.coreMode(h.remote); {
 		case sess.tasks.extMode(h.remote):
 			return h.callTask(ctx, sess, params, true, r)
+		case !oldEra:
 		case support != "" && declared:
 			return h.callTask(ctx, sess, params, false, r)
 		case support == "required":
