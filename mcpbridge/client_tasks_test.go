@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/mcpbridge"
@@ -584,5 +585,47 @@ func TestImportTaskExtension(t *testing.T) {
 	start := time.Now()
 	if got := impOutcomeOf(impCall(t, e, "peer__long", `{}`)); !got.OK || time.Since(start) > 10*time.Second {
 		t.Errorf("tasks/get behind 20000 notifications = %+v after %s", got, time.Since(start))
+	}
+}
+
+// TestRelayTaskStatus: the status messages of an imported task reach the
+// MCP client that called it as progress notices under its own token.
+func TestRelayTaskStatus(t *testing.T) {
+	got, copts := srvCollector()
+	stage := func(id, msg string) map[string]any {
+		m := taskOf(id, "working", 200)
+		m["statusMessage"] = msg
+		return m
+	}
+	p := &taskPeer{t: t, caps: true,
+		task: func() map[string]any { return stage("s-1", "Gathering sources") },
+		get: func(id string, n int) map[string]any {
+			switch n {
+			case 1:
+				return stage(id, "Gathering sources")
+			case 2:
+				return stage(id, "Writing the report")
+			}
+			return taskOf(id, "completed", 200)
+		},
+		result: func(string) (any, *jsonrpcError) { return textResult("report") },
+	}
+	hs := httptest.NewServer(p)
+	defer hs.Close()
+	cs := relayChain(t, hs.URL+"/mcp", copts)
+	ctx, cancel := context.WithTimeout(t.Context(), srvWait)
+	defer cancel()
+	params := &mcp.CallToolParams{Name: "up__long", Arguments: map[string]any{}}
+	params.SetProgressToken("mine")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := srvViewOf(res); strings.Join(v.Text, "") != "report" || v.IsError {
+		t.Errorf("result %+v", v)
+	}
+	want := []string{"mine 1/0 Gathering sources", "mine 2/0 Writing the report"}
+	if diff := cmp.Diff(want, srvTake(t, got.progress, 2)); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }
