@@ -13,11 +13,12 @@ import (
 )
 
 // TestJourneyMCPImportTask: a `wield serve` whose tool nap runs only as an
-// MCP task (`task: required`) is imported by another wield (mcp_servers).
-// `wield call` of the imported tool looks like any call: it prints the
-// result, and `wield calls` shows one record. The outer call's timeout,
-// and an interrupted `wield call` (SIGINT), cancel the inner task: the
-// inner server's record of it says canceled.
+// MCP task (`task: required`) is imported by another wield (mcp_servers),
+// a one-shot `wield call` and then a `wield serve`. A call of the imported
+// tool looks like any call: `wield call` prints the result, and `wield
+// calls` shows one record. The outer call's timeout, and an interrupted
+// `wield call` (SIGINT), cancel the inner task: the inner server's record
+// of it says canceled.
 func TestJourneyMCPImportTask(t *testing.T) {
 	in := newUser(t)
 	in.write("tools/nap.yaml", napTool)
@@ -123,6 +124,39 @@ func TestJourneyMCPImportTask(t *testing.T) {
 	}
 	if !eventually(10*time.Second, func() bool { _, c, m := innerRecords(); msgs = m; return c == 2 }) {
 		t.Fatalf("the inner task of the interrupted call is not recorded canceled: %q\nouter stderr:\n%s", msgs, stderr.String())
+	}
+
+	// `wield serve` importing it: the same through the outer server.
+	outer := out.serve("--config", "config.yml")
+	if !eventually(20*time.Second, func() bool {
+		_, b := outer.do("GET", "/v1/tools", "")
+		return strings.Contains(string(b), "inner__nap")
+	}) {
+		t.Fatalf("the outer serve does not list inner__nap:\n%s", outer.stderr)
+	}
+	r = out.must("call", "--server", outer.url, "inner__nap", "duration:=1")
+	r.json(t, &res)
+	if !res.OK || res.Output["slept"] == nil {
+		t.Errorf("call through the outer serve = %+v, want the sleep's result", res)
+	}
+	calls = out.must("calls", "--server", outer.url)
+	// The user's store has the three one-shot calls before it.
+	if n := strings.Count(calls.stdout, "inner__nap"); n != 4 || strings.Count(calls.stdout, res.CallID) != 1 {
+		t.Errorf("wield calls --server shows %d records of inner__nap, want 4, the call %s once:\n%s", n, res.CallID, calls)
+	}
+	r = out.wield("call", "--server", outer.url, "--timeout", "1s", "inner__nap", "duration:=60")
+	r.json(t, &res)
+	if r.code != 1 || res.ErrorType != "timeout" {
+		t.Errorf("call through the outer serve past its timeout: exit %d, %+v", r.code, res)
+	}
+	if !eventually(10*time.Second, func() bool { _, c, m := innerRecords(); msgs = m; return c == 3 }) {
+		t.Fatalf("the inner task of the outer serve's timed-out call is not recorded canceled: %q", msgs)
+	}
+	if ok, _, _ := innerRecords(); ok != 2 {
+		t.Errorf("inner records: %d ok, want 2", ok)
+	}
+	if code, took := outer.stop(syscall.SIGTERM, 10*time.Second); code != 0 || took > 5*time.Second {
+		t.Errorf("outer serve after SIGTERM: exit %d after %v", code, took)
 	}
 	if code, took := inner.stop(syscall.SIGTERM, 10*time.Second); code != 0 || took > 5*time.Second {
 		t.Errorf("inner serve after SIGTERM: exit %d after %v", code, took)
