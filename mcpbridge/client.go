@@ -338,7 +338,7 @@ func (s *impServer) impTransport(bad *atomic.Pointer[string], info *impTaskInfo,
 	case TransportSSE:
 		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxEventSize: max}, nil, nil
 	}
-	raw := &impRawHTTP{hc: hc, url: cfg.URL, oauth: s.oauth, relays: relays}
+	raw := &impRawHTTP{hc: hc, url: cfg.URL, oauth: s.oauth, relays: relays, elicit: s.impElicitHandler()}
 	// The importer reconnects by itself, with its own backoff; the SDK's
 	// retries of the standalone stream would only delay noticing an outage.
 	// Not wrapped as a stdio transport is: the SDK asks its HTTP

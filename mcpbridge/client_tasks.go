@@ -241,6 +241,7 @@ type impRawHTTP struct {
 	oauth  auth.OAuthHandler
 	cs     atomic.Pointer[mcp.ClientSession]
 	relays *impRelays
+	elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) // nil without one
 	seq    atomic.Uint64
 }
 
@@ -259,6 +260,34 @@ func (h *impRawHTTP) rawCall(ctx context.Context, method, name string, params an
 	if err != nil {
 		return nil, err
 	}
+	resp, err := h.post(ctx, cs, body, method, name)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		if resp.StatusCode == http.StatusNotFound {
+			return nil, fmt.Errorf("HTTP %d to %s: %w", resp.StatusCode, method, mcp.ErrSessionMissing)
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("HTTP status %d", resp.StatusCode)}
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return h.readStream(ctx, cs, resp.Body, id)
+	}
+	data, err := io.ReadAll(resp.Body) // bounded by impLimitTransport
+	if err != nil {
+		return nil, err
+	}
+	res, ok, err := impRawResponse(data, id)
+	if err == nil && !ok {
+		err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the response is not the answer to the request"}
+	}
+	return res, err
+}
+
+// post sends one message of the session's.
+func (h *impRawHTTP) post(ctx context.Context, cs *mcp.ClientSession, body []byte, method, name string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -268,7 +297,9 @@ func (h *impRawHTTP) rawCall(ctx context.Context, method, name string, params an
 	if ir := cs.InitializeResult(); ir != nil {
 		req.Header.Set("Mcp-Protocol-Version", ir.ProtocolVersion)
 		if ir.ProtocolVersion >= srvStatelessEra {
-			req.Header.Set("Mcp-Method", method)
+			if method != "" {
+				req.Header.Set("Mcp-Method", method)
+			}
 			if name != "" {
 				req.Header.Set("Mcp-Name", name)
 			}
@@ -284,37 +315,15 @@ func (h *impRawHTTP) rawCall(ctx context.Context, method, name string, params an
 			}
 		}
 	}
-	resp, err := h.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		if resp.StatusCode == http.StatusNotFound {
-			return nil, fmt.Errorf("HTTP %d to %s: %w", resp.StatusCode, method, mcp.ErrSessionMissing)
-		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("HTTP status %d", resp.StatusCode)}
-	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		return h.readStream(ctx, resp.Body, id)
-	}
-	data, err := io.ReadAll(resp.Body) // bounded by impLimitTransport
-	if err != nil {
-		return nil, err
-	}
-	res, ok, err := impRawResponse(data, id)
-	if err == nil && !ok {
-		err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the response is not the answer to the request"}
-	}
-	return res, err
+	return h.hc.Do(req)
 }
 
 // readStream reads an event stream until the response to id; the
 // progress notices on the way are relayed, anything else is dropped.
-func (h *impRawHTTP) readStream(ctx context.Context, body io.Reader, id string) (json.RawMessage, error) {
+func (h *impRawHTTP) readStream(ctx context.Context, cs *mcp.ClientSession, body io.Reader, id string) (json.RawMessage, error) {
 	br := bufio.NewReader(body)
 	var data []byte
+	asked := 0
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -342,7 +351,10 @@ func (h *impRawHTTP) readStream(ctx context.Context, body io.Reader, id string) 
 				if ok || rerr != nil {
 					return res, rerr
 				}
-				h.onMessage(data)
+				if h.onMessage(data) {
+					asked++
+					h.answer(ctx, cs, data, asked)
+				}
 			}
 			data = data[:0]
 		case bytes.HasPrefix(line, []byte("data:")):
@@ -354,14 +366,59 @@ func (h *impRawHTTP) readStream(ctx context.Context, body io.Reader, id string) 
 	}
 }
 
-// onMessage relays a progress notice that came on a raw stream.
-func (h *impRawHTTP) onMessage(data []byte) {
+// onMessage relays a progress notice that came on a raw stream, and
+// reports whether the message is a request of the server's.
+func (h *impRawHTTP) onMessage(data []byte) (request bool) {
 	var m struct {
+		ID     json.RawMessage                 `json:"id"`
 		Method string                          `json:"method"`
 		Params *mcp.ProgressNotificationParams `json:"params"`
 	}
-	if h.relays != nil && json.Unmarshal(data, &m) == nil && m.Method == "notifications/progress" && m.Params != nil {
+	if json.Unmarshal(data, &m) != nil || m.Method == "" {
+		return false
+	}
+	if h.relays != nil && m.Method == "notifications/progress" && m.Params != nil {
 		h.relays.onProgress(m.Params)
+	}
+	return len(m.ID) > 0 && string(m.ID) != "null"
+}
+
+// answer answers a request the server sent on a raw stream (2025-11-25's
+// tasks/result carries a task's elicitations so): an elicitation through
+// the importer's ElicitFunc, at most taskMaxInputRounds a stream; any other
+// request, and one past the bound, with an error.
+func (h *impRawHTTP) answer(ctx context.Context, cs *mcp.ClientSession, data []byte, n int) {
+	var q struct {
+		ID     json.RawMessage   `json:"id"`
+		Method string            `json:"method"`
+		Params *mcp.ElicitParams `json:"params"`
+	}
+	if json.Unmarshal(data, &q) != nil {
+		return
+	}
+	reply := map[string]any{"jsonrpc": "2.0", "id": q.ID}
+	var res *mcp.ElicitResult
+	var err error = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "wield does not answer this request here"}
+	if q.Method == "elicitation/create" && q.Params != nil && h.elicit != nil && n <= taskMaxInputRounds {
+		res, err = h.elicit(ctx, &mcp.ElicitRequest{Params: q.Params})
+	}
+	if err != nil {
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) {
+			rpc = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "elicitation failed"}
+		}
+		reply["error"] = rpc
+	} else {
+		reply["result"] = res
+	}
+	body, err := json.Marshal(reply)
+	if err != nil {
+		return
+	}
+	resp, err := h.post(ctx, cs, body, "", "")
+	if err == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
 	}
 }
 
@@ -568,9 +625,13 @@ func (tc *impTaskCall) follow(ctx context.Context, v *impTaskView) (json.RawMess
 				return nil, tc.fail(fmt.Sprintf("asked for input more than %d times during one task", taskMaxInputRounds), id)
 			}
 			if !tc.ext {
-				// 2025-11-25: tasks/result carries the server's requests;
-				// wield does not answer those.
-				return nil, tc.fail("asked for input in the middle of the task (status input_required), which wield cannot give to a task of MCP 2025-11-25; the task was canceled", id)
+				// 2025-11-25: tasks/result carries the server's requests,
+				// answered as a call's (the go-sdk's handler over stdio,
+				// impRawHTTP.answer over HTTP), and blocks until the end.
+				if tc.s.im.opts.Elicit == nil {
+					return nil, tc.fail("asked a person for input in the middle of the task, and this wield has no one to ask; the task was canceled", id)
+				}
+				return tc.payload(ctx, id)
 			}
 			if err := tc.answer(ctx, id, v.InputRequests); err != nil {
 				return nil, err
@@ -607,6 +668,9 @@ func (tc *impTaskCall) follow(ctx context.Context, v *impTaskView) (json.RawMess
 func (tc *impTaskCall) payload(ctx context.Context, id string) (json.RawMessage, error) {
 	res, err := tc.raw.rawCall(ctx, "tasks/result", id, tc.taskParams(id, nil))
 	if err != nil {
+		if ctx.Err() != nil {
+			tc.cancel(ctx, id)
+		}
 		return nil, tc.s.callFailed(ctx, tc.sess, tc.tool, err)
 	}
 	return tc.result(res)

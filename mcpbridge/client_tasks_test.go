@@ -330,10 +330,11 @@ func TestImportTaskCore(t *testing.T) {
 	if diff := cmp.Diff(want, impOutcomeOf(impCall(t, e, "peer__long", `{}`))); diff != "" {
 		t.Errorf("task cancelled by the server (-want +got):\n%s", diff)
 	}
-	// input_required: wield has nothing to answer with in this form.
+	// input_required, and no one to ask: the call fails, the task is
+	// canceled.
 	p.get = func(id string, _ int) map[string]any { return taskOf(id, "input_required", 10) }
 	got := impOutcomeOf(impCall(t, e, "peer__long", `{}`))
-	if got.ErrorType != wield.ErrExecution || !strings.Contains(got.Error, "asked for input in the middle of the task") {
+	if got.ErrorType != wield.ErrExecution || !strings.Contains(got.Error, "has no one to ask; the task was canceled") {
 		t.Errorf("input_required = %+v", got)
 	}
 	if c := p.canceled(); len(c) != 1 || c[0] != "t-1" {
@@ -476,6 +477,48 @@ func TestImportTaskEverything(t *testing.T) {
 			}
 			if got := impOutcomeOf(impCall(t, e, "ev__echo", `{"message":"still here"}`)); !got.OK {
 				t.Errorf("a plain call after the canceled task = %+v", got)
+			}
+		})
+	}
+}
+
+// TestImportTaskEverythingElicit: server-everything's research task asks
+// for a clarification in the middle (status input_required, the request
+// on the tasks/result stream); the importer's Elicit answers it, over
+// stdio (the go-sdk's handler) and HTTP (wield's own), and the report
+// says the answer.
+func TestImportTaskEverythingElicit(t *testing.T) {
+	entry := impNPMServer(t, "server-everything")
+	for _, mode := range []string{"stdio", "streamableHttp"} {
+		t.Run(mode, func(t *testing.T) {
+			cfg := mcpbridge.ServerConfig{Name: "ev", Enabled: true}
+			if mode == "stdio" {
+				cfg.Command = []string{"node", entry, "stdio"}
+			} else {
+				cfg.URL = impStartNodeHTTP(t, entry, mode, 0).url("/mcp")
+			}
+			var asked atomic.Int64
+			elicit := func(_ context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				asked.Add(1)
+				if server != "ev" || !strings.Contains(req.Message, "python") {
+					return &mcp.ElicitResult{Action: "decline"}, nil
+				}
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"interpretation": "snake"}}, nil
+			}
+			reg := wield.NewRegistry(nil)
+			im := impImporter(t, reg, &mcpbridge.ImportOptions{ConnectTimeout: 60 * time.Second, Elicit: elicit})
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			if err := im.Add(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			e := impApprovingEngine(t, reg)
+			got := impOutcomeOf(impCall(t, e, "ev__simulate-research-query", `{"topic":"python","ambiguous":true}`))
+			if !got.OK || !strings.Contains(got.Output, "# Research Report: python (snake)") {
+				t.Errorf("research with a clarification = %+v, want the report on snakes", got)
+			}
+			if n := asked.Load(); n != 1 {
+				t.Errorf("Elicit asked %d times, want 1", n)
 			}
 		})
 	}
