@@ -850,9 +850,10 @@ func (r *impRawStdio) wrote(m jsonrpc.Message) {
 		return
 	}
 	r.mu.Lock()
-	if len(r.peeks) < impMaxPeeks {
-		r.peeks[q.ID.Raw()] = impPeek{method, fresh}
+	if len(r.peeks) >= impMaxPeeks {
+		clear(r.peeks) // requests never answered: the newest matters
 	}
+	r.peeks[q.ID.Raw()] = impPeek{method, fresh}
 	r.mu.Unlock()
 }
 
