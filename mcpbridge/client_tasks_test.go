@@ -375,6 +375,7 @@ func TestImportTaskHostile(t *testing.T) {
 		impEventually(t, "the task is canceled", func() bool { return len(p.canceled()) == 1 })
 		// pollInterval 0: polled no more often than TaskPollMin.
 		polls := p.pollTimes()
+		t.Logf("pollInterval 0: %d polls in the call's 1 s, canceled %s after the timeout", len(polls), took-time.Second)
 		if max := int(time.Second/mcpbridge.TaskPollMin) + 2; len(polls) > max {
 			t.Errorf("%d polls in 1 s with pollInterval 0, want at most %d", len(polls), max)
 		}
@@ -395,7 +396,9 @@ func TestImportTaskHostile(t *testing.T) {
 		e := taskPeerStart(t, p, mcpbridge.ServerConfig{})
 		start := time.Now()
 		got := impOutcomeOf(impCall(t, e, "peer__long", `{}`))
-		if took := time.Since(start); !got.OK || took > mcpbridge.TaskPollMax+2*time.Second {
+		took := time.Since(start)
+		t.Logf("pollInterval 1e12: the result after %s", took)
+		if !got.OK || took > mcpbridge.TaskPollMax+2*time.Second {
 			t.Errorf("pollInterval 1e12: %+v after %s, want the result within TaskPollMax", got, took)
 		}
 	})
@@ -626,7 +629,9 @@ func TestImportTaskExtension(t *testing.T) {
 		return m
 	}
 	start := time.Now()
-	if got := impOutcomeOf(impCall(t, e, "peer__long", `{}`)); !got.OK || time.Since(start) > 10*time.Second {
+	got = impOutcomeOf(impCall(t, e, "peer__long", `{}`))
+	t.Logf("a tasks/get behind 20000 notifications: %s", time.Since(start))
+	if !got.OK || time.Since(start) > 10*time.Second {
 		t.Errorf("tasks/get behind 20000 notifications = %+v after %s", got, time.Since(start))
 	}
 }
