@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -99,7 +100,7 @@ func (ti *impTaskInfo) peek(method string, fresh bool, result json.RawMessage) {
 				} `json:"tasks"`
 			} `json:"capabilities"`
 		}
-		if json.Unmarshal(result, &r) != nil {
+		if impDecode(result, &r) != nil {
 			return
 		}
 		t := r.Capabilities.Tasks
@@ -115,7 +116,7 @@ func (ti *impTaskInfo) peek(method string, fresh bool, result json.RawMessage) {
 				} `json:"execution"`
 			} `json:"tools"`
 		}
-		if json.Unmarshal(result, &r) != nil {
+		if impDecode(result, &r) != nil {
 			return
 		}
 		ti.mu.Lock()
@@ -186,7 +187,7 @@ func (ti *impTaskInfo) peekMessage(method string, fresh bool, data []byte) {
 	var m struct {
 		Result json.RawMessage `json:"result"`
 	}
-	if json.Unmarshal(data, &m) == nil && len(m.Result) > 0 {
+	if impDecode(data, &m) == nil && len(m.Result) > 0 {
 		ti.peek(method, fresh, m.Result)
 	}
 }
@@ -374,7 +375,7 @@ func (h *impRawHTTP) onMessage(data []byte) (request bool) {
 		Method string                          `json:"method"`
 		Params *mcp.ProgressNotificationParams `json:"params"`
 	}
-	if json.Unmarshal(data, &m) != nil || m.Method == "" {
+	if impDecode(data, &m) != nil || m.Method == "" {
 		return false
 	}
 	if h.relays != nil && m.Method == "notifications/progress" && m.Params != nil {
@@ -393,7 +394,7 @@ func (h *impRawHTTP) answer(ctx context.Context, cs *mcp.ClientSession, data []b
 		Method string            `json:"method"`
 		Params *mcp.ElicitParams `json:"params"`
 	}
-	if json.Unmarshal(data, &q) != nil {
+	if impDecode(data, &q) != nil {
 		return
 	}
 	reply := map[string]any{"jsonrpc": "2.0", "id": q.ID}
@@ -430,11 +431,11 @@ func impRawResponse(data []byte, id string) (json.RawMessage, bool, error) {
 		Result json.RawMessage `json:"result"`
 		Error  *jsonrpc.Error  `json:"error"`
 	}
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := impDecode(data, &m); err != nil {
 		return nil, false, nil // not a message this reads; skipped
 	}
 	var got string
-	if json.Unmarshal(m.ID, &got) != nil || got != id {
+	if impDecode(m.ID, &got) != nil || got != id {
 		return nil, false, nil
 	}
 	if m.Error != nil {
@@ -539,15 +540,15 @@ func (h *impHandler) callTask(ctx context.Context, sess *impSession, params *mcp
 		ResultType string          `json:"resultType"`
 		Task       json.RawMessage `json:"task"`
 	}
-	if json.Unmarshal(res, &head) != nil {
+	if impDecode(res, &head) != nil {
 		return nil, tc.bad("a tools/call answer that is not a JSON object", "")
 	}
 	var v impTaskView
 	switch {
 	case ext && head.ResultType == "task":
-		err = json.Unmarshal(res, &v)
+		err = impDecode(res, &v)
 	case !ext && len(head.Task) > 0 && string(head.Task) != "null":
-		err = json.Unmarshal(head.Task, &v)
+		err = impDecode(head.Task, &v)
 	case head.ResultType == "input_required":
 		return nil, tc.fail("asked for input before the task began, which wield does not give to calls made as tasks", "")
 	default:
@@ -654,7 +655,7 @@ func (tc *impTaskCall) follow(ctx context.Context, v *impTaskView) (json.RawMess
 			return nil, tc.s.callFailed(ctx, tc.sess, tc.tool, err)
 		}
 		var next impTaskView
-		if json.Unmarshal(res, &next) != nil {
+		if impDecode(res, &next) != nil {
 			return nil, tc.bad("a tasks/get answer that does not read as a task", id)
 		}
 		if why := next.check(id); why != "" {
@@ -699,7 +700,7 @@ func (tc *impTaskCall) answer(ctx context.Context, id string, reqs map[string]js
 			Method string            `json:"method"`
 			Params *mcp.ElicitParams `json:"params"`
 		}
-		if json.Unmarshal(raw, &q) != nil || q.Method != "elicitation/create" || q.Params == nil {
+		if impDecode(raw, &q) != nil || q.Method != "elicitation/create" || q.Params == nil {
 			return tc.fail(fmt.Sprintf("asked for input wield cannot give (%s) in the middle of the task; the task was canceled", impClip(q.Method, 64)), id)
 		}
 		if elicit == nil {
@@ -888,4 +889,13 @@ func (r *impRawStdio) read(m jsonrpc.Message, info *impTaskInfo) bool {
 		}
 	}
 	return false
+}
+
+// impDecode reads what a server sent about its tasks as encoding/json/v2
+// does: member names matched exactly, a name given twice and invalid
+// UTF-8 refused (so {"status":"working","Status":"completed"} cannot mean
+// one thing here and another to a proxy), unknown members ignored (a
+// task has more than wield reads).
+func impDecode(data []byte, v any) error {
+	return jsonv2.Unmarshal(data, v)
 }

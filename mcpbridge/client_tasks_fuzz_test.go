@@ -1,7 +1,6 @@
 package mcpbridge
 
 import (
-	"encoding/json"
 	"testing"
 )
 
@@ -15,7 +14,7 @@ func FuzzImportTaskView(f *testing.F) {
 	f.Add([]byte(`{"taskId":"t","status":"input_required","inputRequests":{"k":{"method":"elicitation/create"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var v impTaskView
-		if json.Unmarshal(data, &v) != nil {
+		if impDecode(data, &v) != nil {
 			return
 		}
 		if d := v.wait(); d < TaskPollMin || d > TaskPollMax {
@@ -31,4 +30,25 @@ func FuzzImportTaskView(f *testing.F) {
 			t.Fatalf("%d tools kept, over the bound of 4", len(info.support))
 		}
 	})
+}
+
+// TestImportTaskDecode: a server's task is read with exact names, and one
+// that names a member twice is refused.
+func TestImportTaskDecode(t *testing.T) {
+	for _, c := range []struct {
+		in         string
+		ok         bool
+		id, status string
+	}{
+		{`{"taskId":"a","status":"working"}`, true, "a", "working"},
+		{`{"taskId":"a","status":"working","Status":"completed","TASKID":"b"}`, true, "a", "working"},
+		{`{"taskId":"a","status":"working","status":"completed"}`, false, "", ""},
+		{`{"taskId":"a\xff","status":"working"}`, false, "", ""},
+	} {
+		var v impTaskView
+		err := impDecode([]byte(c.in), &v)
+		if (err == nil) != c.ok || (c.ok && (v.TaskID != c.id || v.Status != c.status)) {
+			t.Errorf("impDecode(%s) = %+v, %v; want ok %v, %s %s", c.in, v, err, c.ok, c.id, c.status)
+		}
+	}
 }
