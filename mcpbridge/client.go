@@ -182,11 +182,7 @@ func (t *impLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	var method string
 	var fresh bool
 	if t.info != nil && r.Method == http.MethodPost && r.GetBody != nil && r.ContentLength <= 64<<10 {
-		if b, err := r.GetBody(); err == nil {
-			data, _ := io.ReadAll(io.LimitReader(b, 64<<10))
-			b.Close()
-			method, fresh = impPeekRequest(data)
-		}
+		method, fresh = impPeekBody(r)
 	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || resp.Body == nil {

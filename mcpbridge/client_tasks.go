@@ -182,6 +182,26 @@ func impPeekRequest(body []byte) (method string, fresh bool) {
 	return "", false
 }
 
+// impPeekBody is impPeekRequest of an HTTP request's body, read again
+// (GetBody): a message's method comes before its params, so a body whose
+// head names neither initialize nor tools/list (a tools/call, with its
+// arguments) is not read further.
+func impPeekBody(r *http.Request) (method string, fresh bool) {
+	b, err := r.GetBody()
+	if err != nil {
+		return "", false
+	}
+	defer b.Close()
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(b, head)
+	head = head[:n]
+	if !bytes.Contains(head, []byte(`"tools/list"`)) && !bytes.Contains(head, []byte(`"initialize"`)) {
+		return "", false
+	}
+	rest, _ := io.ReadAll(io.LimitReader(b, 64<<10))
+	return impPeekRequest(append(head, rest...))
+}
+
 // impPeekMessage hands the result of a JSON-RPC response to ti.peek.
 func (ti *impTaskInfo) peekMessage(method string, fresh bool, data []byte) {
 	var m struct {
