@@ -173,21 +173,39 @@ type impLimitTransport struct {
 	base http.RoundTripper
 	max  int64
 	bad  *atomic.Pointer[string]
+	// info, when set, learns from the answers to initialize and
+	// tools/list which tools run as tasks (client_tasks.go).
+	info *impTaskInfo
 }
 
 func (t *impLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	var method string
+	var fresh bool
+	if t.info != nil && r.Method == http.MethodPost && r.GetBody != nil && r.ContentLength <= 64<<10 {
+		method, fresh = impPeekBody(r)
+	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &impEventLimit{ReadCloser: resp.Body, t: t}
+		if method != "" {
+			resp.Body = &impSSEPeek{ReadCloser: resp.Body, peek: func(d []byte) { t.info.peekMessage(method, fresh, d) }}
+		}
 		return resp, nil
 	}
 	body, err := t.read(resp)
 	resp.Body.Close()
 	if err != nil {
 		return nil, err
+	}
+	if method != "" {
+		var all []byte
+		for _, c := range body.chunks {
+			all = append(all, c...)
+		}
+		t.info.peekMessage(method, fresh, all)
 	}
 	resp.Body, resp.ContentLength = body, int64(body.n)
 	return resp, nil
@@ -280,10 +298,11 @@ func (b *impEventLimit) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// impTransport builds the SDK transport for one connection attempt. A stdio
+// impTransport builds the SDK transport for one connection attempt, and
+// what makes the requests of tasks beside it (nil for SSE). A stdio
 // server gets a fresh process each time; its messages are bounded by the
 // SDK (16 MiB a line).
-func (s *impServer) impTransport(bad *atomic.Pointer[string]) mcp.Transport {
+func (s *impServer) impTransport(bad *atomic.Pointer[string], info *impTaskInfo, relays *impRelays) (mcp.Transport, impRawCaller, func(*mcp.ClientSession)) {
 	cfg := &s.cfg
 	hc := s.im.opts.HTTPClient
 	if hc == nil {
@@ -299,7 +318,7 @@ func (s *impServer) impTransport(bad *atomic.Pointer[string]) mcp.Transport {
 		if len(cfg.Headers) > 0 {
 			base = &impHeaderTransport{base: base, headers: cfg.Headers}
 		}
-		c.Transport = &impLimitTransport{base: base, max: int64(max), bad: bad}
+		c.Transport = &impLimitTransport{base: base, max: int64(max), bad: bad, info: info}
 		hc = &c
 	}
 	switch cfg.transport() {
@@ -310,15 +329,18 @@ func (s *impServer) impTransport(bad *atomic.Pointer[string]) mcp.Transport {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stderr = &impLogWriter{log: s.im.log, server: cfg.Name}
-		return &impFrameTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: s.im.opts.KillGrace}, bad: bad}
+		raw := &impRawStdio{pending: map[string]chan *jsonrpc.Response{}, peeks: map[any]impPeek{}}
+		return &impFrameTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: s.im.opts.KillGrace}, bad: bad, raw: raw, info: info}, raw, nil
 	case TransportSSE:
-		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxEventSize: max}
+		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxEventSize: max}, nil, nil
 	}
+	raw := &impRawHTTP{hc: hc, url: cfg.URL, oauth: s.oauth, relays: relays, elicit: s.impElicitHandler()}
 	// The importer reconnects by itself, with its own backoff; the SDK's
 	// retries of the standalone stream would only delay noticing an outage.
 	// Not wrapped as a stdio transport is: the SDK asks its HTTP
 	// connection for more than mcp.Connection's methods.
-	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: 1, OAuthHandler: s.oauth, MaxEventSize: max}
+	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: 1, OAuthHandler: s.oauth, MaxEventSize: max}, raw,
+		func(cs *mcp.ClientSession) { raw.cs.Store(cs) }
 }
 
 // maxResponse is the server's MaxResponse, else the importer's.
@@ -351,14 +373,19 @@ func (s *impServer) impDial(ctx context.Context) (*impSession, error) {
 	stopTimer := time.AfterFunc(s.im.opts.ConnectTimeout, cancel)
 	stopCtx := context.AfterFunc(ctx, cancel)
 	bad := new(atomic.Pointer[string])
-	cs, err := client.Connect(life, s.impTransport(bad), nil)
+	info := newImpTaskInfo(cmp.Or(s.cfg.MaxTools, s.im.opts.MaxTools))
+	tr, raw, bind := s.impTransport(bad, info, relays)
+	cs, err := client.Connect(life, tr, nil)
 	timerStopped, ctxStopped := stopTimer.Stop(), stopCtx()
 	switch {
 	case err == nil && (!timerStopped || !ctxStopped):
 		_ = cs.Close()
 		err = errors.New("handshake interrupted")
 	case err == nil:
-		return &impSession{cs: cs, cancel: cancel, bad: bad, relays: relays}, nil
+		if bind != nil {
+			bind(cs)
+		}
+		return &impSession{cs: cs, cancel: cancel, bad: bad, relays: relays, raw: raw, tasks: info}, nil
 	}
 	cancel()
 	switch {
@@ -381,6 +408,11 @@ type impSession struct {
 	// relays pass what the server sends during calls on to their MCP
 	// clients (client_relay.go).
 	relays *impRelays
+	// raw makes the requests of tasks beside the session, nil when the
+	// transport has none (SSE); tasks is what the session learnt of its
+	// server's tasks (client_tasks.go).
+	raw   impRawCaller
+	tasks *impTaskInfo
 }
 
 // badFrame is why the server's last message could not be read, or "".
@@ -396,7 +428,9 @@ func (x *impSession) badFrame() string {
 // misbehaving server is told apart from a server that went away.
 type impFrameTransport struct {
 	mcp.Transport
-	bad *atomic.Pointer[string]
+	bad  *atomic.Pointer[string]
+	raw  *impRawStdio
+	info *impTaskInfo
 }
 
 func (t *impFrameTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -404,22 +438,46 @@ func (t *impFrameTransport) Connect(ctx context.Context) (mcp.Connection, error)
 	if err != nil {
 		return nil, err
 	}
-	return &impFrameConn{Connection: c, bad: t.bad}, nil
+	fc := &impFrameConn{Connection: c, bad: t.bad, raw: t.raw, info: t.info, dead: make(chan struct{})}
+	if t.raw != nil {
+		t.raw.conn = fc
+	}
+	return fc, nil
 }
 
+// impFrameConn is also where the requests of tasks are made beside the
+// go-sdk's (raw), and their answers taken out (client_tasks.go).
 type impFrameConn struct {
 	mcp.Connection
-	bad *atomic.Pointer[string]
+	bad      *atomic.Pointer[string]
+	raw      *impRawStdio
+	info     *impTaskInfo
+	dead     chan struct{} // closed once a read has failed
+	deadOnce sync.Once
 }
 
 func (c *impFrameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	m, err := c.Connection.Read(ctx)
-	if err != nil {
-		if why := impFrameProblem(err); why != "" {
-			c.bad.CompareAndSwap(nil, &why)
+	for {
+		m, err := c.Connection.Read(ctx)
+		if err != nil {
+			if why := impFrameProblem(err); why != "" {
+				c.bad.CompareAndSwap(nil, &why)
+			}
+			c.deadOnce.Do(func() { close(c.dead) })
+			return m, err
 		}
+		if c.raw != nil && c.raw.read(m, c.info) {
+			continue
+		}
+		return m, nil
 	}
-	return m, err
+}
+
+func (c *impFrameConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	if c.raw != nil {
+		c.raw.wrote(m)
+	}
+	return c.Connection.Write(ctx, m)
 }
 
 // impFrameProblem names what was wrong with a message that could not be

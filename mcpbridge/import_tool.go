@@ -203,13 +203,35 @@ func (h *impHandler) Handle(ctx context.Context, args json.RawMessage) (json.Raw
 		}
 		params.Meta[k] = v
 	})
-	if r := sess.relays.begin(ctx, sess.cs); r != nil {
+	r := sess.relays.begin(ctx, sess.cs)
+	if r != nil {
 		defer sess.relays.end(r) // progress, logs and cancellation pass through (client_relay.go)
 		if r.progress {
 			params.SetProgressToken(r.token)
 		}
 	}
+	// A tool that runs as a task is called as one (client_tasks.go).
+	if sess.raw != nil {
+		// execution.taskSupport is 2025-11-25's: a server of 2026-07-28
+		// says so with -32021, below.
+		oldEra := sess.cs.InitializeResult() != nil && sess.cs.InitializeResult().ProtocolVersion < srvStatelessEra
+		switch support, declared := sess.tasks.coreMode(h.remote); {
+		case sess.tasks.extMode(h.remote):
+			return h.callTask(ctx, sess, params, true, r)
+		case !oldEra:
+		case support != "" && declared:
+			return h.callTask(ctx, sess, params, false, r)
+		case support == "required":
+			return nil, &wield.Error{Type: wield.ErrExecution, Message: fmt.Sprintf("MCP server %q lists tool %q as one that runs only as a task (execution.taskSupport: required), but does not declare tasks for tools/call in its capabilities, so wield cannot call it", s.cfg.Name, h.remote)}
+		}
+	}
 	res, err := sess.cs.CallTool(ctx, params)
+	if err != nil && sess.raw != nil && ctx.Err() == nil && impWantsExtension(err) {
+		// The server runs this tool only as a task of the extension:
+		// called again, and from now on, as one.
+		sess.tasks.setExt(h.remote)
+		return h.callTask(ctx, sess, params, true, r)
+	}
 	if err != nil {
 		return nil, s.callFailed(ctx, sess, h.remote, err)
 	}
