@@ -17,6 +17,7 @@ type runCtx struct {
 	context.Context // the parent; gives Value but for the call
 	call            *wield.Call
 	deadline        time.Time
+	slot            *slot // the call's concurrency slot, lent to a program's inner calls
 
 	mu    sync.Mutex
 	err   error
@@ -45,6 +46,9 @@ func (c *runCtx) init(parent context.Context, call *wield.Call, start time.Time,
 func (c *runCtx) Value(key any) any {
 	if key == wield.CallKey {
 		return c.call
+	}
+	if key == (slotKey{}) && c.slot != nil {
+		return c.slot
 	}
 	return c.Context.Value(key)
 }
