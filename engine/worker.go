@@ -34,9 +34,9 @@ type attempt struct {
 	// state: running, finished (the caller takes the result) or abandoned
 	// (the call timed out; the worker gives the permit back when the
 	// handler finally returns).
-	state  atomic.Int32
-	slot   *slot
-	stray  *atomic.Int64
+	state atomic.Int32
+	slot  *slot
+	stray *atomic.Int64
 }
 
 const (
