@@ -377,7 +377,7 @@ func (l *Loop) searchTool(kit *wield.Toolkit) *wield.Tool {
 	const name = "search_tools"
 	if _, ok := reg.Tool(name); !ok {
 		all := toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) })
-		if err := reg.RegisterDefaults(toolsearch.Tool(all, nil)); err != nil {
+		if err := reg.RegisterDefaults(toolsearch.Tool(all, &toolsearch.ToolOptions{Registry: reg})); err != nil {
 			return nil
 		}
 	}

@@ -50,7 +50,7 @@ func (e *Engine) run(ctx context.Context, k *call, permit limit.Permit) {
 		limit = time.Until(dl).Round(time.Millisecond) // the caller's deadline comes first
 	}
 	rctx := k.rctx.init(ctx, &k.Call, k.res.StartedAt, limit)
-	rctx.slot = &k.slot
+	rctx.slot, rctx.policy = &k.slot, e.opts.Policy
 	defer rctx.release()
 
 	e.publish(k, wield.EventExecutionStarted, "")

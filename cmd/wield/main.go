@@ -388,7 +388,7 @@ func offerSearch(reg *wield.Registry) error {
 	offerSearchMu.Lock() // setup and the end of the imports may both ask
 	defer offerSearchMu.Unlock()
 	if _, taken := reg.Tool("search_tools"); !taken && reg.Len() > toolsearch.DefaultThreshold {
-		search := toolsearch.Tool(toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) }), nil)
+		search := toolsearch.Tool(toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) }), &toolsearch.ToolOptions{Registry: reg})
 		if err := reg.RegisterDefaults(search); err != nil {
 			return fmt.Errorf("register search_tools: %w", err)
 		}
