@@ -315,6 +315,9 @@ func parseFile(file, name string, ids map[string]string, ps *cedar.PolicySet, h 
 		if prev, ok := ids[id]; ok {
 			return 0, &FileError{File: file, Line: pos.Line, Col: pos.Column, Message: fmt.Sprintf("policy ID %q is also the ID of the policy at %s", id, prev)}
 		}
+		if problem := checkSchema(p); problem != "" {
+			return 0, schemaError(file, p, problem)
+		}
 		ids[id] = at
 		ps.Add(cedar.PolicyID(id), p)
 	}
