@@ -88,9 +88,11 @@ func (s *Server) srvPolicyList(ctx context.Context, req mcp.Request, res mcp.Res
 		return
 	}
 	var tools []*wield.Tool
+	registered := map[string]*wield.Tool{}
 	for _, t := range list.Tools {
 		if wt, ok := s.reg.Tool(t.Name); ok {
 			tools = append(tools, wt)
+			registered[t.Name] = wt
 		}
 	}
 	// The caller its calls are made as: without a key, the principal is
@@ -104,7 +106,7 @@ func (s *Server) srvPolicyList(ctx context.Context, req mcp.Request, res mcp.Res
 	for i, t := range list.Tools {
 		// A tool described for this caller (run_program's functions): a
 		// copy, the SDK's listed tool is shared.
-		if wt := visible[t.Name]; wt.Description != t.Description {
+		if wt := visible[t.Name]; wt != registered[t.Name] && wt.Description != t.Description {
 			c := *t
 			c.Description = wt.Description
 			list.Tools[i] = &c
