@@ -194,6 +194,17 @@ forbid(principal == Key::"`+bobID+`", action, resource == Tool::"secret_note");
 		t.Errorf("records under the ops key's program: %+v; want one call of note, tool_not_found", page.Records)
 	}
 
+	// The flag wins over the file: --programs=off turns run_program off.
+	if r := u.must("list", "--config", "wield.yaml", "--tools", "tools"); !strings.Contains(r.stdout, "run_program") {
+		t.Errorf("wield list with programs.enabled lacks run_program:\n%s", r)
+	}
+	if r := u.must("list", "--config", "wield.yaml", "--programs=off"); strings.Contains(r.stdout, "run_program") {
+		t.Errorf("wield list --programs=off still lists run_program:\n%s", r)
+	}
+	if r := u.wield("list", "--programs=later"); r.code != 2 || !strings.Contains(r.stderr, "--programs=off") {
+		t.Errorf("wield list --programs=later: want a usage error naming the values:\n%s", r)
+	}
+
 	// The Cedar model: printed, and a policy outside it refused at its line.
 	if r := u.must("policy", "schema"); !strings.Contains(r.stdout, "entity Tool in [Toolset]") || !strings.Contains(r.stdout, "action call appliesTo") {
 		t.Errorf("wield policy schema:\n%s", r)
