@@ -18,6 +18,13 @@ const (
 // ID, which is the program's call ID too).
 const ProgramParentVariable = "parent_call_id"
 
+// ProgramCallerVariable is the caller variable in which an inner call of a
+// program keeps the ID of the program's own caller (its caller ID is the
+// program's call ID), so that a policy decides an inner call as a call of
+// whoever ran the program: package policy's principal Agent::"ID" is that
+// caller's, not the program's call.
+const ProgramCallerVariable = "program_caller_id"
+
 // AllowsCaller reports whether a caller of type ct may call the tool. A
 // program's inner calls need "program" in AllowedCallers; every other caller
 // needs "direct". Without AllowedCallers, a tool whose effective permission

@@ -73,18 +73,57 @@ func toolsetsOf(sets []Toolset, tool string) []string {
 }
 
 // VisibleTools returns the tools of list that p lets the caller see: those
-// it would let the caller call, decided without arguments. It is the one
-// filter of every list and export (REST, MCP tools/list, `wield list`,
-// the dialect exports). A nil p keeps every tool; list is filtered in
-// place.
+// it would let the caller call, decided without arguments. It is the
+// filter of every list, export and search (REST, MCP tools/list, `wield
+// list`, the dialect exports, search_tools, run_program's functions);
+// [ListFor] is it and the descriptions written per caller. A nil p keeps
+// every tool; list is filtered in place.
 func VisibleTools(ctx context.Context, p Policy, reg *Registry, caller Caller, list []*Tool) []*Tool {
 	if p == nil {
 		return list
 	}
-	sets := reg.Toolsets()
+	var sets []Toolset
+	if reg != nil { // without one, the tools are in no toolset
+		sets = reg.Toolsets()
+	}
 	who := RequesterFrom(ctx)
 	return slices.DeleteFunc(list, func(t *Tool) bool {
 		req := PolicyRequest{Tool: t, Caller: caller, Requester: who, Toolsets: toolsetsOf(sets, t.Name)}
 		return !p.Decide(ctx, req).Allow
 	})
+}
+
+// ListFor is the one function through which lists and exports show tools
+// to a caller: the tools of list that p lets the caller see
+// ([VisibleTools]), each tool with a [Tool].ForCaller replaced by the tool
+// as that caller sees it (run_program's description lists exactly the
+// functions the caller's programs can call). kit is the toolkit the
+// caller's calls are confined to: an agent's, an API key's scope
+// ([Registry.ScopeToolkit]); nil for every tool. list is changed in
+// place.
+func ListFor(ctx context.Context, p Policy, reg *Registry, caller Caller, kit *Toolkit, list []*Tool) []*Tool {
+	list = VisibleTools(ctx, p, reg, caller, list)
+	for i, t := range list {
+		if t.ForCaller != nil {
+			if v := t.ForCaller(ctx, p, caller, kit); v != nil {
+				list[i] = v
+			}
+		}
+	}
+	return list
+}
+
+type policyKey struct{}
+
+// PolicyKey is the context key under which a handler's context carries the
+// [Policy] of the engine that runs the call (nil for none): a tool that
+// shows other tools (search_tools, run_program) filters them with it, as
+// [ListFor] does lists. A context that implements Value answers it
+// directly, as the engine's does.
+var PolicyKey any = policyKey{}
+
+// PolicyFrom returns the policy ctx carries ([PolicyKey]), or nil.
+func PolicyFrom(ctx context.Context) Policy {
+	p, _ := ctx.Value(PolicyKey).(Policy)
+	return p
 }

@@ -1,6 +1,7 @@
 package wield
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -132,6 +133,14 @@ type Tool struct {
 	// [CallerProgram]). Empty means both for a tool whose permission is
 	// auto, direct only otherwise (see [Tool.AllowsCaller]).
 	AllowedCallers []string `json:"allowed_callers,omitempty"`
+	// ForCaller, when set, is the tool as one caller sees it, for a tool
+	// whose description depends on who asks: run_program lists the
+	// functions that caller's programs can call. Lists and exports apply
+	// it through [ListFor]; it returns the tool itself or a copy, and must
+	// be quick and safe for concurrent use. kit is the toolkit the
+	// caller's calls are confined to (an agent's, an API key's scope;
+	// nil for every tool) and p the engine's policy (nil for none).
+	ForCaller func(ctx context.Context, p Policy, caller Caller, kit *Toolkit) *Tool `json:"-"`
 
 	// Handler runs the tool. A tool without one can be registered (a tool file
 	// may name an executor that is not loaded) and answers executor_not_found.

@@ -169,7 +169,7 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 	}
 	sub := NewSubAgent(l.inv, SubAgentOptions{ID: a.Name, ConversationID: conv, Toolkit: a.Toolkit})
 	t := &turns{l: l, a: a, sub: sub, strategy: strategy, format: cfg.PromptFormat, depth: depth, conv: conv}
-	t.prepareTools()
+	t.prepareTools(ctx)
 	out := &Outcome{Strategy: strategy}
 	msgs := t.withSystem(slices.Clone(messages))
 	defer func() { out.Summary = sub.Summary() }()
@@ -333,9 +333,18 @@ type turns struct {
 	catalogChanged bool
 }
 
-func (t *turns) prepareTools() {
+func (t *turns) prepareTools(ctx context.Context) {
 	if t.a.Toolkit != nil {
 		t.all = t.a.Toolkit.Tools()
+		// What the engine's policies deny this agent is not offered (nor
+		// found by search_tools), as no list shows it: the one filter of
+		// lists, which also describes run_program for this toolkit.
+		if e, ok := t.l.inv.(interface {
+			Policy() wield.Policy
+			Registry() *wield.Registry
+		}); ok {
+			t.all = wield.ListFor(ctx, e.Policy(), e.Registry(), wield.ForConversation(t.a.Name, t.conv), t.a.Toolkit, t.all)
+		}
 	}
 	t.byName = make(map[string]*wield.Tool, len(t.all))
 	for _, tl := range t.all {
@@ -377,7 +386,7 @@ func (l *Loop) searchTool(kit *wield.Toolkit) *wield.Tool {
 	const name = "search_tools"
 	if _, ok := reg.Tool(name); !ok {
 		all := toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) })
-		if err := reg.RegisterDefaults(toolsearch.Tool(all, nil)); err != nil {
+		if err := reg.RegisterDefaults(toolsearch.Tool(all, &toolsearch.ToolOptions{Registry: reg})); err != nil {
 			return nil
 		}
 	}

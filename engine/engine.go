@@ -298,6 +298,7 @@ type call struct {
 	result wield.Result
 	rec    wield.Record
 	rctx   runCtx
+	slot   slot
 }
 
 // Call runs one call through the pipeline and returns its result. The result
@@ -312,7 +313,10 @@ func (e *Engine) Call(ctx context.Context, c wield.Call) (*wield.Result, error) 
 	}
 	defer e.leave()
 
-	return e.pipeline(ctx, &call{Call: c})
+	k := &call{Call: c}
+	// A program's inner call: the program waits, so its slot is lent.
+	defer e.lendSlot(ctx, k)()
+	return e.pipeline(ctx, k)
 }
 
 // arrive stamps a call's arrival and gives it an ID and a result.

@@ -37,10 +37,11 @@ func (e *Engine) timeoutFrom(k *call) (time.Duration, string) {
 // returned, or when it does return if the call timed out first (so limits
 // count the handlers that really run).
 func (e *Engine) run(ctx context.Context, k *call, permit limit.Permit) {
+	k.slot.hold(e, k.limitRequest(), permit)
 	released := false
 	defer func() {
 		if !released {
-			permit.Release()
+			k.slot.finish()
 		}
 	}()
 	t := k.entry.Tool
@@ -49,6 +50,7 @@ func (e *Engine) run(ctx context.Context, k *call, permit limit.Permit) {
 		limit = time.Until(dl).Round(time.Millisecond) // the caller's deadline comes first
 	}
 	rctx := k.rctx.init(ctx, &k.Call, k.res.StartedAt, limit)
+	rctx.slot, rctx.policy = &k.slot, e.opts.Policy
 	defer rctx.release()
 
 	e.publish(k, wield.EventExecutionStarted, "")
@@ -72,7 +74,7 @@ func (e *Engine) run(ctx context.Context, k *call, permit limit.Permit) {
 			a := e.workers.get()
 			a.ctx, a.h, a.args = rctx, t.Handler, args
 			e.workers.start(a)
-			if !a.wait(rctx) && a.abandon(permit, &e.stray) {
+			if !a.wait(rctx) && a.abandon(&k.slot, &e.stray) {
 				released = true
 				e.ended(ctx, k, limit)
 				return

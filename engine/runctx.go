@@ -17,6 +17,8 @@ type runCtx struct {
 	context.Context // the parent; gives Value but for the call
 	call            *wield.Call
 	deadline        time.Time
+	slot            *slot        // the call's concurrency slot, lent to a program's inner calls
+	policy          wield.Policy // the engine's, for tools that list tools
 
 	mu    sync.Mutex
 	err   error
@@ -45,6 +47,12 @@ func (c *runCtx) init(parent context.Context, call *wield.Call, start time.Time,
 func (c *runCtx) Value(key any) any {
 	if key == wield.CallKey {
 		return c.call
+	}
+	if key == (slotKey{}) && c.slot != nil {
+		return c.slot
+	}
+	if key == wield.PolicyKey && c.policy != nil {
+		return c.policy
 	}
 	return c.Context.Value(key)
 }

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/wieldhq/wield"
-	"github.com/wieldhq/wield/limit"
 )
 
 // Handlers run on goroutines of their own, so that one which ignores its
@@ -35,9 +34,9 @@ type attempt struct {
 	// state: running, finished (the caller takes the result) or abandoned
 	// (the call timed out; the worker gives the permit back when the
 	// handler finally returns).
-	state  atomic.Int32
-	permit limit.Permit
-	stray  *atomic.Int64
+	state atomic.Int32
+	slot  *slot
+	stray *atomic.Int64
 }
 
 const (
@@ -106,7 +105,7 @@ func (a *attempt) run() {
 			return
 		}
 		// The call left without us: its slot is free only now.
-		a.permit.Release()
+		a.slot.finish()
 		a.stray.Add(-1)
 	}()
 	a.out, a.err = a.h.Handle(a.ctx, a.args)
@@ -140,14 +139,14 @@ func (a *attempt) wait(ctx context.Context) bool {
 // call's permit so the slot stays taken while the handler really runs. It
 // reports false when the attempt finished in the meantime, and then the
 // caller takes its result as usual.
-func (a *attempt) abandon(p limit.Permit, stray *atomic.Int64) bool {
-	a.permit, a.stray = p, stray
+func (a *attempt) abandon(s *slot, stray *atomic.Int64) bool {
+	a.slot, a.stray = s, stray
 	stray.Add(1)
 	if a.state.CompareAndSwap(running, abandoned) {
 		return true
 	}
 	stray.Add(-1)
-	a.permit, a.stray = limit.Permit{}, nil
+	a.slot, a.stray = nil, nil
 	<-a.done
 	return false
 }

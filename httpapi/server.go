@@ -335,6 +335,12 @@ func (s *Server) wrap(rt route) http.Handler {
 			// The engine keeps who asked in the approval of a call that
 			// waits for one, so the key can be refused its own decision.
 			ctx := wield.WithRequester(context.WithValue(r.Context(), keyCtx{}, k), requester(k))
+			// A scoped key's scope goes with the request to the MCP
+			// endpoints, whose calls (and their programs' inner calls)
+			// stay within it.
+			if k.Scoped() {
+				ctx = wield.WithScope(ctx, k.Toolsets)
+			}
 			r = r.WithContext(ctx)
 		}
 		if r.Body != nil {

@@ -84,7 +84,13 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 	tools = slices.DeleteFunc(tools, func(t *wield.Tool) bool { return !inScope(scope, t.Name) })
 	// A tool the policies deny this key is not shown (nor exported) to it.
 	// With ?agent=, as that agent (the principal without a key).
-	tools = wield.VisibleTools(r.Context(), s.eng.Policy(), s.reg, wield.Caller{ID: sel.Agent}, tools)
+	// run_program lists the functions this key's (and agent's) programs
+	// would have.
+	var kit *wield.Toolkit
+	if sel.Agent != "" {
+		kit, _ = s.reg.Toolkit(sel.Agent)
+	}
+	tools = wield.ListFor(r.Context(), s.eng.Policy(), s.reg, wield.Caller{ID: sel.Agent}, s.reach(r, scope, kit), tools)
 
 	f := q.Get("format")
 	if f == "" && (q.Has("deferred") || q.Has("load") || q.Has("namespaces")) {
@@ -154,8 +160,13 @@ func (s *Server) tool(r *http.Request, name string) (*wield.Tool, error) {
 		return nil, outOfScope(name)
 	}
 	t, ok := s.reg.Tool(name)
-	if ok && len(wield.VisibleTools(r.Context(), s.eng.Policy(), s.reg, wield.Caller{}, []*wield.Tool{t})) == 0 {
-		ok = false // as absent as from the list
+	if ok {
+		// As the list shows it, or as absent.
+		if l := wield.ListFor(r.Context(), s.eng.Policy(), s.reg, wield.Caller{}, s.reach(r, s.scope(r), nil), []*wield.Tool{t}); len(l) == 1 {
+			t = l[0]
+		} else {
+			ok = false
+		}
 	}
 	if !ok {
 		return nil, apiError(http.StatusNotFound, CodeNotFound, "no tool '"+name+"'")
@@ -248,16 +259,23 @@ func (s *Server) call(r *http.Request, scope map[string]bool, req CallRequest) (
 		}
 		c.Toolkit = k
 	}
-	if scope != nil {
-		// The call carries the key's scope, so that calls made on its
-		// behalf (run_program's inner calls) stay within it.
-		label := "this key"
-		if k := KeyFrom(r.Context()); k != nil {
-			label = "key " + k.ID
-		}
-		c.Toolkit = s.reg.NarrowToolkit(label, slices.Sorted(maps.Keys(scope)), c.Toolkit)
-	}
+	// The call carries the key's scope, so that calls made on its behalf
+	// (run_program's inner calls) stay within it.
+	c.Toolkit = s.reach(r, scope, c.Toolkit)
 	return c, nil
+}
+
+// reach is the toolkit a request's calls are confined to: the key's scope
+// (nil for every tool), within kit when kit is not nil.
+func (s *Server) reach(r *http.Request, scope map[string]bool, kit *wield.Toolkit) *wield.Toolkit {
+	if scope == nil {
+		return kit
+	}
+	label := "this key"
+	if k := KeyFrom(r.Context()); k != nil {
+		label = "key " + k.ID
+	}
+	return s.reg.NarrowToolkit(label, slices.Sorted(maps.Keys(scope)), kit)
 }
 
 // callTool answers POST /v1/tools/{name}/call with the call's result: 200
@@ -436,12 +454,29 @@ type ToolsetList struct {
 	Toolsets []wield.Toolset `json:"toolsets"`
 }
 
-// visibleToolset narrows a toolset to the tools in scope; a scoped key
-// sees only its own toolsets.
+// visibleToolset narrows a toolset to the tools the policies let the
+// request's key see (a tool denied it is not named to it, as it is not
+// listed); a scoped key sees only its own toolsets.
 func (s *Server) visibleToolset(r *http.Request, ts wield.Toolset) (wield.Toolset, bool) {
 	k := KeyFrom(r.Context())
 	if k != nil && k.Scoped() && !slices.Contains(k.Toolsets, ts.Name) {
 		return ts, false
+	}
+	if p := s.eng.Policy(); p != nil {
+		var tools []*wield.Tool
+		for _, n := range ts.Tools {
+			if t, ok := s.reg.Tool(n); ok {
+				tools = append(tools, t)
+			}
+		}
+		visible := map[string]bool{}
+		for _, t := range wield.VisibleTools(r.Context(), p, s.reg, wield.Caller{}, tools) {
+			visible[t.Name] = true
+		}
+		ts.Tools = slices.DeleteFunc(slices.Clone(ts.Tools), func(n string) bool {
+			_, registered := s.reg.Tool(n)
+			return registered && !visible[n]
+		})
 	}
 	return ts, true
 }

@@ -130,7 +130,7 @@ func TestJourneyListSaysWhatIsOff(t *testing.T) {
 	r := u.must("list")
 	for _, want := range []string{
 		"off: read_file, write_file, list_files, delete_file, move_file, get_file_info (set allowed_paths in wield.yaml)",
-		"web_search (set web_search", "call_subagent (load a tool file of kind: agent", "run_program (pass --programs)",
+		"web_search (set web_search", "call_subagent (load a tool file of kind: agent", "run_program (pass --programs, or set programs: {enabled: true} in wield.yaml)",
 		"refuse every variable: get_env, set_env (set env_allow in wield.yaml)",
 	} {
 		if !strings.Contains(r.stderr, want) {

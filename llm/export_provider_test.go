@@ -92,6 +92,7 @@ func TestProviderSchemasReject(t *testing.T) {
 		{"anthropic", `{"name":"a","input_schema":{"type":"object"},"examples":[{}]}`},
 		{"openai", `{"type":"function","function":{"name":"a","parameters":{"type":"object"},"input_examples":[]}}`},
 		{"openai-responses", `{"type":"function","name":"a","parameters":{"type":"object"}}`},
+		{"openai-responses", `{"type":"function","name":"a","parameters":{"type":"object"},"strict":false,"allowed_callers":["program"]}`},
 		{"gemini", `{"name":"a","parameters":{"type":"object"}}`},
 		{"gemini", `{"name":"a","parameters":{"type":"OBJECT","additionalProperties":false}}`},
 		{"gemini", `{"name":"a","parameters":{"type":"OBJECT"},"parametersJsonSchema":{"type":"object"}}`},

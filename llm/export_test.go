@@ -834,6 +834,17 @@ func checkTool(dialect string, tool any) []string {
 		if m["type"] != "function" || !reOpenAIName.MatchString(fmt.Sprint(m["name"])) || !objectSchema(m["parameters"]) {
 			c.errorf("", "not a function tool with a valid name and object parameters: %v", m)
 		}
+		if callers, ok := m["allowed_callers"]; ok {
+			list, _ := callers.([]any)
+			for _, v := range list {
+				if str, _ := v.(string); str != "direct" && str != "programmatic" {
+					c.errorf("", "allowed_callers value %v", v)
+				}
+			}
+			if len(list) == 0 {
+				c.errorf("", "allowed_callers is not a list of callers")
+			}
+		}
 		strict := dialect == "openai-responses-strict"
 		if m["strict"] != strict {
 			c.errorf("", "strict is %v, want %v written out", m["strict"], strict)

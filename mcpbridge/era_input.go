@@ -299,7 +299,7 @@ func (s *Server) srvEraRetry(ctx context.Context, ep *srvEndpoint, ss *mcp.Serve
 	run := func(ctx context.Context) (*wield.Result, error) {
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{session: ss, params: p})
 		ctx, end := s.srvTrace(ctx, ss, p)
-		res, err := s.eng.Call(ctx, wield.Call{ID: st.Call, Tool: p.Name, Arguments: p.Arguments, Caller: caller, ApprovalID: st.Approval})
+		res, err := s.eng.Call(ctx, wield.Call{ID: st.Call, Tool: p.Name, Arguments: p.Arguments, Caller: caller, ApprovalID: st.Approval, Toolkit: s.srvReach(ctx)})
 		end(res, err)
 		return res, err
 	}

@@ -646,7 +646,8 @@ func (s *Server) srvCallAs(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerS
 	}
 	ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{session: ss, params: p})
 	ctx, end := s.srvTrace(ctx, ss, p)
-	res, err := s.eng.Call(ctx, wield.Call{Tool: p.Name, Arguments: p.Arguments, Caller: caller})
+	// A scoped key's call, and its program's inner calls, stay in scope.
+	res, err := s.eng.Call(ctx, wield.Call{Tool: p.Name, Arguments: p.Arguments, Caller: caller, Toolkit: s.srvReach(ctx)})
 	end(res, err)
 	if err != nil {
 		s.log.Error("mcp server: call failed", "tool", p.Name, "err", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
@@ -289,7 +290,7 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 	info := &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
 	switch req.Method {
 	case "tools/list":
-		if req.Params.Name != "" || req.Params.Arguments != nil || req.input.responses != nil || req.input.state != "" || s.eng.Policy() != nil {
+		if req.Params.Name != "" || req.Params.Arguments != nil || req.input.responses != nil || req.input.state != "" || s.eng.Policy() != nil || wield.ScopeFrom(r.Context()) != nil {
 			return false // a policy's list is the requester's own (srvPolicyList)
 		}
 		s.srvSync(ep)

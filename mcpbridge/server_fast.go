@@ -257,7 +257,7 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 	p := req.Params
 	switch req.Method {
 	case "tools/list":
-		if p.Cursor != "" || s.eng.Policy() != nil {
+		if p.Cursor != "" || s.eng.Policy() != nil || wield.ScopeFrom(r.Context()) != nil {
 			return false // a policy's list is the requester's own (srvPolicyList)
 		}
 		s.srvSync(ep)

@@ -3,7 +3,9 @@ package mcpbridge
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
@@ -20,21 +22,50 @@ const srvRequesterHeader = "Wield-Internal-Requester"
 // srvRequesterHeader, after dropping whatever the client sent under it.
 func srvNoteRequester(r *http.Request) {
 	r.Header.Del(srvRequesterHeader) // only this server writes it
+	r.Header.Del(srvScopeHeader)
 	if who := wield.RequesterFrom(r.Context()); who != "" {
 		r.Header.Set(srvRequesterHeader, who)
 	}
+	if scope := wield.ScopeFrom(r.Context()); len(scope) > 0 {
+		names := make([]string, len(scope))
+		for i, n := range scope {
+			names[i] = url.QueryEscape(n)
+		}
+		r.Header.Set(srvScopeHeader, strings.Join(names, ","))
+	}
+}
+
+// srvScopeHeader carries the toolsets the request's API key is scoped to
+// ([wield.ScopeFrom] of its context) to the go-sdk's handlers, as
+// srvRequesterHeader carries who asks: a call is confined to them, and so
+// are the inner calls of a program it runs. A client's own header of that
+// name is dropped before.
+const srvScopeHeader = "Wield-Internal-Scope"
+
+// srvReach is the toolkit the calls of ctx are confined to: the tools of
+// the toolsets its key is scoped to (nil for every tool).
+func (s *Server) srvReach(ctx context.Context) *wield.Toolkit {
+	return s.reg.ScopeToolkit("this key's scope", wield.ScopeFrom(ctx), nil)
 }
 
 // srvWithRequester returns ctx saying who asks, as srvNoteRequester noted
 // it in the headers of req.
 func srvWithRequester(ctx context.Context, req mcp.Request) context.Context {
-	if wield.RequesterFrom(ctx) != "" {
+	x := req.GetExtra()
+	if x == nil || x.Header == nil {
 		return ctx
 	}
-	if x := req.GetExtra(); x != nil && x.Header != nil {
-		if who := x.Header.Get(srvRequesterHeader); who != "" {
-			return wield.WithRequester(ctx, who)
+	if who := x.Header.Get(srvRequesterHeader); who != "" && wield.RequesterFrom(ctx) == "" {
+		ctx = wield.WithRequester(ctx, who)
+	}
+	if h := x.Header.Get(srvScopeHeader); h != "" && wield.ScopeFrom(ctx) == nil {
+		var scope []string
+		for n := range strings.SplitSeq(h, ",") {
+			if name, err := url.QueryUnescape(n); err == nil && name != "" {
+				scope = append(scope, name)
+			}
 		}
+		ctx = wield.WithScope(ctx, scope)
 	}
 	return ctx
 }
@@ -45,22 +76,40 @@ func srvWithRequester(ctx context.Context, req mcp.Request) context.Context {
 func (s *Server) srvPolicyList(ctx context.Context, req mcp.Request, res mcp.Result) {
 	p := s.eng.Policy()
 	list, ok := res.(*mcp.ListToolsResult)
-	if p == nil || !ok {
+	if !ok {
 		return
 	}
 	ctx = srvWithRequester(ctx, req)
+	// Without a policy or a scope, every tool is listed as registered:
+	// run_program's description is the whole registry's, which is what its
+	// programs reach here.
+	kit := s.srvReach(ctx)
+	if p == nil && kit == nil {
+		return
+	}
 	var tools []*wield.Tool
+	registered := map[string]*wield.Tool{}
 	for _, t := range list.Tools {
 		if wt, ok := s.reg.Tool(t.Name); ok {
 			tools = append(tools, wt)
+			registered[t.Name] = wt
 		}
 	}
 	// The caller its calls are made as: without a key, the principal is
 	// the client (Agent::"mcp:NAME") for the list as for the calls.
 	ss, _ := req.GetSession().(*mcp.ServerSession)
-	visible := map[string]bool{}
-	for _, t := range wield.VisibleTools(ctx, p, s.reg, s.srvCaller(ss), tools) {
-		visible[t.Name] = true
+	visible := map[string]*wield.Tool{}
+	for _, t := range wield.ListFor(ctx, p, s.reg, s.srvCaller(ss), kit, tools) {
+		visible[t.Name] = t
 	}
-	list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !visible[t.Name] })
+	list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return visible[t.Name] == nil })
+	for i, t := range list.Tools {
+		// A tool described for this caller (run_program's functions): a
+		// copy, the SDK's listed tool is shared.
+		if wt := visible[t.Name]; wt != registered[t.Name] && wt.Description != t.Description {
+			c := *t
+			c.Description = wt.Description
+			list.Tools[i] = &c
+		}
+	}
 }

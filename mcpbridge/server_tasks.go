@@ -283,7 +283,7 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 			caller.Variables = map[string]any{}
 		}
 		caller.Variables[srvTaskMark] = true
-		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: caller})
+		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: caller, Toolkit: s.srvReach(ctx)})
 	}, id, created, s.srvTaskListener(), s.reg.Bus())
 	if !started {
 		if support == wield.TaskOptional {

@@ -9,7 +9,10 @@
 //
 //   - principal: Key::"ID" for a call authenticated with an API key, else
 //     User::"ID" for a caller with a user ID, else Agent::"ID" for a caller
-//     with an ID, else Anonymous::"local".
+//     with an ID, else Anonymous::"local". A program's inner call is
+//     decided as a call of the program's caller (its agent ID is in the
+//     variable [wield.ProgramCallerVariable]; context.caller_type is
+//     "program").
 //   - action: Action::"call". A list shows a tool when the same request
 //     without arguments would be allowed.
 //   - resource: Tool::"NAME", whose parents are its toolsets
@@ -312,6 +315,9 @@ func parseFile(file, name string, ids map[string]string, ps *cedar.PolicySet, h 
 		if prev, ok := ids[id]; ok {
 			return 0, &FileError{File: file, Line: pos.Line, Col: pos.Column, Message: fmt.Sprintf("policy ID %q is also the ID of the policy at %s", id, prev)}
 		}
+		if problem := checkSchema(p); problem != "" {
+			return 0, schemaError(file, p, problem)
+		}
 		ids[id] = at
 		ps.Add(cedar.PolicyID(id), p)
 	}
@@ -375,7 +381,7 @@ func Entities(req wield.PolicyRequest) cedar.EntityMap {
 func Request(req wield.PolicyRequest) cedar.Request {
 	ctx := cedar.RecordMap{
 		"conversation": cedar.String(req.Caller.ConversationID),
-		"agent":        cedar.String(req.Caller.ID),
+		"agent":        cedar.String(agentOf(req.Caller)),
 		"user":         cedar.String(req.Caller.UserID),
 		"caller_type":  cedar.String(req.Caller.Type),
 	}
@@ -401,10 +407,21 @@ func principalOf(req wield.PolicyRequest) cedar.EntityUID {
 		return cedar.NewEntityUID("Key", cedar.String(strings.TrimPrefix(req.Requester, "key:")))
 	case req.Caller.UserID != "":
 		return cedar.NewEntityUID("User", cedar.String(req.Caller.UserID))
-	case req.Caller.ID != "":
-		return cedar.NewEntityUID("Agent", cedar.String(req.Caller.ID))
+	case agentOf(req.Caller) != "":
+		return cedar.NewEntityUID("Agent", cedar.String(agentOf(req.Caller)))
 	}
 	return cedar.NewEntityUID("Anonymous", "local")
+}
+
+// agentOf is the agent a caller acts for: its ID, or for a program's
+// inner call (whose ID is the program's call) the ID of the program's
+// caller, so that a program's calls are decided as its caller's.
+func agentOf(c wield.Caller) string {
+	if c.Type == wield.CallerProgram {
+		id, _ := c.Variables[wield.ProgramCallerVariable].(string)
+		return id
+	}
+	return c.ID
 }
 
 // Bounds of the arguments given to policies as context.args.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cedar-policy/cedar-go"
 	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/policy"
@@ -217,4 +218,20 @@ func FuzzArguments(f *testing.F) {
 		// Whatever the arguments, a decision and no panic.
 		_ = s.Decide(context.Background(), wield.PolicyRequest{Tool: reader, Arguments: json.RawMessage(raw)})
 	})
+}
+
+// TestProgramInnerCallPrincipal: a program's inner call (its caller ID is
+// the program's call) is decided as a call of the program's caller.
+func TestProgramInnerCallPrincipal(t *testing.T) {
+	inner := wield.Caller{Type: wield.CallerProgram, ID: "call-123", Variables: map[string]any{wield.ProgramCallerVariable: "agent-7", wield.ProgramParentVariable: "call-123"}}
+	req := policy.Request(wield.PolicyRequest{Tool: &wield.Tool{Name: "t"}, Caller: inner})
+	if got := req.Principal.String(); got != `Agent::"agent-7"` {
+		t.Errorf("principal of an inner call = %s, want Agent::\"agent-7\"", got)
+	}
+	if v, _ := req.Context.Get("agent"); v != cedar.String("agent-7") {
+		t.Errorf("context.agent = %v, want \"agent-7\"", v)
+	}
+	if v, _ := req.Context.Get("caller_type"); v != cedar.String("program") {
+		t.Errorf("context.caller_type = %v, want \"program\"", v)
+	}
 }

@@ -77,6 +77,10 @@ type Options struct {
 	// runs (512 MiB), read as the program allocates: a backstop behind
 	// MaxValue for many values each under it.
 	MaxMemory uint64
+	// Policy is the engine's policy, when it has one: a program's functions
+	// are the tools it lets the program's caller call (see [Callable]).
+	// When nil, the Invoker's, if it has a Policy() method (the engine).
+	Policy wield.Policy
 	// FailOnApproval makes an inner call of a tool that needs approval fail
 	// the program at once (permission_denied, saying so) instead of
 	// waiting for the decision, which is the default.
@@ -121,15 +125,18 @@ type Output struct {
 	Calls   int    `json:"calls"`
 }
 
-// Tool returns the run_program tool. Its description lists the tools of
-// opts.Registry a program may call, as they are now; [Describe] gives the
-// description for another set (an agent's toolkit). Inside a call, the
-// program sees the caller's toolkit when it has one.
+// Tool returns the run_program tool. Its registered description lists the
+// tools of opts.Registry a program may call, as they are now; lists and
+// exports show each caller the tool described for it ([wield.ListFor]
+// calls its ForCaller): the functions of [Callable] for that caller, its
+// toolkit or key scope, and the policy. Inside a call, the program's
+// functions are the same list.
 func Tool(opts Options) *wield.Tool {
 	opts = opts.withDefaults()
 	t := wield.Func(Name, Describe(opts.Registry.List(wield.Query{})), func(ctx context.Context, in Input) (Output, error) {
 		return Run(ctx, in.Code, opts)
 	})
+	t.ForCaller = describedFor(t, opts)
 	t.Category = wield.CategoryCode
 	t.Tags = []string{"program", "builtin"}
 	t.Timeout = opts.Timeout
@@ -163,7 +170,7 @@ func Run(ctx context.Context, code string, opts Options) (Output, error) {
 		return Output{}, wield.Errorf(wield.ErrValidation, "the program does not parse: %s", err)
 	}
 	rewrite(f)
-	pre := r.predeclared()
+	pre := r.predeclared(ctx)
 	prog, err := starlark.FileProgram(f, pre.Has)
 	if err != nil {
 		return Output{}, wield.Errorf(wield.ErrValidation, "the program is not valid: %s", err)
@@ -229,7 +236,7 @@ func (r *run) printFn(_ *starlark.Thread, msg string) {
 
 // predeclared are the names a program sees: the checked operations, json,
 // call, and one function per tool it may call.
-func (r *run) predeclared() starlark.StringDict {
+func (r *run) predeclared(ctx context.Context) starlark.StringDict {
 	d := starlark.StringDict{
 		checkedBinary: starlark.NewBuiltin("binary", r.lim.binary),
 		checkedGrow:   starlark.NewBuiltin("grow", r.lim.grow),
@@ -245,7 +252,7 @@ func (r *run) predeclared() starlark.StringDict {
 	for _, name := range []string{"str", "repr"} {
 		d[name] = r.lim.copying(name, true)
 	}
-	for _, t := range r.tools() {
+	for _, t := range r.tools(ctx) {
 		if n := funcName(t.Name); n != "" {
 			name := t.Name
 			d[n] = starlark.NewBuiltin(n, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -265,20 +272,16 @@ func (r *run) predeclared() starlark.StringDict {
 	return d
 }
 
-// tools are the tools the program may call: the caller's toolkit, or the
-// registry.
-func (r *run) tools() []*wield.Tool {
-	all := r.opts.Registry.List(wield.Query{})
-	if r.parent != nil && r.parent.Toolkit != nil {
-		all = r.parent.Toolkit.Tools()
+// tools are the tools the program may call ([Callable]): within the
+// caller's toolkit, or the registry, those the policy lets its caller
+// call.
+func (r *run) tools(ctx context.Context) []*wield.Tool {
+	var caller wield.Caller
+	var kit *wield.Toolkit
+	if r.parent != nil {
+		caller, kit = r.parent.Caller, r.parent.Toolkit
 	}
-	var ts []*wield.Tool
-	for _, t := range all {
-		if t.Name != Name && t.AllowsCaller(wield.CallerProgram) {
-			ts = append(ts, t)
-		}
-	}
-	return ts
+	return Callable(ctx, r.opts.Registry, r.opts.policy(ctx), caller, kit)
 }
 
 func (r *run) printBuiltin(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -338,15 +341,7 @@ func (r *run) invoke(thread *starlark.Thread, tool string, args *starlark.Dict) 
 	}
 	c := wield.Call{Tool: tool, Arguments: json.RawMessage(raw), Caller: wield.Caller{Type: wield.CallerProgram}}
 	if p := r.parent; p != nil {
-		c.Caller = p.Caller
-		c.Caller.Type = wield.CallerProgram
-		c.Caller.ID = p.ID
-		vars := make(map[string]any, len(p.Caller.Variables)+1)
-		for k, v := range p.Caller.Variables {
-			vars[k] = v
-		}
-		vars[wield.ProgramParentVariable] = p.ID
-		c.Caller.Variables = vars
+		c.Caller = innerCaller(p.Caller, p.ID)
 		c.Toolkit = p.Toolkit
 	}
 	if r.opts.FailOnApproval {

@@ -153,6 +153,9 @@ type Config struct {
 	PolicyMode string
 	// StrictValidation refuses arguments that need a coercion.
 	StrictValidation bool
+	// Programs configures run_program (programs:), as the --programs flag
+	// does; the flag, when given, wins.
+	Programs Programs
 	// MCP is what the MCP server offers besides tools: resources,
 	// resource templates and prompts (see [MCPConfig]).
 	MCP MCPConfig
@@ -163,6 +166,21 @@ type Config struct {
 	// not stop wield (see the package doc's "A first run"), each located;
 	// show them to the user.
 	Warnings Problems
+}
+
+// Programs configures run_program, the tool that runs a model's
+// programs (docs/programs.md). Zero fields keep the defaults.
+type Programs struct {
+	// Enabled offers run_program (and the programs toolset).
+	Enabled bool
+	// OnApproval is what an inner call that needs approval does: "wait"
+	// (the default, "") for the decision, or "fail" the program at once.
+	OnApproval string
+	// MaxCalls bounds a program's inner calls (1000 when zero).
+	MaxCalls int
+	// Timeout bounds a whole program, approval waits included (60 s when
+	// zero).
+	Timeout time.Duration
 }
 
 // Position locates a setting in a configuration file.
@@ -441,6 +459,8 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			}
 		case "reload":
 			c.reload(f, &cfg.Reload)
+		case "programs":
+			c.programs(f, &cfg.Programs)
 		case "policy":
 			fs, ok := c.mapping(f.val, "policy")
 			if !ok {
@@ -720,6 +740,31 @@ func (c *configDecoder) reload(rf field, r *Reload) {
 			}
 		default:
 			c.unknown(f, "reload")
+		}
+	}
+}
+
+// programs reads programs: {enabled, on_approval, max_calls, timeout}.
+func (c *configDecoder) programs(pf field, p *Programs) {
+	fs, ok := c.mapping(pf.val, "programs")
+	if !ok {
+		return
+	}
+	for _, f := range fs {
+		switch f.name {
+		case "enabled":
+			p.Enabled = c.boolean(f)
+		case "on_approval":
+			p.OnApproval = c.str(f)
+			if v := p.OnApproval; v != "wait" && v != "fail" {
+				c.errorf(f.val, "programs.on_approval: %q is not wait or fail", v)
+			}
+		case "max_calls":
+			p.MaxCalls = c.integer(f)
+		case "timeout":
+			p.Timeout = c.dur(f, time.Second)
+		default:
+			c.unknown(f, "programs")
 		}
 	}
 }

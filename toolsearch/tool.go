@@ -40,6 +40,10 @@ type ToolOptions struct {
 	DefaultLimit int
 	// MaxLimit caps the limit a call may ask for; 20 when zero.
 	MaxLimit int
+	// Registry names the toolsets of the tools found, for the policy's
+	// decisions (resource in Toolset::"…"); without it, tools are decided
+	// as if in no toolset.
+	Registry *wield.Registry
 }
 
 // SearchInput is the input of search_tools.
@@ -118,6 +122,11 @@ func Tool(ix func() *Index, opts *ToolOptions) *wield.Tool {
 				return SearchOutput{}, wield.Errorf(wield.ErrValidation, "query %q has no searchable word: describe the task, e.g. 'send an email'", in.Query)
 			}
 			hits, total := index.searchExcept(in.Query, limit, name)
+			if p := wield.PolicyFrom(ctx); p != nil {
+				// A tool the policies deny this caller is not found, as it
+				// is not listed: rank every match, keep the visible ones.
+				hits, total = visibleHits(ctx, p, o.Registry, index.searchAll(in.Query, name), limit)
+			}
 			out := SearchOutput{Tools: make([]FoundTool, 0, len(hits))}
 			for _, h := range hits {
 				out.Tools = append(out.Tools, FoundTool{
@@ -211,4 +220,30 @@ func (k *kitIndexes) index(kit *wield.Toolkit) *Index {
 	}
 	e.used = k.tick
 	return e.index
+}
+
+// searchAll is every match of query, best first, but the tool named except.
+func (ix *Index) searchAll(query, except string) []Hit {
+	hits, _ := ix.searchExcept(query, max(len(ix.tools), 1), except)
+	return hits
+}
+
+// visibleHits keeps the hits whose tools p lets the caller of ctx's call
+// see ([wield.VisibleTools], the filter of every list), and returns the
+// best limit of them and how many there are.
+func visibleHits(ctx context.Context, p wield.Policy, reg *wield.Registry, hits []Hit, limit int) ([]Hit, int) {
+	var caller wield.Caller
+	if c := wield.CallFrom(ctx); c != nil {
+		caller = c.Caller
+	}
+	tools := make([]*wield.Tool, len(hits))
+	for i, h := range hits {
+		tools[i] = h.Tool
+	}
+	visible := map[*wield.Tool]bool{}
+	for _, t := range wield.VisibleTools(ctx, p, reg, caller, tools) {
+		visible[t] = true
+	}
+	hits = slices.DeleteFunc(hits, func(h Hit) bool { return !visible[h.Tool] })
+	return hits[:min(limit, len(hits))], len(hits)
 }

@@ -143,8 +143,9 @@ func (a *app) selectTools(ctx context.Context, sel httpapi.ToolSelection) ([]*wi
 	if err != nil {
 		return nil, selectionError(err, sel)
 	}
-	// What the policies deny this command's caller is not listed.
-	return wield.VisibleTools(ctx, eng.Policy(), reg, wield.Caller{}, tools), nil
+	// What the policies deny this command's caller is not listed, and
+	// run_program lists the functions its programs would have.
+	return wield.ListFor(ctx, eng.Policy(), reg, wield.Caller{}, agentKit(reg, sel.Agent), tools), nil
 }
 
 // export prints the export document of the chosen tools in format, as
@@ -174,7 +175,7 @@ func (a *app) export(ctx context.Context, format string, sel httpapi.ToolSelecti
 		}
 		// What the policies deny this command's caller is not exported,
 		// as it is not listed (selectTools).
-		tools = wield.VisibleTools(ctx, eng.Policy(), reg, wield.Caller{}, tools)
+		tools = wield.ListFor(ctx, eng.Policy(), reg, wield.Caller{}, agentKit(reg, sel.Agent), tools)
 		if namespaces {
 			opts.Namespaces = llm.NamespacesOf(reg.Toolsets())
 		}
@@ -257,4 +258,13 @@ func firstSentence(s string) string {
 		s = s[:77] + "..."
 	}
 	return s
+}
+
+// agentKit is the toolkit of agent, nil for none ("").
+func agentKit(reg *wield.Registry, agent string) *wield.Toolkit {
+	if agent == "" {
+		return nil
+	}
+	k, _ := reg.Toolkit(agent)
+	return k
 }

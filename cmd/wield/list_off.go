@@ -41,7 +41,7 @@ func (a *app) sayOff(tools []*wield.Tool, sel httpapi.ToolSelection) {
 		{tools: []string{"read_file", "write_file", "list_files", "delete_file", "move_file", "get_file_info"}, setting: "set allowed_paths in wield.yaml"},
 		{tools: []string{"web_search"}, setting: "set web_search: {provider, api_key} in wield.yaml"},
 		{tools: []string{"call_subagent"}, setting: "load a tool file of kind: agent with --tools"},
-		{tools: []string{"run_program"}, setting: "pass --programs"},
+		{tools: []string{"run_program"}, setting: "pass --programs, or set programs: {enabled: true} in wield.yaml"},
 		{tools: []string{"get_env", "set_env"}, setting: "set env_allow in wield.yaml", present: len(envAllow) == 0},
 	}
 	// The file tools on a line, the other missing tools on one, the

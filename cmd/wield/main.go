@@ -180,7 +180,7 @@ func (a *app) command() *cobra.Command {
 	root.PersistentFlags().StringSliceVar(&a.tools, "tools", nil, "folders (or files) of tool files to load beside the built-in tools (repeatable)")
 	root.PersistentFlags().StringVar(&a.server, "server", os.Getenv("WIELD_SERVER"), "list, call, calls, stats, approvals and pins talk to this running server (http://host:port) instead (env WIELD_SERVER)")
 	root.PersistentFlags().StringVar(&a.key, "key", os.Getenv("WIELD_KEY"), "the API key for --server (env WIELD_KEY)")
-	root.PersistentFlags().StringVar(&a.programs, "programs", "", "offer run_program: models write short Starlark programs whose tool calls each go through the engine; --programs=fail stops a program at an inner call that needs approval instead of waiting (docs/programs.md)")
+	root.PersistentFlags().StringVar(&a.programs, "programs", "", "offer run_program: models write short Starlark programs whose tool calls each go through the engine; --programs=fail stops a program at an inner call that needs approval instead of waiting, --programs=off turns off programs.enabled of wield.yaml (docs/programs.md)")
 	root.PersistentFlags().Lookup("programs").NoOptDefVal = "wait"
 	root.PersistentFlags().StringVar(&a.config, "config", "", "a wield.yaml or config.yml (docs/configuration.md): tool folders, timeouts, concurrency, store, HTTP allowances")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
@@ -388,7 +388,7 @@ func offerSearch(reg *wield.Registry) error {
 	offerSearchMu.Lock() // setup and the end of the imports may both ask
 	defer offerSearchMu.Unlock()
 	if _, taken := reg.Tool("search_tools"); !taken && reg.Len() > toolsearch.DefaultThreshold {
-		search := toolsearch.Tool(toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) }), nil)
+		search := toolsearch.Tool(toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) }), &toolsearch.ToolOptions{Registry: reg})
 		if err := reg.RegisterDefaults(search); err != nil {
 			return fmt.Errorf("register search_tools: %w", err)
 		}

@@ -89,6 +89,9 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		}
 		if a.programs == "" {
 			a.programs = "wait"
+			if a.cfg != nil && a.cfg.Programs.OnApproval != "" {
+				a.programs = a.cfg.Programs.OnApproval // wield.yaml's programs.on_approval
+			}
 		}
 		f.toolset = programsToolset
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 
@@ -66,8 +67,25 @@ func (a *app) policyCommand() *cobra.Command {
 		Long: `Cedar policy files (*.cedar) in the tool folders decide every call before its
 permission: see README's "Policies" and docs/configuration.md.`,
 	}
-	cmd.AddCommand(a.policyCheckCommand())
+	cmd.AddCommand(a.policyCheckCommand(), a.policySchemaCommand())
 	return cmd
+}
+
+func (a *app) policySchemaCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema",
+		Short: "Print the Cedar schema every policy is checked against",
+		Long: `Print wield's entity model as a Cedar schema: the principals (Key, User, Agent,
+Anonymous), the action call, the resource Tool with its attributes and its
+toolsets, and the context. A policy file whose policy names anything else is
+refused when it loads, with its file and line (on reload the last good set
+stays). The arguments (context.args) differ per tool and are not checked.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := io.WriteString(a.stdout, policy.Schema)
+			return err
+		},
+	}
 }
 
 func (a *app) policyCheckCommand() *cobra.Command {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync/atomic"
@@ -8,6 +9,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/program"
+	"github.com/wieldhq/wield/toolfile"
 )
 
 // programsToolset is the toolset of run_program alone, which `wield mcp
@@ -33,16 +35,28 @@ func (l *lateInvoker) Call(ctx context.Context, c wield.Call) (*wield.Result, er
 // description again with every tool loaded by then (and, when serving,
 // once the MCP servers' tools are imported). It is nil without
 // --programs.
+//
+// wield.yaml's programs: {enabled, on_approval, max_calls, timeout} says
+// the same; the flag, when given, wins (--programs=off turns off what the
+// file enables).
 func (a *app) offerPrograms(reg *wield.Registry) (func(*engine.Engine), error) {
-	switch a.programs {
-	case "":
+	mode := a.programs
+	var file toolfile.Programs
+	if a.cfg != nil {
+		file = a.cfg.Programs
+	}
+	if mode == "" && file.Enabled {
+		mode = cmp.Or(file.OnApproval, "wait")
+	}
+	switch mode {
+	case "", "off":
 		return nil, nil
 	case "wait", "fail":
 	default:
-		return nil, usagef("--programs=%s: use --programs (inner calls wait for approval) or --programs=fail (they stop the program)", a.programs)
+		return nil, usagef("--programs=%s: use --programs (inner calls wait for approval), --programs=fail (they stop the program) or --programs=off", a.programs)
 	}
 	late := &lateInvoker{}
-	opts := program.Options{Invoker: late, Registry: reg, FailOnApproval: a.programs == "fail"}
+	opts := program.Options{Invoker: late, Registry: reg, FailOnApproval: mode == "fail", MaxCalls: file.MaxCalls, Timeout: file.Timeout}
 	if err := reg.RegisterDefaults(program.Tool(opts)); err != nil {
 		return nil, fmt.Errorf("register %s: %w", program.Name, err)
 	}

@@ -101,7 +101,19 @@ type ResponsesTool struct {
 	Description string             `json:"description,omitempty"`
 	Parameters  *jsonschema.Schema `json:"parameters"`
 	Strict      bool               `json:"strict"`
+	// AllowedCallers is written only when the tool says who may call it
+	// ([wield.Tool].AllowedCallers): "direct", and [ProgramCaller] for a
+	// program, the values of Programmatic Tool Calling
+	// (https://developers.openai.com/api/docs/guides/tools-programmatic-tool-calling;
+	// the request also carries the tool {"type": "programmatic_tool_calling"}).
+	// Left out, the API's default is direct only.
+	AllowedCallers []string `json:"allowed_callers,omitempty"`
 }
+
+// ProgramCaller is the Responses API's allowed_callers value by which a
+// function is callable from a program the model writes (Programmatic Tool
+// Calling).
+const ProgramCaller = "programmatic"
 
 // nameRule is OpenAI's rule for function names: "a-z, A-Z, 0-9, or
 // underscores and dashes, with a maximum length of 64" (function.name in
@@ -141,7 +153,16 @@ func (d Dialect) ExportTool(t *wield.Tool) (any, []llm.Problem) {
 		return nil, ps
 	}
 	if d.API == ResponsesAPI {
-		return ResponsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params, Strict: d.Strict}, nil
+		out := ResponsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params, Strict: d.Strict}
+		for _, c := range t.AllowedCallers {
+			switch c {
+			case wield.AllowDirect:
+				out.AllowedCallers = append(out.AllowedCallers, "direct")
+			case wield.AllowProgram:
+				out.AllowedCallers = append(out.AllowedCallers, ProgramCaller)
+			}
+		}
+		return out, nil
 	}
 	return ChatTool{Type: "function", Function: Function{Name: t.Name, Description: t.Description, Parameters: params, Strict: d.Strict}}, nil
 }
