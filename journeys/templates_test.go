@@ -3,6 +3,8 @@
 package journeys
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -49,5 +51,26 @@ entry:
 	out := r.stdout + r.stderr
 	if r.code == 0 || !strings.Contains(out, "bad.yaml") || !strings.Contains(out, "unexpected EOF") {
 		t.Errorf("a template that does not parse:\n%s", r)
+	}
+}
+
+// TestJourneyBinarySize: the binary `go build ./cmd/wield` makes is at most
+// 60 MB (issue 15), and does not link text/template's executor, whose
+// look-up of methods by name would keep every exported method of every
+// linked type (13 MB; templates run through internal/gotmpl instead).
+func TestJourneyBinarySize(t *testing.T) {
+	fi, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 60_000_000 {
+		t.Errorf("the binary is %d bytes, more than 60 MB: go tool nm -size -sort size shows what grew", fi.Size())
+	}
+	out, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	if strings.Contains(string(out), "text/template.(*state).evalField") {
+		t.Errorf("the binary links text/template's executor (Template.Execute): run templates through internal/gotmpl; go build -ldflags=-dumpdep shows the path to it")
 	}
 }
