@@ -186,7 +186,7 @@ func TestFuncError(t *testing.T) {
 }
 
 // bigNumber is a literal a range over which would run too long to fuzz.
-var bigNumber = regexp.MustCompile(`[0-9a-fA-FxX_]{4,}|[eEpP]`)
+var bigNumber = regexp.MustCompile(`[0-9][0-9a-fA-FxXoObB_]{3,}|[0-9.][eEpP]|'`)
 
 func FuzzSameAsTextTemplate(f *testing.F) {
 	for _, c := range corpus {
