@@ -19,8 +19,9 @@ var arity = map[string]struct {
 	"html": {0, true}, "js": {0, true}, "urlquery": {0, true},
 }
 
-// builtin calls the built-in name with the values v of its arguments
-// (args are their nodes, without the pipeline's final value).
+// builtin calls the built-in name with the values v of its arguments,
+// the pipeline's final value last; nargs counts those written in the
+// command, for the error text.
 func (s *state) builtin(name string, nargs int, v []any) (any, error) {
 	a, ok := arity[name]
 	if !ok {

@@ -16,8 +16,8 @@
 // other action (if, else, range with break and continue, with, define,
 // template, block, variables, pipelines) and built-in function (and, or,
 // not, len, index, slice, eq, ne, lt, le, gt, ge, print, printf, println,
-// html, js, urlquery) is there, with text/template's rules; the test
-// compares the two on a corpus.
+// html, js, urlquery) is there, with text/template's rules and errors;
+// the tests compare the two on a corpus and by fuzzing.
 package gotmpl
 
 import (
