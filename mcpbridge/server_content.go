@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/template"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/gotmpl"
 )
 
 // Rich results. A tool's output is JSON, which a [Server] sends as text
@@ -122,19 +122,21 @@ func srvContent(r *wield.Result) ([]mcp.Content, bool) {
 
 // tplFuncs are the functions of the templates of content, prompts and
 // tool-file entries: json writes a value as JSON.
-var tplFuncs = template.FuncMap{
-	"json": func(v any) (string, error) {
-		b, err := json.Marshal(v)
+var tplFuncs = map[string]gotmpl.Func{
+	"json": {Args: 1, Call: func(v ...any) (any, error) {
+		b, err := json.Marshal(v[0])
 		return string(b), err
-	},
+	}},
 }
 
-// tplParse parses a text template; text without "{{" is kept as it is.
-func tplParse(name, text string) (*template.Template, error) {
+// tplParse parses a Go text template (internal/gotmpl: text/template's
+// syntax and rules over JSON values, without its executor's cost to the
+// binary); text without "{{" is kept as it is.
+func tplParse(name, text string) (*gotmpl.Template, error) {
 	if !strings.Contains(text, "{{") {
 		return nil, nil
 	}
-	t, err := template.New(name).Funcs(tplFuncs).Option("missingkey=zero").Parse(text)
+	t, err := gotmpl.Parse(name, text, tplFuncs)
 	if err != nil {
 		return nil, fmt.Errorf("template %s: %w", name, err)
 	}
@@ -144,7 +146,7 @@ func tplParse(name, text string) (*template.Template, error) {
 // tplText is a text with its template, if it has one.
 type tplText struct {
 	raw string
-	t   *template.Template
+	t   *gotmpl.Template
 }
 
 func newTplText(name, text string) (tplText, error) {
@@ -152,7 +154,8 @@ func newTplText(name, text string) (tplText, error) {
 	return tplText{raw: text, t: t}, err
 }
 
-// render executes the template with data; a missing key renders as empty.
+// render executes the template with data; a missing or null value renders
+// as nothing.
 func (x tplText) render(data map[string]any) (string, error) {
 	if x.t == nil {
 		return x.raw, nil
@@ -161,7 +164,7 @@ func (x tplText) render(data map[string]any) (string, error) {
 	if err := x.t.Execute(&b, data); err != nil {
 		return "", err
 	}
-	return strings.ReplaceAll(b.String(), "<no value>", ""), nil
+	return b.String(), nil
 }
 
 // tplContent is a content item whose text and URI are templates.

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"text/template"
 	"time"
 
+	"github.com/wieldhq/wield/internal/gotmpl"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -107,7 +107,7 @@ type MCPContent struct {
 
 // mcpTplFuncs names the functions templates may call, for parsing; the
 // server supplies the same names.
-var mcpTplFuncs = template.FuncMap{"json": func(any) (string, error) { return "", nil }}
+var mcpTplFuncs = map[string]gotmpl.Func{"json": {Args: 1}}
 
 // mcpURIVar is a URI template's {name}.
 var mcpURIVar = regexp.MustCompile(`\{[A-Za-z0-9_]+\}`)
@@ -177,7 +177,7 @@ func (c *configDecoder) mcpOnce(n *yaml.Node, seen map[string]bool, what, key st
 func (c *configDecoder) mcpTpl(f field, what string) string {
 	s := c.str(f)
 	if strings.Contains(s, "{{") {
-		if _, err := template.New(what).Funcs(mcpTplFuncs).Parse(s); err != nil {
+		if _, err := gotmpl.Parse(what, s, mcpTplFuncs); err != nil {
 			c.errorf(f.val, "%s: %s: %v", what, f.name, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path"
@@ -236,7 +237,11 @@ func changes(r *http.Request) bool {
 // jsonBody reports whether the request declares a JSON body
 // (application/json, parameters such as charset allowed).
 func jsonBody(r *http.Request) bool {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Get("Content-Type")
+	if ct == "application/json" {
+		return true // what clients send; ParseMediaType allocates a map per request
+	}
+	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "application/json"
 }
 
@@ -251,8 +256,10 @@ func loopbackName(h string) bool {
 	if strings.EqualFold(h, "localhost") {
 		return true
 	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	// netip, not net.ParseIP, which allocates for every request; an
+	// address with a zone is not one net.ParseIP takes.
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.Zone() == "" && ip.IsLoopback()
 }
 
 // loopbackOnly returns addr with its host replaced by 127.0.0.1 unless
