@@ -1,11 +1,13 @@
 package mcpbridge_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/mcpbridge"
 )
@@ -29,7 +31,10 @@ func srvPost(h http.Handler, body string, headers ...string) *httptest.ResponseR
 // eras, on the same server, in process (no network): in a 2025-11-25
 // session and as a 2026-07-28 request, both answered by the fast path, and
 // the latter through the go-sdk's stateless handler, which makes a session
-// for each request. Compare medians of runs of each, interleaved.
+// for each request; and, as the peer, the go-sdk v1.8.0's own server with
+// Stateless: true (how it speaks 2026-07-28) serving an echo tool of its
+// own, with no engine, no record and no log behind it. Compare medians of
+// runs of each, interleaved.
 func BenchmarkServerEraCall(b *testing.B) {
 	f := srvNew(b, nil, &engine.Options{})
 	h := f.srv.Handler()
@@ -71,6 +76,26 @@ func BenchmarkServerEraCall(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if w := srvPost(sdk, body2026, hdr2026...); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `\"echo\":\"hi\"`) {
+				b.Fatalf("tools/call: %d %s", w.Code, w.Body)
+			}
+		}
+	})
+	peer := mcp.NewServer(&mcp.Implementation{Name: "go-sdk", Version: "1.8.0"}, nil)
+	mcp.AddTool(peer, &mcp.Tool{Name: "echo", Description: "Echo the message back"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+			Message string `json:"message"`
+		}) (*mcp.CallToolResult, struct {
+			Echo string `json:"echo"`
+		}, error) {
+			return nil, struct {
+				Echo string `json:"echo"`
+			}{in.Message}, nil
+		})
+	peerH := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return peer }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	b.Run("2026-07-28-go-sdk-stateless-peer", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if w := srvPost(peerH, body2026, hdr2026...); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `\"echo\":\"hi\"`) {
 				b.Fatalf("tools/call: %d %s", w.Code, w.Body)
 			}
 		}
