@@ -53,6 +53,7 @@ const (
 	fieldTags
 	fieldDesc
 	fieldParams
+	fieldAction // the everyday words of the name's words (see nameTerms)
 	numFields
 )
 
@@ -60,8 +61,8 @@ const (
 // so it weighs most; parameters describe inputs rather than the purpose
 // and weigh least. b is the length normalization of each field.
 var (
-	fieldWeight = [numFields]float64{fieldName: 3.0, fieldTags: 1.5, fieldDesc: 1.0, fieldParams: 0.4}
-	fieldB      = [numFields]float64{fieldName: 0.3, fieldTags: 0.3, fieldDesc: 0.75, fieldParams: 0.75}
+	fieldWeight = [numFields]float64{fieldName: 3.0, fieldTags: 1.5, fieldDesc: 1.0, fieldParams: 0.4, fieldAction: 1.0}
+	fieldB      = [numFields]float64{fieldName: 0.3, fieldTags: 0.3, fieldDesc: 0.75, fieldParams: 0.75, fieldAction: 0.3}
 )
 
 const (
@@ -160,6 +161,7 @@ func New(tools []*wield.Tool) *Index {
 				name(term)
 			}
 		})
+		nameActions(t.Name, add(fieldAction))
 		tags := add(fieldTags)
 		for _, tag := range t.Tags {
 			analyze(tag, tags)
