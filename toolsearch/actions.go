@@ -1,7 +1,12 @@
 package toolsearch
 
 import (
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/wieldhq/wield"
 	"sync"
 )
 
@@ -127,4 +132,151 @@ func contains(s []string, t string) bool {
 		}
 	}
 	return false
+}
+
+// Domains. A tool's name starts with its service ("gmail_", "aws_") and,
+// in a large service, its product ("aws_s3_", "aws_lambda_"): its domain.
+// A request that names a brand or product ("in Gmail", "our S3 bucket",
+// "on Teams") wants a tool of that domain, and a generic word it shares
+// with another domain's tool ("record", "channel", "send") must not pull
+// that tool above it: the tools of a named domain score domainBoost times
+// more. A brand term is a domain's first name word, a tag or a product's
+// word that few tools outside its domains use anywhere, so that "time", "search" or "chat", which are a domain's name or tag
+// and everyday words too, are not brands.
+const domainBoost = 1.3
+
+// maxBrandDomains bounds how many domains one brand term may name
+// ("google" names gmail, gcal, gdrive, ...): a term shared more widely is
+// a category, not a brand.
+const maxBrandDomains = 8
+
+// domains assigns each tool its domain and product group and finds the
+// brand terms that name them. groups are numbered from 1; 0 is none.
+func (ix *Index) domains() {
+	n := len(ix.tools)
+	ix.docGroups = make([][2]int32, n)
+	groupOf := map[string]int32{}
+	group := func(key string) int32 {
+		g, ok := groupOf[key]
+		if !ok {
+			g = int32(len(groupOf) + 1)
+			groupOf[key] = g
+		}
+		return g
+	}
+	// The domain is the name's first segment; the product its first two
+	// when at least two tools share them and the second is not a word of
+	// other domains' names (gcal_delete_ is a verb, not a product).
+	segs := make([][]string, n)
+	pairCount := map[string]int{}
+	wordDomains := map[string]map[string]bool{}
+	for d, t := range ix.tools {
+		s := strings.FieldsFunc(strings.ToLower(t.Name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+		segs[d] = s
+		if len(s) >= 3 {
+			pairCount[s[0]+"_"+s[1]]++
+		}
+		for _, w := range s[min(1, len(s)):] {
+			if wordDomains[w] == nil {
+				wordDomains[w] = map[string]bool{}
+			}
+			wordDomains[w][s[0]] = true
+		}
+	}
+	nameWords := map[string]bool{}
+	for w := range wordDomains {
+		analyze(w, func(t string) { nameWords[t] = true })
+	}
+	// candidates maps a term to the groups it may name.
+	candidates := map[string][]int32{}
+	prefixes := map[string]bool{} // the terms of domains' names
+	addCandidate := func(text string, g int32) {
+		analyze(text, func(t string) {
+			if !contains32(candidates[t], g) {
+				candidates[t] = append(candidates[t], g)
+			}
+		})
+	}
+	for d, t := range ix.tools {
+		s := segs[d]
+		if len(s) < 2 {
+			continue
+		}
+		dom := group(s[0])
+		ix.docGroups[d][0] = dom
+		addCandidate(s[0], dom)
+		analyze(s[0], func(t string) { prefixes[t] = true })
+		for _, tag := range t.Tags {
+			// A tag that is a word of tool names ("email", "ticket") says
+			// what tools do, not whose they are.
+			if !slices.ContainsFunc(terms(tag), func(t string) bool { return nameWords[t] }) {
+				addCandidate(tag, dom)
+			}
+		}
+		if len(s) >= 3 && pairCount[s[0]+"_"+s[1]] >= 2 && len(wordDomains[s[1]]) == 1 {
+			prod := group(s[0] + "_" + s[1])
+			ix.docGroups[d][1] = prod
+			addCandidate(s[1], prod)
+		}
+	}
+	// Brands are written with a capital inside a sentence ("in a GitHub
+	// repository", "an S3 bucket"), everyday words are not ("the error").
+	caps := capitalized(ix.tools)
+	inGroups := func(d int32, gs []int32) bool {
+		return contains32(gs, ix.docGroups[d][0]) || contains32(gs, ix.docGroups[d][1])
+	}
+	ix.brands = map[string][]int32{}
+	for t, gs := range candidates {
+		if len(gs) > maxBrandDomains || caps[t] <= 0 && !prefixes[t] {
+			continue
+		}
+		id, ok := ix.terms[t]
+		if !ok {
+			continue
+		}
+		inside, outside := 0, 0
+		for _, p := range ix.postings[id] {
+			if inGroups(p.doc, gs) {
+				inside++
+			} else {
+				outside++
+			}
+		}
+		if outside <= max(2, inside/4) {
+			ix.brands[t] = gs
+		}
+	}
+}
+
+func contains32(s []int32, x int32) bool {
+	for _, y := range s {
+		if y == x && x != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// capitalized returns, for each term of the tools' descriptions, how many
+// more times it is written with a capital inside a sentence than in lower
+// case.
+func capitalized(tools []*wield.Tool) map[string]int {
+	m := map[string]int{}
+	for _, t := range tools {
+		start := true
+		for _, f := range strings.Fields(t.Description) {
+			w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			if w != "" {
+				r, _ := utf8.DecodeRuneInString(w)
+				switch {
+				case unicode.IsUpper(r) && !start:
+					analyze(w, func(t string) { m[t]++ })
+				case unicode.IsLower(r):
+					analyze(w, func(t string) { m[t]-- })
+				}
+			}
+			start = strings.ContainsAny(f[len(f)-1:], ".!?:")
+		}
+	}
+	return m
 }

@@ -88,6 +88,10 @@ type Index struct {
 	postings [][]posting
 	byName   map[string]int32
 	scratch  sync.Pool
+	// docGroups are each tool's domain and product group (see domains),
+	// brands the groups each brand term names.
+	docGroups [][2]int32
+	brands    map[string][]int32
 	// plain leaves the related-term tables out of queries: the reference
 	// of the benchmarks, not an option.
 	plain bool
@@ -207,6 +211,7 @@ func New(tools []*wield.Tool) *Index {
 		}
 		ix.postings[id] = ps
 	}
+	ix.domains()
 	ix.scratch.New = func() any {
 		return &scratch{score: make([]float64, len(ix.tools)), tf: make([]float32, len(ix.tools))}
 	}
@@ -356,6 +361,20 @@ func (ix *Index) searchExcept(query string, limit int, except string) ([]Hit, in
 			sc.score[d] += q.weight * idf * tf / (k1 + tf)
 		}
 		sc.pending = sc.pending[:0]
+	}
+	// A named brand's tools rank above other domains' (see domainBoost).
+	var named []int32
+	for _, q := range qterms {
+		if q.weight >= 1 {
+			named = append(named, ix.brands[q.group[0]]...)
+		}
+	}
+	if len(named) > 0 {
+		for _, d := range sc.touched {
+			if contains32(named, ix.docGroups[d][0]) || contains32(named, ix.docGroups[d][1]) {
+				sc.score[d] *= domainBoost
+			}
+		}
 	}
 	if hasExact {
 		best := 0.0
