@@ -97,6 +97,11 @@ var relatedTerms = map[string]string{
 	"overcharged": "refund", "money back": "refund", "chargeback": "dispute", "leaked": "secret rotate",
 	"forgot": "reset password", "locked out": "reset password unlock", "stuck": "cancel restart",
 	"hung": "cancel restart", "typo": "edit update",
+	"fall over": "crash log event", "falling over": "crash log event", "complaining": "log error",
+	"hog": "top usage memory", "hogging": "top usage memory", "maxed out": "top usage", "pegged": "top usage",
+	"takes ages": "slow performance", "takes forever": "slow performance", "crawling": "slow performance",
+	"frozen": "restart reboot", "unresponsive": "restart reboot", "not responding": "restart reboot ping",
+	"offline": "status ping", "running out of": "space prune clean", "not private": "ssl certificate",
 
 	// everyday words for a domain's terms
 	"outage": "incident", "incident": "pagerduty", "paging": "incident alert pagerduty oncall", "pager": "pagerduty incident oncall",
