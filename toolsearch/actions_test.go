@@ -1,0 +1,66 @@
+package toolsearch
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/wieldhq/wield"
+)
+
+// TestNameActions: a tool is found by the everyday words of its name's
+// action and object, which its description does not use, whatever the
+// tool: the classes are keyed by name words, not by tools.
+func TestNameActions(t *testing.T) {
+	tools := []*wield.Tool{
+		tool("widgets_delete_widget", "Delete a widget by id."),
+		tool("widgets_create_widget", "Create a widget with a name."),
+		tool("widgets_get_widget", "Get a widget by id."),
+		tool("vault_put_blob", "Write a blob to a vault."),
+		tool("vault_list_blobs", "List the blobs of a vault."),
+		tool("bank_send_payout", "Send a payout to a recipient."),
+		tool("chat_send_message", "Send a message to a person."),
+		tool("fleet_reboot_node", "Reboot a node of the fleet."),
+		tool("fleet_list_nodes", "List the nodes of the fleet."),
+	}
+	ix := New(tools)
+	for _, tt := range []struct{ query, want string }{
+		{"scrap that widget", "widgets_delete_widget"},
+		{"whip up a widget", "widgets_create_widget"},
+		{"stash this blob in the vault", "vault_put_blob"},
+		{"send Luis 50 bucks", "bank_send_payout"},
+		{"the node is frozen", "fleet_reboot_node"},
+	} {
+		if got := names(ix.Search(tt.query, 1)); !slices.Equal(got, []string{tt.want}) {
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
+		}
+	}
+	// Without a word of the classes, the expansion adds nothing.
+	if got := ix.Count("widget"); got != 3 {
+		t.Errorf("Count(widget) = %d, want the 3 widget tools", got)
+	}
+}
+
+// TestDomainBoost: a brand a request names ranks its domain's tools above
+// another domain's tool that matches a generic word better; an everyday
+// word that is also a domain's name is no brand.
+func TestDomainBoost(t *testing.T) {
+	tools := []*wield.Tool{
+		tool("zulip_post_message", "Post a message to a Zulip stream.", "zulip", "chat"),
+		tool("zulip_list_streams", "List the streams of a Zulip organization.", "zulip", "chat"),
+		tool("pager_send_channel_message", "Send a message to a channel of the pager.", "paging"),
+		tool("time_current_time", "Current time in a time zone.", "time"),
+		tool("cal_create_event", "Create an event at a time.", "calendar"),
+		tool("cal_list_events", "List events between a start time and an end time.", "calendar"),
+		tool("jobs_run_at_time", "Run a job at a given time.", "jobs"),
+	}
+	ix := New(tools)
+	if got := names(ix.Search("ping the ops channel in Zulip that the release slipped", 1)); !slices.Equal(got, []string{"zulip_post_message"}) {
+		t.Errorf("Zulip request: got %v, want zulip_post_message first", got)
+	}
+	if _, ok := ix.brands["zulip"]; !ok {
+		t.Errorf("zulip is not a brand: %v", ix.brands)
+	}
+	if gs, ok := ix.brands["time"]; ok {
+		t.Errorf("time, an everyday word used by other domains' tools, is a brand of %v", gs)
+	}
+}
