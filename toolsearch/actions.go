@@ -194,7 +194,9 @@ func (ix *Index) domains() {
 	// candidates maps a term to the groups it may name.
 	candidates := map[string][]int32{}
 	prefixes := map[string]bool{} // the terms of domains' names
+	raw := map[string]bool{}      // the candidates as written, lower-cased
 	addCandidate := func(text string, g int32) {
+		raw[strings.ToLower(text)] = true
 		analyze(text, func(t string) {
 			if !contains32(candidates[t], g) {
 				candidates[t] = append(candidates[t], g)
@@ -225,7 +227,7 @@ func (ix *Index) domains() {
 	}
 	// Brands are written with a capital inside a sentence ("in a GitHub
 	// repository", "an S3 bucket"), everyday words are not ("the error").
-	caps := capitalized(ix.tools)
+	caps := capitalized(ix.tools, raw)
 	inGroups := func(d int32, gs []int32) bool {
 		return contains32(gs, ix.docGroups[d][0]) || contains32(gs, ix.docGroups[d][1])
 	}
@@ -261,26 +263,37 @@ func contains32(s []int32, x int32) bool {
 	return false
 }
 
-// capitalized returns, for each term of the tools' descriptions, how many
-// more times it is written with a capital inside a sentence than in lower
-// case.
-func capitalized(tools []*wield.Tool) map[string]int {
-	m := map[string]int{}
+// capitalized returns, for the terms of each of words (lower-case), how
+// many more times the tools' descriptions write it with a capital inside
+// a sentence than in lower case. Only the given words are counted: the
+// descriptions are not analyzed again.
+func capitalized(tools []*wield.Tool, words map[string]bool) map[string]int {
+	byWord := map[string]int{}
 	for _, t := range tools {
 		start := true
 		for _, f := range strings.Fields(t.Description) {
 			w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 			if w != "" {
 				r, _ := utf8.DecodeRuneInString(w)
-				switch {
-				case unicode.IsUpper(r) && !start:
-					analyze(w, func(t string) { m[t]++ })
-				case unicode.IsLower(r):
-					analyze(w, func(t string) { m[t]-- })
+				upper := unicode.IsUpper(r)
+				if upper {
+					w = strings.ToLower(w)
+				}
+				if words[w] {
+					switch {
+					case upper && !start:
+						byWord[w]++
+					case !upper:
+						byWord[w]--
+					}
 				}
 			}
 			start = strings.ContainsAny(f[len(f)-1:], ".!?:")
 		}
+	}
+	m := make(map[string]int, len(byWord))
+	for w, n := range byWord {
+		analyze(w, func(t string) { m[t] += n })
 	}
 	return m
 }
