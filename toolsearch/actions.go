@@ -50,7 +50,7 @@ var nameTerms = map[string]string{
 	"find":    "dig hunt fish track look locate root rummage ferret trawl chase",
 	"grep":    "hunt dig where occurrence",
 	"get":     "grab fetch peek glance bring",
-	"read":    "open peek glance",
+	"read":    "peek glance",
 	"contact": "number phone person",
 	// storing, sending, paying
 	"upload":   "stash stick chuck drop stow park squirrel store dump shove pop tuck plonk keep",

@@ -21,6 +21,10 @@
 // what WordNet relates an everyday word to ("junk" is discard and trash;
 // see wordnet.go). Irregular verbs are made regular ("dug" is "dig"), and
 // a phrasal verb matches with its object inside ("kick them out").
+// Each word of a tool's name brings the everyday words of its action or
+// object class into a field of its own ("scrap" finds a delete tool,
+// "bucks" a payout; see nameTerms), and a brand or product a query names
+// ("Gmail", "S3") boosts its domain's tools (see domainBoost).
 //
 // # Searching within a toolkit
 //
