@@ -1,0 +1,55 @@
+package toolsearch
+
+import (
+	"fmt"
+	"testing"
+)
+
+// devSecond is a second development set of the three colloquial kinds
+// (ten each), written and committed after the class and brand layers and
+// before the ranking was run on it: its first figure measures how those
+// layers generalize; it is tuned on after that first run.
+var devSecond = []request{
+	// everyday verbs and idioms
+	{"blast out a tweet that the sale starts now", []string{"twitter_post_tweet"}},
+	{"knock out the 'update deps' task in Todoist, it's done", []string{"todoist_close_task"}},
+	{"track down the invoice we sent Globex in March on Stripe", []string{"stripe_list_invoices"}},
+	{"put together a new Notion page for the offsite agenda", []string{"notion_create_page"}},
+	{"slap the urgent label on that email from the bank in Gmail", []string{"gmail_modify_labels"}},
+	{"fire up the staging VM on Azure", []string{"azure_start_vm"}},
+	{"take the old nginx container down, we don't need it", []string{"docker_stop_container", "docker_remove_container"}},
+	{"grab me yesterday's orders from the shop", []string{"shopify_list_orders"}},
+	{"pop the new logo into Dropbox", []string{"dropbox_upload"}},
+	{"jump on a quick call with the Berlin folks on Teams at 4", []string{"teams_create_meeting"}},
+	// a symptom instead of the remedy
+	{"our postgres reports have been crawling since Monday, what's eating the time", []string{"postgres_list_slow_queries", "postgres_explain_query"}},
+	{"the payments pod keeps getting OOM killed", []string{"k8s_describe_pod", "k8s_get_events", "k8s_top_pods", "k8s_get_pod_logs"}},
+	{"the web server on EC2 isn't answering anymore, turn it off and on", []string{"aws_ec2_reboot_instances"}},
+	{"my Mac's disk is full of docker images I never use", []string{"docker_prune_system", "docker_remove_image"}},
+	{"the cluster is running hot, which pods eat the most CPU", []string{"k8s_top_pods"}},
+	{"the nightly GitLab pipeline died halfway, give it another go", []string{"gitlab_retry_pipeline"}},
+	{"every few runs the login test fails in CircleCI for no reason", []string{"circleci_find_flaky_tests"}},
+	{"I'll be hiking with no signal all of next week, Gmail should answer for me", []string{"gmail_set_vacation_responder"}},
+	{"users say the site is down, is it even up", []string{"netutil_ping", "web_check_url_status"}},
+	{"the deploy of v2.3 on Argo made everything worse, go back to what we had", []string{"argocd_rollback_application"}},
+	// a generic word shared with another domain's tool
+	{"record a new CNAME for docs.example.com in Cloudflare", []string{"cloudflare_create_dns_record"}},
+	{"send $30 to Mia on PayPal for dinner", []string{"paypal_send_payout"}},
+	{"what's the status of my flight LH400", []string{"travel_flight_status"}},
+	{"post the release notes in the #launch channel on Discord", []string{"discord_send_message"}},
+	{"open a ticket in Zendesk for the broken checkout", []string{"zendesk_create_ticket"}},
+	{"share the Q4 folder in Drive with Lena", []string{"gdrive_share_file"}},
+	{"stop the music on Spotify", []string{"spotify_pause"}},
+	{"schedule a message in Slack to go out Monday 9am", []string{"slack_schedule_message"}},
+	{"check the health of the Elasticsearch cluster", []string{"elasticsearch_cluster_health"}},
+	{"publish a message on the events topic in GCP", []string{"gcp_pubsub_publish"}},
+}
+
+// TestRelevanceDevSecond prints the second development set's top-3
+// figure with each layer of query expansion (see layers).
+func TestRelevanceDevSecond(t *testing.T) {
+	for _, l := range layers {
+		hits := rankRequestsWith(t, devSecond, l.setup)
+		fmt.Printf("toolsearch: second dev set, %s: right tool in top 3 for %d of %d\n", l.name, hits, len(devSecond))
+	}
+}
