@@ -93,10 +93,14 @@ var nameTerms = map[string]string{
 	"vacation":    "away leave holiday absent trip",
 	"responder":   "away leave holiday absent",
 	"statistics":  "average mean median spread deviation number crunch",
-	"start":       "fire boot kick spin crank wake",
+	"start":       "fire boot kick spin crank",
 	"meeting":     "call hop jump huddle hangout catch session sync chat",
 	"event":       "sync retro standup appointment session party dinner lunch",
 	"list":        "rundown lineup roundup",
+	"pause":       "stop hold freeze silence quiet",
+	"share":       "everyone anyone public company access",
+	"edit":        "restyle retouch touch style filter tweak",
+	"inventory":   "low restock count",
 	"fulfill":     "ship unshipped",
 }
 
@@ -148,6 +152,11 @@ func contains(s []string, t string) bool {
 // word that few tools outside its domains use anywhere, so that "time", "search" or "chat", which are a domain's name or tag
 // and everyday words too, are not brands.
 const domainBoost = 1.3
+
+// capitalBoost is domainBoost for a brand the request writes with a
+// capital inside it ("notes in Notion", "the team on Teams"): a proper
+// name, where a lower-case "team" may be the everyday word.
+const capitalBoost = 1.6
 
 // maxBrandDomains bounds how many domains one brand term may name
 // ("google" names gmail, gcal, gdrive, ...): a term shared more widely is
@@ -296,4 +305,31 @@ func capitalized(tools []*wield.Tool, words map[string]bool) map[string]int {
 		analyze(w, func(t string) { m[t] += n })
 	}
 	return m
+}
+
+// namedBrands returns the groups that the brand terms of a query name
+// (among its words as written, not their related terms) and, of those,
+// the groups of brands written with a capital after the query's first
+// word.
+func (ix *Index) namedBrands(query string, qterms []qterm) (named, capital []int32) {
+	if len(ix.brands) == 0 {
+		return nil, nil
+	}
+	for _, q := range qterms {
+		if q.weight >= 1 {
+			named = append(named, ix.brands[q.group[0]]...)
+		}
+	}
+	if len(named) == 0 {
+		return nil, nil
+	}
+	first := true
+	words(query, func(w string) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if !first && unicode.IsUpper(r) {
+			analyze(w, func(t string) { capital = append(capital, ix.brands[t]...) })
+		}
+		first = false
+	})
+	return named, capital
 }

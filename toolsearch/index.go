@@ -367,15 +367,14 @@ func (ix *Index) searchExcept(query string, limit int, except string) ([]Hit, in
 		sc.pending = sc.pending[:0]
 	}
 	// A named brand's tools rank above other domains' (see domainBoost).
-	var named []int32
-	for _, q := range qterms {
-		if q.weight >= 1 {
-			named = append(named, ix.brands[q.group[0]]...)
-		}
-	}
+	named, capital := ix.namedBrands(query, qterms)
 	if len(named) > 0 {
 		for _, d := range sc.touched {
-			if contains32(named, ix.docGroups[d][0]) || contains32(named, ix.docGroups[d][1]) {
+			g := ix.docGroups[d]
+			switch {
+			case contains32(capital, g[0]) || contains32(capital, g[1]):
+				sc.score[d] *= capitalBoost
+			case contains32(named, g[0]) || contains32(named, g[1]):
 				sc.score[d] *= domainBoost
 			}
 		}

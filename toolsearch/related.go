@@ -92,7 +92,7 @@ var relatedTerms = map[string]string{
 	"not trusted": "ssl certificate", "untrusted": "ssl certificate", "insecure": "ssl certificate",
 	"padlock": "ssl certificate", "https": "ssl certificate", "cert": "certificate ssl",
 	"can't reach": "dns ping status", "cannot reach": "dns ping status", "unreachable": "dns ping status",
-	"not loading": "status dns ping", "down": "status incident outage", "who owns": "whois domain",
+	"not loading": "status dns ping", "down": "status incident outage ping", "who owns": "whois domain",
 	"owner of": "whois", "registered to": "whois domain", "billed twice": "refund", "double charged": "refund",
 	"overcharged": "refund", "money back": "refund", "chargeback": "dispute", "leaked": "secret rotate",
 	"forgot": "reset password", "locked out": "reset password unlock", "stuck": "cancel restart",
@@ -101,7 +101,9 @@ var relatedTerms = map[string]string{
 	"hog": "top usage memory", "hogging": "top usage memory", "maxed out": "top usage", "pegged": "top usage",
 	"takes ages": "slow performance", "takes forever": "slow performance", "crawling": "slow performance",
 	"frozen": "restart reboot", "unresponsive": "restart reboot", "not responding": "restart reboot ping",
-	"offline": "status ping", "running out of": "space prune clean", "not private": "ssl certificate",
+	"offline": "status ping", "500": "error incident", "502": "error incident", "503": "error incident",
+	"low on": "inventory quantity", "running low": "inventory quantity", "open for": "free slot available",
+	"look like": "edit style", "running out of": "space prune clean", "not private": "ssl certificate",
 
 	// everyday words for a domain's terms
 	"outage": "incident", "incident": "pagerduty", "paging": "incident alert pagerduty oncall", "pager": "pagerduty incident oncall",
