@@ -118,19 +118,19 @@ var actionTerms = sync.OnceValue(func() map[string][]string {
 	return m
 })
 
-// nameActions calls emit once with each term that the words of a tool's
-// name add to its fieldAction.
-func nameActions(name string, emit func(string)) {
+// nameActions calls emit once with each term that the terms of a tool's
+// name add to its fieldAction, using seen (returned) to drop repeats.
+func nameActions(name []string, seen []string, emit func(string)) []string {
 	table := actionTerms()
-	var seen []string
-	analyze(name, func(w string) {
+	for _, w := range name {
 		for _, t := range table[w] {
 			if !contains(seen, t) {
 				seen = append(seen, t)
 				emit(t)
 			}
 		}
-	})
+	}
+	return seen
 }
 
 func contains(s []string, t string) bool {
@@ -181,25 +181,27 @@ func (ix *Index) domains() {
 	// when at least two tools share them and the second is not a word of
 	// other domains' names (gcal_delete_ is a verb, not a product).
 	segs := make([][]string, n)
-	pairCount := map[string]int{}
-	wordDomains := map[string]map[string]bool{}
+	pairCount := map[[2]string]int{}
+	wordDomain := map[string]string{} // a name word's domain, "" if several
 	for d, t := range ix.tools {
 		s := strings.FieldsFunc(strings.ToLower(t.Name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
 		segs[d] = s
 		if len(s) >= 3 {
-			pairCount[s[0]+"_"+s[1]]++
+			pairCount[[2]string{s[0], s[1]}]++
 		}
 		for _, w := range s[min(1, len(s)):] {
-			if wordDomains[w] == nil {
-				wordDomains[w] = map[string]bool{}
+			if dom, ok := wordDomain[w]; !ok {
+				wordDomain[w] = s[0]
+			} else if dom != s[0] {
+				wordDomain[w] = ""
 			}
-			wordDomains[w][s[0]] = true
 		}
 	}
 	nameWords := map[string]bool{}
-	for w := range wordDomains {
+	for w := range wordDomain {
 		analyze(w, func(t string) { nameWords[t] = true })
 	}
+	tagNamed := map[string]bool{}
 	// candidates maps a term to the groups it may name.
 	candidates := map[string][]int32{}
 	prefixes := map[string]bool{} // the terms of domains' names
@@ -224,11 +226,16 @@ func (ix *Index) domains() {
 		for _, tag := range t.Tags {
 			// A tag that is a word of tool names ("email", "ticket") says
 			// what tools do, not whose they are.
-			if !slices.ContainsFunc(terms(tag), func(t string) bool { return nameWords[t] }) {
+			named, ok := tagNamed[tag]
+			if !ok {
+				named = slices.ContainsFunc(terms(tag), func(t string) bool { return nameWords[t] })
+				tagNamed[tag] = named
+			}
+			if !named {
 				addCandidate(tag, dom)
 			}
 		}
-		if len(s) >= 3 && pairCount[s[0]+"_"+s[1]] >= 2 && len(wordDomains[s[1]]) == 1 {
+		if len(s) >= 3 && pairCount[[2]string{s[0], s[1]}] >= 2 && wordDomain[s[1]] != "" {
 			prod := group(s[0] + "_" + s[1])
 			ix.docGroups[d][1] = prod
 			addCandidate(s[1], prod)
@@ -280,7 +287,17 @@ func capitalized(tools []*wield.Tool, words map[string]bool) map[string]int {
 	byWord := map[string]int{}
 	for _, t := range tools {
 		start := true
-		for _, f := range strings.Fields(t.Description) {
+		desc := t.Description
+		for desc != "" {
+			i := strings.IndexFunc(desc, unicode.IsSpace)
+			if i < 0 {
+				i = len(desc)
+			}
+			f := desc[:i]
+			desc = strings.TrimLeftFunc(desc[i:], unicode.IsSpace)
+			if f == "" {
+				continue
+			}
 			w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 			if w != "" {
 				r, _ := utf8.DecodeRuneInString(w)

@@ -138,6 +138,7 @@ func New(tools []*wield.Tool) *Index {
 	var rawPost [][]raw
 	lengths := make([][numFields]int32, len(ix.tools))
 	var total [numFields]float64
+	var seen, actions []string // per tool, reused
 	for d, t := range ix.tools {
 		doc := int32(d)
 		add := func(f int) func(string) {
@@ -162,14 +163,14 @@ func New(tools []*wield.Tool) *Index {
 		// A name's words count once: "weather_current_weather" repeats its
 		// prefix, not its subject.
 		name := add(fieldName)
-		var seen []string
+		seen = seen[:0]
 		analyze(t.Name, func(term string) {
 			if !slices.Contains(seen, term) {
 				seen = append(seen, term)
 				name(term)
 			}
 		})
-		nameActions(t.Name, add(fieldAction))
+		actions = nameActions(seen, actions[:0], add(fieldAction))
 		tags := add(fieldTags)
 		for _, tag := range t.Tags {
 			analyze(tag, tags)
