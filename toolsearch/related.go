@@ -103,7 +103,13 @@ var relatedTerms = map[string]string{
 	"frozen": "restart reboot", "unresponsive": "restart reboot", "not responding": "restart reboot ping",
 	"offline": "status ping", "500": "error incident", "502": "error incident", "503": "error incident",
 	"low on": "inventory quantity", "running low": "inventory quantity", "open for": "free slot available",
-	"look like": "edit style", "running out of": "space prune clean", "not private": "ssl certificate",
+	"look like": "edit style", "leak": "memory usage", "leaking": "memory usage", "oom": "memory crash event",
+	"out of memory": "memory crash event usage", "crashing": "crash log event", "won't start": "log event describe",
+	"too long": "trim cut", "can't find": "search find", "where did i put": "search find", "lost": "search restore",
+	"get back to": "reply", "write back": "reply", "catch up on": "history read summary",
+	"block off": "event create", "block out": "event create", "clear my": "delete cancel event",
+	"cname": "dns record", "mx": "dns record mail", "txt": "dns record", "aaaa": "dns record",
+	"split the bill": "pay payout", "settle up": "pay payout", "chip in": "pay payout", "running out of": "space prune clean", "not private": "ssl certificate",
 
 	// everyday words for a domain's terms
 	"outage": "incident", "incident": "pagerduty", "paging": "incident alert pagerduty oncall", "pager": "pagerduty incident oncall",
