@@ -72,12 +72,39 @@ var devHard = []request{
 	{"the padlock on vpn.example.com looks off, when does it lapse", []string{"netutil_check_ssl_certificate"}},
 }
 
-// TestRelevanceDevSecond prints the second and third development sets'
+// devFresh is a fourth development set, 20 hard requests of the three
+// kinds, written and committed after the layers' second round of general
+// entries and before the ranking was run on it.
+var devFresh = []request{
+	{"nix the all-hands invite for Thursday, it moved online anyway", []string{"gcal_delete_event"}},
+	{"chuck a copy of the logs into the backups bucket on S3", []string{"aws_s3_put_object"}},
+	{"rummage through my inbox for the lease agreement the agent sent", []string{"gmail_search_emails"}},
+	{"set up a video chat with the new hire for Monday morning on Zoom", []string{"zoom_create_meeting"}},
+	{"throw together a Datadog board with the checkout latency", []string{"datadog_create_dashboard"}},
+	{"the Jenkins job has been chugging along for hours, is it still alive", []string{"jenkins_get_build_status"}},
+	{"ever since the last update the mobile API returns garbage, undo it in kubernetes", []string{"k8s_rollout_undo"}},
+	{"the docker box ran out of disk again", []string{"docker_prune_system"}},
+	{"the Raspberry Pi at 192.168.1.20 stopped responding to anything, is it alive", []string{"netutil_ping"}},
+	{"Spotify is blasting way too loud", []string{"spotify_set_volume"}},
+	{"half the team can't open the spreadsheet I put in Drive", []string{"gdrive_list_permissions", "gdrive_share_file"}},
+	{"my MongoDB collection has thousands of junk test documents, clear them out", []string{"mongodb_delete_many"}},
+	{"tell the folks in the #support Slack room that chat is back up", []string{"slack_post_message"}},
+	{"move 300 euros to the contractor through PayPal", []string{"paypal_send_payout"}},
+	{"what's an Apple share going for right now", []string{"finance_stock_quote"}},
+	{"where in the world does the IP 8.8.8.8 sit", []string{"netutil_ip_geolocation"}},
+	{"note on the Linear issue that QA passed", []string{"linear_add_comment"}},
+	{"line up the new Radiohead single to play next", []string{"spotify_add_to_queue"}},
+	{"the weekly numbers sheet needs last Friday's row", []string{"gsheets_append_rows"}},
+	{"count signups per day in BigQuery", []string{"bigquery_run_query"}},
+}
+
+// TestRelevanceDevSecond prints the second, third and fourth development sets'
 // top-3 figures with each layer of query expansion (see layers).
 func TestRelevanceDevSecond(t *testing.T) {
 	for _, l := range layers {
 		hits := rankRequestsWith(t, devSecond, l.setup)
 		hard := rankRequestsWith(t, devHard, l.setup)
-		fmt.Printf("toolsearch: second dev set, %s: right tool in top 3 for %d of %d; hard set: %d of %d\n", l.name, hits, len(devSecond), hard, len(devHard))
+		fresh := rankRequestsWith(t, devFresh, l.setup)
+		fmt.Printf("toolsearch: second dev set, %s: right tool in top 3 for %d of %d; hard set: %d of %d; fresh set: %d of %d\n", l.name, hits, len(devSecond), hard, len(devHard), fresh, len(devFresh))
 	}
 }
