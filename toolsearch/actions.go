@@ -88,7 +88,7 @@ var nameTerms = map[string]string{
 	"flaky":       "random sometimes occasionally intermittent",
 	"ping":        "reachable unreachable alive answer respond dead offline",
 	"certificate": "private secure insecure padlock trusted warning https",
-	"status":      "state happen",
+	"status":      "state happen alive progress",
 	"log":         "complain say said print happen wrong crash die fall fail error",
 	"vacation":    "away leave holiday absent trip",
 	"responder":   "away leave holiday absent",
@@ -101,6 +101,10 @@ var nameTerms = map[string]string{
 	"share":       "everyone anyone public company access",
 	"edit":        "restyle retouch touch style filter tweak",
 	"inventory":   "low restock count",
+	"volume":      "loud quiet louder quieter blast blaring deafening hear",
+	"queue":       "line next later afterwards",
+	"comment":     "note remark mention",
+	"permission":  "access allowed denied",
 	"fulfill":     "ship unshipped",
 }
 

@@ -109,7 +109,9 @@ var relatedTerms = map[string]string{
 	"get back to": "reply", "write back": "reply", "catch up on": "history read summary",
 	"block off": "event create", "block out": "event create", "clear my": "delete cancel event",
 	"cname": "dns record", "mx": "dns record mail", "txt": "dns record", "aaaa": "dns record",
-	"split the bill": "pay payout", "settle up": "pay payout", "chip in": "pay payout", "running out of": "space prune clean", "not private": "ssl certificate",
+	"too loud": "volume", "too quiet": "volume", "can't open": "permission share access",
+	"can't access": "permission share access", "no access": "permission share", "access denied": "permission share",
+	"all hands": "meeting event", "split the bill": "pay payout", "settle up": "pay payout", "chip in": "pay payout", "running out of": "space prune clean", "not private": "ssl certificate",
 
 	// everyday words for a domain's terms
 	"outage": "incident", "incident": "pagerduty", "paging": "incident alert pagerduty oncall", "pager": "pagerduty incident oncall",
