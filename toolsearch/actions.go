@@ -46,7 +46,7 @@ var nameTerms = map[string]string{
 	"purge":  "stale old outdated yesterday refresh flush clear",
 	"cache":  "stale old outdated yesterday clear",
 	// finding, reading, listing
-	"search":  "dig hunt fish track look locate comb scour turn root rummage ferret trawl sniff chase lost",
+	"search":  "dig hunt fish track look locate comb scour root rummage ferret trawl sniff chase lost",
 	"find":    "dig hunt fish track look locate root rummage ferret trawl chase",
 	"grep":    "hunt dig where occurrence",
 	"get":     "grab fetch peek glance bring",
@@ -64,7 +64,7 @@ var nameTerms = map[string]string{
 	"transfer": "wire",
 	// changing, moving, finishing
 	"update":     "change bump swap tweak fix version flip redo rework typo wrong mistake correct",
-	"set":        "change swap switch turn flip",
+	"set":        "change swap switch flip",
 	"transition": "move bump advance push status column stage shove drag slide promote",
 	"move":       "bump shift park shove drag slide",
 	"complete":   "cross tick finish wrap knock nail",

@@ -65,7 +65,7 @@ const (
 // so it weighs most; parameters describe inputs rather than the purpose
 // and weigh least. b is the length normalization of each field.
 var (
-	fieldWeight = [numFields]float64{fieldName: 3.0, fieldTags: 1.5, fieldDesc: 1.0, fieldParams: 0.4, fieldAction: 1.0}
+	fieldWeight = [numFields]float64{fieldName: 3.0, fieldTags: 1.5, fieldDesc: 1.0, fieldParams: 0.4, fieldAction: 1.4}
 	fieldB      = [numFields]float64{fieldName: 0.3, fieldTags: 0.3, fieldDesc: 0.75, fieldParams: 0.75, fieldAction: 0.3}
 )
 
