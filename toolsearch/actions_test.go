@@ -64,3 +64,20 @@ func TestDomainBoost(t *testing.T) {
 		t.Errorf("time, an everyday word used by other domains' tools, is a brand of %v", gs)
 	}
 }
+
+// TestDescribedVerb: a verb in the past after a subject pronoun describes
+// the request's object ("the message I posted") and weighs less than the
+// verb that asks ("remove").
+func TestDescribedVerb(t *testing.T) {
+	ix := New([]*wield.Tool{
+		tool("chat_post_message", "Post a message to a channel."),
+		tool("chat_delete_message", "Delete a message from a channel."),
+		tool("chat_get_thread", "Get the replies of a thread."),
+	})
+	if got := names(ix.Search("remove the message I posted by mistake", 1)); !slices.Equal(got, []string{"chat_delete_message"}) {
+		t.Errorf("got %v, want chat_delete_message first", got)
+	}
+	if got := names(ix.Search("could you post the message in the channel", 1)); !slices.Equal(got, []string{"chat_post_message"}) {
+		t.Errorf("got %v, want chat_post_message first: after you, the verb is the request", got)
+	}
+}

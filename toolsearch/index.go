@@ -505,11 +505,19 @@ func queryTerms(query string, vocab map[string]int32, table relatedTable) []qter
 			query = e.re.ReplaceAllString(query, " ")
 		}
 	}
-	analyze(query, func(t string) {
-		add(t)
-		if class, ok := classes[t]; ok {
-			add(class)
+	var subject bool // the previous word is a subject pronoun
+	words(query, func(word string) {
+		w := 1.0
+		if subject && isPast(strings.ToLower(word)) {
+			w = describedWeight // "the message I posted": posted is not the request
 		}
+		subject = subjects[strings.ToLower(word)]
+		analyze(word, func(t string) {
+			addWeighted(t, w)
+			if class, ok := classes[t]; ok {
+				addWeighted(class, w)
+			}
+		})
 	})
 	relatedOf(table, query, addWeighted)
 	var prev string
@@ -529,6 +537,29 @@ func queryTerms(query string, vocab map[string]int32, table relatedTable) []qter
 		prev = w
 	})
 	return out
+}
+
+// subjects are the pronouns that, followed by a verb in the past, make
+// it a description of the request's object ("the email I drafted", "the
+// thread where we argued", "the file they sent") rather than what the
+// request asks for; "you" is not one ("could you send").
+var subjects = map[string]bool{
+	"i": true, "we": true, "they": true, "he": true, "she": true, "someone": true, "somebody": true,
+	"everyone": true, "ve": true, "d": true,
+}
+
+// describedWeight is the weight of a verb that describes the request's
+// object (see subjects).
+const describedWeight = 0.4
+
+// isPast reports whether a lower-case word is a verb's past form: a
+// regular one ("posted") or an irregular one that is not also the verb
+// ("sent", "dug"; not "put").
+func isPast(w string) bool {
+	if base, ok := irregularVerbs[w]; ok {
+		return base != w
+	}
+	return len(w) > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed")
 }
 
 func vocabHas(vocab map[string]int32, t string) bool {
