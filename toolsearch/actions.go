@@ -79,8 +79,8 @@ var nameTerms = map[string]string{
 	"reboot":   "frozen hung stuck unresponsive kick bounce cycle wedged hang freeze lock respond",
 	"restart":  "frozen hung stuck unresponsive kick bounce cycle wedged hang freeze lock respond",
 	// looking at how a thing is doing
-	"top":         "hog eat maxed usage memory ram cpu heavy pegged spike load resource consume gobble leak oom",
-	"stats":       "hog eat gobble usage memory ram cpu heavy pegged spike load resource consume leak oom",
+	"top":         "hog eat maxed usage memory ram cpu heavy pegged spike load resource consume gobble leak oom packed greedy",
+	"stats":       "hog eat gobble usage memory ram cpu heavy pegged spike load resource consume leak oom greedy",
 	"information": "memory ram usage leak",
 	"metric":      "latency sluggish slow trend graph",
 	"explain":     "slow why ages plan crawl drag lag forever",
@@ -105,6 +105,10 @@ var nameTerms = map[string]string{
 	"queue":       "line next later afterwards",
 	"comment":     "note remark mention",
 	"permission":  "access allowed denied",
+	"compress":    "squeeze shrink smaller fit lighter slim",
+	"upscale":     "grainy blurry pixelated fuzzy sharpen crisp bigger enlarge",
+	"resize":      "shrink bigger smaller fit",
+	"trim":        "snip chop clip shorten",
 	"fulfill":     "ship unshipped",
 }
 
