@@ -81,3 +81,20 @@ func TestDescribedVerb(t *testing.T) {
 		t.Errorf("got %v, want chat_post_message first: after you, the verb is the request", got)
 	}
 }
+
+// TestLeadWord: a request's first meaningful word, most often an
+// imperative's verb, weighs more than the same word later.
+func TestLeadWord(t *testing.T) {
+	ix := New([]*wield.Tool{
+		tool("box_archive_item", "Archive an item of a box."),
+		tool("box_post_item", "Post an item to a box."),
+	})
+	for _, tt := range []struct{ query, want string }{
+		{"archive the item, then post it", "box_archive_item"},
+		{"post the item, then archive it", "box_post_item"},
+	} {
+		if got := names(ix.Search(tt.query, 1)); !slices.Equal(got, []string{tt.want}) {
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
+		}
+	}
+}

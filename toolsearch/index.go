@@ -506,12 +506,18 @@ func queryTerms(query string, vocab map[string]int32, table relatedTable) []qter
 		}
 	}
 	var subject bool // the previous word is a subject pronoun
+	first := true    // no meaningful word yet
 	words(query, func(word string) {
 		w := 1.0
-		if subject && isPast(strings.ToLower(word)) {
+		lower := strings.ToLower(word)
+		if subject && isPast(lower) {
 			w = describedWeight // "the message I posted": posted is not the request
 		}
-		subject = subjects[strings.ToLower(word)]
+		if first && !stops[lower] {
+			first = false
+			w = leadWeight // "dig up the thread": an imperative's verb comes first
+		}
+		subject = subjects[lower]
 		analyze(word, func(t string) {
 			addWeighted(t, w)
 			if class, ok := classes[t]; ok {
@@ -547,6 +553,12 @@ var subjects = map[string]bool{
 	"i": true, "we": true, "they": true, "he": true, "she": true, "someone": true, "somebody": true,
 	"everyone": true, "ve": true, "d": true,
 }
+
+// leadWeight is the weight of a query's first meaningful word: a request
+// is most often an imperative, whose verb comes first ("scrap my 3pm
+// sync", "dig up the thread"), or names its subject first ("Spotify is
+// too loud", "the disk is full").
+const leadWeight = 1.5
 
 // describedWeight is the weight of a verb that describes the request's
 // object (see subjects).
