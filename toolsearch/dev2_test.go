@@ -120,7 +120,29 @@ var devLast = []request{
 	{"follow @nasa on X", []string{"twitter_follow_user"}},
 }
 
-// TestRelevanceDevSecond prints the second to fifth development sets'
+// devFinal is a sixth set, 15 requests like set E's, written and
+// committed after the last change to the ranking and run once; it was not
+// tuned on, so its figure is this work's last own measure of how it
+// generalizes (the held-out set is the lead's).
+var devFinal = []request{
+	{"zap the duplicate Jira ticket ABC-77", []string{"jira_delete_issue"}},
+	{"shove the quarterly numbers into a new tab of the budget sheet", []string{"gsheets_add_sheet"}},
+	{"swap out the channel blurb in #random for 'pizza friday'", []string{"slack_set_channel_topic"}},
+	{"rustle up the last ten commits on main in our GitHub repo", []string{"github_list_commits"}},
+	{"get the intro of the podcast cut off", []string{"audio_trim_audio"}},
+	{"the API container is hogging the laptop, how bad is it", []string{"docker_container_stats"}},
+	{"people keep getting the old favicon on our Cloudflare site", []string{"cloudflare_purge_cache"}},
+	{"the payments Lambda can't keep up and times out, what do its numbers look like in CloudWatch", []string{"aws_cloudwatch_get_metric", "aws_cloudwatch_query_logs"}},
+	{"searching the Mongo orders collection takes forever", []string{"mongodb_create_index"}},
+	{"who's holding the pager tonight", []string{"pagerduty_who_is_on_call"}},
+	{"play back the recording of Monday's Zoom call", []string{"zoom_list_recordings"}},
+	{"find us a place to stay in Porto for the weekend", []string{"travel_search_hotels"}},
+	{"tag the v2.0 release on GitHub", []string{"github_create_release"}},
+	{"send the invoice to Acme on Stripe", []string{"stripe_finalize_invoice", "stripe_create_invoice"}},
+	{"post to LinkedIn that we're hiring", []string{"linkedin_create_post"}},
+}
+
+// TestRelevanceDevSecond prints the second to sixth development sets'
 // top-3 figures with each layer of query expansion (see layers).
 func TestRelevanceDevSecond(t *testing.T) {
 	for _, l := range layers {
@@ -128,6 +150,7 @@ func TestRelevanceDevSecond(t *testing.T) {
 		hard := rankRequestsWith(t, devHard, l.setup)
 		fresh := rankRequestsWith(t, devFresh, l.setup)
 		last := rankRequestsWith(t, devLast, l.setup)
-		fmt.Printf("toolsearch: second dev set, %s: right tool in top 3 for %d of %d; hard set: %d of %d; fresh set: %d of %d; last set: %d of %d\n", l.name, hits, len(devSecond), hard, len(devHard), fresh, len(devFresh), last, len(devLast))
+		final := rankRequestsWith(t, devFinal, l.setup)
+		fmt.Printf("toolsearch: second dev set, %s: right tool in top 3 for %d of %d; hard set: %d of %d; fresh set: %d of %d; last set: %d of %d; final set: %d of %d\n", l.name, hits, len(devSecond), hard, len(devHard), fresh, len(devFresh), last, len(devLast), final, len(devFinal))
 	}
 }
