@@ -24,7 +24,9 @@
 // Each word of a tool's name brings the everyday words of its action or
 // object class into a field of its own ("scrap" finds a delete tool,
 // "bucks" a payout; see nameTerms), and a brand or product a query names
-// ("Gmail", "S3") boosts its domain's tools (see domainBoost).
+// ("Gmail", "S3") boosts its domain's tools (see domainBoost). A query's
+// first meaningful word weighs more (see leadWeight), and a verb in the
+// past after a subject pronoun less (see describedWeight).
 //
 // # Searching within a toolkit
 //
