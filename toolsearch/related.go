@@ -111,7 +111,12 @@ var relatedTerms = map[string]string{
 	"cname": "dns record", "mx": "dns record mail", "txt": "dns record", "aaaa": "dns record",
 	"too loud": "volume", "too quiet": "volume", "can't open": "permission share access",
 	"can't access": "permission share access", "no access": "permission share", "access denied": "permission share",
-	"all hands": "meeting event", "screen recording": "video", "screencast": "video", "split the bill": "pay payout", "settle up": "pay payout", "chip in": "pay payout", "running out of": "space prune clean", "not private": "ssl certificate",
+	"is red": "fail status build", "went red": "fail status build", "expired": "certificate expiry",
+	"expiring": "certificate expiry", "out of stock": "inventory", "overdue": "invoice unpaid", "unpaid": "invoice",
+	"double booked": "event list", "no sound": "volume", "muted": "volume", "sideways": "edit image",
+	"upside down": "edit image", "wrong language": "translate detect language", "gibberish": "detect language",
+	"propagate": "dns lookup record", "by accident": "restore undo", "accidentally": "restore undo",
+	"overwritten": "restore undo", "all hands": "meeting event", "screen recording": "video", "screencast": "video", "split the bill": "pay payout", "settle up": "pay payout", "chip in": "pay payout", "running out of": "space prune clean", "not private": "ssl certificate",
 
 	// everyday words for a domain's terms
 	"outage": "incident", "incident": "pagerduty", "paging": "incident alert pagerduty oncall", "pager": "pagerduty incident oncall",
