@@ -65,10 +65,12 @@ const (
 
 // BM25F parameters. The name says most about a tool in the fewest words,
 // so it weighs most; parameters describe inputs rather than the purpose
-// and weigh least. b is the length normalization of each field.
+// and weigh least. b is the length normalization of each field; the class
+// words of a name (fieldAction) are not normalized, so that a name with
+// more of them (delete has many everyday words) is not penalized.
 var (
 	fieldWeight = [numFields]float64{fieldName: 3.0, fieldTags: 1.5, fieldDesc: 1.0, fieldParams: 0.4, fieldAction: 1.4}
-	fieldB      = [numFields]float64{fieldName: 0.3, fieldTags: 0.3, fieldDesc: 0.75, fieldParams: 0.75, fieldAction: 0.3}
+	fieldB      = [numFields]float64{fieldName: 0.3, fieldTags: 0.3, fieldDesc: 0.75, fieldParams: 0.75, fieldAction: 0}
 )
 
 const (
