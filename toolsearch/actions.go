@@ -3,11 +3,11 @@ package toolsearch
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/wieldhq/wield"
-	"sync"
 )
 
 // Document-side expansion. A tool's name says what it does in a handful of
@@ -147,7 +147,6 @@ var nameTerms = map[string]string{
 	"call":        "ring dial phone",
 	"whatsapp":    "text",
 	"calculate":   "figure crunch work",
-	"blame":       "",
 	"diff":        "compare difference",
 	"commit":      "snapshot",
 	"backup":      "snapshot safe",
@@ -188,9 +187,7 @@ var nameTerms = map[string]string{
 	"spreadsheet": "tab",
 	"customer":    "shopper",
 	"order":       "purchase",
-	"product":     "",
 	"dashboard":   "board panel graph chart",
-	"monitor":     "",
 	"workflow":    "build pipeline",
 	"job":         "build",
 	"repository":  "codebase",

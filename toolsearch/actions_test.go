@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wieldhq/wield"
@@ -95,6 +96,21 @@ func TestLeadWord(t *testing.T) {
 	} {
 		if got := names(ix.Search(tt.query, 1)); !slices.Equal(got, []string{tt.want}) {
 			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
+		}
+	}
+}
+
+// TestNameTermsWords: every everyday word of the classes is a search term
+// (not a stop word, which a query never keeps), and every class has words.
+func TestNameTermsWords(t *testing.T) {
+	for k, v := range nameTerms {
+		if strings.TrimSpace(v) == "" {
+			t.Errorf("class %q has no words", k)
+		}
+		for _, w := range strings.Fields(v) {
+			if n := len(terms(w)); n != 1 {
+				t.Errorf("class %q: word %q makes %d terms, want 1", k, w, n)
+			}
 		}
 	}
 }
