@@ -178,7 +178,7 @@ func undouble(w string) string {
 }
 
 // symbols are the characters that stand for a word.
-var symbols = map[rune]string{'%': "percent"}
+var symbols = map[rune]string{'%': "percent", '$': "dollar", '€': "euro", '£': "sterling"}
 
 // stemExceptions are words the stemmer would merge with an unrelated one.
 var stemExceptions = map[string]bool{

@@ -21,6 +21,12 @@
 // what WordNet relates an everyday word to ("junk" is discard and trash;
 // see wordnet.go). Irregular verbs are made regular ("dug" is "dig"), and
 // a phrasal verb matches with its object inside ("kick them out").
+// Each word of a tool's name brings the everyday words of its action or
+// object class into a field of its own ("scrap" finds a delete tool,
+// "bucks" a payout; see nameTerms), and a brand or product a query names
+// ("Gmail", "S3") boosts its domain's tools (see domainBoost). A query's
+// first meaningful word weighs more (see leadWeight), and a verb in the
+// past after a subject pronoun less (see describedWeight).
 //
 // # Searching within a toolkit
 //
@@ -53,15 +59,18 @@ const (
 	fieldTags
 	fieldDesc
 	fieldParams
+	fieldAction // the everyday words of the name's words (see nameTerms)
 	numFields
 )
 
 // BM25F parameters. The name says most about a tool in the fewest words,
 // so it weighs most; parameters describe inputs rather than the purpose
-// and weigh least. b is the length normalization of each field.
+// and weigh least. b is the length normalization of each field; the class
+// words of a name (fieldAction) are not normalized, so that a name with
+// more of them (delete has many everyday words) is not penalized.
 var (
-	fieldWeight = [numFields]float64{fieldName: 3.0, fieldTags: 1.5, fieldDesc: 1.0, fieldParams: 0.4}
-	fieldB      = [numFields]float64{fieldName: 0.3, fieldTags: 0.3, fieldDesc: 0.75, fieldParams: 0.75}
+	fieldWeight = [numFields]float64{fieldName: 3.0, fieldTags: 1.5, fieldDesc: 1.0, fieldParams: 0.4, fieldAction: 1.4}
+	fieldB      = [numFields]float64{fieldName: 0.3, fieldTags: 0.3, fieldDesc: 0.75, fieldParams: 0.75, fieldAction: 0}
 )
 
 const (
@@ -87,6 +96,10 @@ type Index struct {
 	postings [][]posting
 	byName   map[string]int32
 	scratch  sync.Pool
+	// docGroups are each tool's domain and product group (see domains),
+	// brands the groups each brand term names.
+	docGroups [][2]int32
+	brands    map[string][]int32
 	// plain leaves the related-term tables out of queries: the reference
 	// of the benchmarks, not an option.
 	plain bool
@@ -129,6 +142,7 @@ func New(tools []*wield.Tool) *Index {
 	var rawPost [][]raw
 	lengths := make([][numFields]int32, len(ix.tools))
 	var total [numFields]float64
+	var seen, actions []string // per tool, reused
 	for d, t := range ix.tools {
 		doc := int32(d)
 		add := func(f int) func(string) {
@@ -153,13 +167,14 @@ func New(tools []*wield.Tool) *Index {
 		// A name's words count once: "weather_current_weather" repeats its
 		// prefix, not its subject.
 		name := add(fieldName)
-		var seen []string
+		seen = seen[:0]
 		analyze(t.Name, func(term string) {
 			if !slices.Contains(seen, term) {
 				seen = append(seen, term)
 				name(term)
 			}
 		})
+		actions = nameActions(seen, actions[:0], add(fieldAction))
 		tags := add(fieldTags)
 		for _, tag := range t.Tags {
 			analyze(tag, tags)
@@ -205,6 +220,7 @@ func New(tools []*wield.Tool) *Index {
 		}
 		ix.postings[id] = ps
 	}
+	ix.domains()
 	ix.scratch.New = func() any {
 		return &scratch{score: make([]float64, len(ix.tools)), tf: make([]float32, len(ix.tools))}
 	}
@@ -355,6 +371,19 @@ func (ix *Index) searchExcept(query string, limit int, except string) ([]Hit, in
 		}
 		sc.pending = sc.pending[:0]
 	}
+	// A named brand's tools rank above other domains' (see domainBoost).
+	named, capital := ix.namedBrands(query, qterms)
+	if len(named) > 0 {
+		for _, d := range sc.touched {
+			g := ix.docGroups[d]
+			switch {
+			case contains32(capital, g[0]) || contains32(capital, g[1]):
+				sc.score[d] *= capitalBoost
+			case contains32(named, g[0]) || contains32(named, g[1]):
+				sc.score[d] *= domainBoost
+			}
+		}
+	}
 	if hasExact {
 		best := 0.0
 		for _, d := range sc.touched {
@@ -480,11 +509,25 @@ func queryTerms(query string, vocab map[string]int32, table relatedTable) []qter
 			query = e.re.ReplaceAllString(query, " ")
 		}
 	}
-	analyze(query, func(t string) {
-		add(t)
-		if class, ok := classes[t]; ok {
-			add(class)
+	var subject bool // the previous word is a subject pronoun
+	first := true    // no meaningful word yet
+	words(query, func(word string) {
+		w := 1.0
+		lower := strings.ToLower(word)
+		if subject && isPast(lower) {
+			w = describedWeight // "the message I posted": posted is not the request
 		}
+		if first && !stops[lower] {
+			first = false
+			w = leadWeight // "dig up the thread": an imperative's verb comes first
+		}
+		subject = subjects[lower]
+		analyze(word, func(t string) {
+			addWeighted(t, w)
+			if class, ok := classes[t]; ok {
+				addWeighted(class, w)
+			}
+		})
 	})
 	relatedOf(table, query, addWeighted)
 	var prev string
@@ -504,6 +547,35 @@ func queryTerms(query string, vocab map[string]int32, table relatedTable) []qter
 		prev = w
 	})
 	return out
+}
+
+// subjects are the pronouns that, followed by a verb in the past, make
+// it a description of the request's object ("the email I drafted", "the
+// thread where we argued", "the file they sent") rather than what the
+// request asks for; "you" is not one ("could you send").
+var subjects = map[string]bool{
+	"i": true, "we": true, "they": true, "he": true, "she": true, "someone": true, "somebody": true,
+	"everyone": true, "ve": true, "d": true,
+}
+
+// leadWeight is the weight of a query's first meaningful word: a request
+// is most often an imperative, whose verb comes first ("scrap my 3pm
+// sync", "dig up the thread"), or names its subject first ("Spotify is
+// too loud", "the disk is full").
+const leadWeight = 1.5
+
+// describedWeight is the weight of a verb that describes the request's
+// object (see subjects).
+const describedWeight = 0.4
+
+// isPast reports whether a lower-case word is a verb's past form: a
+// regular one ("posted") or an irregular one that is not also the verb
+// ("sent", "dug"; not "put").
+func isPast(w string) bool {
+	if base, ok := irregularVerbs[w]; ok {
+		return base != w
+	}
+	return len(w) > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed")
 }
 
 func vocabHas(vocab map[string]int32, t string) bool {
