@@ -85,6 +85,9 @@ type srvTasks struct {
 	// stopWatch ends the watch of the approvals tasks wait for
 	// (watchApprovals), started with the first task; nil before.
 	stopWatch func()
+	// changed fires when a task running here changes: it ends, or an
+	// approval it waits for is asked or decided (see srvListenTasks).
+	changed srvSignal
 }
 
 // srvTask is a task running here.
@@ -148,7 +151,7 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 	}
 	method := r.Header.Get("Mcp-Method")
 	switch method {
-	case "tasks/get", "tasks/update", "tasks/cancel":
+	case "tasks/get", "tasks/update", "tasks/cancel", "subscriptions/listen":
 	case "tools/call":
 		if s.srvTaskSupport(ep, r.Header.Get("Mcp-Name")) == "" {
 			return false
@@ -163,6 +166,9 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 	body := make([]byte, b.rd.Size())
 	if _, err := b.rd.ReadAt(body, 0); err != nil && len(body) > 0 {
 		return false
+	}
+	if method == "subscriptions/listen" {
+		return s.srvListenTasks(w, r, body)
 	}
 	var q srvTaskRequest
 	if json.Unmarshal(body, &q) != nil || q.JSONRPC != "2.0" || q.Method != method || !srvPlainID(q.ID) {
@@ -355,6 +361,7 @@ func (ts *srvTasks) start(parent context.Context, client string, run func(contex
 			delete(ts.byClient, client) // no key left behind per client
 		}
 		ts.mu.Unlock()
+		ts.changed.fire()
 	}()
 	return t, true
 }
@@ -376,6 +383,7 @@ func (ts *srvTasks) watchApprovals(bus *wield.Bus) (stop func()) {
 		} else {
 			t.approval.Store(nil)
 		}
+		ts.changed.fire()
 	})
 }
 
