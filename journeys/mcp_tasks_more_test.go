@@ -104,3 +104,54 @@ func TestJourneyMCPTaskListen(t *testing.T) {
 		t.Errorf("the other server's stream: statuses %v after %v, want working then completed within its polling interval", got, took)
 	}
 }
+
+// dozeTool is the built-in sleep, not marked task: it becomes one only past
+// mcp.task_after.
+const dozeTool = `name: doze
+description: Sleep for a while
+parameters:
+  - name: duration
+    type: number
+entry: {type: builtin, handler: sleep}
+`
+
+// TestJourneyMCPTaskAfter: with `mcp: {task_after: 1s}` in wield.yaml, a
+// 2026-07-28 client that declared the Tasks extension calls a tool not
+// marked task through `wield serve`: a short call is answered plainly; a
+// call of 3 s is answered with a task after about a second, and goes on as
+// it: tasks/get reads it completed with the sleep's result, and the call's
+// one record has the task's ID. `--task-after 0` overrides the file: the
+// client waits for the plain result.
+func TestJourneyMCPTaskAfter(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/doze.yaml", dozeTool)
+	u.write("wield.yaml", "mcp: {task_after: 1s}\n")
+	s := u.serve("--tools", "tools", "--config", u.path("wield.yaml"))
+	call := func(s *server, seconds float64) (mtTask, time.Duration) {
+		start := time.Now()
+		r := mtRPC(t, s, "tools/call", "doze", map[string]any{"name": "doze", "arguments": map[string]any{"duration": seconds}})
+		return r, time.Since(start)
+	}
+	if r, _ := call(s, 0.1); r.ResultType != "complete" || r.TaskID != "" {
+		t.Errorf("a call of 0.1 s = %+v, want the plain result", r)
+	}
+	task, took := call(s, 3)
+	if task.ResultType != "task" || task.Status != "working" || took < time.Second || took > 2500*time.Millisecond {
+		t.Fatalf("a call of 3 s = %+v after %v, want a working task after about 1 s", task, took)
+	}
+	var last mtTask
+	if !eventually(10*time.Second, func() bool { last = mtGet(t, s, task.TaskID); return last.Status == "completed" }) {
+		t.Fatalf("the task never completed: %+v", last)
+	}
+	if last.Result == nil || len(last.Result.Content) != 1 || !strings.Contains(last.Result.Content[0].Text, `"slept":3`) {
+		t.Errorf("completed task = %+v, want the sleep's result", last)
+	}
+	if ok, _, _ := mtRecord(t, s, task.TaskID); !ok {
+		t.Errorf("the call's record under the task's ID is not ok")
+	}
+
+	off := u.serve("--tools", "tools", "--config", u.path("wield.yaml"), "--task-after", "0")
+	if r, took := call(off, 1.5); r.ResultType != "complete" || took < 1500*time.Millisecond {
+		t.Errorf("with --task-after 0: %+v after %v, want the plain result once the call is done", r, took)
+	}
+}

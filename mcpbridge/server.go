@@ -108,6 +108,13 @@ type ServerOptions struct {
 	// inbox. NewServer panics on a key shorter than [MinStateKey] or a nil
 	// Approvals.
 	InputRequired *InputRequiredOptions
+	// TaskAfter, when positive, makes a task of any tools/call still
+	// running after that long, from a 2026-07-28 client that declared the
+	// Tasks extension (io.modelcontextprotocol/tasks): the call goes on as
+	// the task, under the same ID and record (see server_tasks_after.go).
+	// Zero or negative: only tools marked task are. Needs Calls to keep
+	// call IDs (wield.CallIDReservations).
+	TaskAfter time.Duration
 }
 
 // ProtocolVersions are the MCP versions a [Server] offers by default, newest

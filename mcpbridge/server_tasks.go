@@ -116,13 +116,22 @@ type srvTaskRequest struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		TaskID    string          `json:"taskId"`
-		Meta      struct {
+		// InputResponses and RequestState retry a call that answered
+		// input_required: never one that becomes a task past TaskAfter.
+		InputResponses json.RawMessage `json:"inputResponses"`
+		RequestState   json.RawMessage `json:"requestState"`
+		Meta           struct {
 			ClientInfo *struct {
 				Name string `json:"name"`
 			} `json:"io.modelcontextprotocol/clientInfo"`
 			ClientCapabilities *struct {
 				Extensions map[string]json.RawMessage `json:"extensions"`
 			} `json:"io.modelcontextprotocol/clientCapabilities"`
+			// ProgressToken and LogLevel ask for notifications on the
+			// call's response stream: such a call never becomes a task
+			// past TaskAfter (a task carries none).
+			ProgressToken json.RawMessage `json:"progressToken"`
+			LogLevel      json.RawMessage `json:"io.modelcontextprotocol/logLevel"`
 		} `json:"_meta"`
 	} `json:"params"`
 }
@@ -153,7 +162,7 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 	switch method {
 	case "tasks/get", "tasks/update", "tasks/cancel", "subscriptions/listen":
 	case "tools/call":
-		if s.srvTaskSupport(ep, r.Header.Get("Mcp-Name")) == "" {
+		if s.srvTaskSupport(ep, r.Header.Get("Mcp-Name")) == "" && !s.srvMayTaskAfter(ep, r.Header.Get("Mcp-Name")) {
 			return false
 		}
 	default:
@@ -178,7 +187,10 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 		if q.Params.Name != r.Header.Get("Mcp-Name") {
 			return false
 		}
-		return s.srvStartTask(w, r, ep, &q)
+		if s.srvTaskSupport(ep, q.Params.Name) == "" {
+			return s.srvTaskAfter(w, r, ep, &q)
+		}
+		return s.srvStartTask(w, r, ep, &q, 0)
 	}
 	if len(q.Params.TaskID) > srvMaxTaskID {
 		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
@@ -228,8 +240,11 @@ func (s *Server) srvTaskSupport(ep *srvEndpoint, name string) wield.TaskSupport 
 // client that speaks them, after the call's ID is reserved in the store.
 // A client that does not gets the plain call (task optional) or error
 // -32021 (task required).
-func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskRequest) bool {
+func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskRequest, after time.Duration) bool {
 	support := s.srvTaskSupport(ep, q.Params.Name)
+	if after > 0 {
+		support = wield.TaskOptional // past TaskAfter, or a plain call
+	}
 	if !q.speaksTasks() {
 		if support == wield.TaskOptional {
 			return false // a plain call
@@ -276,6 +291,9 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		}
 		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("tool %q runs only as a task, and this server runs as many tasks as it takes (%d, %d per client), or is stopping: try again once a task has ended", q.Params.Name, cmp.Or(s.tasks.max, srvMaxTasks), cmp.Or(s.tasks.maxPerClient, srvMaxTasksPerClient))})
+		return true
+	}
+	if after > 0 && s.srvAnswerBefore(w, r, q, task, after) {
 		return true
 	}
 	// A task is answered only once a tasks/get of it would resolve on

@@ -1,0 +1,86 @@
+package mcpbridge_test
+
+import (
+	"context"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/mcpbridge"
+	"github.com/wieldhq/wield/sqlite"
+)
+
+// TestServerTaskAfter: with TaskAfter, a call of a tool not marked task,
+// from a 2026-07-28 client that declared the Tasks extension, that ends in
+// time is answered plainly; one still running then is answered with a task
+// whose ID is the call's, and goes on as that task to its one record. A
+// client without the extension waits for the plain result; without
+// TaskAfter nothing becomes a task.
+func TestServerTaskAfter(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(ctx)
+	type nap struct {
+		MS int `json:"ms"`
+	}
+	var runs atomic.Int32
+	sleepy := wield.Func("sleepy", "Sleeps ms milliseconds.", func(ctx context.Context, a nap) (string, error) {
+		runs.Add(1)
+		select {
+		case <-time.After(time.Duration(a.MS) * time.Millisecond):
+			return "rested", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	})
+	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store, TaskAfter: 200 * time.Millisecond}, &engine.Options{Store: store}, sleepy)
+	h := f.srv.Handler()
+	call := func(ms int, speaks bool) (taskReply, time.Duration) {
+		start := time.Now()
+		r := taskPost(t, h, "tools/call", "sleepy", map[string]any{"name": "sleepy", "arguments": map[string]any{"ms": ms}}, speaks)
+		return r, time.Since(start)
+	}
+
+	quick, _ := call(10, true)
+	if quick.Error != nil || quick.Result.ResultType != "complete" || len(quick.Result.Content) != 1 || quick.Result.Content[0].Text != "rested" || quick.Result.Meta.CallID == "" {
+		t.Fatalf("a call ending before TaskAfter = %+v, want the plain result", quick)
+	}
+
+	long, took := call(1500, true)
+	if long.Error != nil || long.Result.ResultType != "task" || long.Result.Status != "working" || long.Result.TaskID == "" {
+		t.Fatalf("a call past TaskAfter = %+v, want a working task", long)
+	}
+	if took < 200*time.Millisecond || took > 1200*time.Millisecond {
+		t.Errorf("the task came %v after the call, want about TaskAfter (200ms)", took)
+	}
+	done := taskUntil(t, h, long.Result.TaskID, "completed")
+	if done.Result.Inner == nil || len(done.Result.Inner.Content) != 1 || done.Result.Inner.Content[0].Text != "rested" {
+		t.Fatalf("completed task = %+v", done.Result)
+	}
+	rec, err := store.Call(ctx, long.Result.TaskID)
+	if err != nil || !rec.Result.OK || rec.Call.Tool != "sleepy" {
+		t.Fatalf("the task's record: %+v, %v; want the call itself, under the task's ID", rec, err)
+	}
+	if runs.Load() != 2 {
+		t.Errorf("the tool ran %d times for two calls", runs.Load())
+	}
+
+	// A client without the extension waits for the plain result.
+	plain, took := call(400, false)
+	if plain.Result.ResultType != "complete" || len(plain.Result.Content) != 1 || took < 400*time.Millisecond {
+		t.Errorf("a client without tasks = %+v after %v, want the plain result after the call", plain, took)
+	}
+
+	// Without TaskAfter, no task.
+	g := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, sleepy)
+	r := taskPost(t, g.srv.Handler(), "tools/call", "sleepy", map[string]any{"name": "sleepy", "arguments": map[string]any{"ms": 400}}, true)
+	if r.Result.ResultType != "complete" {
+		t.Errorf("without TaskAfter = %+v, want the plain result", r)
+	}
+}
