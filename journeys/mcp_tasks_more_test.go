@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -153,5 +154,37 @@ func TestJourneyMCPTaskAfter(t *testing.T) {
 	off := u.serve("--tools", "tools", "--config", u.path("wield.yaml"), "--task-after", "0")
 	if r, took := call(off, 1.5); r.ResultType != "complete" || took < 1500*time.Millisecond {
 		t.Errorf("with --task-after 0: %+v after %v, want the plain result once the call is done", r, took)
+	}
+}
+
+// TestJourneyMCPTaskKilled: `wield serve` is killed outright (SIGKILL) in
+// the middle of a task, so nothing records it. Restarted on the same store,
+// the server reads the task working while its lease may still be renewed,
+// then failed once the lease expires (15 s at most), with a status message
+// saying its server stopped without recording it: a subscriptions/listen
+// stream opened after the restart pushes that change and ends.
+func TestJourneyMCPTaskKilled(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/nap.yaml", napTool)
+	s := u.serve("--tools", "tools")
+	task := mtStart(t, s, 120)
+	s.stop(syscall.SIGKILL, 10*time.Second)
+	killed := time.Now()
+
+	s = u.serve("--tools", "tools")
+	if got := mtGet(t, s, task.TaskID); got.Status != "working" && got.Status != "failed" {
+		t.Fatalf("tasks/get right after the restart = %+v", got)
+	}
+	msgs, _ := mtListen(t, s, task.TaskID)
+	statuses := mtStatuses(msgs)
+	if len(statuses) == 0 || statuses[len(statuses)-1] != task.TaskID+" failed" {
+		t.Fatalf("listen stream after the restart: %v, want the task ending failed", statuses)
+	}
+	if took := time.Since(killed); took > 20*time.Second {
+		t.Errorf("the killed task read failed %v after the kill, want within its lease (15 s) and a polling interval", took)
+	}
+	got := mtGet(t, s, task.TaskID)
+	if got.Status != "failed" || !strings.Contains(got.StatusMessage, "stopped without recording it") {
+		t.Errorf("tasks/get of the killed task = %+v, want failed saying its server stopped", got)
 	}
 }

@@ -115,6 +115,12 @@ type ServerOptions struct {
 	// Zero or negative: only tools marked task are. Needs Calls to keep
 	// call IDs (wield.CallIDReservations).
 	TaskAfter time.Duration
+	// TaskLease is how long the lease a server holds on a task it runs
+	// lasts without renewal (zero: [DefaultTaskLease]): a task whose
+	// server was killed reads failed once it expires (see
+	// server_tasks_lease.go). With a store that keeps leases
+	// (wield.CallLeases).
+	TaskLease time.Duration
 }
 
 // ProtocolVersions are the MCP versions a [Server] offers by default, newest

@@ -88,6 +88,10 @@ type srvTasks struct {
 	// changed fires when a task running here changes: it ends, or an
 	// approval it waits for is asked or decided (see srvListenTasks).
 	changed srvSignal
+	// owner names this server in the leases of its tasks, and stopRenew
+	// ends their renewal (srvRenewLeases), started with the first lease.
+	owner     string
+	stopRenew context.CancelFunc
 }
 
 // srvTask is a task running here.
@@ -99,6 +103,8 @@ type srvTask struct {
 	// approval is the ID of the approval the call waits for, nil when
 	// it waits for none.
 	approval atomic.Pointer[string]
+	// leased is set once the task holds its lease in the store.
+	leased atomic.Bool
 }
 
 // srvTaskCanceled is the cause of a task canceled by tasks/cancel: on
@@ -318,6 +324,9 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 			return true
 		}
 	}
+	if _, _, done := task.p.TryResult(); !done {
+		s.srvHoldLease(r.Context(), id, task)
+	}
 	state, jerr := s.srvTaskState(r.Context(), id)
 	if jerr != nil {
 		srvWrite(w, nil, q.ID, nil, jerr)
@@ -427,9 +436,12 @@ func (s *Server) DrainTasks(ctx context.Context) {
 		// Called unlocked: the watch's stop may wait for its callback,
 		// which looks tasks up under ts.mu.
 		ts.mu.Lock()
-		stopListen, stopWatch := ts.stopListen, ts.stopWatch
-		ts.stopListen, ts.stopWatch = nil, nil
+		stopListen, stopWatch, stopRenew := ts.stopListen, ts.stopWatch, ts.stopRenew
+		ts.stopListen, ts.stopWatch, ts.stopRenew = nil, nil, nil
 		ts.mu.Unlock()
+		if stopRenew != nil {
+			stopRenew()
+		}
 		if stopListen != nil {
 			stopListen()
 		}
@@ -526,6 +538,7 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 		at, err := rs.CallIDReservedAt(ctx, id)
 		if err == nil {
 			v.Status, v.CreatedAt, v.LastUpdatedAt = "working", srvTaskTime(at), srvTaskTime(at)
+			s.srvOrphaned(ctx, v)
 			return v, nil
 		}
 		if !errors.Is(err, wield.ErrNotFound) {
