@@ -148,6 +148,9 @@ type Server struct {
 
 	sessions *srvSessions // the HTTP sessions of every endpoint
 	tasks    srvTasks     // the MCP tasks running here (server_tasks.go)
+	// coreSessions are the tasks each 2025-11-25 session started, for
+	// its tasks/list (server_tasks_core.go).
+	coreSessions srvCoreSessionList
 
 	mu        sync.Mutex
 	endpoints map[string]*srvEndpoint // by toolset; "" is the whole registry

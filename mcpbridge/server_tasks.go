@@ -278,12 +278,38 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 	if ci := q.Params.Meta.ClientInfo; ci != nil {
 		client = ci.Name
 	}
+	p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
+	task, id, started := s.srvLaunchTask(r, p, s.srvCallerNamed(client))
+	if !started {
+		if support == wield.TaskOptional {
+			return false
+		}
+		srvWrite(w, nil, q.ID, nil, s.srvTasksFull(q.Params.Name))
+		return true
+	}
+	if after > 0 && s.srvAnswerBefore(w, r, q, task, after) {
+		return true
+	}
+	if jerr := s.srvTaskReserved(r.Context(), reserver, p.Name, id, task); jerr != nil {
+		srvWrite(w, nil, q.ID, nil, jerr)
+		return true
+	}
+	state, jerr := s.srvTaskState(r.Context(), id)
+	if jerr != nil {
+		srvWrite(w, nil, q.ID, nil, jerr)
+		return true
+	}
+	s.srvWriteTask(w, q.ID, state, "task")
+	return true
+}
+
+// srvLaunchTask starts the call p as a task made by caller, under a new
+// ID, unless srvMaxTasks run (or the server stops): see srvTasks.start.
+func (s *Server) srvLaunchTask(r *http.Request, p *mcp.CallToolParamsRaw, caller wield.Caller) (*srvTask, string, bool) {
 	id := wield.NewID()
 	created := srvTaskTime(time.Now())
 	task, started := s.tasks.start(r.Context(), s.sessions.client(r), func(ctx context.Context) *engine.Pending {
-		p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
-		caller := s.srvCallerNamed(client)
 		caller.Variables = maps.Clone(caller.Variables)
 		if caller.Variables == nil {
 			caller.Variables = map[string]any{}
@@ -291,21 +317,23 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		caller.Variables[srvTaskMark] = true
 		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: caller})
 	}, id, created, s.srvTaskListener(), s.reg.Bus())
-	if !started {
-		if support == wield.TaskOptional {
-			return false
-		}
-		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("tool %q runs only as a task, and this server runs as many tasks as it takes (%d, %d per client), or is stopping: try again once a task has ended", q.Params.Name, cmp.Or(s.tasks.max, srvMaxTasks), cmp.Or(s.tasks.maxPerClient, srvMaxTasksPerClient))})
-		return true
-	}
-	if after > 0 && s.srvAnswerBefore(w, r, q, task, after) {
-		return true
-	}
-	// A task is answered only once a tasks/get of it would resolve on
-	// any server sharing the store: once its ID is reserved, or the call
-	// has ended (recorded, or refused before it was reserved).
-	ready, stop := context.WithTimeout(r.Context(), srvTaskReady)
+	return task, id, started
+}
+
+// srvTasksFull is the error of a task-required call refused because the
+// server runs as many tasks as it takes.
+func (s *Server) srvTasksFull(tool string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("tool %q runs only as a task, and this server runs as many tasks as it takes (%d, %d per client), or is stopping: try again once a task has ended", tool, cmp.Or(s.tasks.max, srvMaxTasks), cmp.Or(s.tasks.maxPerClient, srvMaxTasksPerClient))}
+}
+
+// srvTaskReserved waits until a task just started may be answered: once a
+// tasks/get of it would resolve on any server sharing the store (its ID
+// reserved, or the call ended: recorded, or refused before it was
+// reserved); then it takes the task's lease. Past srvTaskReady it cancels
+// the task and returns the error to answer.
+func (s *Server) srvTaskReserved(ctx context.Context, reserver wield.CallIDReservations, tool, id string, task *srvTask) *jsonrpc.Error {
+	ready, stop := context.WithTimeout(ctx, srvTaskReady)
 	defer stop()
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
 		if _, err := reserver.CallIDReservedAt(ready, id); err == nil {
@@ -319,21 +347,14 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		case <-time.After(wait):
 		case <-ready.Done():
 			task.cancel(srvTaskCanceled)
-			s.log.Error("mcp server: task not reserved in time", "tool", q.Params.Name, "task", id)
-			srvWrite(w, nil, q.ID, nil, srvInternal)
-			return true
+			s.log.Error("mcp server: task not reserved in time", "tool", tool, "task", id)
+			return srvInternal
 		}
 	}
 	if _, _, done := task.p.TryResult(); !done {
-		s.srvHoldLease(r.Context(), id, task)
+		s.srvHoldLease(ctx, id, task)
 	}
-	state, jerr := s.srvTaskState(r.Context(), id)
-	if jerr != nil {
-		srvWrite(w, nil, q.ID, nil, jerr)
-		return true
-	}
-	s.srvWriteTask(w, q.ID, state, "task")
-	return true
+	return nil
 }
 
 // srvTaskListener is the listener of other servers' cancellations, nil
@@ -492,6 +513,9 @@ type srvTaskView struct {
 	PollIntervalMs int                 `json:"pollIntervalMs"`
 	Result         *mcp.CallToolResult `json:"result,omitempty"`
 	Error          *jsonrpc.Error      `json:"error,omitempty"`
+	// res is the call's recorded result, nil before it ends (tasks/result
+	// of the 2025-11-25 form answers it, whatever the status).
+	res *wield.Result
 }
 
 // srvTaskState reads a task: from the call running here, else its record,
@@ -559,6 +583,7 @@ func srvTaskTime(t time.Time) time.Time { return t.UTC().Truncate(time.Milliseco
 // (isError for a tool's failure, which the model reads), cancelled with
 // why, failed only when the system failed.
 func (s *Server) srvTaskEnded(v *srvTaskView, res *wield.Result, err error) {
+	v.res = res
 	switch {
 	case err != nil || res == nil:
 		v.Status, v.Error = "failed", srvInternal
