@@ -3,8 +3,11 @@
 package journeys
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"syscall"
 	"testing"
@@ -186,5 +189,154 @@ func TestJourneyMCPTaskKilled(t *testing.T) {
 	got := mtGet(t, s, task.TaskID)
 	if got.Status != "failed" || !strings.Contains(got.StatusMessage, "stopped without recording it") {
 		t.Errorf("tasks/get of the killed task = %+v, want failed saying its server stopped", got)
+	}
+}
+
+// mtSession is a raw MCP 2025-11-25 session with s's /mcp.
+type mtSession struct {
+	t  *testing.T
+	s  *server
+	id string
+	n  int
+}
+
+// mtOpen initialises a 2025-11-25 session that declares tasks, and
+// returns it with the server's capabilities.
+func mtOpen(t *testing.T, s *server) (*mtSession, map[string]json.RawMessage) {
+	t.Helper()
+	c := &mtSession{t: t, s: s}
+	res, _ := c.rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tasks": map[string]any{}},
+		"clientInfo": map[string]any{"name": "journey", "version": "1"}})
+	var init struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	if json.Unmarshal(res, &init) != nil || c.id == "" {
+		t.Fatalf("initialize: %s", res)
+	}
+	c.rpc("notifications/initialized", map[string]any{})
+	return c, init.Capabilities
+}
+
+// rpc sends one message of the session; for a request it returns the
+// result, or the error's code and message.
+func (c *mtSession) rpc(method string, params map[string]any) (json.RawMessage, string) {
+	c.t.Helper()
+	c.n++
+	msg := map[string]any{"jsonrpc": "2.0", "id": c.n, "method": method, "params": params}
+	note := strings.HasPrefix(method, "notifications/")
+	if note {
+		delete(msg, "id")
+	}
+	body, _ := json.Marshal(msg)
+	req, _ := http.NewRequest("POST", c.s.url+"/mcp", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if c.id != "" {
+		req.Header.Set("Mcp-Session-Id", c.id)
+	}
+	resp, err := (&http.Client{Timeout: commandLimit}).Do(req)
+	if err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if c.id == "" {
+		c.id = resp.Header.Get("Mcp-Session-Id")
+	}
+	if note {
+		return nil, ""
+	}
+	text := string(raw)
+	if i := strings.Index(text, "data: "); i >= 0 {
+		text, _, _ = strings.Cut(text[i+len("data: "):], "\n")
+	}
+	var ans struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(text), &ans); err != nil {
+		c.t.Fatalf("%s: %d %s", method, resp.StatusCode, raw)
+	}
+	if ans.Error != nil {
+		return nil, fmt.Sprint(ans.Error.Code, " ", ans.Error.Message)
+	}
+	return ans.Result, ""
+}
+
+// mtCoreTask is a task of the 2025-11-25 form.
+type mtCoreTask struct {
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage"`
+}
+
+// TestJourneyMCPTasks2025: a 2025-11-25 session client of `wield serve`
+// (SQLite) uses the in-core tasks: initialize declares capabilities.tasks,
+// tools/list gives nap's execution.taskSupport "required", tools/call with
+// params.task answers a task at once, tasks/result waits for the end and
+// gives the sleep's result, tasks/list gives the session's task. After a
+// restart, a new session reads the task by its ID, completed, and the
+// Tasks extension of a 2026-07-28 request reads the same call record.
+// tasks/cancel stops a long task (cancelled in its answer; the record says
+// canceled) and refuses an ended one.
+func TestJourneyMCPTasks2025(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/nap.yaml", napTool)
+	s := u.serve("--tools", "tools")
+	c, caps := mtOpen(t, s)
+	if string(caps["tasks"]) != `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}` {
+		t.Errorf("capabilities.tasks = %s", caps["tasks"])
+	}
+	res, _ := c.rpc("tools/list", map[string]any{})
+	if !strings.Contains(string(res), `"execution":{"taskSupport":"required"}`) {
+		t.Errorf("tools/list = %s, want nap's execution.taskSupport", res)
+	}
+	start := time.Now()
+	res, msg := c.rpc("tools/call", map[string]any{"name": "nap", "arguments": map[string]any{"duration": 2}, "task": map[string]any{"ttl": 60000}})
+	var created struct {
+		Task mtCoreTask `json:"task"`
+	}
+	if msg != "" || json.Unmarshal(res, &created) != nil || created.Task.Status != "working" || time.Since(start) > time.Second {
+		t.Fatalf("tools/call with params.task = %s %s after %v", res, msg, time.Since(start))
+	}
+	id := created.Task.TaskID
+	res, msg = c.rpc("tasks/result", map[string]any{"taskId": id})
+	if msg != "" || !strings.Contains(string(res), `slept\":2`) || !strings.Contains(string(res), `"io.modelcontextprotocol/related-task":{"taskId":"`+id+`"}`) {
+		t.Errorf("tasks/result = %s %s, want the sleep's result tied to the task", res, msg)
+	}
+	if took := time.Since(start); took < 2*time.Second {
+		t.Errorf("tasks/result answered %v after the call of a 2 s task", took)
+	}
+	if res, _ := c.rpc("tasks/list", map[string]any{}); !strings.Contains(string(res), `"taskId":"`+id+`","status":"completed"`) {
+		t.Errorf("tasks/list = %s", res)
+	}
+	if _, msg := c.rpc("tasks/cancel", map[string]any{"taskId": id}); !strings.HasPrefix(msg, "-32602 ") {
+		t.Errorf("tasks/cancel of an ended task: %q, want -32602", msg)
+	}
+
+	s.stop(syscall.SIGTERM, 15*time.Second)
+	s = u.serve("--tools", "tools")
+	c, _ = mtOpen(t, s)
+	var got mtCoreTask
+	if res, msg := c.rpc("tasks/get", map[string]any{"taskId": id}); msg != "" || json.Unmarshal(res, &got) != nil || got.Status != "completed" {
+		t.Errorf("tasks/get after the restart, in a new session = %s %s", res, msg)
+	}
+	if ext := mtGet(t, s, id); ext.Status != "completed" {
+		t.Errorf("the extension's tasks/get of the same task = %+v", ext)
+	}
+
+	res, _ = c.rpc("tools/call", map[string]any{"name": "nap", "arguments": map[string]any{"duration": 60}, "task": map[string]any{}})
+	_ = json.Unmarshal(res, &created)
+	start = time.Now()
+	res, msg = c.rpc("tasks/cancel", map[string]any{"taskId": created.Task.TaskID})
+	if msg != "" || json.Unmarshal(res, &got) != nil || got.Status != "cancelled" || time.Since(start) > 5*time.Second {
+		t.Errorf("tasks/cancel of a running task = %s %s after %v, want cancelled", res, msg, time.Since(start))
+	}
+	if ok, typ, _ := mtRecord(t, s, created.Task.TaskID); ok || typ != "canceled" {
+		t.Errorf("record of the canceled task: ok %v, %s", ok, typ)
 	}
 }
