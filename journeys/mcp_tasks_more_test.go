@@ -4,10 +4,14 @@ package journeys
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -338,5 +342,71 @@ func TestJourneyMCPTasks2025(t *testing.T) {
 	}
 	if ok, typ, _ := mtRecord(t, s, created.Task.TaskID); ok || typ != "canceled" {
 		t.Errorf("record of the canceled task: ok %v, %s", ok, typ)
+	}
+}
+
+// TestJourneyMCPTasksTS: the official TypeScript SDK's client (1.32.2,
+// installed by scripts/npm-up), in a 2025-11-25 session with `wield
+// serve`, sees capabilities.tasks and nap's execution.taskSupport, calls
+// nap as a task with its callToolStream (task created, statuses, the
+// result), lists it, and cancels a long one, which then reads cancelled
+// and is recorded canceled.
+func TestJourneyMCPTasksTS(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatal("node is not installed: this journey needs Node 20 or later")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".cache", "npm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := os.Getenv("WIELD_NPM_DIR"); d != "" {
+		root = d
+	}
+	sdk := filepath.Join(root, "node_modules", "@modelcontextprotocol", "sdk")
+	if _, err := os.Stat(filepath.Join(sdk, "dist", "esm", "experimental", "tasks", "client.js")); err != nil {
+		t.Fatalf("the TypeScript SDK with tasks is not installed at %s: run scripts/npm-up", sdk)
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "tasks_client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := newUser(t)
+	u.write("tools/nap.yaml", napTool)
+	s := u.serve("--tools", "tools")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	raw, err := exec.CommandContext(ctx, "node", script, sdk, s.url+"/mcp").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the TypeScript client: %v\n%s\nserver stderr:\n%s", err, raw, s.stderr)
+	}
+	var got struct {
+		Caps      json.RawMessage `json:"caps"`
+		Execution json.RawMessage `json:"execution"`
+		Stream    []struct {
+			Type, Status, TaskID, Text string
+		} `json:"stream"`
+		Listed      []string `json:"listed"`
+		Canceled    string   `json:"canceled"`
+		After, Long string
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatalf("the TypeScript client said %s", raw)
+	}
+	if string(got.Caps) != `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}` || string(got.Execution) != `{"taskSupport":"required"}` {
+		t.Errorf("the client saw capabilities.tasks %s and nap's execution %s", got.Caps, got.Execution)
+	}
+	n := len(got.Stream)
+	if n < 3 || got.Stream[0].Type != "taskCreated" || got.Stream[0].Status != "working" || got.Stream[n-2].Status != "completed" ||
+		got.Stream[n-1].Type != "result" || !strings.Contains(got.Stream[n-1].Text, `"slept":1`) {
+		t.Fatalf("callToolStream gave %+v, want the task created, its statuses to completed, and the result", got.Stream)
+	}
+	if len(got.Listed) != 1 || got.Listed[0] != got.Stream[0].TaskID {
+		t.Errorf("listTasks = %v, want the session's task %s", got.Listed, got.Stream[0].TaskID)
+	}
+	if got.Canceled != "cancelled" || got.After != "cancelled" {
+		t.Errorf("cancelTask = %q, then getTask %q; want cancelled", got.Canceled, got.After)
+	}
+	if ok, typ, _ := mtRecord(t, s, got.Long); ok || typ != "canceled" {
+		t.Errorf("record of the task the client canceled: ok %v, %s", ok, typ)
 	}
 }
