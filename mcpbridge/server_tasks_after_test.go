@@ -3,6 +3,7 @@ package mcpbridge_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,8 +18,8 @@ import (
 // from a 2026-07-28 client that declared the Tasks extension, that ends in
 // time is answered plainly; one still running then is answered with a task
 // whose ID is the call's, and goes on as that task to its one record. A
-// client without the extension waits for the plain result; without
-// TaskAfter nothing becomes a task.
+// client without the extension, or one asking for progress, waits for the
+// plain result; without TaskAfter nothing becomes a task.
 func TestServerTaskAfter(t *testing.T) {
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
@@ -75,6 +76,15 @@ func TestServerTaskAfter(t *testing.T) {
 	plain, took := call(400, false)
 	if plain.Result.ResultType != "complete" || len(plain.Result.Content) != 1 || took < 400*time.Millisecond {
 		t.Errorf("a client without tasks = %+v after %v, want the plain result after the call", plain, took)
+	}
+
+	// A call that asks for progress on its response stream stays plain.
+	meta := `"_meta":{"progressToken":"p1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	start := time.Now()
+	w := srvPost(h, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sleepy","arguments":{"ms":400},`+meta+`}}`,
+		"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "sleepy")
+	if body := w.Body.String(); !strings.Contains(body, `"resultType":"complete"`) || !strings.Contains(body, "rested") || time.Since(start) < 400*time.Millisecond {
+		t.Errorf("a call with a progress token = %s after %v, want the plain result", body, time.Since(start))
 	}
 
 	// Without TaskAfter, no task.
