@@ -71,6 +71,31 @@ type srvCoreSessionList struct {
 	mu    sync.Mutex
 	tasks map[string][]string // session ID: its task IDs, oldest first
 	order []string            // session IDs, oldest first
+	// speaks are the sessions whose client declared capabilities.tasks
+	// at initialize, and speakOrder the same, oldest first.
+	speaks     map[string]bool
+	speakOrder []string
+}
+
+// declare notes that a session's client declared tasks.
+func (l *srvCoreSessionList) declare(session string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.speaks == nil {
+		l.speaks = map[string]bool{}
+	}
+	l.speaks[session] = true
+	l.speakOrder = append(l.speakOrder, session)
+	if len(l.speakOrder) > srvCoreSessions {
+		delete(l.speaks, l.speakOrder[0])
+		l.speakOrder = l.speakOrder[1:]
+	}
+}
+
+func (l *srvCoreSessionList) declared(session string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.speaks[session]
 }
 
 func (l *srvCoreSessionList) add(session, id string) {
@@ -144,8 +169,20 @@ func (s *Server) srvServeCoreTasks(w http.ResponseWriter, r *http.Request, ep *s
 	case "tools/list":
 		return s.srvCoreList(w, ep, sess, &q)
 	case "tools/call":
-		if q.Params == nil || q.Params.Task == nil {
-			return false // a plain call
+		if q.Params == nil {
+			return false
+		}
+		if q.Params.Task == nil {
+			// A plain call, but of a tool that runs only as a task
+			// from a client that knows tasks: -32601, as the
+			// revision says. A client that declared no tasks gets
+			// the plain call, as before tasks.
+			if s.srvTaskSupport(ep, q.Params.Name) != wield.TaskRequired || !s.coreSessions.declared(sess.id) {
+				return false
+			}
+			srvWrite(w, sess.ss, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+				Message: fmt.Sprintf("tool %q runs only as a task (its execution.taskSupport is required): call it with params.task", q.Params.Name)})
+			return true
 		}
 		return s.srvCoreCall(w, r, ep, sess, &q)
 	case "tasks/list":
@@ -391,9 +428,11 @@ func (c *srvCapsWriter) WriteHeader(status int)      { c.status = status }
 func (c *srvCapsWriter) Write(b []byte) (int, error) { return c.buf.Write(b) }
 func (c *srvCapsWriter) Flush()                      {}
 
-// finish writes the answer held, the capabilities added.
-func (c *srvCapsWriter) finish() {
+// finish writes the answer held, the capabilities added, and reports
+// whether it added them.
+func (c *srvCapsWriter) finish() bool {
 	b := c.buf.Bytes()
+	added := false
 	if bytes.Contains(b, []byte(`"protocolVersion":"`+srvCoreVersion+`"`)) && !bytes.Contains(b, []byte(`"tasks":{`)) {
 		key := []byte(`"capabilities":{`)
 		if i := bytes.Index(b, key); i >= 0 {
@@ -402,6 +441,7 @@ func (c *srvCapsWriter) finish() {
 				caps = caps[:len(caps)-1] // no other capability: no comma
 			}
 			b = slices.Concat(b[:i+len(key)], []byte(caps), b[i+len(key):])
+			added = true
 		}
 	}
 	h := c.ResponseWriter.Header()
@@ -412,6 +452,7 @@ func (c *srvCapsWriter) finish() {
 		c.ResponseWriter.WriteHeader(c.status)
 	}
 	c.ResponseWriter.Write(b)
+	return added
 }
 
 // srvServeInitialize serves a request that opens a session through the
@@ -422,7 +463,25 @@ func (s *Server) srvServeInitialize(w http.ResponseWriter, r *http.Request, h ht
 		h.ServeHTTP(w, r)
 		return
 	}
+	declares := false
+	if b, ok := r.Body.(*srvBody); ok && b.more == nil {
+		body := make([]byte, b.rd.Size())
+		if _, err := b.rd.ReadAt(body, 0); err == nil || len(body) == 0 {
+			var q struct {
+				Method string `json:"method"`
+				Params struct {
+					Capabilities struct {
+						Tasks json.RawMessage `json:"tasks"`
+					} `json:"capabilities"`
+				} `json:"params"`
+			}
+			declares = json.Unmarshal(body, &q) == nil && q.Method == "initialize" && len(q.Params.Capabilities.Tasks) > 0 && string(q.Params.Capabilities.Tasks) != "null"
+		}
+	}
 	c := &srvCapsWriter{ResponseWriter: w}
 	h.ServeHTTP(c, r)
-	c.finish()
+	tasks := c.finish()
+	if sid := w.Header().Get("Mcp-Session-Id"); declares && tasks && sid != "" {
+		s.coreSessions.declare(sid)
+	}
 }

@@ -91,7 +91,9 @@ type coreTask struct {
 // tasks/get reads it working, tasks/result waits for its end and answers
 // the tool's result tied to the task, tasks/list gives the session's tasks,
 // tasks/cancel stops a running one (cancelled before the answer) and
-// refuses an ended one with -32602; another session lists none of them; a tool not marked task refuses
+// refuses an ended one with -32602; another session lists none of them;
+// a task-required tool called without params.task is refused with -32601
+// for a client that declared tasks, and runs plainly for one that did not; a tool not marked task refuses
 // params.task with -32601. The same task reads through the extension's
 // tasks/get of a 2026-07-28 request: one record, two wire forms.
 func TestServerCoreTasks(t *testing.T) {
@@ -111,7 +113,9 @@ func TestServerCoreTasks(t *testing.T) {
 		}
 	})
 	slow.Task = wield.TaskOptional
-	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, slow)
+	must := wield.Func("must", "Always a task.", func(context.Context, srvNoArgs) (string, error) { return "fine", nil })
+	must.Task = wield.TaskRequired
+	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, slow, must)
 	h := f.srv.Handler()
 	c := &coreSession{t: t, h: h}
 	res, e := c.rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tasks": map[string]any{}},
@@ -140,7 +144,8 @@ func TestServerCoreTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tl := range list.Tools {
-		if (tl.Name == "slow") != (tl.Execution != nil) || (tl.Execution != nil && tl.Execution.TaskSupport != "optional") {
+		want := map[string]string{"slow": "optional", "must": "required"}[tl.Name]
+		if (want != "") != (tl.Execution != nil) || (tl.Execution != nil && tl.Execution.TaskSupport != want) {
 			t.Errorf("tools/list: %s has execution %+v", tl.Name, tl.Execution)
 		}
 	}
@@ -219,6 +224,14 @@ func TestServerCoreTasks(t *testing.T) {
 	other.rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "other", "version": "1"}})
 	if res, e := other.rpc("tasks/list", map[string]any{}); e != nil || string(res) != `{"tasks":[]}` {
 		t.Errorf("tasks/list of another session = %s %+v, want none", res, e)
+	}
+	// A task-required tool called plainly: -32601 from a client that
+	// declared tasks, the plain call for one that did not.
+	if _, e := c.rpc("tools/call", map[string]any{"name": "must", "arguments": map[string]any{}}); e == nil || e.Code != -32601 {
+		t.Errorf("a task-required tool without params.task, from a client that knows tasks: %+v, want -32601", e)
+	}
+	if res, e := other.rpc("tools/call", map[string]any{"name": "must", "arguments": map[string]any{}}); e != nil || !strings.Contains(string(res), "fine") {
+		t.Errorf("a task-required tool from a client that declared no tasks = %s %+v, want the plain result", res, e)
 	}
 
 	// A tool not marked task.
