@@ -279,7 +279,9 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		client = ci.Name
 	}
 	p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
-	task, id, started := s.srvLaunchTask(r, p, s.srvCallerNamed(client))
+	// A call that may end before TaskAfter reserves no ID up front (a
+	// store write each call): only once it becomes a task.
+	task, id, started := s.srvLaunchTask(r, p, s.srvCallerNamed(client), after == 0)
 	if !started {
 		if support == wield.TaskOptional {
 			return false
@@ -287,8 +289,11 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		srvWrite(w, nil, q.ID, nil, s.srvTasksFull(q.Params.Name))
 		return true
 	}
-	if after > 0 && s.srvAnswerBefore(w, r, q, task, after) {
-		return true
+	if after > 0 {
+		if s.srvAnswerBefore(w, r, q, task, after) {
+			return true
+		}
+		s.srvReserveLate(r.Context(), p.Name, id)
 	}
 	if jerr := s.srvTaskReserved(r.Context(), reserver, p.Name, id, task); jerr != nil {
 		srvWrite(w, nil, q.ID, nil, jerr)
@@ -305,8 +310,14 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 
 // srvLaunchTask starts the call p as a task made by caller, under a new
 // ID, unless srvMaxTasks run (or the server stops): see srvTasks.start.
-func (s *Server) srvLaunchTask(r *http.Request, p *mcp.CallToolParamsRaw, caller wield.Caller) (*srvTask, string, bool) {
-	id := wield.NewID()
+// With reserve, the engine reserves the ID in the store before the call
+// runs; without, the ID is the engine's own, reserved by srvReserveLate
+// if the call becomes a task.
+func (s *Server) srvLaunchTask(r *http.Request, p *mcp.CallToolParamsRaw, caller wield.Caller, reserve bool) (*srvTask, string, bool) {
+	id := ""
+	if reserve {
+		id = wield.NewID()
+	}
 	created := srvTaskTime(time.Now())
 	task, started := s.tasks.start(r.Context(), s.sessions.client(r), func(ctx context.Context) *engine.Pending {
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
@@ -317,7 +328,23 @@ func (s *Server) srvLaunchTask(r *http.Request, p *mcp.CallToolParamsRaw, caller
 		caller.Variables[srvTaskMark] = true
 		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: caller})
 	}, id, created, s.srvTaskListener(), s.reg.Bus())
-	return task, id, started
+	if !started {
+		return nil, "", false
+	}
+	return task, task.p.ID(), true
+}
+
+// srvReserveLate reserves the ID of a call that has just become a task
+// (past TaskAfter), for every server sharing the store; a call recorded
+// meanwhile has its ID taken already, by its record.
+func (s *Server) srvReserveLate(ctx context.Context, tool, id string) {
+	rs, ok := s.opts.Calls.(wield.CallIDReserver)
+	if !ok {
+		return
+	}
+	if err := rs.ReserveCallID(ctx, id); err != nil && !errors.Is(err, wield.ErrCallIDTaken) {
+		s.log.Warn("mcp server: reserve the ID of a call become a task", "tool", tool, "task", id, "err", err)
+	}
 }
 
 // srvTasksFull is the error of a task-required call refused because the
@@ -396,6 +423,9 @@ func (ts *srvTasks) start(parent context.Context, client string, run func(contex
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	t := &srvTask{client: client, cancel: cancel, created: created}
 	t.p = run(ctx)
+	if id == "" {
+		id = t.p.ID() // the engine's
+	}
 	ts.running[id] = t
 	ts.byClient[client]++
 	ts.wg.Add(1)

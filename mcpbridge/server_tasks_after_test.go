@@ -53,12 +53,19 @@ func TestServerTaskAfter(t *testing.T) {
 		t.Fatalf("a call ending before TaskAfter = %+v, want the plain result", quick)
 	}
 
+	if _, err := store.CallIDReservedAt(ctx, quick.Result.Meta.CallID); err == nil {
+		t.Errorf("a call answered plainly before TaskAfter had its ID reserved (a store write it does not need)")
+	}
+
 	long, took := call(1500, true)
 	if long.Error != nil || long.Result.ResultType != "task" || long.Result.Status != "working" || long.Result.TaskID == "" {
 		t.Fatalf("a call past TaskAfter = %+v, want a working task", long)
 	}
 	if took < 200*time.Millisecond || took > 1200*time.Millisecond {
 		t.Errorf("the task came %v after the call, want about TaskAfter (200ms)", took)
+	}
+	if _, err := store.CallIDReservedAt(ctx, long.Result.TaskID); err != nil {
+		t.Errorf("a call become a task is answered before its ID is reserved (other servers would not know it): %v", err)
 	}
 	done := taskUntil(t, h, long.Result.TaskID, "completed")
 	if done.Result.Inner == nil || len(done.Result.Inner.Content) != 1 || done.Result.Inner.Content[0].Text != "rested" {
