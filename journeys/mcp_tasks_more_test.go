@@ -169,7 +169,10 @@ func TestJourneyMCPTaskAfter(t *testing.T) {
 // the server reads the task working while its lease may still be renewed,
 // then failed once the lease expires (15 s at most), with a status message
 // saying its server stopped without recording it: a subscriptions/listen
-// stream opened after the restart pushes that change and ends.
+// stream opened after the restart pushes that change and ends. Two servers
+// sharing PostgreSQL: when one is killed, the other reads its task failed
+// within the lease, while its own task, whose lease it renews, stays
+// working.
 func TestJourneyMCPTaskKilled(t *testing.T) {
 	u := newUser(t)
 	u.write("tools/nap.yaml", napTool)
@@ -193,6 +196,31 @@ func TestJourneyMCPTaskKilled(t *testing.T) {
 	got := mtGet(t, s, task.TaskID)
 	if got.Status != "failed" || !strings.Contains(got.StatusMessage, "stopped without recording it") {
 		t.Errorf("tasks/get of the killed task = %+v, want failed saying its server stopped", got)
+	}
+
+	// Two servers sharing PostgreSQL: the other one reads the task of the
+	// killed one working, then failed, while its own task goes on.
+	if testing.Short() {
+		return
+	}
+	u.write("pg/wield.yaml", fmt.Sprintf("store: %q\n", postgresURL(t)))
+	a := u.serve("--tools", "tools", "--config", u.path("pg/wield.yaml"))
+	b := u.serve("--tools", "tools", "--config", u.path("pg/wield.yaml"))
+	doomed, alive := mtStart(t, a, 120), mtStart(t, b, 120)
+	a.stop(syscall.SIGKILL, 10*time.Second)
+	killed = time.Now()
+	if got := mtGet(t, b, doomed.TaskID); got.Status != "working" {
+		t.Errorf("the other server, right after the kill: %+v, want working (the lease may still be renewed)", got)
+	}
+	var last mtTask
+	if !eventually(25*time.Second, func() bool { last = mtGet(t, b, doomed.TaskID); return last.Status == "failed" }) {
+		t.Fatalf("the other server never read the killed server's task failed: %+v", last)
+	}
+	if took := time.Since(killed); took > 17*time.Second || !strings.Contains(last.StatusMessage, "stopped without recording it") {
+		t.Errorf("the other server read %+v %v after the kill", last, took)
+	}
+	if got := mtGet(t, b, alive.TaskID); got.Status != "working" {
+		t.Errorf("the living server's own task = %+v, want working (its lease renewed)", got)
 	}
 }
 
