@@ -230,6 +230,9 @@ type mtSession struct {
 	s  *server
 	id string
 	n  int
+	// notes are the notifications the last answer's event stream
+	// carried before it, as "method status".
+	notes []string
 }
 
 // mtOpen initialises a 2025-11-25 session that declares tasks, and
@@ -280,8 +283,23 @@ func (c *mtSession) rpc(method string, params map[string]any) (json.RawMessage, 
 		return nil, ""
 	}
 	text := string(raw)
-	if i := strings.Index(text, "data: "); i >= 0 {
-		text, _, _ = strings.Cut(text[i+len("data: "):], "\n")
+	c.notes = nil
+	for line := range strings.Lines(string(raw)) {
+		data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: ")
+		if !ok {
+			continue
+		}
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Status string `json:"status"`
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(data), &m) == nil && m.Method != "" {
+			c.notes = append(c.notes, m.Method+" "+m.Params.Status)
+		} else {
+			text = data
+		}
 	}
 	var ans struct {
 		Result json.RawMessage `json:"result"`
@@ -309,8 +327,9 @@ type mtCoreTask struct {
 // TestJourneyMCPTasks2025: a 2025-11-25 session client of `wield serve`
 // (SQLite) uses the in-core tasks: initialize declares capabilities.tasks,
 // tools/list gives nap's execution.taskSupport "required", tools/call with
-// params.task answers a task at once, tasks/result waits for the end and
-// gives the sleep's result, tasks/list gives the session's task. After a
+// params.task answers a task at once, tasks/result waits for the end (its
+// event stream carrying notifications/tasks/status) and gives the sleep's
+// result, tasks/list gives the session's task. After a
 // restart, a new session reads the task by its ID, completed, and the
 // Tasks extension of a 2026-07-28 request reads the same call record.
 // tasks/cancel stops a long task (cancelled in its answer; the record says
@@ -342,6 +361,9 @@ func TestJourneyMCPTasks2025(t *testing.T) {
 	}
 	if took := time.Since(start); took < 2*time.Second {
 		t.Errorf("tasks/result answered %v after the call of a 2 s task", took)
+	}
+	if fmt.Sprint(c.notes) != "[notifications/tasks/status working notifications/tasks/status completed]" {
+		t.Errorf("tasks/result's event stream carried %v before the result, want the status working, then completed", c.notes)
 	}
 	if res, _ := c.rpc("tasks/list", map[string]any{}); !strings.Contains(string(res), `"taskId":"`+id+`","status":"completed"`) {
 		t.Errorf("tasks/list = %s", res)

@@ -315,27 +315,105 @@ func (s *Server) srvCoreCall(w http.ResponseWriter, r *http.Request, ep *srvEndp
 // srvCoreResult answers tasks/result: once the task has ended, what the
 // tools/call would have answered (the result, its _meta naming the task;
 // the JSON-RPC error of a failed one). It waits for the end as long as the
-// client waits.
+// client waits: in an event stream, where notifications/tasks/status tells
+// each change of the task's status (or status message) before the
+// answer, for a client that accepts one (every streamable HTTP client).
 func (s *Server) srvCoreResult(w http.ResponseWriter, r *http.Request, sess *srvSession, id json.RawMessage, v *srvTaskView) {
+	if !srvTaskDone(v.Status) && srvAccepts(r.Header.Values("Accept")) {
+		s.srvCoreResultStream(w, r, sess, id, v)
+		return
+	}
 	if !srvTaskDone(v.Status) {
 		if v = s.srvCoreAwait(r.Context(), v.TaskID, 0); v == nil || !srvTaskDone(v.Status) {
 			return // the client left
 		}
 	}
+	out, jerr := s.srvCoreFinal(v)
+	srvWrite(w, sess.ss, id, out, jerr)
+}
+
+// srvCoreFinal is the answer of tasks/result for an ended task.
+func (s *Server) srvCoreFinal(v *srvTaskView) ([]byte, *jsonrpc.Error) {
 	if v.res == nil {
-		jerr := v.Error
-		if jerr == nil {
-			jerr = srvInternal
+		if v.Error != nil {
+			return nil, v.Error
 		}
-		srvWrite(w, sess.ss, id, nil, jerr)
-		return
+		return nil, srvInternal
 	}
 	res := s.srvResult(v.res)
 	if res.Meta == nil {
 		res.Meta = mcp.Meta{}
 	}
 	res.Meta[srvCoreRelated] = map[string]string{"taskId": v.TaskID}
-	s.srvCoreWrite(w, sess, id, res)
+	out, err := jsonenc.Marshal(res)
+	if err != nil {
+		s.log.Error("mcp server: encode a task's result", "task", v.TaskID, "err", err)
+		return nil, srvInternal
+	}
+	return out, nil
+}
+
+// srvCoreResultStream answers tasks/result of a running task in an event
+// stream: the task's status now, each change, then the answer.
+func (s *Server) srvCoreResultStream(w http.ResponseWriter, r *http.Request, sess *srvSession, id json.RawMessage, v *srvTaskView) {
+	ctx := r.Context()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Mcp-Session-Id", sess.ss.ID())
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	send := func(b []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(srvListenWriteTimeout))
+		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	notify := func(v *srvTaskView) bool {
+		b, err := jsonenc.Marshal(struct {
+			JSONRPC string       `json:"jsonrpc"`
+			Method  string       `json:"method"`
+			Params  *srvCoreTask `json:"params"`
+		}{"2.0", "notifications/tasks/status", srvCoreOf(v)})
+		return err == nil && send(b)
+	}
+	if !notify(v) {
+		return
+	}
+	for !srvTaskDone(v.Status) {
+		changed := s.tasks.changed.wait()
+		now, jerr := s.srvTaskState(context.WithoutCancel(ctx), v.TaskID)
+		if jerr != nil {
+			return
+		}
+		if now.Status != v.Status || now.StatusMessage != v.StatusMessage {
+			if !notify(now) {
+				return
+			}
+		}
+		v = now
+		if srvTaskDone(v.Status) {
+			break
+		}
+		t := time.NewTimer(srvTaskPollMs * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-changed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	out, jerr := s.srvCoreFinal(v)
+	msg := append(srvResponseStart(id, len(out)), out...)
+	if jerr != nil {
+		e, _ := json.Marshal(jerr)
+		msg = append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"error":`...)
+		msg = append(msg, e...)
+	}
+	send(append(msg, '}'))
 }
 
 // srvCoreAwait reads a task until it has ended, for at most limit (zero:

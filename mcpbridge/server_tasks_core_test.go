@@ -3,6 +3,7 @@ package mcpbridge_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -22,6 +23,9 @@ type coreSession struct {
 	h   http.Handler
 	id  string
 	seq int
+	// notes are the methods and statuses of the notifications the last
+	// answer's event stream carried before it.
+	notes []string
 }
 
 // coreRPC sends one request of the session and returns the answer's
@@ -58,8 +62,23 @@ func (c *coreSession) rpc(method string, params any) (result json.RawMessage, er
 		return nil, nil
 	}
 	text := w.Body.String()
-	if i := strings.Index(text, "data: "); i >= 0 {
-		text, _, _ = strings.Cut(text[i+len("data: "):], "\n")
+	c.notes = nil
+	for line := range strings.Lines(w.Body.String()) {
+		data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: ")
+		if !ok {
+			continue
+		}
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Status string `json:"status"`
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(data), &m) == nil && m.Method != "" {
+			c.notes = append(c.notes, m.Method+" "+m.Params.Status)
+		} else {
+			text = data
+		}
 	}
 	var ans struct {
 		Result json.RawMessage `json:"result"`
@@ -88,8 +107,9 @@ type coreTask struct {
 // session: initialize declares capabilities.tasks, tools/list gives
 // execution.taskSupport of the tools marked task, a tools/call with
 // params.task answers a CreateTaskResult whose task ID is the call's;
-// tasks/get reads it working, tasks/result waits for its end and answers
-// the tool's result tied to the task, tasks/list gives the session's tasks,
+// tasks/get reads it working, tasks/result waits for its end (its event
+// stream telling the status, notifications/tasks/status) and answers the
+// tool's result tied to the task, tasks/list gives the session's tasks,
 // tasks/cancel stops a running one (cancelled before the answer) and
 // refuses an ended one with -32602; another session lists none of them;
 // a task-required tool called without params.task is refused with -32601
@@ -165,8 +185,8 @@ func TestServerCoreTasks(t *testing.T) {
 	}
 	// tasks/result waits for the end.
 	done := make(chan json.RawMessage, 1)
+	c2 := &coreSession{t: t, h: h, id: c.id, seq: 100}
 	go func() {
-		c2 := &coreSession{t: t, h: h, id: c.id, seq: 100}
 		r, _ := c2.rpc("tasks/result", map[string]any{"taskId": id})
 		done <- r
 	}()
@@ -186,6 +206,9 @@ func TestServerCoreTasks(t *testing.T) {
 	case r := <-done:
 		if json.Unmarshal(r, &result) != nil || len(result.Content) != 1 || result.Content[0].Text != "released" || string(result.Meta["io.modelcontextprotocol/related-task"]) != `{"taskId":"`+id+`"}` {
 			t.Errorf("tasks/result = %s, want the tool's result tied to the task", r)
+		}
+		if fmt.Sprint(c2.notes) != "[notifications/tasks/status working notifications/tasks/status completed]" {
+			t.Errorf("tasks/result's stream carried %v before the answer, want the status working, then completed", c2.notes)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("tasks/result did not answer once the task ended")
