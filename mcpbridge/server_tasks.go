@@ -326,7 +326,18 @@ func (s *Server) srvLaunchTask(r *http.Request, p *mcp.CallToolParamsRaw, caller
 			caller.Variables = map[string]any{}
 		}
 		caller.Variables[srvTaskMark] = true
-		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: caller})
+		// The call's span (when the server traces) lasts as long as
+		// the task, not the request that started it.
+		ctx, end := s.srvTrace(ctx, nil, p)
+		pending := s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: caller})
+		if s.opts.Trace != nil {
+			go func() {
+				<-pending.Done()
+				res, err, _ := pending.TryResult()
+				end(res, err)
+			}()
+		}
+		return pending
 	}, id, created, s.srvTaskListener(), s.reg.Bus())
 	if !started {
 		return nil, "", false

@@ -101,3 +101,44 @@ func TestServerTaskAfter(t *testing.T) {
 		t.Errorf("without TaskAfter = %+v, want the plain result", r)
 	}
 }
+
+// TestServerTaskTraced: when the server traces, a call become a task has
+// its tools/call span, which ends when the task ends (not when its request
+// is answered), with the call's outcome.
+func TestServerTaskTraced(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(ctx)
+	type nap struct {
+		MS int `json:"ms"`
+	}
+	sleepy := wield.Func("sleepy", "Sleeps ms milliseconds.", func(ctx context.Context, a nap) (string, error) {
+		time.Sleep(time.Duration(a.MS) * time.Millisecond)
+		return "rested", nil
+	})
+	ended := make(chan string, 4)
+	trace := func(ctx context.Context, r mcpbridge.TraceRequest) (context.Context, func(string)) {
+		return ctx, func(errorType string) { ended <- r.Tool + ":" + errorType }
+	}
+	h := srvNew(t, &mcpbridge.ServerOptions{Calls: store, TaskAfter: 100 * time.Millisecond, Trace: trace}, &engine.Options{Store: store}, sleepy).srv.Handler()
+	r := taskPost(t, h, "tools/call", "sleepy", map[string]any{"name": "sleepy", "arguments": map[string]any{"ms": 600}}, true)
+	if r.Result.ResultType != "task" {
+		t.Fatalf("tools/call = %+v, want a task", r)
+	}
+	select {
+	case e := <-ended:
+		t.Fatalf("the span ended (%s) when the task was answered, before the call", e)
+	default:
+	}
+	select {
+	case e := <-ended:
+		if e != "sleepy:" {
+			t.Errorf("span ended as %q, want sleepy's, ok", e)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the task's span never ended")
+	}
+}

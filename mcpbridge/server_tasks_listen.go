@@ -158,7 +158,7 @@ func (s *Server) srvListenTasks(w http.ResponseWriter, r *http.Request, body []b
 			TaskIDs []string `json:"taskIds"`
 		} `json:"notifications"`
 	}{Meta: sub}
-	ack.Notifications.TaskIDs = cmpSlice(agreed)
+	ack.Notifications.TaskIDs = srvNonNil(agreed)
 	if !send(note{"2.0", "notifications/subscriptions/acknowledged", ack}) {
 		return true
 	}
@@ -251,8 +251,8 @@ func srvTaskDone(status string) bool {
 	return slices.Contains([]string{"completed", "failed", "cancelled"}, status)
 }
 
-// cmpSlice is s, or an empty slice for nil (a JSON array, never null).
-func cmpSlice(s []string) []string {
+// srvNonNil is s, or an empty slice for nil (a JSON array, never null).
+func srvNonNil(s []string) []string {
 	if s == nil {
 		return []string{}
 	}
