@@ -108,6 +108,19 @@ type ServerOptions struct {
 	// inbox. NewServer panics on a key shorter than [MinStateKey] or a nil
 	// Approvals.
 	InputRequired *InputRequiredOptions
+	// TaskAfter, when positive, makes a task of any tools/call still
+	// running after that long, from a 2026-07-28 client that declared the
+	// Tasks extension (io.modelcontextprotocol/tasks): the call goes on as
+	// the task, under the same ID and record (see server_tasks_after.go).
+	// Zero or negative: only tools marked task are. Needs Calls to keep
+	// call IDs (wield.CallIDReservations).
+	TaskAfter time.Duration
+	// TaskLease is how long the lease a server holds on a task it runs
+	// lasts without renewal (zero: [DefaultTaskLease]): a task whose
+	// server was killed reads failed once it expires (see
+	// server_tasks_lease.go). With a store that keeps leases
+	// (wield.CallLeases).
+	TaskLease time.Duration
 }
 
 // ProtocolVersions are the MCP versions a [Server] offers by default, newest
@@ -136,6 +149,9 @@ type Server struct {
 	sessions *srvSessions   // the HTTP sessions of every endpoint
 	tasks    srvTasks       // the MCP tasks running here (server_tasks.go)
 	parked   srvParkedCalls // calls waiting for their clients' answers (era_ask.go)
+	// coreSessions are the tasks each 2025-11-25 session started, for
+	// its tasks/list (server_tasks_core.go).
+	coreSessions srvCoreSessionList
 
 	mu        sync.Mutex
 	endpoints map[string]*srvEndpoint // by toolset; "" is the whole registry

@@ -300,6 +300,9 @@ func (s *Server) srvServeSessions(w http.ResponseWriter, r *http.Request, ep *sr
 		if sess != nil {
 			sess.begin()
 			defer sess.done()
+			if s.srvServeCoreTasks(w, r, ep, sess) {
+				return
+			}
 		}
 		s.srvServeSDK(w, r, ep, sess)
 		if sess != nil && r.Method == http.MethodDelete {
@@ -319,7 +322,7 @@ func (s *Server) srvServeSessions(w http.ResponseWriter, r *http.Request, ep *sr
 	// Claimed even if the handler panics: a session left unclaimed would
 	// never expire.
 	defer func() { ss.claim(ep, w.Header().Get("Mcp-Session-Id"), client) }()
-	ep.http.ServeHTTP(w, r)
+	s.srvServeInitialize(w, r, ep.http)
 }
 
 // srvServeSDK answers by the fast path when it can, else by the go-sdk.

@@ -85,6 +85,13 @@ type srvTasks struct {
 	// stopWatch ends the watch of the approvals tasks wait for
 	// (watchApprovals), started with the first task; nil before.
 	stopWatch func()
+	// changed fires when a task running here changes: it ends, or an
+	// approval it waits for is asked or decided (see srvListenTasks).
+	changed srvSignal
+	// owner names this server in the leases of its tasks, and stopRenew
+	// ends their renewal (srvRenewLeases), started with the first lease.
+	owner     string
+	stopRenew context.CancelFunc
 }
 
 // srvTask is a task running here.
@@ -96,6 +103,8 @@ type srvTask struct {
 	// approval is the ID of the approval the call waits for, nil when
 	// it waits for none.
 	approval atomic.Pointer[string]
+	// leased is set once the task holds its lease in the store.
+	leased atomic.Bool
 }
 
 // srvTaskCanceled is the cause of a task canceled by tasks/cancel: on
@@ -113,13 +122,22 @@ type srvTaskRequest struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		TaskID    string          `json:"taskId"`
-		Meta      struct {
+		// InputResponses and RequestState retry a call that answered
+		// input_required: never one that becomes a task past TaskAfter.
+		InputResponses json.RawMessage `json:"inputResponses"`
+		RequestState   json.RawMessage `json:"requestState"`
+		Meta           struct {
 			ClientInfo *struct {
 				Name string `json:"name"`
 			} `json:"io.modelcontextprotocol/clientInfo"`
 			ClientCapabilities *struct {
 				Extensions map[string]json.RawMessage `json:"extensions"`
 			} `json:"io.modelcontextprotocol/clientCapabilities"`
+			// ProgressToken and LogLevel ask for notifications on the
+			// call's response stream: such a call never becomes a task
+			// past TaskAfter (a task carries none).
+			ProgressToken json.RawMessage `json:"progressToken"`
+			LogLevel      json.RawMessage `json:"io.modelcontextprotocol/logLevel"`
 		} `json:"_meta"`
 	} `json:"params"`
 }
@@ -148,9 +166,9 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 	}
 	method := r.Header.Get("Mcp-Method")
 	switch method {
-	case "tasks/get", "tasks/update", "tasks/cancel":
+	case "tasks/get", "tasks/update", "tasks/cancel", "subscriptions/listen":
 	case "tools/call":
-		if s.srvTaskSupport(ep, r.Header.Get("Mcp-Name")) == "" {
+		if s.srvTaskSupport(ep, r.Header.Get("Mcp-Name")) == "" && !s.srvMayTaskAfter(ep, r.Header.Get("Mcp-Name")) {
 			return false
 		}
 	default:
@@ -164,6 +182,9 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 	if _, err := b.rd.ReadAt(body, 0); err != nil && len(body) > 0 {
 		return false
 	}
+	if method == "subscriptions/listen" {
+		return s.srvListenTasks(w, r, body)
+	}
 	var q srvTaskRequest
 	if json.Unmarshal(body, &q) != nil || q.JSONRPC != "2.0" || q.Method != method || !srvPlainID(q.ID) {
 		return false
@@ -172,7 +193,10 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 		if q.Params.Name != r.Header.Get("Mcp-Name") {
 			return false
 		}
-		return s.srvStartTask(w, r, ep, &q)
+		if s.srvTaskSupport(ep, q.Params.Name) == "" {
+			return s.srvTaskAfter(w, r, ep, &q)
+		}
+		return s.srvStartTask(w, r, ep, &q, 0)
 	}
 	if len(q.Params.TaskID) > srvMaxTaskID {
 		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
@@ -245,8 +269,11 @@ func srvNeedsTasks(what string) *jsonrpc.Error {
 // client that speaks them, after the call's ID is reserved in the store.
 // A client that does not gets the plain call (task optional) or error
 // -32021 (task required).
-func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskRequest) bool {
+func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskRequest, after time.Duration) bool {
 	support := s.srvTaskSupport(ep, q.Params.Name)
+	if after > 0 {
+		support = wield.TaskOptional // past TaskAfter, or a plain call
+	}
 	if !q.speaksTasks() {
 		if support == wield.TaskOptional {
 			return false // a plain call
@@ -272,31 +299,100 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 	if ci := q.Params.Meta.ClientInfo; ci != nil {
 		client = ci.Name
 	}
-	id := wield.NewID()
+	p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
+	// A call that may end before TaskAfter reserves no ID up front (a
+	// store write each call): only once it becomes a task.
+	task, id, started := s.srvLaunchTask(r, p, s.srvCallerNamed(client), after == 0)
+	if !started {
+		if support == wield.TaskOptional {
+			return false
+		}
+		srvWrite(w, nil, q.ID, nil, s.srvTasksFull(q.Params.Name))
+		return true
+	}
+	if after > 0 {
+		if s.srvAnswerBefore(w, r, q, task, after) {
+			return true
+		}
+		s.srvReserveLate(r.Context(), p.Name, id)
+	}
+	if jerr := s.srvTaskReserved(r.Context(), reserver, p.Name, id, task); jerr != nil {
+		srvWrite(w, nil, q.ID, nil, jerr)
+		return true
+	}
+	state, jerr := s.srvTaskState(r.Context(), id)
+	if jerr != nil {
+		srvWrite(w, nil, q.ID, nil, jerr)
+		return true
+	}
+	s.srvWriteTask(w, q.ID, state, "task")
+	return true
+}
+
+// srvLaunchTask starts the call p as a task made by caller, under a new
+// ID, unless srvMaxTasks run (or the server stops): see srvTasks.start.
+// With reserve, the engine reserves the ID in the store before the call
+// runs; without, the ID is the engine's own, reserved by srvReserveLate
+// if the call becomes a task.
+func (s *Server) srvLaunchTask(r *http.Request, p *mcp.CallToolParamsRaw, caller wield.Caller, reserve bool) (*srvTask, string, bool) {
+	id := ""
+	if reserve {
+		id = wield.NewID()
+	}
 	created := srvTaskTime(time.Now())
 	task, started := s.tasks.start(r.Context(), s.sessions.client(r), func(ctx context.Context) *engine.Pending {
-		p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
-		caller := s.srvCallerNamed(client)
 		caller.Variables = maps.Clone(caller.Variables)
 		if caller.Variables == nil {
 			caller.Variables = map[string]any{}
 		}
 		caller.Variables[srvTaskMark] = true
-		return s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: caller, Toolkit: s.srvReach(ctx)})
+		// The call's span (when the server traces) lasts as long as
+		// the task, not the request that started it.
+		ctx, end := s.srvTrace(ctx, nil, p)
+		pending := s.eng.Go(ctx, wield.Call{ID: id, Tool: p.Name, Arguments: p.Arguments, Caller: caller, Toolkit: s.srvReach(ctx)})
+		if s.opts.Trace != nil {
+			go func() {
+				<-pending.Done()
+				res, err, _ := pending.TryResult()
+				end(res, err)
+			}()
+		}
+		return pending
 	}, id, created, s.srvTaskListener(), s.reg.Bus())
 	if !started {
-		if support == wield.TaskOptional {
-			return false
-		}
-		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("tool %q runs only as a task, and this server runs as many tasks as it takes (%d, %d per client), or is stopping: try again once a task has ended", q.Params.Name, cmp.Or(s.tasks.max, srvMaxTasks), cmp.Or(s.tasks.maxPerClient, srvMaxTasksPerClient))})
-		return true
+		return nil, "", false
 	}
-	// A task is answered only once a tasks/get of it would resolve on
-	// any server sharing the store: once its ID is reserved, or the call
-	// has ended (recorded, or refused before it was reserved).
-	ready, stop := context.WithTimeout(r.Context(), srvTaskReady)
+	return task, task.p.ID(), true
+}
+
+// srvReserveLate reserves the ID of a call that has just become a task
+// (past TaskAfter), for every server sharing the store; a call recorded
+// meanwhile has its ID taken already, by its record.
+func (s *Server) srvReserveLate(ctx context.Context, tool, id string) {
+	rs, ok := s.opts.Calls.(wield.CallIDReserver)
+	if !ok {
+		return
+	}
+	if err := rs.ReserveCallID(ctx, id); err != nil && !errors.Is(err, wield.ErrCallIDTaken) {
+		s.log.Warn("mcp server: reserve the ID of a call become a task", "tool", tool, "task", id, "err", err)
+	}
+}
+
+// srvTasksFull is the error of a task-required call refused because the
+// server runs as many tasks as it takes.
+func (s *Server) srvTasksFull(tool string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("tool %q runs only as a task, and this server runs as many tasks as it takes (%d, %d per client), or is stopping: try again once a task has ended", tool, cmp.Or(s.tasks.max, srvMaxTasks), cmp.Or(s.tasks.maxPerClient, srvMaxTasksPerClient))}
+}
+
+// srvTaskReserved waits until a task just started may be answered: once a
+// tasks/get of it would resolve on any server sharing the store (its ID
+// reserved, or the call ended: recorded, or refused before it was
+// reserved); then it takes the task's lease. Past srvTaskReady it cancels
+// the task and returns the error to answer.
+func (s *Server) srvTaskReserved(ctx context.Context, reserver wield.CallIDReservations, tool, id string, task *srvTask) *jsonrpc.Error {
+	ready, stop := context.WithTimeout(ctx, srvTaskReady)
 	defer stop()
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
 		if _, err := reserver.CallIDReservedAt(ready, id); err == nil {
@@ -310,18 +406,14 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		case <-time.After(wait):
 		case <-ready.Done():
 			task.cancel(srvTaskCanceled)
-			s.log.Error("mcp server: task not reserved in time", "tool", q.Params.Name, "task", id)
-			srvWrite(w, nil, q.ID, nil, srvInternal)
-			return true
+			s.log.Error("mcp server: task not reserved in time", "tool", tool, "task", id)
+			return srvInternal
 		}
 	}
-	state, jerr := s.srvTaskState(r.Context(), id)
-	if jerr != nil {
-		srvWrite(w, nil, q.ID, nil, jerr)
-		return true
+	if _, _, done := task.p.TryResult(); !done {
+		s.srvHoldLease(ctx, id, task)
 	}
-	s.srvWriteTask(w, q.ID, state, "task")
-	return true
+	return nil
 }
 
 // srvTaskListener is the listener of other servers' cancellations, nil
@@ -363,6 +455,9 @@ func (ts *srvTasks) start(parent context.Context, client string, run func(contex
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	t := &srvTask{client: client, cancel: cancel, created: created}
 	t.p = run(ctx)
+	if id == "" {
+		id = t.p.ID() // the engine's
+	}
 	ts.running[id] = t
 	ts.byClient[client]++
 	ts.wg.Add(1)
@@ -376,6 +471,7 @@ func (ts *srvTasks) start(parent context.Context, client string, run func(contex
 			delete(ts.byClient, client) // no key left behind per client
 		}
 		ts.mu.Unlock()
+		ts.changed.fire()
 	}()
 	return t, true
 }
@@ -397,6 +493,7 @@ func (ts *srvTasks) watchApprovals(bus *wield.Bus) (stop func()) {
 		} else {
 			t.approval.Store(nil)
 		}
+		ts.changed.fire()
 	})
 }
 
@@ -422,9 +519,12 @@ func (s *Server) DrainTasks(ctx context.Context) {
 		// Called unlocked: the watch's stop may wait for its callback,
 		// which looks tasks up under ts.mu.
 		ts.mu.Lock()
-		stopListen, stopWatch := ts.stopListen, ts.stopWatch
-		ts.stopListen, ts.stopWatch = nil, nil
+		stopListen, stopWatch, stopRenew := ts.stopListen, ts.stopWatch, ts.stopRenew
+		ts.stopListen, ts.stopWatch, ts.stopRenew = nil, nil, nil
 		ts.mu.Unlock()
+		if stopRenew != nil {
+			stopRenew()
+		}
 		if stopListen != nil {
 			stopListen()
 		}
@@ -475,6 +575,9 @@ type srvTaskView struct {
 	PollIntervalMs int                 `json:"pollIntervalMs"`
 	Result         *mcp.CallToolResult `json:"result,omitempty"`
 	Error          *jsonrpc.Error      `json:"error,omitempty"`
+	// res is the call's recorded result, nil before it ends (tasks/result
+	// of the 2025-11-25 form answers it, whatever the status).
+	res *wield.Result
 }
 
 // srvTaskState reads a task: from the call running here, else its record,
@@ -521,6 +624,7 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 		at, err := rs.CallIDReservedAt(ctx, id)
 		if err == nil {
 			v.Status, v.CreatedAt, v.LastUpdatedAt = "working", srvTaskTime(at), srvTaskTime(at)
+			s.srvOrphaned(ctx, v)
 			return v, nil
 		}
 		if !errors.Is(err, wield.ErrNotFound) {
@@ -541,6 +645,7 @@ func srvTaskTime(t time.Time) time.Time { return t.UTC().Truncate(time.Milliseco
 // (isError for a tool's failure, which the model reads), cancelled with
 // why, failed only when the system failed.
 func (s *Server) srvTaskEnded(v *srvTaskView, res *wield.Result, err error) {
+	v.res = res
 	switch {
 	case err != nil || res == nil:
 		v.Status, v.Error = "failed", srvInternal

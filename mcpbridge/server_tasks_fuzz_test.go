@@ -14,7 +14,7 @@ import (
 )
 
 // FuzzServerTasks sends whatever body a client may with the headers of a
-// tasks/* request or a task tool's call: the server answers one JSON-RPC
+// tasks/* request, a task tool's call or a listen for tasks: the server answers one JSON-RPC
 // message (or hands the request to the go-sdk, which does), never panics,
 // and an error names no internal detail.
 func FuzzServerTasks(f *testing.F) {
@@ -24,6 +24,7 @@ func FuzzServerTasks(f *testing.F) {
 	f.Add("tasks/update", "x", `{"jsonrpc":"2.0","id":"a","method":"tasks/update","params":{"taskId":"x","inputResponses":{"k":1},`+meta+`}}`)
 	f.Add("tools/call", "quick", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"quick","arguments":{},`+meta+`}}`)
 	f.Add("tools/call", "quick", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"quick","arguments":[1],"_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":null}}}}`)
+	f.Add("subscriptions/listen", "", `{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":{"taskIds":["x","x",""]},`+meta+`}}`)
 	f.Add("tasks/get", "\x1b[2J", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"\u001b[2J"}}`)
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(f.TempDir(), "wield.db"), nil)

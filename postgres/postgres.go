@@ -137,7 +137,10 @@ type Store struct {
 // its context has no deadline.
 const closeWait = 10 * time.Second
 
-var _ wield.Storage = (*Store)(nil)
+var (
+	_ wield.Storage    = (*Store)(nil)
+	_ wield.CallLeases = (*Store)(nil)
+)
 
 // Open connects to the database named by dsn (a postgres:// URL or a
 // key=value string, as libpq takes), creates the schema if it is missing and

@@ -520,4 +520,7 @@ func (s *Store) isClosed() bool {
 	}
 }
 
-var _ wield.Storage = (*Store)(nil)
+var (
+	_ wield.Storage    = (*Store)(nil)
+	_ wield.CallLeases = (*Store)(nil)
+)

@@ -83,6 +83,7 @@ func Run(t *testing.T, h Harness) {
 		{"ArtifactOneWinner", testArtifactOneWinner},
 		{"ArtifactOwners", testArtifactOwners},
 		{"CallIDs", testCallIDs},
+		{"CallLeases", testCallLeases},
 		{"ConcurrentSaves", testConcurrentSaves},
 		{"CloseFlushes", testCloseFlushes},
 	}

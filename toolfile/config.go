@@ -35,7 +35,8 @@
 //	reload: {watch: true, interval: 5s}       # reload tool files on change, and/or every interval
 //	strict_validation: false                  # true: no coercion ("5" for an integer is refused)
 //	mcp: {resources: [...], resource_templates: [...], prompts: [...]}   # see MCPConfig
-//	                                          # and session_idle: 10m, max_sessions: 5000, max_sessions_per_client: 100, request_state_ttl: 10m
+//	                                          # and session_idle: 10m, max_sessions: 5000, max_sessions_per_client: 100, request_state_ttl: 10m,
+//	                                          # task_after: 30s
 //
 // Seed 004's ToolEngineConfig keys are accepted as written too:
 // tools_directory (a folder), auto_reload with reload_interval (seconds:

@@ -48,6 +48,7 @@ import (
 //	  max_sessions: 5000             # open at once, on every endpoint together
 //	  max_sessions_per_client: 100   # of one API key, or of one IP address without keys
 //	  request_state_ttl: 10m         # an approval asked in the protocol is answered within it
+//	  task_after: 30s                # a call of a client that speaks tasks becomes one past it (0: never)
 type MCPConfig struct {
 	Resources         []MCPResource
 	ResourceTemplates []MCPResourceTemplate
@@ -60,6 +61,11 @@ type MCPConfig struct {
 	// input_required answer (an approval asked in the protocol) is
 	// accepted (request_state_ttl; 10m when zero).
 	RequestStateTTL time.Duration
+	// TaskAfter is how long a tools/call of a 2026-07-28 client that
+	// declared the Tasks extension may run before it is answered with a
+	// task (task_after): nil when the key is absent (the server's
+	// default), zero to make no such task.
+	TaskAfter *time.Duration
 }
 
 // MCPResource is one resource of [MCPConfig]: Text, Blob or File.
@@ -131,6 +137,10 @@ func (c *configDecoder) mcpConfig(mf field, dir string) MCPConfig {
 			continue
 		case "request_state_ttl":
 			out.RequestStateTTL = c.dur(f, time.Second)
+			continue
+		case "task_after":
+			d := c.dur(f, time.Second)
+			out.TaskAfter = &d
 			continue
 		case "resources", "resource_templates", "prompts":
 		default:

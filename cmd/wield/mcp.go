@@ -27,6 +27,7 @@ type mcpFlags struct {
 	allowedOrigins []string
 	grace          time.Duration
 	code           bool
+	taskAfter      taskAfterFlag
 }
 
 func (a *app) mcpCommand() *cobra.Command {
@@ -59,9 +60,13 @@ wield://calls/{id}/output.`,
   # In a desktop client's configuration:
   {"mcpServers": {"wield": {"command": "wield", "args": ["mcp"]}}}`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.mcp(cmd.Context(), f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.taskAfter.set = cmd.Flags().Changed(taskAfterName)
+			return a.mcp(cmd.Context(), f)
+		},
 	}
 	fl := cmd.Flags()
+	f.taskAfter.add(fl)
 	fl.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
 	fl.StringVar(&f.toolset, "toolset", "", "serve only this toolset")
 	fl.BoolVar(&f.code, "code", false, "serve one tool, run_program: clients write Starlark programs that call the other tools (docs/programs.md)")
@@ -140,6 +145,7 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		if a.cfg != nil {
 			mcpOffer(mopts, a.cfg.MCP) // resources and prompts of the configuration
 		}
+		mopts.TaskAfter = f.taskAfter.of(a.cfg)
 		if a.inbox != nil {
 			if err := a.mcpInputRequired(mopts, store); err != nil {
 				return err

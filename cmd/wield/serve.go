@@ -40,6 +40,7 @@ type serveFlags struct {
 	grace     time.Duration
 	heartbeat time.Duration
 	pprof     string
+	taskAfter taskAfterFlag
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -64,9 +65,13 @@ profiles on a loopback address of their own.`,
   wield serve --addr :8080 --config wield.yaml
   wield serve --addr 127.0.0.1:0 --addr-file /tmp/wield.addr`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.serve(cmd.Context(), f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.taskAfter.set = cmd.Flags().Changed(taskAfterName)
+			return a.serve(cmd.Context(), f)
+		},
 	}
 	fl := cmd.Flags()
+	f.taskAfter.add(fl)
 	fl.StringVar(&f.addr, "addr", "", "listen address (default: server.addr of the configuration, else "+defaultAddr+")")
 	fl.StringVar(&f.addrFile, "addr-file", "", "write the bound address (host:port) to this file once listening")
 	fl.StringVar(&f.keys, "keys", defaultKeysFile(), "the keys file that 'wield keys' manages (env WIELD_KEYS)")
@@ -381,6 +386,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	if a.cfg != nil {
 		mcpOffer(mopts, a.cfg.MCP)
 	}
+	mopts.TaskAfter = f.taskAfter.of(a.cfg)
 	mcpSrv := mcpbridge.NewServer(eng, reg, mopts)
 	defer mcpSrv.Close()
 	go returnMemory(ctx, mcpSrv.Sessions)
