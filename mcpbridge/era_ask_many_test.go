@@ -235,3 +235,20 @@ func TestServerEraPromptAsks(t *testing.T) {
 		t.Errorf("client without elicitation: %d %v, want HTTP 400, -32021", r.status, r.body)
 	}
 }
+
+// TestKindAskMistakes checks the errors of a bad ask step: what and where.
+func TestKindAskMistakes(t *testing.T) {
+	for _, tt := range []struct{ steps, want string }{
+		{`[{ask: []}]`, "step 1: ask: needs questions (elicit, sample or roots steps)"},
+		{`[{ask: [{log: {message: x}}]}]`, "step 1 ask 1: an ask step asks only elicit, sample and roots steps"},
+		{`[{ask: [{roots: {as: a}}, {sample: {prompt: x, as: a}}]}]`, `step 1 ask 2: key "a": another question of the step has it`},
+		{`[{roots: {as: r, key: "bad key"}}]`, `step 1: key: input key "bad key"`},
+	} {
+		src := "- name: t\n  description: d\n  entry:\n    type: mcp_client\n    steps: " + tt.steps + "\n    text: x\n"
+		l := toolfile.Loader{Kinds: map[string]toolfile.Kind{"mcp_client": mcpbridge.ClientKind()}}
+		_, err := l.Load(context.Background(), filepath.Join(t.TempDir(), "tools.yaml"), []byte(src))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("steps %s: error %v, want one saying %q", tt.steps, err, tt.want)
+		}
+	}
+}
