@@ -96,6 +96,9 @@ type srvTask struct {
 	// approval is the ID of the approval the call waits for, nil when
 	// it waits for none.
 	approval atomic.Pointer[string]
+	// ask holds the questions the task's tool puts to its client, nil
+	// when the client declared nothing it can be asked.
+	ask atomic.Pointer[srvTaskAsk]
 }
 
 // srvTaskCanceled is the cause of a task canceled by tasks/cancel: on
@@ -113,12 +116,17 @@ type srvTaskRequest struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		TaskID    string          `json:"taskId"`
-		Meta      struct {
+		// InputResponses are a tasks/update's answers (era_ask_task.go).
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+		Meta           struct {
 			ClientInfo *struct {
 				Name string `json:"name"`
 			} `json:"io.modelcontextprotocol/clientInfo"`
 			ClientCapabilities *struct {
-				Extensions map[string]json.RawMessage `json:"extensions"`
+				Extensions  map[string]json.RawMessage   `json:"extensions"`
+				Elicitation *mcp.ElicitationCapabilities `json:"elicitation"`
+				Sampling    json.RawMessage              `json:"sampling"`
+				Roots       json.RawMessage              `json:"roots"`
 			} `json:"io.modelcontextprotocol/clientCapabilities"`
 		} `json:"_meta"`
 	} `json:"params"`
@@ -207,10 +215,22 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 	case "tasks/get":
 		s.srvWriteTask(w, q.ID, task, "complete")
 	case "tasks/update":
-		// wield asks a task's client for nothing in the middle of the
-		// task (a confirm tool's approval waits in the inbox), so no
-		// input is ever outstanding: responses to keys not outstanding
-		// are ignored, as the extension says.
+		// The answers to the task's questions (era_ask_task.go); keys
+		// not outstanding are ignored, as the extension says. A confirm
+		// tool's approval is no question of the client's: it waits in
+		// the inbox.
+		if t := s.tasks.local(q.Params.TaskID); t != nil {
+			if ta := t.ask.Load(); ta != nil {
+				if err := ta.answer(q.Params.InputResponses); err != nil {
+					var jerr *jsonrpc.Error
+					if !errors.As(err, &jerr) {
+						jerr = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+					}
+					srvHTTPError(w, http.StatusBadRequest, q.ID, jerr)
+					return true
+				}
+			}
+		}
 		s.srvWriteEmpty(w, q.ID)
 	case "tasks/cancel":
 		s.srvCancelTask(r.Context(), task)
@@ -274,9 +294,17 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 	}
 	id := wield.NewID()
 	created := srvTaskTime(time.Now())
+	var ta *srvTaskAsk
+	if c := q.Params.Meta.ClientCapabilities; c != nil {
+		ta = s.srvTaskAsker(srvCanElicitCaps(c.Elicitation), len(c.Sampling) > 0 && c.Sampling[0] == '{', len(c.Roots) > 0 && c.Roots[0] == '{')
+	}
 	task, started := s.tasks.start(r.Context(), s.sessions.client(r), func(ctx context.Context) *engine.Pending {
 		p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
+		if ta != nil {
+			ctx = context.WithValue(ctx, srvEraAskerKey{}, ta.a)
+			go ta.serve(ctx)
+		}
 		caller := s.srvCallerNamed(client)
 		caller.Variables = maps.Clone(caller.Variables)
 		if caller.Variables == nil {
@@ -292,6 +320,9 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("tool %q runs only as a task, and this server runs as many tasks as it takes (%d, %d per client), or is stopping: try again once a task has ended", q.Params.Name, cmp.Or(s.tasks.max, srvMaxTasks), cmp.Or(s.tasks.maxPerClient, srvMaxTasksPerClient))})
 		return true
+	}
+	if ta != nil {
+		task.ask.Store(ta)
 	}
 	// A task is answered only once a tasks/get of it would resolve on
 	// any server sharing the store: once its ID is reserved, or the call
@@ -475,6 +506,8 @@ type srvTaskView struct {
 	PollIntervalMs int                 `json:"pollIntervalMs"`
 	Result         *mcp.CallToolResult `json:"result,omitempty"`
 	Error          *jsonrpc.Error      `json:"error,omitempty"`
+	// InputRequests are the questions an input_required task waits for.
+	InputRequests mcp.InputRequestMap `json:"inputRequests,omitempty"`
 }
 
 // srvTaskState reads a task: from the call running here, else its record,
@@ -487,6 +520,11 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 		res, err, done := t.p.TryResult()
 		if !done {
 			v.Status, v.CreatedAt, v.LastUpdatedAt = "working", t.created, t.created
+			if ta := t.ask.Load(); ta != nil {
+				if m := ta.requests(); m != nil {
+					v.Status, v.InputRequests = "input_required", m
+				}
+			}
 			if a := t.approval.Load(); a != nil {
 				// Not input_required: the extension would have the
 				// client answer it (tasks/update), and a person
@@ -564,11 +602,12 @@ func srvUnknownTask(id string) *jsonrpc.Error {
 // srvWriteTask answers with a task, its resultType "task" when a
 // tools/call made it, "complete" for tasks/get.
 func (s *Server) srvWriteTask(w http.ResponseWriter, id json.RawMessage, v *srvTaskView, resultType string) {
-	if resultType == "task" && (v.Result != nil || v.Error != nil) {
+	if resultType == "task" && (v.Result != nil || v.Error != nil || v.InputRequests != nil) {
 		// A CreateTaskResult is the task alone, even when it has ended
-		// already: its result or error is read with tasks/get (SEP-2663).
+		// already or asks already: its result, error or questions are
+		// read with tasks/get (SEP-2663).
 		task := *v
-		task.Result, task.Error = nil, nil
+		task.Result, task.Error, task.InputRequests = nil, nil, nil
 		v = &task
 	}
 	out, err := jsonenc.Marshal(struct {

@@ -38,10 +38,7 @@ var knownServer2026Failures = map[string]string{
 	// The Tasks extension (run unscored by the suite).
 	"tasks-lifecycle": "sep-2663-tasks-get-status-failed calls a protocol_error_job fixture, a task whose tool fails " +
 		"with a protocol error (status failed, with error), which no tool file can declare",
-	"tasks-mrtr-input": "needs confirm_delete and multi_input, task tools that ask the client while the task waits " +
-		"(status input_required, answered by tasks/update); wield's tasks wait for a person's approval in the inbox instead",
-	"tasks-dispatch-and-envelope": "needs confirm_delete, a task tool that asks the client while the task waits (see tasks-mrtr-input)",
-	"tasks-mrtr-composition":      `needs test_tool_with_task: input_required (key "user_name") before the task is created, then a task`,
+	"tasks-mrtr-composition": `needs test_tool_with_task: input_required (key "user_name") before the task is created, then a task`,
 }
 
 // uncheckedServer2026Scenarios are the scenarios of suite 0.2.0-alpha.12
