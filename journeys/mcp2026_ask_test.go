@@ -119,15 +119,15 @@ func TestJourneyMCP2026ToolAsks(t *testing.T) {
 	if code != 200 || res == nil || res["resultType"] != "input_required" {
 		t.Fatalf("first request: %d %v, want input_required", code, m)
 	}
-	q, _ := res["inputRequests"].(map[string]any)["wield_elicit_1"].(map[string]any)
+	q, _ := res["inputRequests"].(map[string]any)["answer"].(map[string]any)
 	params, _ := q["params"].(map[string]any)
 	if q["method"] != "elicitation/create" || params["message"] != "Who are you?" {
-		t.Errorf("the question: %v, want the tool's elicitation under wield_elicit_1", q)
+		t.Errorf("the question: %v, want the tool's elicitation under answer, its step's as: name", q)
 	}
 	state, _ := res["requestState"].(string)
 	retry := func(st string) string {
 		b, _ := json.Marshal(st)
-		return `"inputResponses":{"wield_elicit_1":{"action":"accept","content":{"username":"al","email":"al@example.org"}}},"requestState":` + string(b)
+		return `"inputResponses":{"answer":{"action":"accept","content":{"username":"al","email":"al@example.org"}}},"requestState":` + string(b)
 	}
 	rpcErr := func(m map[string]any) string {
 		e, _ := m["error"].(map[string]any)
