@@ -16,6 +16,7 @@ import (
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/mcpbridge"
 	"github.com/wieldhq/wield/sqlite"
+	"github.com/wieldhq/wield/toolfile"
 )
 
 // taskAskPost sends a request of a client that speaks tasks and can
@@ -123,5 +124,41 @@ func TestServerTaskAsks(t *testing.T) {
 	}
 	if task["status"] != "completed" || text != "Ann & Bo" {
 		t.Errorf("the task: %v, want completed with %q", task, "Ann & Bo")
+	}
+}
+
+// TestServerTaskStaticNeeds checks that a task tool whose steps need a
+// capability the client did not declare is refused with -32021 before a
+// task is made, and is a task when the client declared it.
+func TestServerTaskStaticNeeds(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(ctx)
+	l := toolfile.Loader{Kinds: map[string]toolfile.Kind{"mcp_client": mcpbridge.ClientKind()}}
+	set, err := l.Load(ctx, filepath.Join(t.TempDir(), "tools.yaml"), []byte(`
+- name: muse
+  description: Samples, as a task
+  task: required
+  entry:
+    type: mcp_client
+    steps:
+      - sample: {prompt: Hi, as: reply}
+    text: "{{.reply.text}}"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, set.Tools...)
+	code, m := taskAskPost(t, f.srv.Handler(), "tools/call", "muse", map[string]any{"name": "muse", "arguments": map[string]any{}})
+	e, _ := m["error"].(map[string]any)
+	data, _ := e["data"].(map[string]any)
+	if req, _ := data["requiredCapabilities"].(map[string]any); code != http.StatusBadRequest || e["code"] != float64(mcpbridge.CodeMissingCapability) || req["sampling"] == nil {
+		t.Errorf("a task tool that samples, for a client without sampling: %d %v, want 400 and -32021 requiring sampling", code, m)
+	}
+	if page, err := store.Calls(ctx, wield.CallQuery{Tool: "muse"}); err != nil || len(page.Records) != 0 {
+		t.Errorf("records: %v %v, want none", page, err)
 	}
 }

@@ -292,12 +292,21 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 	if ci := q.Params.Meta.ClientInfo; ci != nil {
 		client = ci.Name
 	}
+	var in srvEraInput
+	if c := q.Params.Meta.ClientCapabilities; c != nil {
+		in.canElicit, in.canSample, in.canRoots = srvCanElicitCaps(c.Elicitation), len(c.Sampling) > 0 && c.Sampling[0] == '{', len(c.Roots) > 0 && c.Roots[0] == '{'
+	}
+	if err := s.srvEraStaticNeeds(q.Params.Name, in); err != nil {
+		// Known before the task exists (a tool file's steps): refused
+		// as a plain call is, no task made.
+		var jerr *jsonrpc.Error
+		errors.As(err, &jerr)
+		srvHTTPError(w, http.StatusBadRequest, q.ID, jerr)
+		return true
+	}
 	id := wield.NewID()
 	created := srvTaskTime(time.Now())
-	var ta *srvTaskAsk
-	if c := q.Params.Meta.ClientCapabilities; c != nil {
-		ta = s.srvTaskAsker(srvCanElicitCaps(c.Elicitation), len(c.Sampling) > 0 && c.Sampling[0] == '{', len(c.Roots) > 0 && c.Roots[0] == '{')
-	}
+	ta := s.srvTaskAsker(in.canElicit, in.canSample, in.canRoots)
 	task, started := s.tasks.start(r.Context(), s.sessions.client(r), func(ctx context.Context) *engine.Pending {
 		p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
