@@ -69,6 +69,10 @@ const (
 // client can be asked: [Elicit] and [Sample] put their question to it.
 type srvEraAsker struct {
 	canElicit, canSample, canRoots bool
+	// first are answers given before the call ran (a task's first
+	// questions, srvTaskFirst), by key: the tool's first round asking
+	// exactly those keys is answered with them. Guarded by one.
+	first map[string]json.RawMessage
 	needs                          *srvEraNeeds // what the call found missing in the client
 	caller                         string       // the requester, else the caller's ID
 	params                         *mcp.CallToolParamsRaw
@@ -198,6 +202,17 @@ func (a *srvEraAsker) askAll(ctx context.Context, items []srvAskItem) ([]json.Ra
 	}
 	a.one.Lock()
 	defer a.one.Unlock()
+	if a.first != nil {
+		first := a.first
+		a.first = nil // one round only
+		raws := make([]json.RawMessage, len(items))
+		for i, it := range items {
+			raws[i] = first[it.key]
+		}
+		if len(first) == len(items) && !slices.ContainsFunc(raws, func(r json.RawMessage) bool { return r == nil }) {
+			return raws, nil
+		}
+	}
 	q := &srvAsk{items: items, answer: make(chan srvAnswer, 1)}
 	if c := wield.CallFrom(ctx); c != nil {
 		q.call = c.ID

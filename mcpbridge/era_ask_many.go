@@ -137,32 +137,17 @@ func Ask(ctx context.Context, qs ...Question) ([]Answer, error) {
 		if kinds != 1 {
 			return fail(fmt.Errorf("question %d: set exactly one of Elicit, Sample and Roots", i+1))
 		}
-		it := srvAskItem{key: q.Key, named: q.Key != ""}
+		it, err := srvItemOf(q)
+		if err != nil {
+			return fail(fmt.Errorf("question %d: %w", i+1, err))
+		}
 		var can bool
-		switch {
-		case q.Elicit != nil:
-			it.kind = "elicit"
-			schema := q.Elicit.Schema
-			if schema == nil {
-				schema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
-			}
-			resolved, err := schema.Resolve(nil)
-			if err != nil {
-				return fail(fmt.Errorf("question %d: the schema: %w", i+1, err))
-			}
-			it.req, it.schema = &mcp.ElicitParams{Mode: "form", Message: q.Elicit.Message, RequestedSchema: schema}, resolved
+		switch it.kind {
+		case "elicit":
 			can = a != nil && a.canElicit || a == nil && srvCanElicit(r.session)
-		case q.Sample != nil:
-			it.kind = "sample"
-			p := &mcp.CreateMessageParams{MaxTokens: q.Sample.MaxTokens, Messages: make([]*mcp.SamplingMessage, len(q.Sample.Messages))}
-			for j, m := range q.Sample.Messages {
-				p.Messages[j] = &mcp.SamplingMessage{Role: mcp.Role(m.Role), Content: &mcp.TextContent{Text: m.Text}}
-			}
-			it.req = p
+		case "sample":
 			can = a != nil && a.canSample || a == nil && srvCanSample(r.session)
 		default:
-			it.kind = "roots"
-			it.req = &mcp.ListRootsParams{}
 			can = a != nil && a.canRoots || a == nil && srvCanRoots(r.session)
 		}
 		if !can {
@@ -190,6 +175,35 @@ func Ask(ctx context.Context, qs ...Question) ([]Answer, error) {
 		}
 	}
 	return out, nil
+}
+
+// srvItemOf is the question q as asked.
+func srvItemOf(q Question) (srvAskItem, error) {
+	it := srvAskItem{key: q.Key, named: q.Key != ""}
+	switch {
+	case q.Elicit != nil:
+		it.kind = "elicit"
+		schema := q.Elicit.Schema
+		if schema == nil {
+			schema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+		}
+		resolved, err := schema.Resolve(nil)
+		if err != nil {
+			return it, fmt.Errorf("the schema: %w", err)
+		}
+		it.req, it.schema = &mcp.ElicitParams{Mode: "form", Message: q.Elicit.Message, RequestedSchema: schema}, resolved
+	case q.Sample != nil:
+		it.kind = "sample"
+		p := &mcp.CreateMessageParams{MaxTokens: q.Sample.MaxTokens, Messages: make([]*mcp.SamplingMessage, len(q.Sample.Messages))}
+		for j, m := range q.Sample.Messages {
+			p.Messages[j] = &mcp.SamplingMessage{Role: mcp.Role(m.Role), Content: &mcp.TextContent{Text: m.Text}}
+		}
+		it.req = p
+	default:
+		it.kind = "roots"
+		it.req = &mcp.ListRootsParams{}
+	}
+	return it, nil
 }
 
 // srvCapabilityOf is the client capability a kind of question needs.

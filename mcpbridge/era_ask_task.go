@@ -142,3 +142,53 @@ func (ta *srvTaskAsk) answer(responses map[string]json.RawMessage) error {
 	q.answer <- srvAnswer{raws: got}
 	return nil
 }
+
+// srvFirstAsker is a handler whose first questions may be asked before
+// its task is made (a tool file's first step with before_task).
+type srvFirstAsker interface {
+	firstQuestions(args json.RawMessage) ([]Question, error)
+}
+
+// srvTaskFirst asks a task tool's first questions before its task is made,
+// by input_required on the tools/call itself (SEP-2663 lets a server ask
+// before it creates the task): nothing has run, so no state is kept and
+// none issued; the retry brings the answers, each checked, and they are
+// the tool's answers once it runs as a task. It returns the questions not
+// answered yet (nil when none), else the answers by key (nil when the tool
+// asks nothing first).
+func (s *Server) srvTaskFirst(name string, args json.RawMessage, responses map[string]json.RawMessage) (mcp.InputRequestMap, map[string]json.RawMessage, error) {
+	t, ok := s.reg.Tool(name)
+	if !ok {
+		return nil, nil, nil
+	}
+	fa, ok := t.Handler.(srvFirstAsker)
+	if !ok {
+		return nil, nil, nil
+	}
+	qs, err := fa.firstQuestions(args)
+	if err != nil || len(qs) == 0 {
+		return nil, nil, nil // the task runs, and its tool says what is wrong
+	}
+	missing := mcp.InputRequestMap{}
+	got := make(map[string]json.RawMessage, len(qs))
+	for _, q := range qs {
+		it, err := srvItemOf(q)
+		if err != nil {
+			return nil, nil, nil
+		}
+		raw, ok := responses[it.key]
+		if !ok {
+			missing[it.key] = it.req
+			continue
+		}
+		ans, err := srvCheckAnswer(&it, raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		got[it.key] = ans
+	}
+	if len(missing) > 0 {
+		return missing, nil, nil
+	}
+	return nil, got, nil
+}

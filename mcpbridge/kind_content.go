@@ -111,8 +111,11 @@ type kindStepSpec struct {
 		As  string `json:"as"`
 		Key string `json:"key"`
 	} `json:"roots"`
-	Ask    []kindStepSpec `json:"ask"`
-	Elicit *struct {
+	Ask []kindStepSpec `json:"ask"`
+	// BeforeTask, on a first step that asks, has a task tool ask its
+	// questions before its task is made (see firstQuestions).
+	BeforeTask bool `json:"before_task"`
+	Elicit     *struct {
 		Message string          `json:"message"`
 		Schema  json.RawMessage `json:"schema"`
 		As      string          `json:"as"`
@@ -141,6 +144,7 @@ type kindStep struct {
 	fail       *tplText
 	roots      bool
 	ask        []kindStep // an ask step's questions
+	beforeTask bool
 	as         string
 	inputKey   string // the key of a sample or elicit step's question in inputRequests (WithInputKey)
 }
@@ -186,6 +190,9 @@ func kindBuild(def *toolfile.Def, client bool) (wield.Handler, error) {
 		ks, err := kindStepOf(st, fmt.Sprintf("step %d", i+1))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if ks.beforeTask && i > 0 {
+			return nil, fmt.Errorf("%s: step %d: before_task belongs to the first step only (nothing may run before its questions)", what, i+1)
 		}
 		for _, one := range append([]kindStep{ks}, ks.ask...) {
 			if one.as != "" && params[one.as] {
@@ -358,6 +365,12 @@ func kindStepOf(st kindStepSpec, name string) (kindStep, error) {
 		if err := srvCheckInputKey(ks.inputKey); err != nil {
 			return ks, fmt.Errorf("%s: key: %w", name, err)
 		}
+	}
+	if st.BeforeTask {
+		if ks.elicit == nil && ks.sample == nil && !ks.roots && ks.ask == nil {
+			return ks, fmt.Errorf("%s: before_task belongs to a step that asks (elicit, sample, roots or ask)", name)
+		}
+		ks.beforeTask = true
 	}
 	if st.Fail != "" {
 		n++
@@ -571,4 +584,38 @@ func kindAskError(what string, err error) error {
 		return wield.Errorf(wield.ErrExecution, "the MCP client does not support %s", what)
 	}
 	return wield.Errorf(wield.ErrExecution, "%s failed: %v", what, err)
+}
+
+// firstQuestions are the questions of the first step, rendered with the
+// arguments, when it says before_task (an elicit, sample, roots or ask
+// step) and each question has a key: nothing has run before them, so a
+// task tool asks them before its task is made (see srvTaskFirst). nil
+// otherwise.
+func (h *kindHandler) firstQuestions(args json.RawMessage) ([]Question, error) {
+	if len(h.steps) == 0 || !h.steps[0].beforeTask {
+		return nil, nil
+	}
+	data := map[string]any{}
+	if len(args) > 0 && string(args) != "null" {
+		if err := json.Unmarshal(args, &data); err != nil {
+			return nil, wield.Errorf(wield.ErrValidation, "arguments: %v", err)
+		}
+	}
+	st := h.steps[0]
+	steps := st.ask
+	if st.elicit != nil || st.sample != nil || st.roots {
+		steps = []kindStep{st}
+	}
+	var qs []Question
+	for _, one := range steps {
+		if one.inputKey == "" {
+			return nil, nil
+		}
+		q, err := one.question(data)
+		if err != nil {
+			return nil, err
+		}
+		qs = append(qs, q)
+	}
+	return qs, nil
 }

@@ -307,6 +307,22 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 	id := wield.NewID()
 	created := srvTaskTime(time.Now())
 	ta := s.srvTaskAsker(in.canElicit, in.canSample, in.canRoots)
+	if ta != nil {
+		missing, first, err := s.srvTaskFirst(q.Params.Name, q.Params.Arguments, q.Params.InputResponses)
+		if err != nil {
+			var jerr *jsonrpc.Error
+			if !errors.As(err, &jerr) {
+				jerr = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+			}
+			srvHTTPError(w, http.StatusBadRequest, q.ID, jerr)
+			return true
+		}
+		if missing != nil {
+			s.srvWriteInputRequired(w, q.ID, missing)
+			return true
+		}
+		ta.a.first = first
+	}
 	task, started := s.tasks.start(r.Context(), s.sessions.client(r), func(ctx context.Context) *engine.Pending {
 		p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
@@ -626,6 +642,22 @@ func (s *Server) srvWriteTask(w http.ResponseWriter, id json.RawMessage, v *srvT
 	}{resultType, mcp.Meta{mcp.MetaKeyServerInfo: &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}}, v})
 	if err != nil {
 		s.log.Error("mcp server: encode task", "task", v.TaskID, "err", err)
+		srvWrite(w, nil, id, nil, srvInternal)
+		return
+	}
+	srvWrite(w, nil, id, out, nil)
+}
+
+// srvWriteInputRequired answers a task tool's tools/call with the
+// questions it asks before its task is made (srvTaskFirst).
+func (s *Server) srvWriteInputRequired(w http.ResponseWriter, id json.RawMessage, irs mcp.InputRequestMap) {
+	out, err := jsonenc.Marshal(struct {
+		ResultType    string              `json:"resultType"`
+		Meta          mcp.Meta            `json:"_meta"`
+		InputRequests mcp.InputRequestMap `json:"inputRequests"`
+	}{"input_required", mcp.Meta{mcp.MetaKeyServerInfo: &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}}, irs})
+	if err != nil {
+		s.log.Error("mcp server: encode input_required", "err", err)
 		srvWrite(w, nil, id, nil, srvInternal)
 		return
 	}

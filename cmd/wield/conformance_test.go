@@ -38,7 +38,6 @@ var knownServer2026Failures = map[string]string{
 	// The Tasks extension (run unscored by the suite).
 	"tasks-lifecycle": "sep-2663-tasks-get-status-failed calls a protocol_error_job fixture, a task whose tool fails " +
 		"with a protocol error (status failed, with error), which no tool file can declare",
-	"tasks-mrtr-composition": `needs test_tool_with_task: input_required (key "user_name") before the task is created, then a task`,
 }
 
 // uncheckedServer2026Scenarios are the scenarios of suite 0.2.0-alpha.12
