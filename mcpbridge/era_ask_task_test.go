@@ -162,3 +162,97 @@ func TestServerTaskStaticNeeds(t *testing.T) {
 		t.Errorf("records: %v %v, want none", page, err)
 	}
 }
+
+// TestServerTaskBeforeTask checks a task tool whose first step asks
+// before_task: the tools/call answers input_required (no task, no state,
+// no record); a wrong answer is refused (400, -32602 naming the key); the
+// retry with the answer makes the task, whose tool is not asked again and
+// completes with the answer. A before_task step that is not the first is
+// an error of the file.
+func TestServerTaskBeforeTask(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(ctx)
+	l := toolfile.Loader{Kinds: map[string]toolfile.Kind{"mcp_client": mcpbridge.ClientKind()}}
+	set, err := l.Load(ctx, filepath.Join(t.TempDir(), "tools.yaml"), []byte(`
+- name: named
+  description: Asks a name first, then works as a task
+  task: required
+  parameters:
+    - {name: greeting, type: string}
+  entry:
+    type: mcp_client
+    steps:
+      - elicit: {message: "{{.greeting}}, who?", schema: {type: object, properties: {name: {type: string}}, required: [name]}, as: who}
+        before_task: true
+    text: "{{.greeting}}, {{.who.content.name}}"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, set.Tools...)
+	h := f.srv.Handler()
+	call := func(responses map[string]any) (int, map[string]any) {
+		p := map[string]any{"name": "named", "arguments": map[string]any{"greeting": "Hi"}}
+		if responses != nil {
+			p["inputResponses"] = responses
+		}
+		return taskAskPost(t, h, "tools/call", "named", p)
+	}
+	_, m := call(nil)
+	res, _ := m["result"].(map[string]any)
+	irs, _ := res["inputRequests"].(map[string]any)
+	q, _ := irs["who"].(map[string]any)
+	params, _ := q["params"].(map[string]any)
+	if res["resultType"] != "input_required" || params["message"] != "Hi, who?" || res["taskId"] != nil || res["requestState"] != nil {
+		t.Fatalf("first tools/call: %v, want input_required asking who (no task, no state)", m)
+	}
+	if page, err := store.Calls(ctx, wield.CallQuery{Tool: "named"}); err != nil || len(page.Records) != 0 {
+		t.Errorf("records after the question: %v %v, want none", page, err)
+	}
+	code, m := call(map[string]any{"who": map[string]any{"action": "accept", "content": map[string]any{"name": 1}}})
+	if e, _ := m["error"].(map[string]any); code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(e["message"]), "inputResponses.who") {
+		t.Errorf("wrong answer: %d %v, want 400 naming inputResponses.who", code, m)
+	}
+	_, m = call(map[string]any{"who": map[string]any{"action": "accept", "content": map[string]any{"name": "Ann"}}})
+	res, _ = m["result"].(map[string]any)
+	id, _ := res["taskId"].(string)
+	if res["resultType"] != "task" || id == "" {
+		t.Fatalf("retry with the answer: %v, want a task", m)
+	}
+	var task map[string]any
+	for range 500 {
+		_, m := taskAskPost(t, h, "tasks/get", id, map[string]any{"taskId": id})
+		if task, _ = m["result"].(map[string]any); task["status"] != "working" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var text string
+	if r, ok := task["result"].(map[string]any); ok {
+		if c, ok := r["content"].([]any); ok && len(c) == 1 {
+			text, _ = c[0].(map[string]any)["text"].(string)
+		}
+	}
+	if task["status"] != "completed" || text != "Hi, Ann" {
+		t.Errorf("the task: %v, want completed saying %q (not asked again)", task, "Hi, Ann")
+	}
+
+	_, err = l.Load(ctx, filepath.Join(t.TempDir(), "tools.yaml"), []byte(`
+- name: late
+  description: d
+  entry:
+    type: mcp_client
+    steps:
+      - log: {message: x}
+      - roots: {as: r}
+        before_task: true
+    text: x
+`))
+	if err == nil || !strings.Contains(err.Error(), "step 2: before_task belongs to the first step only") {
+		t.Errorf("before_task on step 2: %v, want an error saying it belongs to the first step", err)
+	}
+}
