@@ -72,15 +72,15 @@ type srvEraAsker struct {
 	// first are answers given before the call ran (a task's first
 	// questions, srvTaskFirst), by key: the tool's first round asking
 	// exactly those keys is answered with them. Guarded by one.
-	first map[string]json.RawMessage
-	needs                          *srvEraNeeds // what the call found missing in the client
-	caller                         string       // the requester, else the caller's ID
-	params                         *mcp.CallToolParamsRaw
-	asks                           chan *srvAsk // a question, from the tool to the request serving the call
-	done                           chan srvDone // the call's end (buffered)
-	cancel                         context.CancelCauseFunc
-	one                            sync.Mutex  // one question at a time
-	answered                       atomic.Bool // a request was answered input_required: its session is gone
+	first    map[string]json.RawMessage
+	needs    *srvEraNeeds // what the call found missing in the client
+	caller   string       // the requester, else the caller's ID
+	params   *mcp.CallToolParamsRaw
+	asks     chan *srvAsk // a question, from the tool to the request serving the call
+	done     chan srvDone // the call's end (buffered)
+	cancel   context.CancelCauseFunc
+	one      sync.Mutex  // one question at a time
+	answered atomic.Bool // a request was answered input_required: its session is gone
 
 	// Guarded by Server.parked.mu.
 	who     string // srvStateWho of caller, once parked
