@@ -122,7 +122,7 @@ func TestJourneyMCP2026ToolAsks(t *testing.T) {
 	q, _ := res["inputRequests"].(map[string]any)["answer"].(map[string]any)
 	params, _ := q["params"].(map[string]any)
 	if q["method"] != "elicitation/create" || params["message"] != "Who are you?" {
-		t.Errorf("the question: %v, want the tool's elicitation under its step's as: name, answer", q)
+		t.Errorf("the question: %v, want the tool's elicitation under answer, its step's as: name", q)
 	}
 	state, _ := res["requestState"].(string)
 	retry := func(st string) string {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -69,14 +68,19 @@ const (
 // srvEraAsker travels in the context of a call of the stateless era whose
 // client can be asked: [Elicit] and [Sample] put their question to it.
 type srvEraAsker struct {
-	canElicit, canSample bool
-	caller               string // the requester, else the caller's ID
-	params               *mcp.CallToolParamsRaw
-	asks                 chan *srvAsk // a question, from the tool to the request serving the call
-	done                 chan srvDone // the call's end (buffered)
-	cancel               context.CancelCauseFunc
-	one                  sync.Mutex  // one question at a time
-	answered             atomic.Bool // a request was answered input_required: its session is gone
+	canElicit, canSample, canRoots bool
+	// first are answers given before the call ran (a task's first
+	// questions, srvTaskFirst), by key: the tool's first round asking
+	// exactly those keys is answered with them. Guarded by one.
+	first    map[string]json.RawMessage
+	needs    *srvEraNeeds // what the call found missing in the client
+	caller   string       // the requester, else the caller's ID
+	params   *mcp.CallToolParamsRaw
+	asks     chan *srvAsk // a question, from the tool to the request serving the call
+	done     chan srvDone // the call's end (buffered)
+	cancel   context.CancelCauseFunc
+	one      sync.Mutex  // one question at a time
+	answered atomic.Bool // a request was answered input_required: its session is gone
 
 	// Guarded by Server.parked.mu.
 	who     string // srvStateWho of caller, once parked
@@ -120,19 +124,30 @@ func srvEraAskerFrom(ctx context.Context) *srvEraAsker {
 	return a
 }
 
-// srvAsk is one question of a tool.
+// srvAsk is one round of a tool's questions: one or more (see [Ask]),
+// answered together.
 type srvAsk struct {
+	items  []srvAskItem
+	call   string         // the call's ID
+	answer chan srvAnswer // buffered
+	// Guarded by Server.parked.mu: the answers a retry brought so far,
+	// by item (a retry may answer some questions only: the rest are
+	// asked again, under the same state).
+	got []json.RawMessage
+}
+
+// srvAskItem is one question of a round.
+type srvAskItem struct {
+	kind   string // elicit, sample or roots
 	key    string // in inputRequests
-	named  bool   // key given by the tool (WithInputKey)
-	call   string // the call's ID
+	named  bool   // key given by the tool (WithInputKey, Question.Key)
 	req    mcp.InputRequest
-	schema *jsonschema.Resolved // of an elicitation; nil for sampling
-	answer chan srvAnswer       // buffered
+	schema *jsonschema.Resolved // of an elicitation; nil otherwise
 }
 
 type srvAnswer struct {
-	raw json.RawMessage
-	err error
+	raws []json.RawMessage // by item
+	err  error
 }
 
 type srvDone struct {
@@ -158,15 +173,47 @@ func (s *Server) Waiting() int {
 // ask puts a question to the client serving the call and waits for its
 // answer.
 func (a *srvEraAsker) ask(ctx context.Context, kind string, req mcp.InputRequest, schema *jsonschema.Resolved) (json.RawMessage, error) {
-	a.one.Lock()
-	defer a.one.Unlock()
-	q := &srvAsk{key: kind, req: req, schema: schema, answer: make(chan srvAnswer, 1)}
+	it := srvAskItem{kind: kind, req: req, schema: schema}
 	if k, ok := ctx.Value(srvInputKeyKey{}).(string); ok {
-		if err := srvCheckInputKey(k); err != nil {
+		it.key, it.named = k, true
+	}
+	raws, err := a.askAll(ctx, []srvAskItem{it})
+	if err != nil {
+		return nil, err
+	}
+	return raws[0], nil
+}
+
+// askAll puts the questions of a round to the client serving the call and
+// waits for their answers, by item.
+func (a *srvEraAsker) askAll(ctx context.Context, items []srvAskItem) ([]json.RawMessage, error) {
+	seen := make(map[string]bool, len(items))
+	for _, it := range items {
+		if !it.named {
+			continue
+		}
+		if err := srvCheckInputKey(it.key); err != nil {
 			return nil, err
 		}
-		q.key, q.named = k, true
+		if seen[it.key] {
+			return nil, fmt.Errorf("input key %q: two questions of one round have it", it.key)
+		}
+		seen[it.key] = true
 	}
+	a.one.Lock()
+	defer a.one.Unlock()
+	if a.first != nil {
+		first := a.first
+		a.first = nil // one round only
+		raws := make([]json.RawMessage, len(items))
+		for i, it := range items {
+			raws[i] = first[it.key]
+		}
+		if len(first) == len(items) && !slices.ContainsFunc(raws, func(r json.RawMessage) bool { return r == nil }) {
+			return raws, nil
+		}
+	}
+	q := &srvAsk{items: items, answer: make(chan srvAnswer, 1)}
 	if c := wield.CallFrom(ctx); c != nil {
 		q.call = c.ID
 	}
@@ -177,7 +224,7 @@ func (a *srvEraAsker) ask(ctx context.Context, kind string, req mcp.InputRequest
 	}
 	select {
 	case ans := <-q.answer:
-		return ans.raw, ans.err
+		return ans.raws, ans.err
 	case <-ctx.Done():
 		return nil, srvNoAnswer(ctx)
 	}
@@ -204,9 +251,10 @@ func (s *Server) srvEraRun(ctx context.Context, in srvEraInput, who string, p *m
 		cancel = func(err error) { prev(err); stopDeadline() }
 	}
 	a := &srvEraAsker{
-		canElicit: in.canElicit, canSample: in.canSample, caller: who, params: p,
+		canElicit: in.canElicit, canSample: in.canSample, canRoots: in.canRoots, caller: who, params: p,
 		asks: make(chan *srvAsk), done: make(chan srvDone, 1), cancel: cancel,
 	}
+	a.needs, _ = ctx.Value(srvEraNeedsKey{}).(*srvEraNeeds)
 	callCtx = context.WithValue(callCtx, srvEraAskerKey{}, a)
 	stop := context.AfterFunc(s.sessions.ended, func() {
 		cancel(&wield.Error{Type: wield.ErrCanceled, Message: "the MCP server closed"})
@@ -271,9 +319,24 @@ func (pc *srvParkedCalls) park(a *srvEraAsker, q *srvAsk, o *InputRequiredOption
 		pc.perWho[a.who]++
 	}
 	a.round++
-	if !q.named {
-		q.key = fmt.Sprintf("wield_%s_%d", q.key, a.round)
+	for i := range q.items {
+		if it := &q.items[i]; !it.named {
+			if len(q.items) == 1 {
+				it.key = fmt.Sprintf("wield_%s_%d", it.kind, a.round)
+			} else {
+				it.key = fmt.Sprintf("wield_%s_%d_%d", it.kind, a.round, i+1)
+			}
+		}
 	}
+	for i, it := range q.items {
+		for _, o := range q.items[:i] {
+			if o.key == it.key {
+				a.round--
+				return srvState{}, fmt.Errorf("input key %q: two questions of one round have it", it.key)
+			}
+		}
+	}
+	q.got = make([]json.RawMessage, len(q.items))
 	a.pending, a.busy = q, false
 	ttl := o.ttl()
 	round := a.round
@@ -317,9 +380,13 @@ func (pc *srvParkedCalls) dropLocked(a *srvEraAsker) {
 	}
 }
 
-// take checks the retry's answers against a's question of the state and,
-// when they answer it, spends the state and returns the question; a nil
-// question with no error means the answer is missing (ask again).
+// take checks the retry's answers against a's questions of the state and,
+// when they answer them all (with the answers of earlier retries of the
+// round), spends the state and returns the round; a nil round with no
+// error means answers are missing (ask those again). Keys that name no
+// question are ignored, as the revision advises: only the answers to the
+// questions asked are read, each checked, so an extra key carries nothing
+// into the call.
 func (pc *srvParkedCalls) take(st srvState, responses map[string]json.RawMessage) (*srvEraAsker, *srvAsk, error) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
@@ -331,22 +398,25 @@ func (pc *srvParkedCalls) take(st srvState, responses map[string]json.RawMessage
 		return nil, nil, srvStateError(fmt.Sprintf("it was already answered: it is used once (the call's record is %s)", ResourceURI(st.Call, false)))
 	}
 	q := a.pending
-	for _, k := range slices.Sorted(maps.Keys(responses)) {
-		if k != q.key {
-			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses.%s: this call asked nothing under that key (it asks %s)", safetext.Line(k), q.key)}
+	got := slices.Clone(q.got)
+	for i, it := range q.items {
+		raw, ok := responses[it.key]
+		if !ok {
+			continue
 		}
+		ans, err := srvCheckAnswer(&it, raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		got[i] = ans
 	}
-	raw, ok := responses[q.key]
-	if !ok {
+	copy(q.got, got) // every answer checked: kept for the next retry
+	if slices.ContainsFunc(got, func(r json.RawMessage) bool { return r == nil }) {
 		return a, nil, nil
-	}
-	ans, err := srvCheckAnswer(q, raw)
-	if err != nil {
-		return nil, nil, err
 	}
 	a.pending, a.busy = nil, true
 	a.timer.Stop()
-	q.answer <- srvAnswer{raw: ans}
+	q.answer <- srvAnswer{raws: got}
 	return a, q, nil
 }
 
@@ -360,12 +430,15 @@ func (s *Server) srvEraResume(ctx context.Context, st srvState, in srvEraInput, 
 	if q == nil {
 		// No answer: ask again, with the same state.
 		s.parked.mu.Lock()
-		pending := a.pending
+		var ir *mcp.CallToolResult
+		if a.pending != nil {
+			ir = srvInputAsked(a.pending, state)
+		}
 		s.parked.mu.Unlock()
-		if pending == nil {
+		if ir == nil {
 			return nil, srvStateError("it was already answered: it is used once")
 		}
-		return srvInputAsked(pending, state), nil
+		return ir, nil
 	}
 	res, ir, err := s.srvEraWait(ctx, a)
 	if err != nil {
@@ -375,6 +448,9 @@ func (s *Server) srvEraResume(ctx context.Context, st srvState, in srvEraInput, 
 	if ir != nil {
 		return ir, nil
 	}
+	if err := a.needs.refusal(st.Tool, res); err != nil {
+		return nil, err
+	}
 	return s.srvResult(res), nil
 }
 
@@ -382,7 +458,7 @@ func (s *Server) srvEraResume(ctx context.Context, st srvState, in srvEraInput, 
 // elicitation's or a sampling's result) and, for an elicitation accepted,
 // its content against the schema asked. It returns the answer as the tool
 // reads it.
-func srvCheckAnswer(q *srvAsk, raw json.RawMessage) (json.RawMessage, error) {
+func srvCheckAnswer(q *srvAskItem, raw json.RawMessage) (json.RawMessage, error) {
 	bad := func(format string, args ...any) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "inputResponses." + q.key + ": " + fmt.Sprintf(format, args...)}
 	}
@@ -390,6 +466,29 @@ func srvCheckAnswer(q *srvAsk, raw json.RawMessage) (json.RawMessage, error) {
 		return nil, bad("%d bytes, more than the %d an answer may have", len(raw), srvMaxAnswer)
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
+	if q.kind == "roots" {
+		var r struct {
+			Roots []struct {
+				URI  *string `json:"uri"`
+				Name string  `json:"name"`
+			} `json:"roots"`
+		}
+		if err := d.Decode(&r); err != nil {
+			return nil, bad("not a roots/list result: %v", err)
+		}
+		if r.Roots == nil {
+			return nil, bad("roots is missing: a roots/list result has a roots array")
+		}
+		out := make([]Root, len(r.Roots))
+		for i, rt := range r.Roots {
+			if rt.URI == nil || *rt.URI == "" {
+				return nil, bad("roots[%d]: uri is missing", i)
+			}
+			out[i] = Root{URI: *rt.URI, Name: rt.Name}
+		}
+		b, _ := json.Marshal(out)
+		return b, nil
+	}
 	if q.schema != nil {
 		var r struct {
 			Action  string         `json:"action"`
@@ -459,12 +558,19 @@ func srvCheckAnswer(q *srvAsk, raw json.RawMessage) (json.RawMessage, error) {
 	return out, nil
 }
 
-// srvInputAsked is the input_required result of a tool's question.
+// srvInputAsked is the input_required result of a tool's questions: those
+// of the round not answered yet.
 func srvInputAsked(q *srvAsk, state string) *mcp.CallToolResult {
+	m := make(mcp.InputRequestMap, len(q.items))
+	for i, it := range q.items {
+		if q.got == nil || q.got[i] == nil {
+			m[it.key] = it.req
+		}
+	}
 	return &mcp.CallToolResult{
 		Meta:          mcp.Meta{},
 		Content:       []mcp.Content{},
-		InputRequests: mcp.InputRequestMap{q.key: q.req},
+		InputRequests: m,
 		RequestState:  state,
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -152,7 +153,6 @@ func TestServerEraAskRoundTrip(t *testing.T) {
 				{"wrong shape", eraAskBody(5, args, eraAskCaps, eraAnswer(key, `{"action":"accept","content":{"name":5}}`, state)), "does not match the schema"},
 				{"missing field", eraAskBody(6, args, eraAskCaps, eraAnswer(key, `{"action":"accept","content":{}}`, state)), "does not match the schema"},
 				{"sampling answer to an elicitation", eraAskBody(7, args, eraAskCaps, eraAnswer(key, `{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}`, state)), "inputResponses"},
-				{"unknown key", eraAskBody(8, args, eraAskCaps, `"inputResponses":{"wield_elicit_1":{"action":"decline"},"other":{"action":"decline"}},"requestState":"`+state+`"`), "asked nothing under that key"},
 				{"huge", eraAskBody(9, args, eraAskCaps, eraAnswer(key, huge, state)), ""},
 			}
 			for _, rf := range refusals {
@@ -168,6 +168,12 @@ func TestServerEraAskRoundTrip(t *testing.T) {
 			k2, _, _, s2 := eraAsked(t, srvEraPost(t, h, eraAskBody(10, args, eraAskCaps, `"requestState":"`+state+`"`)))
 			if k2 != key || s2 != state {
 				t.Errorf("retry without an answer: %s %s, want the same question and state", k2, s2)
+			}
+			// A key that names no question is ignored (the revision's
+			// SHOULD): no answer, so asked again.
+			k3, _, _, s3 := eraAsked(t, srvEraPost(t, h, eraAskBody(8, args, eraAskCaps, `"inputResponses":{"other":{"action":"decline"}},"requestState":"`+state+`"`)))
+			if k3 != key || s3 != state || f.srv.Waiting() != 1 {
+				t.Errorf("retry with an unknown key only: %s %s (%d waiting), want the same question and state, the call waiting", k3, s3, f.srv.Waiting())
 			}
 
 			// The answer: the tool goes on to its next question.
@@ -303,14 +309,23 @@ func TestServerEraAskClose(t *testing.T) {
 
 // TestServerEraAskNoCapability checks that a client of 2026-07-28 that
 // declared neither capability is not asked: Elicit fails with
-// ErrUnsupported in the tool, as before.
+// ErrUnsupported in the tool, and the call, which failed for want of it,
+// is answered -32021 naming elicitation (HTTP 400), on either path.
 func TestServerEraAskNoCapability(t *testing.T) {
-	f := eraAskNew(t, false, mcpbridge.InputRequiredOptions{})
-	if _, isErr := eraText(srvEraPost(t, f.srv.Handler(), eraAskBody(1, `{"message":"hi"}`, `{}`, ""))); !isErr {
-		t.Error("want the tool's error")
-	}
-	if err := <-f.errs; !errors.Is(err, mcpbridge.ErrUnsupported) {
-		t.Errorf("Elicit returned %v, want ErrUnsupported", err)
+	for _, noFast := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sdk=%v", noFast), func(t *testing.T) {
+			f := eraAskNew(t, noFast, mcpbridge.InputRequiredOptions{})
+			r := srvEraPost(t, f.srv.Handler(), eraAskBody(1, `{"message":"hi"}`, `{}`, ""))
+			e, _ := eraMap(r)["error"].(map[string]any)
+			data, _ := e["data"].(map[string]any)
+			req, _ := data["requiredCapabilities"].(map[string]any)
+			if r.status != http.StatusBadRequest || e["code"] != float64(mcpbridge.CodeMissingCapability) || req["elicitation"] == nil || len(req) != 1 {
+				t.Errorf("reply %d %v, want HTTP 400 and error -32021 requiring elicitation", r.status, r.body)
+			}
+			if err := <-f.errs; !errors.Is(err, mcpbridge.ErrUnsupported) {
+				t.Errorf("Elicit returned %v, want ErrUnsupported", err)
+			}
+		})
 	}
 }
 

@@ -114,6 +114,7 @@ func (a *srvEraAsk) parked() *wield.ApprovalRequest {
 type srvEraInput struct {
 	canElicit bool
 	canSample bool
+	canRoots  bool
 	responses map[string]json.RawMessage
 	state     string
 }
@@ -134,17 +135,25 @@ func (s *Server) srvEraCall(ctx context.Context, ep *srvEndpoint, ss *mcp.Server
 	if who == "" {
 		who = caller.ID
 	}
+	needs := &srvEraNeeds{}
+	ctx = context.WithValue(ctx, srvEraNeedsKey{}, needs)
 	if in.state != "" {
 		if o == nil {
 			return nil, srvStateError("this server issues no requestState (approvals in the protocol are off): send the call without one")
 		}
 		return s.srvEraRetry(ctx, ep, ss, p, caller, who, in)
 	}
+	if err := s.srvEraStaticNeeds(p.Name, in); err != nil {
+		return nil, err
+	}
 	asks := o != nil && in.canElicit && (wield.RequesterFrom(ctx) == "" || o.SelfApproval)
-	talks := o != nil && (in.canElicit || in.canSample)
+	talks := o != nil && (in.canElicit || in.canSample || in.canRoots)
 	if !talks {
 		res, err := s.srvCallAs(ctx, ep, ss, p, caller)
 		if err != nil {
+			return nil, err
+		}
+		if err := needs.refusal(p.Name, res); err != nil {
 			return nil, err
 		}
 		return s.srvResult(res), nil
@@ -173,6 +182,9 @@ func (s *Server) srvEraCall(ctx context.Context, ep *srvEndpoint, ss *mcp.Server
 		// decision came between the approval's creation and the end of
 		// its wait (the call then ran, or was refused, here).
 		if err != nil {
+			return nil, err
+		}
+		if err := needs.refusal(p.Name, res); err != nil {
 			return nil, err
 		}
 		return s.srvResult(res), nil
@@ -304,7 +316,7 @@ func (s *Server) srvEraRetry(ctx context.Context, ep *srvEndpoint, ss *mcp.Serve
 		return res, err
 	}
 	var res *wield.Result
-	if in.canElicit || in.canSample {
+	if in.canElicit || in.canSample || in.canRoots {
 		// The approved tool may ask its client in turn (era_ask.go).
 		var asked *mcp.CallToolResult
 		if res, asked, err = s.srvEraRun(ctx, in, who, p, run); asked != nil {
@@ -316,6 +328,11 @@ func (s *Server) srvEraRetry(ctx context.Context, ep *srvEndpoint, ss *mcp.Serve
 	if err != nil {
 		s.log.Error("mcp server: call failed", "tool", p.Name, "err", err)
 		return nil, srvInternal
+	}
+	if n, _ := ctx.Value(srvEraNeedsKey{}).(*srvEraNeeds); n != nil {
+		if err := n.refusal(p.Name, res); err != nil {
+			return nil, err
+		}
 	}
 	return s.srvResult(res), nil
 }
@@ -377,6 +394,7 @@ func srvEraInputOf(req *mcp.CallToolRequest) (in srvEraInput, client string, ok 
 	if ip.Capabilities != nil {
 		in.canElicit = srvCanElicitCaps(ip.Capabilities.Elicitation)
 		in.canSample = ip.Capabilities.Sampling != nil
+		in.canRoots = ip.Capabilities.RootsV2 != nil || ip.Capabilities.Roots.ListChanged
 	}
 	in.state = req.Params.RequestState
 	if req.Params.InputResponses != nil {

@@ -36,12 +36,24 @@ import (
 //	    - sleep: 50ms
 //	    - sample: {prompt: "{{.question}}", max_tokens: 100, as: reply}
 //	    - elicit: {message: "Who are you?", schema: {type: object, properties: {...}}, as: answer}
+//	    - roots: {as: dirs}                               # the client's roots
+//	    - ask:                                            # several questions in one round
+//	        - elicit: {message: "Your name?", schema: {...}, as: name}
+//	        - sample: {prompt: "A greeting", as: greeting}
+//	        - roots: {as: where}
 //	    - fail: "no luck with {{.name}}"                  # the call fails with this text
 //	  text: "The model said {{.reply.text}}; you said {{json .answer.content}}"
 //
 // text is a shorthand for one text item of content. A sample step's result
 // has text, role, model and stop_reason; an elicit step's has action
-// (accept, decline or cancel) and content. Log steps are skipped, and
+// (accept, decline or cancel) and content; a roots step's has roots (a
+// list of uri and name). An ask step's questions (elicit, sample and roots
+// steps) go to the client together: a client of 2026-07-28 gets them in
+// one input_required result; a session's client is asked them in turn.
+// Consecutive elicit steps are asked in rounds, one each, as written: a
+// later question may depend on an earlier answer. A sample, elicit or
+// roots step (an ask step's too) asks under its as: name, unless key:
+// names another. Log steps are skipped, and
 // progress is not reported, when the call did not come over MCP; sample
 // and elicit steps then fail the call, as they do when the client cannot
 // answer them.
@@ -95,7 +107,15 @@ type kindStepSpec struct {
 		As        string `json:"as"`
 		Key       string `json:"key"`
 	} `json:"sample"`
-	Elicit *struct {
+	Roots *struct {
+		As  string `json:"as"`
+		Key string `json:"key"`
+	} `json:"roots"`
+	Ask []kindStepSpec `json:"ask"`
+	// BeforeTask, on a first step that asks, has a task tool ask its
+	// questions before its task is made (see firstQuestions).
+	BeforeTask bool `json:"before_task"`
+	Elicit     *struct {
 		Message string          `json:"message"`
 		Schema  json.RawMessage `json:"schema"`
 		As      string          `json:"as"`
@@ -122,6 +142,9 @@ type kindStep struct {
 	elicit     *tplText
 	elicitWith *jsonschema.Schema
 	fail       *tplText
+	roots      bool
+	ask        []kindStep // an ask step's questions
+	beforeTask bool
 	as         string
 	inputKey   string // the key of a sample or elicit step's question in inputRequests (WithInputKey)
 }
@@ -168,8 +191,13 @@ func kindBuild(def *toolfile.Def, client bool) (wield.Handler, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		if ks.as != "" && params[ks.as] {
-			return nil, fmt.Errorf("%s: step %d: as %q is also a parameter's name", what, i+1, ks.as)
+		if ks.beforeTask && i > 0 {
+			return nil, fmt.Errorf("%s: step %d: before_task belongs to the first step only (nothing may run before its questions)", what, i+1)
+		}
+		for _, one := range append([]kindStep{ks}, ks.ask...) {
+			if one.as != "" && params[one.as] {
+				return nil, fmt.Errorf("%s: step %d: as %q is also a parameter's name", what, i+1, one.as)
+			}
 		}
 		h.steps = append(h.steps, ks)
 	}
@@ -300,6 +328,35 @@ func kindStepOf(st kindStepSpec, name string) (kindStep, error) {
 		}
 		ks.as, ks.inputKey = e.As, e.Key
 	}
+	if r := st.Roots; r != nil {
+		n++
+		ks.roots = true
+		ks.as, ks.inputKey = r.As, r.Key
+	}
+	if st.Ask != nil {
+		n++
+		if len(st.Ask) == 0 {
+			return ks, fmt.Errorf("%s: ask: needs questions (elicit, sample or roots steps)", name)
+		}
+		keys := map[string]bool{}
+		for i, q := range st.Ask {
+			qname := fmt.Sprintf("%s ask %d", name, i+1)
+			qs, err := kindStepOf(q, qname)
+			if err != nil {
+				return ks, err
+			}
+			if qs.elicit == nil && qs.sample == nil && !qs.roots {
+				return ks, fmt.Errorf("%s: an ask step asks only elicit, sample and roots steps", qname)
+			}
+			if qs.inputKey != "" {
+				if keys[qs.inputKey] {
+					return ks, fmt.Errorf("%s: key %q: another question of the step has it", qname, qs.inputKey)
+				}
+				keys[qs.inputKey] = true
+			}
+			ks.ask = append(ks.ask, qs)
+		}
+	}
 	if ks.inputKey == "" && ks.as != "" && srvCheckInputKey(ks.as) == nil {
 		// A step's answer is asked for under its name unless key: names
 		// another: clients (and the conformance suite) match the two.
@@ -308,6 +365,12 @@ func kindStepOf(st kindStepSpec, name string) (kindStep, error) {
 		if err := srvCheckInputKey(ks.inputKey); err != nil {
 			return ks, fmt.Errorf("%s: key: %w", name, err)
 		}
+	}
+	if st.BeforeTask {
+		if ks.elicit == nil && ks.sample == nil && !ks.roots && ks.ask == nil {
+			return ks, fmt.Errorf("%s: before_task belongs to a step that asks (elicit, sample, roots or ask)", name)
+		}
+		ks.beforeTask = true
 	}
 	if st.Fail != "" {
 		n++
@@ -318,7 +381,7 @@ func kindStepOf(st kindStepSpec, name string) (kindStep, error) {
 		ks.fail = &t
 	}
 	if n != 1 {
-		return ks, fmt.Errorf("%s: needs exactly one of log, progress, sleep, sample, elicit, fail", name)
+		return ks, fmt.Errorf("%s: needs exactly one of log, progress, sleep, sample, elicit, roots, ask, fail", name)
 	}
 	return ks, nil
 }
@@ -409,6 +472,27 @@ func (st kindStep) run(ctx context.Context, data map[string]any) error {
 		if st.as != "" {
 			data[st.as] = map[string]any{"action": action, "content": content}
 		}
+	case st.roots:
+		ans, err := Ask(ctx, Question{Key: st.inputKey, Roots: true})
+		if err != nil {
+			return kindAskError("roots", err)
+		}
+		st.keep(data, ans[0])
+	case st.ask != nil:
+		qs := make([]Question, len(st.ask))
+		for i, q := range st.ask {
+			var err error
+			if qs[i], err = q.question(data); err != nil {
+				return err
+			}
+		}
+		ans, err := Ask(ctx, qs...)
+		if err != nil {
+			return kindAskError("the questions asked", err)
+		}
+		for i, q := range st.ask {
+			q.keep(data, ans[i])
+		}
 	case st.fail != nil:
 		msg, err := st.fail.render(data)
 		if err != nil {
@@ -417,6 +501,78 @@ func (st kindStep) run(ctx context.Context, data map[string]any) error {
 		return wield.Errorf(wield.ErrExecution, "%s", msg)
 	}
 	return nil
+}
+
+// question is the question of an elicit, sample or roots step.
+func (st kindStep) question(data map[string]any) (Question, error) {
+	q := Question{Key: st.inputKey}
+	switch {
+	case st.elicit != nil:
+		msg, err := st.elicit.render(data)
+		if err != nil {
+			return q, err
+		}
+		q.Elicit = &ElicitQuestion{Message: msg, Schema: st.elicitWith}
+	case st.sample != nil:
+		q.Sample = &SampleQuestion{MaxTokens: st.maxTokens}
+		for _, m := range st.sample {
+			text, err := m.text.render(data)
+			if err != nil {
+				return q, err
+			}
+			q.Sample.Messages = append(q.Sample.Messages, SampleMessage{Role: m.role, Text: text})
+		}
+	default:
+		q.Roots = true
+	}
+	return q, nil
+}
+
+// keep puts the answer to an elicit, sample or roots step under its as:
+// name.
+func (st kindStep) keep(data map[string]any, a Answer) {
+	if st.as == "" {
+		return
+	}
+	switch {
+	case st.elicit != nil:
+		data[st.as] = map[string]any{"action": a.Action, "content": a.Content}
+	case st.sample != nil:
+		data[st.as] = map[string]any{"text": a.Sampled.Text, "role": a.Sampled.Role, "model": a.Sampled.Model, "stop_reason": a.Sampled.StopReason}
+	default:
+		roots := make([]any, len(a.Roots))
+		for i, r := range a.Roots {
+			roots[i] = map[string]any{"uri": r.URI, "name": r.Name}
+		}
+		data[st.as] = map[string]any{"roots": roots}
+	}
+}
+
+// clientNeeds says which client capabilities the steps need: those that
+// ask before the first fail step.
+func (h *kindHandler) clientNeeds() []string {
+	var needs []string
+	add := func(c string) {
+		if !slices.Contains(needs, c) {
+			needs = append(needs, c)
+		}
+	}
+	for _, st := range h.steps {
+		if st.fail != nil {
+			break
+		}
+		for _, one := range append([]kindStep{st}, st.ask...) {
+			switch {
+			case one.elicit != nil:
+				add("elicitation")
+			case one.sample != nil:
+				add("sampling")
+			case one.roots:
+				add("roots")
+			}
+		}
+	}
+	return needs
 }
 
 // kindAskError words a failed request to the client for the model.
@@ -428,4 +584,38 @@ func kindAskError(what string, err error) error {
 		return wield.Errorf(wield.ErrExecution, "the MCP client does not support %s", what)
 	}
 	return wield.Errorf(wield.ErrExecution, "%s failed: %v", what, err)
+}
+
+// firstQuestions are the questions of the first step, rendered with the
+// arguments, when it says before_task (an elicit, sample, roots or ask
+// step) and each question has a key: nothing has run before them, so a
+// task tool asks them before its task is made (see srvTaskFirst). nil
+// otherwise.
+func (h *kindHandler) firstQuestions(args json.RawMessage) ([]Question, error) {
+	if len(h.steps) == 0 || !h.steps[0].beforeTask {
+		return nil, nil
+	}
+	data := map[string]any{}
+	if len(args) > 0 && string(args) != "null" {
+		if err := json.Unmarshal(args, &data); err != nil {
+			return nil, wield.Errorf(wield.ErrValidation, "arguments: %v", err)
+		}
+	}
+	st := h.steps[0]
+	steps := st.ask
+	if st.elicit != nil || st.sample != nil || st.roots {
+		steps = []kindStep{st}
+	}
+	var qs []Question
+	for _, one := range steps {
+		if one.inputKey == "" {
+			return nil, nil
+		}
+		q, err := one.question(data)
+		if err != nil {
+			return nil, err
+		}
+		qs = append(qs, q)
+	}
+	return qs, nil
 }

@@ -142,6 +142,7 @@ func Elicit(ctx context.Context, message string, schema *jsonschema.Schema) (map
 		return srvEraElicit(ctx, a, p, schema)
 	}
 	if !srvCanElicit(r.session) {
+		srvEraMissing(ctx, "elicitation")
 		return nil, "", fmt.Errorf("elicit: %w", ErrUnsupported)
 	}
 	res, err := r.session.Elicit(ctx, p)
@@ -217,6 +218,7 @@ func Sample(ctx context.Context, messages []SampleMessage, maxTokens int64) (Sam
 	}
 	a := srvEraAskerFrom(ctx)
 	if (a == nil || !a.canSample) && !srvCanSample(r.session) {
+		srvEraMissing(ctx, "sampling")
 		return Sampled{}, fmt.Errorf("sample: %w", ErrUnsupported)
 	}
 	p := &mcp.CreateMessageParams{MaxTokens: maxTokens, Messages: make([]*mcp.SamplingMessage, len(messages))}

@@ -240,6 +240,7 @@ func srvEraDecode(body []byte, version string) (srvEraRequest, bool) {
 		req.input.canElicit = srvCanElicitCaps(&ec)
 	}
 	_, req.input.canSample = caps["sampling"]
+	_, req.input.canRoots = caps["roots"]
 	if ci, ok := meta[mcp.MetaKeyClientInfo]; ok {
 		var info mcp.Implementation
 		if string(ci) == "null" || json.Unmarshal(ci, &info) != nil {
@@ -331,8 +332,9 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 			if !errors.As(err, &jerr) {
 				jerr = srvInternal
 			}
-			if jerr.Code == jsonrpc.CodeInvalidParams {
-				// The revision answers invalid params with HTTP 400.
+			if jerr.Code == jsonrpc.CodeInvalidParams || jerr.Code == CodeMissingCapability {
+				// The revision answers invalid params, and a capability
+				// missing, with HTTP 400.
 				srvHTTPError(w, http.StatusBadRequest, req.ID, jerr)
 				return true
 			}

@@ -105,6 +105,9 @@ type srvTask struct {
 	approval atomic.Pointer[string]
 	// leased is set once the task holds its lease in the store.
 	leased atomic.Bool
+	// ask holds the questions the task's tool puts to its client, nil
+	// when the client declared nothing it can be asked.
+	ask atomic.Pointer[srvTaskAsk]
 }
 
 // srvTaskCanceled is the cause of a task canceled by tasks/cancel: on
@@ -122,16 +125,21 @@ type srvTaskRequest struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		TaskID    string          `json:"taskId"`
-		// InputResponses and RequestState retry a call that answered
-		// input_required: never one that becomes a task past TaskAfter.
-		InputResponses json.RawMessage `json:"inputResponses"`
-		RequestState   json.RawMessage `json:"requestState"`
+		// InputResponses answer questions: a tasks/update's
+		// (era_ask_task.go), or a tools/call retry's. RequestState
+		// retries a call that answered input_required. Neither call
+		// becomes a task past TaskAfter.
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+		RequestState   json.RawMessage            `json:"requestState"`
 		Meta           struct {
 			ClientInfo *struct {
 				Name string `json:"name"`
 			} `json:"io.modelcontextprotocol/clientInfo"`
 			ClientCapabilities *struct {
-				Extensions map[string]json.RawMessage `json:"extensions"`
+				Extensions  map[string]json.RawMessage   `json:"extensions"`
+				Elicitation *mcp.ElicitationCapabilities `json:"elicitation"`
+				Sampling    json.RawMessage              `json:"sampling"`
+				Roots       json.RawMessage              `json:"roots"`
 			} `json:"io.modelcontextprotocol/clientCapabilities"`
 			// ProgressToken and LogLevel ask for notifications on the
 			// call's response stream: such a call never becomes a task
@@ -231,10 +239,22 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 	case "tasks/get":
 		s.srvWriteTask(w, q.ID, task, "complete")
 	case "tasks/update":
-		// wield asks a task's client for nothing in the middle of the
-		// task (a confirm tool's approval waits in the inbox), so no
-		// input is ever outstanding: responses to keys not outstanding
-		// are ignored, as the extension says.
+		// The answers to the task's questions (era_ask_task.go); keys
+		// not outstanding are ignored, as the extension says. A confirm
+		// tool's approval is no question of the client's: it waits in
+		// the inbox.
+		if t := s.tasks.local(q.Params.TaskID); t != nil {
+			if ta := t.ask.Load(); ta != nil {
+				if err := ta.answer(q.Params.InputResponses); err != nil {
+					var jerr *jsonrpc.Error
+					if !errors.As(err, &jerr) {
+						jerr = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+					}
+					srvHTTPError(w, http.StatusBadRequest, q.ID, jerr)
+					return true
+				}
+			}
+		}
 		s.srvWriteEmpty(w, q.ID)
 	case "tasks/cancel":
 		s.srvCancelTask(r.Context(), task)
@@ -299,10 +319,41 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 	if ci := q.Params.Meta.ClientInfo; ci != nil {
 		client = ci.Name
 	}
+	var in srvEraInput
+	if c := q.Params.Meta.ClientCapabilities; c != nil {
+		in.canElicit, in.canSample, in.canRoots = srvCanElicitCaps(c.Elicitation), len(c.Sampling) > 0 && c.Sampling[0] == '{', len(c.Roots) > 0 && c.Roots[0] == '{'
+	}
+	if err := s.srvEraStaticNeeds(q.Params.Name, in); err != nil {
+		// Known before the task exists (a tool file's steps): refused
+		// as a plain call is, no task made.
+		var jerr *jsonrpc.Error
+		errors.As(err, &jerr)
+		srvHTTPError(w, http.StatusBadRequest, q.ID, jerr)
+		return true
+	}
+	ta := s.srvTaskAsker(in.canElicit, in.canSample, in.canRoots)
+	if ta != nil && after == 0 {
+		// A task tool's questions asked before its task is made
+		// (before_task): the tools/call itself answers input_required.
+		missing, first, err := s.srvTaskFirst(q.Params.Name, q.Params.Arguments, q.Params.InputResponses)
+		if err != nil {
+			var jerr *jsonrpc.Error
+			if !errors.As(err, &jerr) {
+				jerr = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+			}
+			srvHTTPError(w, http.StatusBadRequest, q.ID, jerr)
+			return true
+		}
+		if missing != nil {
+			s.srvWriteInputRequired(w, q.ID, missing)
+			return true
+		}
+		ta.a.first = first
+	}
 	p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
 	// A call that may end before TaskAfter reserves no ID up front (a
 	// store write each call): only once it becomes a task.
-	task, id, started := s.srvLaunchTask(r, p, s.srvCallerNamed(client), after == 0)
+	task, id, started := s.srvLaunchTask(r, p, s.srvCallerNamed(client), after == 0, ta)
 	if !started {
 		if support == wield.TaskOptional {
 			return false
@@ -333,8 +384,9 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 // ID, unless srvMaxTasks run (or the server stops): see srvTasks.start.
 // With reserve, the engine reserves the ID in the store before the call
 // runs; without, the ID is the engine's own, reserved by srvReserveLate
-// if the call becomes a task.
-func (s *Server) srvLaunchTask(r *http.Request, p *mcp.CallToolParamsRaw, caller wield.Caller, reserve bool) (*srvTask, string, bool) {
+// if the call becomes a task. ta, when not nil, carries the questions
+// the task's tool puts to its client (era_ask_task.go).
+func (s *Server) srvLaunchTask(r *http.Request, p *mcp.CallToolParamsRaw, caller wield.Caller, reserve bool, ta *srvTaskAsk) (*srvTask, string, bool) {
 	id := ""
 	if reserve {
 		id = wield.NewID()
@@ -342,6 +394,10 @@ func (s *Server) srvLaunchTask(r *http.Request, p *mcp.CallToolParamsRaw, caller
 	created := srvTaskTime(time.Now())
 	task, started := s.tasks.start(r.Context(), s.sessions.client(r), func(ctx context.Context) *engine.Pending {
 		ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{params: p})
+		if ta != nil {
+			ctx = context.WithValue(ctx, srvEraAskerKey{}, ta.a)
+			go ta.serve(ctx)
+		}
 		caller.Variables = maps.Clone(caller.Variables)
 		if caller.Variables == nil {
 			caller.Variables = map[string]any{}
@@ -362,6 +418,9 @@ func (s *Server) srvLaunchTask(r *http.Request, p *mcp.CallToolParamsRaw, caller
 	}, id, created, s.srvTaskListener(), s.reg.Bus())
 	if !started {
 		return nil, "", false
+	}
+	if ta != nil {
+		task.ask.Store(ta)
 	}
 	return task, task.p.ID(), true
 }
@@ -578,6 +637,8 @@ type srvTaskView struct {
 	// res is the call's recorded result, nil before it ends (tasks/result
 	// of the 2025-11-25 form answers it, whatever the status).
 	res *wield.Result
+	// InputRequests are the questions an input_required task waits for.
+	InputRequests mcp.InputRequestMap `json:"inputRequests,omitempty"`
 }
 
 // srvTaskState reads a task: from the call running here, else its record,
@@ -590,6 +651,11 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 		res, err, done := t.p.TryResult()
 		if !done {
 			v.Status, v.CreatedAt, v.LastUpdatedAt = "working", t.created, t.created
+			if ta := t.ask.Load(); ta != nil {
+				if m := ta.requests(); m != nil {
+					v.Status, v.InputRequests = "input_required", m
+				}
+			}
 			if a := t.approval.Load(); a != nil {
 				// Not input_required: the extension would have the
 				// client answer it (tasks/update), and a person
@@ -669,11 +735,12 @@ func srvUnknownTask(id string) *jsonrpc.Error {
 // srvWriteTask answers with a task, its resultType "task" when a
 // tools/call made it, "complete" for tasks/get.
 func (s *Server) srvWriteTask(w http.ResponseWriter, id json.RawMessage, v *srvTaskView, resultType string) {
-	if resultType == "task" && (v.Result != nil || v.Error != nil) {
+	if resultType == "task" && (v.Result != nil || v.Error != nil || v.InputRequests != nil) {
 		// A CreateTaskResult is the task alone, even when it has ended
-		// already: its result or error is read with tasks/get (SEP-2663).
+		// already or asks already: its result, error or questions are
+		// read with tasks/get (SEP-2663).
 		task := *v
-		task.Result, task.Error = nil, nil
+		task.Result, task.Error, task.InputRequests = nil, nil, nil
 		v = &task
 	}
 	out, err := jsonenc.Marshal(struct {
@@ -683,6 +750,22 @@ func (s *Server) srvWriteTask(w http.ResponseWriter, id json.RawMessage, v *srvT
 	}{resultType, mcp.Meta{mcp.MetaKeyServerInfo: &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}}, v})
 	if err != nil {
 		s.log.Error("mcp server: encode task", "task", v.TaskID, "err", err)
+		srvWrite(w, nil, id, nil, srvInternal)
+		return
+	}
+	srvWrite(w, nil, id, out, nil)
+}
+
+// srvWriteInputRequired answers a task tool's tools/call with the
+// questions it asks before its task is made (srvTaskFirst).
+func (s *Server) srvWriteInputRequired(w http.ResponseWriter, id json.RawMessage, irs mcp.InputRequestMap) {
+	out, err := jsonenc.Marshal(struct {
+		ResultType    string              `json:"resultType"`
+		Meta          mcp.Meta            `json:"_meta"`
+		InputRequests mcp.InputRequestMap `json:"inputRequests"`
+	}{"input_required", mcp.Meta{mcp.MetaKeyServerInfo: &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}}, irs})
+	if err != nil {
+		s.log.Error("mcp server: encode input_required", "err", err)
 		srvWrite(w, nil, id, nil, srvInternal)
 		return
 	}

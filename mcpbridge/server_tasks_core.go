@@ -291,7 +291,7 @@ func (s *Server) srvCoreCall(w http.ResponseWriter, r *http.Request, ep *srvEndp
 		return true
 	}
 	p := &mcp.CallToolParamsRaw{Name: name, Arguments: q.Params.Arguments}
-	task, id, started := s.srvLaunchTask(r, p, s.srvCaller(sess.ss), true)
+	task, id, started := s.srvLaunchTask(r, p, s.srvCaller(sess.ss), true, nil)
 	if !started {
 		srvWrite(w, sess.ss, q.ID, nil, s.srvTasksFull(name))
 		return true

@@ -2,6 +2,7 @@ package toolfile
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,6 +89,16 @@ type MCPPrompt struct {
 	Name, Title, Description string
 	Arguments                []MCPPromptArgument
 	Messages                 []MCPPromptMessage
+	// Elicit are questions to the client's user, asked before the
+	// messages are filled in (their answers under As).
+	Elicit []MCPPromptQuestion
+}
+
+// MCPPromptQuestion is a question a prompt asks the client's user: its
+// answer ({action, content}) is the template value As.
+type MCPPromptQuestion struct {
+	As, Message string
+	Schema      json.RawMessage // a JSON Schema object; nil for none
 }
 
 // MCPPromptArgument is one argument of a prompt; Values are offered as
@@ -326,6 +337,33 @@ func (c *configDecoder) mcpPrompt(n *yaml.Node, dir string) (MCPPrompt, bool) {
 			p.Title = c.str(f)
 		case "description":
 			p.Description = c.str(f)
+		case "elicit":
+			list, ok := seq(f.val)
+			if !ok {
+				c.errorf(f.val, "mcp prompt: elicit: expected a list, got %s", kindName(f.val))
+				continue
+			}
+			for _, v := range list {
+				var q struct {
+					As      string         `yaml:"as"`
+					Message string         `yaml:"message"`
+					Schema  map[string]any `yaml:"schema"`
+				}
+				if err := v.Decode(&q); err != nil || q.As == "" || q.Message == "" {
+					c.errorf(v, "mcp prompt: elicit: each question needs as, message and, optionally, a schema object")
+					continue
+				}
+				pq := MCPPromptQuestion{As: q.As, Message: q.Message}
+				if q.Schema != nil {
+					b, err := json.Marshal(q.Schema)
+					if err != nil {
+						c.errorf(v, "mcp prompt: elicit: schema: %v", err)
+						continue
+					}
+					pq.Schema = b
+				}
+				p.Elicit = append(p.Elicit, pq)
+			}
 		case "arguments", "messages":
 			list, ok := seq(f.val)
 			if !ok {

@@ -47,6 +47,12 @@ func TestLoadConfigMCP(t *testing.T) {
         - {role: assistant, type: image, mime_type: image/png, file: pic.png}
         - {role: user, type: resource, uri: "people://{{.who}}", mime_type: text/plain, text: about}
         - {role: user, type: resource_link, uri: "r://text", name: text}
+    - name: asks
+      elicit:
+        - {as: topic, message: "Which topic?", schema: {type: object, properties: {t: {type: string}}}}
+        - {as: ok, message: "Go on?"}
+      messages:
+        - {role: user, text: "About {{.topic.content.t}}"}
 `)
 	cfg, err := LoadConfig(path)
 	if err != nil {
@@ -68,7 +74,12 @@ func TestLoadConfigMCP(t *testing.T) {
 				{Role: "assistant", Content: MCPContent{Type: "image", MIMEType: "image/png", Data: []byte("PNG")}},
 				{Role: "user", Content: MCPContent{Type: "resource", URI: "people://{{.who}}", MIMEType: "text/plain", Text: "about"}},
 				{Role: "user", Content: MCPContent{Type: "resource_link", URI: "r://text", Name: "text"}},
-			}}},
+			}},
+			{Name: "asks", Elicit: []MCPPromptQuestion{
+				{As: "topic", Message: "Which topic?", Schema: []byte(`{"properties":{"t":{"type":"string"}},"type":"object"}`)},
+				{As: "ok", Message: "Go on?"},
+			}, Messages: []MCPPromptMessage{{Role: "user", Content: MCPContent{Type: "text", Text: "About {{.topic.content.t}}"}}}},
+		},
 	}
 	if diff := cmp.Diff(want, cfg.MCP); diff != "" {
 		t.Errorf("mcp (-want +got):\n%s", diff)
@@ -96,6 +107,9 @@ func TestLoadConfigMCPMistakes(t *testing.T) {
         - {role: user, type: image, mime_type: image/png}
         - {role: user, type: video}
         - {role: user, type: resource}
+    - name: p3
+      elicit: [{message: no name}]
+      messages: [{role: user, text: x}]
   tools: []
 `)
 	got := configProblems(t, path)
@@ -118,7 +132,8 @@ func TestLoadConfigMCPMistakes(t *testing.T) {
 		"18:12: mcp prompt message: image content needs data_base64 or file, and mime_type",
 		`19:30: mcp prompt message: type "video" is not text, image, audio, resource or resource_link`,
 		"20:12: mcp prompt message: resource content needs a uri",
-		`21:3: mcp: unknown field "tools"`,
+		"22:16: mcp prompt: elicit: each question needs as, message and, optionally, a schema object",
+		`24:3: mcp: unknown field "tools"`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)

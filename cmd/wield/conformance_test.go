@@ -35,19 +35,9 @@ var uncheckedServerScenarios = map[string]string{
 // must pass; one listed here that passes fails the test, so the list
 // cannot go stale.
 var knownServer2026Failures = map[string]string{
-	"server-stateless": "test_missing_capability samples: called by a client that did not declare sampling, the " +
-		"request must be refused with -32021 naming it (HTTP 400), and wield runs the tool, whose Sample fails " +
-		"inside the call (a result with isError)",
-	"input-required-result-basic-list-roots":        "a roots/list question in inputRequests, which no step of a tool file (and no API of the tool context) asks",
-	"input-required-result-multiple-input-requests": "three questions (elicitation, sampling, roots/list) in one round: a tool asks one question a round",
-	"input-required-result-non-tool-request":        "a prompt whose prompts/get asks the client, which wield's prompts do not",
 	// The Tasks extension (run unscored by the suite).
 	"tasks-lifecycle": "sep-2663-tasks-get-status-failed calls a protocol_error_job fixture, a task whose tool fails " +
 		"with a protocol error (status failed, with error), which no tool file can declare",
-	"tasks-mrtr-input": "needs confirm_delete and multi_input, task tools that ask the client while the task waits " +
-		"(status input_required, answered by tasks/update); wield's tasks wait for a person's approval in the inbox instead",
-	"tasks-dispatch-and-envelope": "needs confirm_delete, a task tool that asks the client while the task waits (see tasks-mrtr-input)",
-	"tasks-mrtr-composition":      `needs test_tool_with_task: input_required (key "user_name") before the task is created, then a task`,
 }
 
 // uncheckedServer2026Scenarios are the scenarios of suite 0.2.0-alpha.12

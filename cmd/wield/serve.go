@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httpapi"
@@ -507,6 +509,17 @@ func mcpOffer(o *mcpbridge.ServerOptions, m toolfile.MCPConfig) {
 		for _, msg := range p.Messages {
 			c := msg.Content
 			mp.Messages = append(mp.Messages, mcpbridge.PromptMessage{Role: msg.Role, Content: mcpbridge.Content{Type: c.Type, Text: c.Text, Data: c.Data, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name}})
+		}
+		for _, q := range p.Elicit {
+			pq := mcpbridge.PromptQuestion{Key: q.As, Message: q.Message}
+			if q.Schema != nil {
+				pq.Schema = &jsonschema.Schema{}
+				if err := json.Unmarshal(q.Schema, pq.Schema); err != nil {
+					pq.Schema = nil // the server refuses the prompt: it says why
+					pq.BadSchema = err
+				}
+			}
+			mp.Elicit = append(mp.Elicit, pq)
 		}
 		o.Prompts = append(o.Prompts, mp)
 	}
