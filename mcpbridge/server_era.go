@@ -254,6 +254,13 @@ func srvEraDecode(body []byte, version string) (srvEraRequest, bool) {
 	return req, true
 }
 
+// srvEraTalks reports whether a call of the stateless era may talk with
+// its client, which in says what it can do: ask it for a confirm tool's
+// approval, or for a tool's own Elicit and Sample (srvEraCall).
+func (s *Server) srvEraTalks(in srvEraInput) bool {
+	return s.opts.InputRequired != nil && (in.canElicit || in.canSample)
+}
+
 // srvEraFast answers the plain tools/call and tools/list of the stateless
 // era itself, as the fast path answers a session's (see [Server.Handler]),
 // and reports whether it did; when it did not, r is as it came. The go-sdk
@@ -276,19 +283,28 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 			return false
 		}
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, srvFastMax+1))
-	if err != nil || len(body) > srvFastMax {
-		r.Body = newSrvBody(body, r.Body, true)
+	var body []byte
+	if checked, ok := r.Body.(*srvBody); ok && checked.more == nil && checked.rd.Len() == len(checked.body) {
+		body = checked.body // read whole by srvCheckEnvelope, and unread since
+	} else {
+		var err error
+		body, err = io.ReadAll(io.LimitReader(r.Body, srvFastMax+1))
+		if err != nil || len(body) > srvFastMax {
+			r.Body = newSrvBody(body, r.Body, true)
+			return false
+		}
+		r.Body = newSrvBody(body, r.Body, false)
+	}
+	if len(body) > srvFastMax {
 		return false
 	}
-	r.Body = newSrvBody(body, r.Body, false)
 	req, ok := srvEraDecode(body, pv)
 	if !ok || h.Get("Mcp-Method") != req.Method {
 		return false
 	}
-	info := &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
 	switch req.Method {
 	case "tools/list":
+		info := &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
 		if req.Params.Name != "" || req.Params.Arguments != nil || req.input.responses != nil || req.input.state != "" || s.eng.Policy() != nil || wield.ScopeFrom(r.Context()) != nil {
 			return false // a policy's list is the requester's own (srvPolicyList)
 		}
@@ -324,7 +340,24 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 		ctx, stop := srvCancelOnPurpose(r.Context())
 		defer stop()
 		p := &mcp.CallToolParamsRaw{Name: req.Params.Name, Arguments: req.Params.Arguments}
-		result, err := s.srvEraCall(ctx, ep, nil, p, s.srvCallerNamed(req.client), req.input)
+		caller := s.srvCallerNamed(req.client)
+		var result *mcp.CallToolResult
+		var err error
+		if req.input.state == "" && !s.srvEraTalks(req.input) {
+			// What srvEraCall does for such a call, written as the
+			// handshake era's fast path writes its results, without the
+			// SDK's types (the same bytes: TestServerAppendResult).
+			var res *wield.Result
+			if res, err = s.srvCallAs(ctx, ep, nil, p, caller); err == nil {
+				if out, ok := s.srvAppendResult(srvResponseStart(req.ID, len(res.Output)), res, true); ok {
+					srvWriteResponse(w, nil, out)
+					return true
+				}
+				result = s.srvResult(res)
+			}
+		} else {
+			result, err = s.srvEraCall(ctx, ep, nil, p, caller, req.input)
+		}
 		if err != nil {
 			var jerr *jsonrpc.Error
 			if !errors.As(err, &jerr) {
@@ -338,18 +371,18 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 			srvWrite(w, nil, req.ID, nil, jerr)
 			return true
 		}
-		result.Meta[mcp.MetaKeyServerInfo] = info
+		result.Meta[mcp.MetaKeyServerInfo] = &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
 		out, err := jsonenc.Marshal(result)
 		if err != nil || len(out) < 2 || out[len(out)-1] != '}' {
 			s.log.Error("mcp server: encode result", "tool", p.Name, "err", err)
 			srvWrite(w, nil, req.ID, nil, srvInternal)
 			return true
 		}
-		kind := `,"resultType":"complete"}`
+		kind := srvComplete
 		if result.InputRequests != nil {
-			kind = `,"resultType":"input_required"}`
+			kind = `,"resultType":"input_required"`
 		}
-		out = append(out[:len(out)-1], kind...)
+		out = append(append(out[:len(out)-1], kind...), '}')
 		srvWrite(w, nil, req.ID, out, nil)
 		return true
 	}
