@@ -283,23 +283,26 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 			return false
 		}
 	}
-	var body []byte
-	if checked, ok := r.Body.(*srvBody); ok && checked.more == nil && checked.rd.Len() == len(checked.body) {
-		body = checked.body // read whole by srvCheckEnvelope, and unread since
+	var req srvEraRequest
+	if checked, ok := r.Body.(*srvBody); ok && checked.more == nil {
+		// Read whole by srvCheckEnvelope, and decoded there when it
+		// could be (for the version in the header, as here).
+		if !checked.era || len(checked.body) > srvFastMax {
+			return false
+		}
+		req = checked.eraReq
 	} else {
-		var err error
-		body, err = io.ReadAll(io.LimitReader(r.Body, srvFastMax+1))
+		body, err := io.ReadAll(io.LimitReader(r.Body, srvFastMax+1))
 		if err != nil || len(body) > srvFastMax {
 			r.Body = newSrvBody(body, r.Body, true)
 			return false
 		}
 		r.Body = newSrvBody(body, r.Body, false)
+		if req, ok = srvEraDecode(body, pv); !ok {
+			return false
+		}
 	}
-	if len(body) > srvFastMax {
-		return false
-	}
-	req, ok := srvEraDecode(body, pv)
-	if !ok || h.Get("Mcp-Method") != req.Method {
+	if h.Get("Mcp-Method") != req.Method {
 		return false
 	}
 	switch req.Method {

@@ -229,7 +229,8 @@ func FuzzServerEraDecodeSame(f *testing.F) {
 }
 
 // srvEraDecodeSame checks srvEraDecode on body against srvEraDecodeRef:
-// what it accepts, the reference accepts and reads the same; what the
+// what it accepts, the reference accepts and reads the same, and the
+// strict check of every POST (srvStrictEnvelope) accepts; what the
 // reference refuses, it refuses; and what the reference accepts, it
 // accepts too, unless the strict check every POST passes first
 // (srvCheckEnvelope) refuses the body (a duplicate key, invalid UTF-8),
@@ -245,6 +246,12 @@ func srvEraDecodeSame(t *testing.T, body []byte) bool {
 		t.Errorf("accepts %q, which encoding/json's reading refused", body)
 	case ok && !reflect.DeepEqual(got, want):
 		t.Errorf("reads %q as\n %#v\nwant %#v", body, got, want)
+	case ok:
+		// srvCheckEnvelope takes srvEraDecode's word for the envelope.
+		var id json.RawMessage
+		if _, _, err := srvStrictEnvelope(body, &id); err != nil {
+			t.Errorf("accepts %q, which the strict check refuses: %v", body, err)
+		}
 	case !ok && wantOK && want.Method != "":
 		var id json.RawMessage
 		if _, _, err := srvStrictEnvelope(body, &id); err == nil {

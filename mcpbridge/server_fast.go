@@ -94,6 +94,18 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 	if err != nil {
 		return false
 	}
+	if srvIsStatelessEra(r) && !s.opts.DisableFastPath {
+		// A request of the stateless era its fast path can answer is read
+		// as strictly (srvEraDecode), and read once: whatever it accepts
+		// passes the check below (FuzzServerEraDecodeSame).
+		if era, ok := srvEraDecode(body, r.Header.Get("Mcp-Protocol-Version")); ok {
+			back.era, back.eraReq = true, era
+			if s.opts.Trace != nil {
+				srvNoteRPCID(r, body)
+			}
+			return false
+		}
+	}
 	var id json.RawMessage
 	req, fast, err := srvStrictEnvelope(body, &id)
 	if err != nil {
@@ -352,7 +364,8 @@ func srvAccepts(values []string) bool {
 
 // srvBody is a request body put back after reading, closing the original.
 // When the strict check read it as a request the fast path can answer,
-// fast is set and req holds what it says, so that it is read once. It is
+// fast is set and req holds what it says, so that it is read once (era
+// and eraReq likewise for a request of the stateless era). It is
 // one allocation (the reader, the request and the box of r.Body together;
 // they were four).
 type srvBody struct {
@@ -362,6 +375,10 @@ type srvBody struct {
 	orig io.ReadCloser
 	fast bool
 	req  srvFastRequest
+	// era is set when srvEraDecode read the body as a request of the
+	// stateless era its fast path can answer, eraReq.
+	era    bool
+	eraReq srvEraRequest
 }
 
 // newSrvBody puts body back in front of orig: alone, or followed by what
