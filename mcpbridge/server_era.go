@@ -189,8 +189,8 @@ type srvEraMessage struct {
 }
 
 // srvEraMeta is the _meta of a request of the stateless era the fast path
-// answers: any other member (a progress token, a log
-// level) needs the go-sdk, which can send notifications before the result.
+// answers: any other member (a progress token, a log level) needs the
+// go-sdk, which can send notifications before the result.
 type srvEraMeta struct {
 	ProtocolVersion    string                     `json:"io.modelcontextprotocol/protocolVersion"`
 	ClientInfo         json.RawMessage            `json:"io.modelcontextprotocol/clientInfo"`
