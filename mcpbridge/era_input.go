@@ -147,7 +147,7 @@ func (s *Server) srvEraCall(ctx context.Context, ep *srvEndpoint, ss *mcp.Server
 		return nil, err
 	}
 	asks := o != nil && in.canElicit && (wield.RequesterFrom(ctx) == "" || o.SelfApproval)
-	talks := o != nil && (in.canElicit || in.canSample || in.canRoots)
+	talks := s.srvEraTalks(in)
 	if !talks {
 		res, err := s.srvCallAs(ctx, ep, ss, p, caller)
 		if err != nil {

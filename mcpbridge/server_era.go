@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/jsondec"
 	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
@@ -168,65 +169,68 @@ type srvEraRequest struct {
 	input  srvEraInput
 }
 
-// srvEraMetaKeys are the _meta members the fast path answers requests
-// with; any other (a progress token, a log level) needs the go-sdk, which
-// can send notifications before the result.
-var srvEraMetaKeys = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities}
+// srvEraMessage is a request of the stateless era as srvEraDecode reads
+// it, strictly (jsondec.DecodeStrict): the members JSON-RPC defines, the
+// params of tools/call and tools/list, and in _meta the members the fast
+// path answers with. Any other key, in any letter case, fails the decoding,
+// and the request goes to the go-sdk. What only some requests carry stays
+// raw, read when it is there.
+type srvEraMessage struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"` // "2.0", as written
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  struct {
+		Name           string          `json:"name"`
+		Arguments      json.RawMessage `json:"arguments"`
+		Meta           *srvEraMeta     `json:"_meta"`
+		InputResponses json.RawMessage `json:"inputResponses"`
+		RequestState   json.RawMessage `json:"requestState"`
+	} `json:"params"`
+}
+
+// srvEraMeta is the _meta of a request of the stateless era the fast path
+// answers: any other member (a progress token, a log level) needs the
+// go-sdk, which can send notifications before the result.
+type srvEraMeta struct {
+	ProtocolVersion    string                     `json:"io.modelcontextprotocol/protocolVersion"`
+	ClientInfo         json.RawMessage            `json:"io.modelcontextprotocol/clientInfo"`
+	ClientCapabilities map[string]json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+}
 
 // srvEraDecode reads a tools/call or tools/list of the stateless era the
 // fast path can answer: keys matched exactly, none it does not know, and in
 // _meta the protocol version (version, as the header says), the client's
 // capabilities (an object of objects) and optionally its name. Anything
 // else goes to the go-sdk, which has the last word on what is valid.
+//
+// It reads the message once, strictly and without encoding/json's
+// reflection, and the rare members (clientInfo, elicitation,
+// inputResponses, requestState) as encoding/json reads them
+// (jsondec.Decode): FuzzServerEraDecodeSame holds it to the
+// encoding/json reading it replaced, which took maps of every level.
 func srvEraDecode(body []byte, version string) (srvEraRequest, bool) {
 	var req srvEraRequest
-	var top map[string]json.RawMessage
-	if json.Unmarshal(body, &top) != nil || string(top["jsonrpc"]) != `"2.0"` || json.Unmarshal(top["method"], &req.Method) != nil {
+	var m srvEraMessage
+	if jsondec.DecodeStrict(body, &m) != nil || string(m.JSONRPC) != `"2.0"` || m.Method == "" || !srvPlainID(m.ID) {
 		return req, false
 	}
-	req.ID = top["id"]
-	if !srvPlainID(req.ID) || len(top) != 4 || top["params"] == nil {
-		return req, false // 4: jsonrpc, id, method, params
-	}
-	var params map[string]json.RawMessage
-	if json.Unmarshal(top["params"], &params) != nil {
+	p, meta := &m.Params, m.Params.Meta
+	if meta == nil || meta.ProtocolVersion != version || meta.ClientCapabilities == nil {
 		return req, false
 	}
-	var meta map[string]json.RawMessage
-	for k, v := range params {
-		var err error
-		switch k {
-		case "name":
-			err = json.Unmarshal(v, &req.Params.Name)
-		case "arguments":
-			req.Params.Arguments = v
-		case "_meta":
-			err = json.Unmarshal(v, &meta)
-		case "inputResponses":
-			err = json.Unmarshal(v, &req.input.responses)
-			if err == nil && req.input.responses == nil {
-				err = errors.New("inputResponses: null")
-			}
-		case "requestState":
-			err = json.Unmarshal(v, &req.input.state)
-			if err == nil && req.input.state == "" {
-				err = errors.New("requestState: empty")
-			}
-		default:
-			return req, false // a cursor, say
-		}
-		if err != nil {
-			return req, false
+	req.ID, req.Method = m.ID, m.Method
+	req.Params.Name, req.Params.Arguments = p.Name, p.Arguments
+	if p.InputResponses != nil {
+		if jsondec.Decode(p.InputResponses, &req.input.responses) != nil || req.input.responses == nil {
+			return req, false // null, or not an object
 		}
 	}
-	var pv string
-	if json.Unmarshal(meta[mcp.MetaKeyProtocolVersion], &pv) != nil || pv != version {
-		return req, false
+	if p.RequestState != nil {
+		if jsondec.Decode(p.RequestState, &req.input.state) != nil || req.input.state == "" {
+			return req, false // null, empty, or not a string
+		}
 	}
-	var caps map[string]json.RawMessage
-	if json.Unmarshal(meta[mcp.MetaKeyClientCapabilities], &caps) != nil || caps == nil {
-		return req, false
-	}
+	caps := meta.ClientCapabilities
 	for _, c := range caps {
 		if len(c) == 0 || c[0] != '{' {
 			return req, false
@@ -234,26 +238,28 @@ func srvEraDecode(body []byte, version string) (srvEraRequest, bool) {
 	}
 	if e, ok := caps["elicitation"]; ok {
 		var ec mcp.ElicitationCapabilities
-		if json.Unmarshal(e, &ec) != nil {
+		if jsondec.Decode(e, &ec) != nil {
 			return req, false
 		}
 		req.input.canElicit = srvCanElicitCaps(&ec)
 	}
 	_, req.input.canSample = caps["sampling"]
 	_, req.input.canRoots = caps["roots"]
-	if ci, ok := meta[mcp.MetaKeyClientInfo]; ok {
+	if ci := meta.ClientInfo; ci != nil {
 		var info mcp.Implementation
-		if string(ci) == "null" || json.Unmarshal(ci, &info) != nil {
+		if string(ci) == "null" || jsondec.Decode(ci, &info) != nil {
 			return req, false
 		}
 		req.client = info.Name
 	}
-	for k := range meta {
-		if !slices.Contains(srvEraMetaKeys, k) {
-			return req, false
-		}
-	}
 	return req, true
+}
+
+// srvEraTalks reports whether a call of the stateless era may talk with
+// its client, which in says what it can do: ask it for a confirm tool's
+// approval, or for a tool's own Elicit and Sample (srvEraCall).
+func (s *Server) srvEraTalks(in srvEraInput) bool {
+	return s.opts.InputRequired != nil && (in.canElicit || in.canSample || in.canRoots)
 }
 
 // srvEraFast answers the plain tools/call and tools/list of the stateless
@@ -278,19 +284,31 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 			return false
 		}
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, srvFastMax+1))
-	if err != nil || len(body) > srvFastMax {
-		r.Body = newSrvBody(body, r.Body, true)
+	var req srvEraRequest
+	if checked, ok := r.Body.(*srvBody); ok && checked.more == nil {
+		// Read whole by srvCheckEnvelope, and decoded there when it
+		// could be (for the version in the header, as here).
+		if !checked.era || len(checked.body) > srvFastMax {
+			return false
+		}
+		req = checked.eraReq
+	} else {
+		body, err := io.ReadAll(io.LimitReader(r.Body, srvFastMax+1))
+		if err != nil || len(body) > srvFastMax {
+			r.Body = newSrvBody(body, r.Body, true)
+			return false
+		}
+		r.Body = newSrvBody(body, r.Body, false)
+		if req, ok = srvEraDecode(body, pv); !ok {
+			return false
+		}
+	}
+	if h.Get("Mcp-Method") != req.Method {
 		return false
 	}
-	r.Body = newSrvBody(body, r.Body, false)
-	req, ok := srvEraDecode(body, pv)
-	if !ok || h.Get("Mcp-Method") != req.Method {
-		return false
-	}
-	info := &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
 	switch req.Method {
 	case "tools/list":
+		info := &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
 		if req.Params.Name != "" || req.Params.Arguments != nil || req.input.responses != nil || req.input.state != "" || s.eng.Policy() != nil || wield.ScopeFrom(r.Context()) != nil {
 			return false // a policy's list is the requester's own (srvPolicyList)
 		}
@@ -326,7 +344,33 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 		ctx, stop := srvCancelOnPurpose(r.Context())
 		defer stop()
 		p := &mcp.CallToolParamsRaw{Name: req.Params.Name, Arguments: req.Params.Arguments}
-		result, err := s.srvEraCall(ctx, ep, nil, p, s.srvCallerNamed(req.client), req.input)
+		caller := s.srvCallerNamed(req.client)
+		var result *mcp.CallToolResult
+		var err error
+		if req.input.state == "" && !s.srvEraTalks(req.input) {
+			// What srvEraCall does for such a call, written as the
+			// handshake era's fast path writes its results, without the
+			// SDK's types (the same bytes: TestServerAppendResult).
+			// A tool file whose steps need what the client did not
+			// declare is refused before it runs, and a Go tool that
+			// failed for asking it anyway is refused after (-32021), as
+			// srvEraCall does.
+			if err = s.srvEraStaticNeeds(p.Name, req.input); err == nil {
+				needs := &srvEraNeeds{}
+				var res *wield.Result
+				if res, err = s.srvCallAs(context.WithValue(ctx, srvEraNeedsKey{}, needs), ep, nil, p, caller); err == nil {
+					if err = needs.refusal(p.Name, res); err == nil {
+						if out, ok := s.srvAppendResult(srvResponseStart(req.ID, len(res.Output)), res, true); ok {
+							srvWriteResponse(w, nil, out)
+							return true
+						}
+						result = s.srvResult(res)
+					}
+				}
+			}
+		} else {
+			result, err = s.srvEraCall(ctx, ep, nil, p, caller, req.input)
+		}
 		if err != nil {
 			var jerr *jsonrpc.Error
 			if !errors.As(err, &jerr) {
@@ -341,18 +385,18 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 			srvWrite(w, nil, req.ID, nil, jerr)
 			return true
 		}
-		result.Meta[mcp.MetaKeyServerInfo] = info
+		result.Meta[mcp.MetaKeyServerInfo] = &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
 		out, err := jsonenc.Marshal(result)
 		if err != nil || len(out) < 2 || out[len(out)-1] != '}' {
 			s.log.Error("mcp server: encode result", "tool", p.Name, "err", err)
 			srvWrite(w, nil, req.ID, nil, srvInternal)
 			return true
 		}
-		kind := `,"resultType":"complete"}`
+		kind := srvComplete
 		if result.InputRequests != nil {
-			kind = `,"resultType":"input_required"}`
+			kind = `,"resultType":"input_required"`
 		}
-		out = append(out[:len(out)-1], kind...)
+		out = append(append(out[:len(out)-1], kind...), '}')
 		srvWrite(w, nil, req.ID, out, nil)
 		return true
 	}

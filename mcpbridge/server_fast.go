@@ -94,6 +94,18 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 	if err != nil {
 		return false
 	}
+	if srvIsStatelessEra(r) && !s.opts.DisableFastPath {
+		// A request of the stateless era its fast path can answer is read
+		// as strictly (srvEraDecode), and read once: whatever it accepts
+		// passes the check below (FuzzServerEraDecodeSame).
+		if era, ok := srvEraDecode(body, r.Header.Get("Mcp-Protocol-Version")); ok {
+			back.era, back.eraReq = true, era
+			if s.opts.Trace != nil {
+				srvNoteRPCID(r, body)
+			}
+			return false
+		}
+	}
 	var id json.RawMessage
 	req, fast, err := srvStrictEnvelope(body, &id)
 	if err != nil {
@@ -310,7 +322,7 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 			return true
 		}
 		b := srvResponseStart(req.ID, len(res.Output))
-		if out, ok := s.srvAppendResult(b, res); ok {
+		if out, ok := s.srvAppendResult(b, res, false); ok {
 			srvWriteResponse(w, ss, out)
 			return true
 		}
@@ -352,21 +364,27 @@ func srvAccepts(values []string) bool {
 
 // srvBody is a request body put back after reading, closing the original.
 // When the strict check read it as a request the fast path can answer,
-// fast is set and req holds what it says, so that it is read once. It is
+// fast is set and req holds what it says, so that it is read once (era
+// and eraReq likewise for a request of the stateless era). It is
 // one allocation (the reader, the request and the box of r.Body together;
 // they were four).
 type srvBody struct {
-	rd   bytes.Reader // the bytes read
+	body []byte       // the bytes read
+	rd   bytes.Reader // reading body
 	more io.Reader    // rd, then the rest of orig; nil: rd alone
 	orig io.ReadCloser
 	fast bool
 	req  srvFastRequest
+	// era is set when srvEraDecode read the body as a request of the
+	// stateless era its fast path can answer, eraReq.
+	era    bool
+	eraReq srvEraRequest
 }
 
 // newSrvBody puts body back in front of orig: alone, or followed by what
 // orig has not yet given when rest is true (a read stopped early).
 func newSrvBody(body []byte, orig io.ReadCloser, rest bool) *srvBody {
-	b := &srvBody{orig: orig}
+	b := &srvBody{body: body, orig: orig}
 	b.rd.Reset(body)
 	if rest {
 		b.more = io.MultiReader(&b.rd, orig)
@@ -468,15 +486,26 @@ func srvWriteResponse(w http.ResponseWriter, ss *mcp.ServerSession, b []byte) {
 // way: for an echo call, that was a fifth of the fast path's time. It
 // reports false, for the caller to take that way, for rich content, for
 // a cut output with a link to the whole one, and for structured content
-// with U+2028 or U+2029 in it.
-func (s *Server) srvAppendResult(b []byte, r *wield.Result) ([]byte, bool) {
+// with U+2028 or U+2029 in it. With era, the result is the stateless
+// era's (srvEraFast): the server's name and version in _meta too, and
+// the resultType of a complete result.
+func (s *Server) srvAppendResult(b []byte, r *wield.Result, era bool) ([]byte, bool) {
 	if r.OK && bytes.Contains(r.Output, []byte(`"`+ContentKey+`"`)) {
 		return b, false // perhaps rich content: srvContent decides
 	}
 	if s.opts.Calls != nil && r.Metadata["truncated"] == true {
 		return b, false
 	}
-	b = append(b, `{"_meta":{"`+MetaCallID+`":`...)
+	b = append(b, `{"_meta":{`...)
+	if era {
+		// As the SDK's Meta map is written: its keys sorted.
+		b = append(b, `"`+mcp.MetaKeyServerInfo+`":{"name":`...)
+		b = jsonenc.AppendString(b, s.opts.Name)
+		b = append(b, `,"version":`...)
+		b = jsonenc.AppendString(b, s.opts.Version)
+		b = append(b, `},`...)
+	}
+	b = append(b, `"`+MetaCallID+`":`...)
 	b = jsonenc.AppendString(b, r.CallID)
 	b = append(b, `},"content":[{"type":"text","text":`...)
 	b = jsonenc.AppendString(b, srvText(r))
@@ -502,8 +531,15 @@ func (s *Server) srvAppendResult(b []byte, r *wield.Result) ([]byte, bool) {
 	if !r.OK {
 		b = append(b, `,"isError":true`...)
 	}
+	if era {
+		b = append(b, srvComplete...)
+	}
 	return append(b, '}'), true
 }
+
+// srvComplete ends the result of a call of the stateless era that needs
+// nothing more from its client.
+const srvComplete = `,"resultType":"complete"`
 
 // srvText is r.Text() without its cost for an object: encoding/json
 // failing to read one as a string, which it can read only from a string

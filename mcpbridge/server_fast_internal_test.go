@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsonenc"
@@ -120,12 +121,13 @@ func TestServerAppendResult(t *testing.T) {
 		s := &Server{}
 		if calls {
 			s.opts.Calls = srvNoCalls{}
+			s.opts.Name, s.opts.Version = "<wield> & \"co\"\u2028", "1.0\x01"
 		}
 		for _, r := range srvResultCases {
 			srvSameResult(t, s, r)
 		}
 		rich := &wield.Result{CallID: "r", Tool: "t", OK: true, Output: json.RawMessage(`{"` + ContentKey + `":[{"type":"text","text":"hi"}]}`)}
-		if _, ok := s.srvAppendResult(nil, rich); ok {
+		if _, ok := s.srvAppendResult(nil, rich, false); ok {
 			t.Errorf("rich content: written by the fast writer, want it left to the SDK's types")
 		}
 	}
@@ -147,7 +149,7 @@ func srvSameResult(t *testing.T, s *Server, r *wield.Result) {
 	if err != nil {
 		t.Fatalf("%s: %v", r.CallID, err)
 	}
-	got, ok := s.srvAppendResult([]byte("prefix:"), r)
+	got, ok := s.srvAppendResult([]byte("prefix:"), r, false)
 	if !ok {
 		cut := s.opts.Calls != nil && r.Metadata["truncated"] == true
 		lineSep := r.OK && (strings.Contains(string(r.Output), "\u2028") || strings.Contains(string(r.Output), "\u2029"))
@@ -159,6 +161,19 @@ func srvSameResult(t *testing.T, s *Server, r *wield.Result) {
 	if string(got) != "prefix:"+string(want) {
 		t.Errorf("%s: output %q\n got %s\nwant %s", r.CallID, r.Output, got[len("prefix:"):], want)
 	}
+	// The stateless era's result, as srvEraFast wrote it with the SDK's
+	// types: the server in _meta, and the resultType.
+	res := s.srvResult(r)
+	res.Meta[mcp.MetaKeyServerInfo] = &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
+	if want, err = jsonenc.Marshal(res); err != nil {
+		t.Fatalf("%s: %v", r.CallID, err)
+	}
+	want = append(append(want[:len(want)-1], `,"resultType":"complete"`...), '}')
+	if got, ok = s.srvAppendResult([]byte("prefix:"), r, true); !ok {
+		t.Errorf("%s: refused in the stateless era, not in the handshake era", r.CallID)
+	} else if string(got) != "prefix:"+string(want) {
+		t.Errorf("%s, stateless era: output %q\n got %s\nwant %s", r.CallID, r.Output, got[len("prefix:"):], want)
+	}
 }
 
 // FuzzServerAppendResult checks the fast writer of results against the
@@ -168,6 +183,7 @@ func FuzzServerAppendResult(f *testing.F) {
 		f.Add([]byte(r.Output), r.OK, r.Error)
 	}
 	s := &Server{}
+	s.opts.Name, s.opts.Version = "wield", "1.2.3"
 	f.Fuzz(func(t *testing.T, out []byte, ok bool, msg string) {
 		r := &wield.Result{CallID: "id", Tool: "t", OK: ok, Output: out}
 		if !ok {
@@ -185,7 +201,7 @@ func BenchmarkServerResult(b *testing.B) {
 	b.Run("append", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			s.srvAppendResult(make([]byte, 0, 256), r)
+			s.srvAppendResult(make([]byte, 0, 256), r, false)
 		}
 	})
 	b.Run("sdk-types", func(b *testing.B) {
