@@ -709,7 +709,7 @@ func srvTaskTime(t time.Time) time.Time { return t.UTC().Truncate(time.Milliseco
 
 // srvTaskEnded fills v with a call's end: completed with its result
 // (isError for a tool's failure, which the model reads), cancelled with
-// why, failed only when the system failed.
+// why, failed only when the system failed or could not run the tool.
 func (s *Server) srvTaskEnded(v *srvTaskView, res *wield.Result, err error) {
 	v.res = res
 	switch {
@@ -719,6 +719,12 @@ func (s *Server) srvTaskEnded(v *srvTaskView, res *wield.Result, err error) {
 		return
 	case res.ErrorType == wield.ErrCanceled:
 		v.Status, v.StatusMessage = "cancelled", res.Error
+	case res.ErrorType == wield.ErrExecutorNotFound:
+		// The server could not run the tool at all (no executor loaded
+		// for its entry): a failure of the server's, not of the tool's,
+		// which SEP-2663 reports as failed with a JSON-RPC error. Its
+		// message is wield's own ("Tool 'x' has no executor loaded").
+		v.Status, v.Error = "failed", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: res.Error}
 	default:
 		v.Status, v.Result = "completed", s.srvResult(res)
 	}

@@ -3,12 +3,14 @@ package mcpbridge_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/mcpbridge"
@@ -294,5 +296,67 @@ func TestServerTasksApproval(t *testing.T) {
 	decide <- true
 	if done := taskUntil(t, h, id, "completed"); done.Result.Inner == nil || done.Result.Inner.Content[0].Text != "ran" || done.Result.StatusMessage != "" {
 		t.Errorf("approved task = %+v", done.Result)
+	}
+}
+
+// TestServerTaskUnrunnable: a task whose tool the server cannot run at all
+// (no executor loaded, as a tool file's external entry) ends failed with a
+// JSON-RPC error and no result, SEP-2663's protocol-level failure, while a
+// tool that ran and failed ends completed with isError.
+func TestServerTaskUnrunnable(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(ctx)
+	unrunnable := &wield.Tool{Name: "unrunnable", Description: "Has no executor here.", InputSchema: &jsonschema.Schema{Type: "object"}, Task: wield.TaskRequired}
+	failing := wield.Func("failing", "Always fails.", func(context.Context, srvNoArgs) (string, error) {
+		return "", fmt.Errorf("the job failed <as always>")
+	})
+	failing.Task = wield.TaskRequired
+	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, unrunnable, failing)
+	h := f.srv.Handler()
+	type detailed struct {
+		Result struct {
+			Status string          `json:"status"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		} `json:"result"`
+	}
+	read := func(name string) detailed {
+		t.Helper()
+		started := taskPost(t, h, "tools/call", name, map[string]any{"name": name, "arguments": map[string]any{}}, true)
+		if started.Error != nil || started.Result.ResultType != "task" {
+			t.Fatalf("tools/call of %s = %+v, want a task", name, started)
+		}
+		id := started.Result.TaskID
+		for range 1000 {
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 8, "method": "tasks/get", "params": map[string]any{"taskId": id, "_meta": map[string]any{
+				"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+				"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{mcpbridge.TasksExtension: map[string]any{}}},
+			}}})
+			w := srvPost(h, string(body), "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tasks/get", "Mcp-Name", id)
+			var d detailed
+			if err := json.Unmarshal(w.Body.Bytes(), &d); err != nil {
+				t.Fatalf("tasks/get: %q: %v", w.Body.String(), err)
+			}
+			if d.Result.Status != "working" {
+				return d
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("task of %s still working after 10s", name)
+		return detailed{}
+	}
+	if d := read("unrunnable"); d.Result.Status != "failed" || d.Result.Error == nil || d.Result.Error.Code != -32603 ||
+		d.Result.Error.Message != "Tool 'unrunnable' has no executor loaded" || d.Result.Result != nil {
+		t.Errorf("task of a tool without an executor = %+v, want failed with a JSON-RPC error and no result", d.Result)
+	}
+	if d := read("failing"); d.Result.Status != "completed" || d.Result.Error != nil || !strings.Contains(string(d.Result.Result), `"isError":true`) {
+		t.Errorf("task of a tool that failed = %+v %s, want completed with isError", d.Result, d.Result.Result)
 	}
 }

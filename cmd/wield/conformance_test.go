@@ -34,11 +34,7 @@ var uncheckedServerScenarios = map[string]string{
 // pass yet, and why. Every other scenario the suite runs for 2026-07-28
 // must pass; one listed here that passes fails the test, so the list
 // cannot go stale.
-var knownServer2026Failures = map[string]string{
-	// The Tasks extension (run unscored by the suite).
-	"tasks-lifecycle": "sep-2663-tasks-get-status-failed calls a protocol_error_job fixture, a task whose tool fails " +
-		"with a protocol error (status failed, with error), which no tool file can declare",
-}
+var knownServer2026Failures = map[string]string{}
 
 // uncheckedServer2026Scenarios are the scenarios of suite 0.2.0-alpha.12
 // that run no check, and why.
