@@ -17,7 +17,9 @@
 // template, block, variables, pipelines) and built-in function (and, or,
 // not, len, index, slice, eq, ne, lt, le, gt, ge, print, printf, println,
 // html, js, urlquery) is there, with text/template's rules and errors;
-// the tests compare the two on a corpus and by fuzzing.
+// the tests compare the two on a corpus and by fuzzing. Unlike
+// text/template, an execution is bounded: [MaxSteps] nodes walked and
+// [MaxOutput] bytes written, and no function's string longer than that.
 package gotmpl
 
 import (
@@ -47,6 +49,20 @@ type Template struct {
 // maxDepth bounds nested {{template}} calls (a template may call itself).
 const maxDepth = 1000
 
+// Bounds of one execution, whatever the template and its data: a range
+// over a big number or over the data within ranges over it, a
+// {{template}} that calls itself more than once, a variable that doubles
+// in a range would otherwise run for ages or fill the memory (text/template
+// has no such bounds). Past them the execution stops with an error.
+const (
+	// MaxSteps bounds the nodes an execution walks (a range's body
+	// counts once per element).
+	MaxSteps = 1_000_000
+	// MaxOutput bounds the bytes an execution writes, and the length of
+	// a string a function returns.
+	MaxOutput = 1 << 20
+)
+
 var builtinNames = []string{"and", "or", "not", "len", "index", "slice", "eq", "ne", "lt", "le", "gt", "ge",
 	"print", "printf", "println", "html", "js", "urlquery"}
 
@@ -73,7 +89,7 @@ func Parse(name, text string, funcs map[string]Func) (*Template, error) {
 
 // Execute writes the template applied to data to w.
 func (t *Template) Execute(w io.Writer, data any) (err error) {
-	s := &state{t: t, tree: t.trees[t.name], w: w, vars: []variable{{"$", data}}}
+	s := &state{t: t, tree: t.trees[t.name], w: &limitWriter{w: w}, vars: []variable{{"$", data}}, steps: new(int)}
 	defer func() {
 		if r := recover(); r != nil {
 			e, ok := r.(execError)
@@ -102,6 +118,21 @@ type state struct {
 	node  parse.Node
 	vars  []variable
 	depth int
+	steps *int // walked so far, shared with the {{template}}s it runs
+}
+
+// limitWriter refuses to write past MaxOutput bytes in all.
+type limitWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if l.n+len(p) > MaxOutput {
+		return 0, fmt.Errorf("template output past %d bytes", MaxOutput)
+	}
+	l.n += len(p)
+	return l.w.Write(p)
 }
 
 // missing marks a command with no value piped into it.
@@ -166,6 +197,9 @@ func (s *state) varValue(name string) any {
 
 func (s *state) walk(dot any, node parse.Node) {
 	s.at(node)
+	if *s.steps++; *s.steps > MaxSteps {
+		s.errorf("template stopped after %d steps (a range or {{template}} that runs too long)", MaxSteps)
+	}
 	switch n := node.(type) {
 	case *parse.ActionNode:
 		v := s.evalPipeline(dot, n.Pipe)
@@ -523,6 +557,10 @@ func (s *state) evalFunction(dot any, n *parse.IdentifierNode, args []parse.Node
 	if err != nil {
 		s.at(n)
 		s.errorf("error calling %s: %w", name, err)
+	}
+	if str, ok := v.(string); ok && len(str) > MaxOutput {
+		s.at(n)
+		s.errorf("error calling %s: its result is %d bytes long, past %d", name, len(str), MaxOutput)
 	}
 	return v
 }
