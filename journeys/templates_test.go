@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestJourneyTemplates: a content tool's Go template (if/else, range,
@@ -72,5 +73,37 @@ func TestJourneyBinarySize(t *testing.T) {
 	}
 	if strings.Contains(string(out), "text/template.(*state).evalField") {
 		t.Errorf("the binary links text/template's executor (Template.Execute): run templates through internal/gotmpl; go build -ldflags=-dumpdep shows the path to it")
+	}
+}
+
+// TestJourneyTemplateBounded: a content tool whose template ranges over
+// its arguments within ranges over them (100 items: 10^8 steps) stops at
+// the template's bounds with a message saying so, in a moment, instead of
+// running on past the call's end; a template within them answers.
+func TestJourneyTemplateBounded(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/cross.yaml", `name: cross
+description: Crosses items
+parameters:
+  - {name: items, type: array, validation: {items: string}}
+entry:
+  type: content
+  text: '{{range .items}}{{range $.items}}{{range $.items}}{{range $.items}}.{{end}}{{end}}{{end}}{{end}}'
+`)
+	items := make([]string, 100)
+	for i := range items {
+		items[i] = `"x"`
+	}
+	start := time.Now()
+	r := u.wield("call", "cross", "--tools", "tools", "items:=["+strings.Join(items, ",")+"]")
+	if r.code == 0 || !strings.Contains(r.stdout, "template stopped after 1000000 steps") {
+		t.Errorf("a template past its bounds:\n%s", r)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the call took %v", d)
+	}
+	r = u.must("call", "cross", "--tools", "tools", `items:=["a","b"]`)
+	if got := contentText(t, r); got != strings.Repeat(".", 16) {
+		t.Errorf("text = %q, want 16 dots", got)
 	}
 }
