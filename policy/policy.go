@@ -292,6 +292,9 @@ func parseFile(file, name string, ids map[string]string, ps *cedar.PolicySet, h 
 		fmt.Fprintf(h, "%d:", len(b))
 		h.Write(b)
 	}
+	if fe := checkNesting(file, b); fe != nil {
+		return 0, fe
+	}
 	list, err := cedar.NewPolicyListFromBytes(file, b)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "parser error: ")
