@@ -158,3 +158,31 @@ func TestExportDeferred(t *testing.T) {
 		t.Errorf("client: %v %s", err, x.Body)
 	}
 }
+
+// TestScopedNamespaces: a key scoped to math exporting with namespaces
+// gets its tools grouped in its own toolsets only: a tool that is also in
+// a toolset out of its scope, sorted first, went into that namespace,
+// whose name and description the key learnt (it learns of no toolset but
+// its own elsewhere).
+func TestScopedNamespaces(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	math, _, err := CreateKey(file, "math", RightCall, []string{"math"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := NewKeyring(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, hs := newTestServer(t, ring)
+	if err := s.reg.DefineToolset(wield.Toolset{Name: "hidden_payroll", Description: "Payroll tools of the finance team", Tools: []string{"calculator", "echo"}}); err != nil {
+		t.Fatal(err)
+	}
+	code, body := do(t, hs, "GET", "/v1/tools?format=responses&deferred=true&namespaces=true", math, "")
+	if code != 200 || strings.Contains(string(body), "payroll") || strings.Contains(string(body), "Payroll") {
+		t.Errorf("scoped key's export with namespaces names another toolset: %d %s", code, body)
+	}
+	if !strings.Contains(string(body), `"math"`) || !strings.Contains(string(body), `"calculator"`) {
+		t.Errorf("scoped key's export lacks its namespace math with calculator: %s", body)
+	}
+}

@@ -109,7 +109,13 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if opts.Namespaces != nil {
-		opts.Namespaces = llm.NamespacesOf(s.reg.Toolsets())
+		sets := s.reg.Toolsets()
+		if k := KeyFrom(r.Context()); k != nil && k.Scoped() {
+			// A scoped key's tools are grouped in its own toolsets: it
+			// learns of no other (a tool in one sorted first went there).
+			sets = slices.DeleteFunc(sets, func(ts wield.Toolset) bool { return !slices.Contains(k.Toolsets, ts.Name) })
+		}
+		opts.Namespaces = llm.NamespacesOf(sets)
 	}
 	x, err := ExportToolsWith(f, tools, opts)
 	var oe *OptionError
