@@ -4,8 +4,8 @@ package journeys
 
 import (
 	"strings"
-	"testing"
 	"syscall"
+	"testing"
 	"time"
 )
 
