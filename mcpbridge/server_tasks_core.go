@@ -167,7 +167,7 @@ func (s *Server) srvServeCoreTasks(w http.ResponseWriter, r *http.Request, ep *s
 	}
 	switch q.Method {
 	case "tools/list":
-		return s.srvCoreList(w, ep, sess, &q)
+		return s.srvCoreList(w, r, ep, sess, &q)
 	case "tools/call":
 		if q.Params == nil {
 			return false
@@ -230,7 +230,7 @@ func (s *Server) srvServeCoreTasks(w http.ResponseWriter, r *http.Request, ep *s
 // srvCoreList answers tools/list with execution.taskSupport on the tools
 // marked task; a list the fast path would not give (a cursor, a policy's
 // own list, a long one) goes to the go-sdk, without it.
-func (s *Server) srvCoreList(w http.ResponseWriter, ep *srvEndpoint, sess *srvSession, q *srvCoreRequest) bool {
+func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, sess *srvSession, q *srvCoreRequest) bool {
 	if s.eng.Policy() != nil || (q.Params != nil && (q.Params.Cursor != nil || q.Params.Name != "")) {
 		return false
 	}
@@ -255,10 +255,27 @@ func (s *Server) srvCoreList(w http.ResponseWriter, ep *srvEndpoint, sess *srvSe
 	if json.Unmarshal(list, &res) != nil || json.Unmarshal(res["tools"], &tools) != nil {
 		return false
 	}
+	// A scoped key's run_program is described with the functions of its
+	// scope, as srvPolicyList describes it on the SDK's path.
+	kit := s.srvReach(r.Context())
 	for _, t := range tools {
 		var name string
-		if json.Unmarshal(t["name"], &name) == nil && support[name] != "" {
+		if json.Unmarshal(t["name"], &name) != nil {
+			continue
+		}
+		if support[name] != "" {
 			t["execution"] = json.RawMessage(`{"taskSupport":"` + string(support[name]) + `"}`)
+		}
+		if wt, ok := s.reg.Tool(name); ok && kit != nil && wt.ForCaller != nil {
+			l := wield.ListFor(r.Context(), nil, s.reg, s.srvCaller(sess.ss), kit, []*wield.Tool{wt})
+			if len(l) != 1 {
+				return false
+			}
+			d, err := json.Marshal(l[0].Description)
+			if err != nil {
+				return false
+			}
+			t["description"] = d
 		}
 	}
 	b, err := json.Marshal(tools)
