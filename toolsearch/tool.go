@@ -129,9 +129,22 @@ func Tool(ix func() *Index, opts *ToolOptions) *wield.Tool {
 			}
 			out := SearchOutput{Tools: make([]FoundTool, 0, len(hits))}
 			for _, h := range hits {
+				desc := h.Tool.Description
+				if h.Tool.ForCaller != nil {
+					// Described for this caller, as the lists describe it
+					// (wield.ListFor): run_program's functions are its own.
+					var caller wield.Caller
+					var kit *wield.Toolkit
+					if c := wield.CallFrom(ctx); c != nil {
+						caller, kit = c.Caller, c.Toolkit
+					}
+					if v := h.Tool.ForCaller(ctx, wield.PolicyFrom(ctx), caller, kit); v != nil {
+						desc = v.Description
+					}
+				}
 				out.Tools = append(out.Tools, FoundTool{
 					Name:        h.Tool.Name,
-					Description: h.Tool.Description,
+					Description: desc,
 					InputSchema: h.Tool.InputSchema,
 					Score:       math.Round(h.Score*1000) / 1000,
 				})
