@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -461,8 +462,21 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 	tools := s.srvTools(ep.toolset)
 	want := make(map[string]bool, len(tools))
 	var changed []*wield.Tool
+	// A tool described per caller (run_program) is listed as a caller
+	// without a policy or a scope sees it now (srvPolicyList describes it
+	// for the others): its functions change with the registry.
+	described := map[string]*wield.Tool{}
 	for _, t := range tools {
 		want[t.Name] = true
+		if t.ForCaller != nil {
+			if v := t.ForCaller(context.Background(), nil, wield.Caller{}, nil); v != nil {
+				described[t.Name] = v
+				if l := ep.listed[t.Name]; ep.synced[t.Name] == t && (l == nil || l.Description != v.Description) {
+					changed = append(changed, t)
+					continue
+				}
+			}
+		}
 		if ep.synced[t.Name] != t {
 			changed = append(changed, t)
 		}
@@ -496,7 +510,11 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 			s.log.Warn("mcp server: tool left out", "tool", t.Name, "problem", problem)
 		}
 	}
-	listed, problems := llm.MCPTools(changed)
+	shown := make([]*wield.Tool, len(changed))
+	for i, t := range changed {
+		shown[i] = cmp.Or(described[t.Name], t)
+	}
+	listed, problems := llm.MCPTools(shown)
 	for _, p := range problems {
 		leftOut(byName[p.Tool], p.Message)
 	}
