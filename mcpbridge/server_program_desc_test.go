@@ -14,9 +14,12 @@ import (
 // TestServerListsRunProgramAsItIs: without a policy or a scope, tools/list
 // describes run_program with the functions its programs have now, as
 // wield.ListFor does for REST: a tool registered after run_program (an
-// import, a reloaded tool file) is among them, a confirm tool that does
-// not admit programs is not. The list gave the description made when
-// run_program was registered, on every path and era.
+// import, a reloaded tool file) is among them (a confirm tool that does
+// not admit programs is not, as before). The list gave the description
+// made when run_program was registered, on every path and era, to a Go
+// program that serves program.Tool through this package (wield serve
+// registers run_program again on each change of the registry, so its
+// lists were right: TestJourneyMCPRunProgramDescribed holds them).
 func TestServerListsRunProgramAsItIs(t *testing.T) {
 	for _, tr := range []srvTransport{srvStateful, srvStateless, srvEra2026, srvStdio} {
 		t.Run(string(tr), func(t *testing.T) {
