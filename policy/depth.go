@@ -7,12 +7,14 @@ import (
 
 // maxOperators bounds the operators and brackets of one policy. cedar-go
 // parses and folds an expression by recursion, a level per operator or
-// bracket, and a policy a million levels deep (a 1 MB file of "!")
-// exhausts the goroutine's stack: a fatal error that no recover catches,
-// which ended the server on a reload. The count bounds the depth from
-// above; ten thousand is far past what a person writes in one policy and
-// keeps the recursion to a few megabytes of stack.
-const maxOperators = 10_000
+// bracket, about 2.5 KB of stack a level: half a million levels (a 1 MB
+// file of parentheses, 500,000 "&&") exhaust the goroutine's 1 GB stack,
+// a fatal error that no recover catches, which ended the server on a
+// reload. The count bounds the depth from above; twenty thousand is far
+// past what a person writes in one policy (a generated one may compare a
+// name with thousands of values, three operators each) and keeps the
+// recursion to some 50 MB of stack at worst.
+const maxOperators = 20_000
 
 // checkNesting returns the error of the first policy of the file's text b
 // with more than maxOperators operators and brackets (outside strings and
@@ -51,6 +53,9 @@ func checkNesting(file string, b []byte) *FileError {
 			n, begun = 0, false
 		case strings.IndexByte("([{!-+*<>=.&|", c) >= 0:
 			n++
+			if i+1 < len(b) && ((c == '&' || c == '|') && b[i+1] == c || strings.IndexByte("=!<>", c) >= 0 && b[i+1] == '=') {
+				i++ // one operator of two characters: &&, ||, ==, !=, <=, >=
+			}
 		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 			j := i + 1
 			for j < len(b) && (b[j] == '_' || b[j] >= 'a' && b[j] <= 'z' || b[j] >= 'A' && b[j] <= 'Z' || b[j] >= '0' && b[j] <= '9') {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,24 @@ func TestDeepPolicyRefused(t *testing.T) {
 	}
 	if set.Len() != 2001 {
 		t.Errorf("%d policies in force, want 2001", set.Len())
+	}
+}
+
+// TestNestingCount: the count bounds the depth from above, and operators
+// of two characters count once: a generated policy comparing a name with
+// 5,000 values loads, 20,001 "!" (each a level) do not.
+func TestNestingCount(t *testing.T) {
+	var alts []string
+	for i := range 5000 {
+		alts = append(alts, `resource.name == "t`+strconv.Itoa(i)+`"`)
+	}
+	if fe := checkNesting("p.cedar", []byte("permit(principal, action, resource) when { "+strings.Join(alts, " || ")+" };")); fe != nil {
+		t.Errorf("5,000 alternatives: %v", fe)
+	}
+	if fe := checkNesting("p.cedar", []byte("permit(principal, action, resource) when { "+strings.Repeat("!", 20_001)+"true };")); fe == nil {
+		t.Error("20,001 '!' were not refused")
+	}
+	if fe := checkNesting("p.cedar", []byte("permit(principal, action, resource) when { "+strings.Repeat("!", 19_990)+"true };")); fe != nil {
+		t.Errorf("19,990 '!': %v", fe)
 	}
 }
