@@ -1,0 +1,133 @@
+//go:build unix
+
+package journeys
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestJourneyMCPExit: `wield serve` holding what MCP clients leave open
+// exits promptly on SIGTERM. A tool call parked on its question
+// (input_required, its client never retries) is no request in flight: it
+// must not hold the exit at all. With a task running past the grace
+// period, a subscriptions/listen stream following it and a 2025-11-25
+// tasks/result waiting for it, the exit comes once the grace period is
+// over, plus the margin the cut calls have to be recorded, no later.
+func TestJourneyMCPExit(t *testing.T) {
+	example, err := os.ReadFile("../examples/conformance/tools/client.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	park := func(t *testing.T, s *server) {
+		t.Helper()
+		_, m := mcp2026AskPost(t, s, 1, "")
+		if r, _ := m["result"].(map[string]any); r == nil || r["resultType"] != "input_required" {
+			t.Fatalf("test_elicitation answered %v, want input_required", m)
+		}
+	}
+
+	t.Run("parked call only", func(t *testing.T) {
+		u := newUser(t)
+		u.write("tools/client.yaml", string(example))
+		s := u.serve("--tools", "tools", "--grace", "20s")
+		park(t, s)
+		took := lcStop(t, s, syscall.SIGTERM, 30*time.Second)
+		t.Logf("exit %v after SIGTERM with one parked call", took)
+		if took > 1500*time.Millisecond {
+			t.Errorf("exit took %v after SIGTERM with only a parked call (nothing in flight), want under 1.5 s", took)
+		}
+		var page struct {
+			Records []lcRecord `json:"records"`
+		}
+		u.must("calls", "--tool", "test_elicitation", "--json").json(t, &page)
+		if len(page.Records) != 1 || page.Records[0].Result.OK || page.Records[0].Result.ErrorType != "canceled" {
+			t.Errorf("the parked call's records after the exit: %+v, want one, canceled", page.Records)
+		}
+	})
+
+	t.Run("all open", func(t *testing.T) {
+		u := newUser(t)
+		u.write("tools/client.yaml", string(example))
+		u.write("tools/nap.yaml", napTool)
+		const grace = 3 * time.Second
+		s := u.serve("--tools", "tools", "--grace", grace.String())
+		park(t, s)
+		task := mtStart(t, s, 60)
+		// A listen stream following the task, read as it comes.
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "follow", "method": "subscriptions/listen", "params": map[string]any{
+			"notifications": map[string]any{"taskIds": []string{task.TaskID}},
+			"_meta": map[string]any{
+				"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+				"io.modelcontextprotocol/clientInfo":      map[string]any{"name": "journey", "version": "1"},
+				"io.modelcontextprotocol/clientCapabilities": map[string]any{
+					"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}},
+				},
+			},
+		}})
+		req, _ := http.NewRequest("POST", s.url+"/mcp", bytes.NewReader(body))
+		for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+			"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
+			req.Header.Set(k, v)
+		}
+		resp, err := (&http.Client{Timeout: commandLimit}).Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("subscriptions/listen: %v %v", err, resp)
+		}
+		listened := make(chan string, 1)
+		go func() {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			listened <- string(b)
+		}()
+		// A 2025-11-25 session's tasks/result waiting for a task of its own.
+		c, _ := mtOpen(t, s)
+		res, msg := c.rpc("tools/call", map[string]any{"name": "nap", "arguments": map[string]any{"duration": 60}, "task": map[string]any{}})
+		var created struct {
+			Task mtCoreTask `json:"task"`
+		}
+		if msg != "" || json.Unmarshal(res, &created) != nil || created.Task.TaskID == "" {
+			t.Fatalf("tools/call with params.task = %s %s", res, msg)
+		}
+		waited := make(chan struct{})
+		go func() {
+			defer close(waited)
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "tasks/result", "params": map[string]any{"taskId": created.Task.TaskID}})
+			req, _ := http.NewRequest("POST", s.url+"/mcp", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			req.Header.Set("Mcp-Session-Id", c.id)
+			if resp, err := (&http.Client{Timeout: commandLimit}).Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		time.Sleep(300 * time.Millisecond) // the waits are under way (nothing shows them)
+		took := lcStop(t, s, syscall.SIGTERM, 30*time.Second)
+		t.Logf("exit %v after SIGTERM (grace %v) with a parked call, a task of 60 s, its listen stream and a tasks/result", took, grace)
+		if limit := grace + 2500*time.Millisecond; took > limit {
+			t.Errorf("exit took %v after SIGTERM, want under %v (grace %v and the cut margin)", took, limit, grace)
+		}
+		select {
+		case got := <-listened:
+			if !strings.Contains(got, "notifications/subscriptions/acknowledged") {
+				t.Errorf("the listen stream carried %q", got)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("the listen stream was still open 5 s after the exit")
+		}
+		select {
+		case <-waited:
+		case <-time.After(5 * time.Second):
+			t.Error("tasks/result still waited 5 s after the exit")
+		}
+	})
+}
