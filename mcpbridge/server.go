@@ -205,6 +205,7 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 		panic(fmt.Sprintf("mcpbridge.NewServer: InputRequired needs a key of at least %d bytes and an approval store", MinStateKey))
 	}
 	s.sessions = newSrvSessions(&s.opts)
+	s.sessions.forget = s.coreSessions.forget
 	s.log = s.opts.Logger
 	if s.log == nil {
 		s.log = slog.Default()
