@@ -261,8 +261,13 @@ func TestServerEraAskExpired(t *testing.T) {
 func TestServerEraAskBounded(t *testing.T) {
 	f := eraAskNew(t, false, mcpbridge.InputRequiredOptions{MaxWaiting: 2, MaxWaitingPerClient: 1})
 	h := f.srv.Handler()
+	addr := map[string]string{"a": "127.0.0.2", "b": "127.0.0.3", "c": "127.0.0.4"}
 	as := func(client string, id int) srvReply {
-		return srvEraPost(t, h, strings.Replace(eraAskBody(id, `{"message":"hi"}`, eraAskCaps, ""), `"name":"raw"`, `"name":"`+client+`"`, 1))
+		from := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.RemoteAddr = addr[client] + ":1234" // a client is its address (no ClientKey)
+			h.ServeHTTP(w, r)
+		})
+		return srvEraPost(t, from, strings.Replace(eraAskBody(id, `{"message":"hi"}`, eraAskCaps, ""), `"name":"raw"`, `"name":"`+client+`"`, 1))
 	}
 	eraAsked(t, as("a", 1))
 	r := as("a", 2)
@@ -518,5 +523,33 @@ func TestServerEraAskConcurrentRetries(t *testing.T) {
 	}
 	if f.effects.Load() != 1 || f.srv.Waiting() != 1 {
 		t.Errorf("%d effects, %d waiting; want 1 and 1", f.effects.Load(), f.srv.Waiting())
+	}
+}
+
+// TestServerEraAskBoundedByAddress checks that the per-client bound of
+// parked calls counts the client as the server knows it (its API key,
+// else its address), not the clientInfo name it gives itself: one address
+// naming itself anew in each call parked as many calls as the server
+// takes, and no other client could be asked anything.
+func TestServerEraAskBoundedByAddress(t *testing.T) {
+	for _, noFast := range []bool{false, true} {
+		f := eraAskNew(t, noFast, mcpbridge.InputRequiredOptions{MaxWaiting: 3, MaxWaitingPerClient: 1})
+		as := func(addr, name string, id int) srvReply {
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				r.RemoteAddr = addr + ":1234"
+				f.srv.Handler().ServeHTTP(w, r)
+			})
+			return srvEraPost(t, h, strings.Replace(eraAskBody(id, `{"message":"hi"}`, eraAskCaps, ""), `"name":"raw"`, `"name":"`+name+`"`, 1))
+		}
+		eraAsked(t, as("127.0.0.2", "a", 1))
+		if _, isErr := eraText(as("127.0.0.2", "renamed", 2)); !isErr {
+			t.Errorf("a second call from the same address under another name (go-sdk path %v): want the tool's error", noFast)
+		} else if err := <-f.errs; !errors.Is(err, mcpbridge.ErrTooManyWaiting) {
+			t.Errorf("the tool's Elicit returned %v, want ErrTooManyWaiting", err)
+		}
+		eraAsked(t, as("127.0.0.3", "a", 3))
+		if n := f.srv.Waiting(); n != 2 {
+			t.Errorf("go-sdk path %v: %d waiting, want 2", noFast, n)
+		}
 	}
 }

@@ -612,6 +612,9 @@ func (s *Server) srvHandler(ep *srvEndpoint) mcp.ToolHandler {
 		}
 		ctx = srvWithRequester(ctx, req)
 		if in, client, ok := srvEraInputOf(req); ok {
+			if x := req.GetExtra(); x != nil && x.Header != nil && x.Header.Get(srvClientHeader) != "" {
+				ctx = context.WithValue(ctx, srvClientKey{}, x.Header.Get(srvClientHeader))
+			}
 			return s.srvEraCall(ctx, ep, req.Session, req.Params, s.srvCallerNamed(client), in)
 		}
 		res, err := s.srvCall(ctx, ep, req.Session, req.Params)
