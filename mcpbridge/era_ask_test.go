@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -550,6 +551,73 @@ func TestServerEraAskBoundedByAddress(t *testing.T) {
 		eraAsked(t, as("127.0.0.3", "a", 3))
 		if n := f.srv.Waiting(); n != 2 {
 			t.Errorf("go-sdk path %v: %d waiting, want 2", noFast, n)
+		}
+	}
+}
+
+// TestServerEraAskGoroutines counts goroutines: calls parked on their
+// questions hold one each while they wait, and none is left once their
+// waits expire, nor once the server closes. The engine keeps idle workers
+// (up to 128) for its next calls: the count is taken after a first round
+// of calls has made them.
+func TestServerEraAskGoroutines(t *testing.T) {
+	settle := func(want int) int {
+		deadline := time.Now().Add(srvWait)
+		n := runtime.NumGoroutine()
+		for n > want && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+			n = runtime.NumGoroutine()
+		}
+		return n
+	}
+	const calls = 10
+	for _, end := range []string{"expiry", "close"} {
+		f := eraAskNew(t, false, mcpbridge.InputRequiredOptions{TTL: 300 * time.Millisecond})
+		before := 0
+		for round := range 2 {
+			for i := range calls {
+				eraAsked(t, srvEraPost(t, f.srv.Handler(), eraAskBody(round*calls+i+1, fmt.Sprintf(`{"message":"%d"}`, round*calls+i), eraAskCaps, "")))
+			}
+			if n := f.srv.Waiting(); n != calls {
+				t.Fatalf("%d waiting, want %d", n, calls)
+			}
+			if n := runtime.NumGoroutine(); round == 1 && n < before+calls {
+				t.Errorf("%s: %d goroutines with %d calls parked, %d before: want one a call at least", end, n, calls, before)
+			}
+			if round == 1 && end == "close" {
+				f.srv.Close()
+			}
+			for range calls {
+				select {
+				case err := <-f.errs:
+					if !errors.Is(err, mcpbridge.ErrNoAnswer) {
+						t.Errorf("%s: the tool's Elicit returned %v, want ErrNoAnswer", end, err)
+					}
+				case <-time.After(srvWait):
+					t.Fatalf("%s: a parked call never ended", end)
+				}
+			}
+			eraRecords(t, f.store, (round+1)*calls)
+			if round == 0 {
+				// The count once it holds still for 200 ms.
+				before = runtime.NumGoroutine()
+				for deadline := time.Now().Add(srvWait); time.Now().Before(deadline); {
+					time.Sleep(200 * time.Millisecond)
+					n := runtime.NumGoroutine()
+					if n == before {
+						break
+					}
+					before = n
+				}
+				continue
+			}
+			if n := settle(before); n > before {
+				buf := make([]byte, 1<<20)
+				t.Errorf("%s: %d goroutines once the parked calls ended, %d before:\n%s", end, n, before, buf[:runtime.Stack(buf, true)])
+			}
+			if n := f.srv.Waiting(); n != 0 {
+				t.Errorf("%s: %d waiting, want 0", end, n)
+			}
 		}
 	}
 }
