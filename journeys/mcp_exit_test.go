@@ -131,3 +131,65 @@ func TestJourneyMCPExit(t *testing.T) {
 		}
 	})
 }
+
+// TestJourneyMCPTaskOwner: on `wield serve` with keys, a task started with
+// one key is unknown to another (tasks/get, tasks/cancel: -32602), which
+// therefore cannot stop it; its own key reads it and cancels it.
+func TestJourneyMCPTaskOwner(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/nap.yaml", napTool)
+	a, _ := makeKey(t, u, "--name", "a", "--rights", "call")
+	b, _ := makeKey(t, u, "--name", "b", "--rights", "call")
+	s := u.serve("--tools", "tools")
+	rpc := func(key, method, name string, params map[string]any) (status string, errMsg string) {
+		t.Helper()
+		params["_meta"] = map[string]any{
+			"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+			"io.modelcontextprotocol/clientInfo":      map[string]any{"name": "journey", "version": "1"},
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{
+				"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}},
+			},
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+		_, raw := s.do("POST", "/mcp", string(body), "Accept: application/json, text/event-stream",
+			"Mcp-Protocol-Version: 2026-07-28", "Mcp-Method: "+method, "Mcp-Name: "+name, "Authorization: Bearer "+key)
+		var msg struct {
+			Result struct {
+				TaskID string `json:"taskId"`
+				Status string `json:"status"`
+			} `json:"result"`
+			Error *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &msg); err != nil {
+			t.Fatalf("%s: %s", method, raw)
+		}
+		if msg.Error != nil {
+			return "", msg.Error.Message
+		}
+		if method == "tools/call" {
+			return msg.Result.TaskID, ""
+		}
+		return msg.Result.Status, ""
+	}
+	id, e := rpc(a, "tools/call", "nap", map[string]any{"name": "nap", "arguments": map[string]any{"duration": 60}})
+	if id == "" {
+		t.Fatalf("tools/call nap with key a: %s", e)
+	}
+	for _, m := range []string{"tasks/get", "tasks/cancel"} {
+		if _, e := rpc(b, m, id, map[string]any{"taskId": id}); !strings.Contains(e, "unknown task") {
+			t.Errorf("%s of key a's task with key b: %q, want an unknown task", m, e)
+		}
+	}
+	if st, e := rpc(a, "tasks/get", id, map[string]any{"taskId": id}); st != "working" {
+		t.Errorf("key a's tasks/get: %q %q, want working", st, e)
+	}
+	if _, e := rpc(a, "tasks/cancel", id, map[string]any{"taskId": id}); e != "" {
+		t.Errorf("key a's tasks/cancel: %q", e)
+	}
+	ok := eventually(10*time.Second, func() bool { st, _ := rpc(a, "tasks/get", id, map[string]any{"taskId": id}); return st == "cancelled" })
+	if !ok {
+		t.Error("key a's task did not read cancelled after its tasks/cancel")
+	}
+}
