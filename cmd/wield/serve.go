@@ -455,6 +455,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	closeUnusedOnShutdown(hs)
+	endMCPStreamsOnShutdown(hs)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(httpapi.LimitListener(ln, maxConns, log)) }()
 	log.Info("serving", "addr", bound, "keys", !keys.Empty())
