@@ -716,7 +716,9 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 		return v, nil
 	}
 	if !errors.Is(err, wield.ErrNotFound) {
-		s.log.Error("mcp server: read task", "task", id, "err", err)
+		if ctx.Err() == nil { // a request that ended (a listen stream let go) is no failure
+			s.log.Error("mcp server: read task", "task", id, "err", err)
+		}
 		return nil, srvInternal
 	}
 	if rs, ok := s.opts.Calls.(wield.CallIDReservations); ok {
@@ -727,7 +729,9 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 			return v, nil
 		}
 		if !errors.Is(err, wield.ErrNotFound) {
-			s.log.Error("mcp server: read task", "task", id, "err", err)
+			if ctx.Err() == nil {
+				s.log.Error("mcp server: read task", "task", id, "err", err)
+			}
 			return nil, srvInternal
 		}
 	}
