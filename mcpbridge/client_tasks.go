@@ -530,7 +530,14 @@ type impTaskCall struct {
 	status string    // the last status message relayed
 	shown  int
 	asked  map[string]bool // input request keys answered
+	// questions counts the input requests answered, which
+	// taskMaxQuestions bounds.
+	questions int
 }
+
+// taskMaxQuestions bounds the input requests one task may have answered,
+// over all its rounds: a round may hold several, but not thousands.
+const taskMaxQuestions = taskMaxInputRounds * 8
 
 // callTask calls the tool as a task and waits for its result.
 func (h *impHandler) callTask(ctx context.Context, sess *impSession, params *mcp.CallToolParams, ext bool, relay *impRelay) (json.RawMessage, error) {
@@ -736,6 +743,9 @@ func (tc *impTaskCall) answer(ctx context.Context, id string, reqs map[string]js
 		if elicit == nil {
 			return tc.fail("asked a person for input in the middle of the task, and this wield has no one to ask; the task was canceled", id)
 		}
+		if tc.questions++; tc.questions > taskMaxQuestions {
+			return tc.fail(fmt.Sprintf("asked for more than %d inputs during one task; the task was canceled", taskMaxQuestions), id)
+		}
 		res, err := elicit(ctx, &mcp.ElicitRequest{Params: q.Params})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -748,9 +758,7 @@ func (tc *impTaskCall) answer(ctx context.Context, id string, reqs map[string]js
 		if tc.asked == nil {
 			tc.asked = map[string]bool{}
 		}
-		if len(tc.asked) < taskMaxInputRounds*8 {
-			tc.asked[key] = true
-		}
+		tc.asked[key] = true // at most taskMaxQuestions
 	}
 	if len(responses) == 0 {
 		return nil

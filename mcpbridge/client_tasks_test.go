@@ -598,3 +598,45 @@ func TestRelayTaskStatus(t *testing.T) {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }
+
+// TestImportTaskAsksBounded: a hostile server's task asking thousands of
+// questions in one input_required round does not have the importer put
+// them all to its person (ElicitFunc): past the questions one task may ask
+// (taskMaxInputRounds*8, the rounds' bound times eight) the call fails
+// and the task is canceled.
+func TestImportTaskAsksBounded(t *testing.T) {
+	const many = 5000
+	q := &taskPeer{t: t, era2026: true, task: func() map[string]any { return extTaskOf("x-1", "working", 10) }}
+	q.get = func(id string, _ int) map[string]any {
+		m := extTaskOf(id, "input_required", 10)
+		reqs := map[string]any{}
+		for i := range many {
+			reqs[fmt.Sprintf("q%d", i)] = map[string]any{"method": "elicitation/create", "params": map[string]any{
+				"mode": "form", "message": "Which city?",
+				"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string", "default": "Lyon"}}},
+			}}
+		}
+		m["inputRequests"] = reqs
+		return m
+	}
+	hs := httptest.NewServer(q)
+	defer hs.Close()
+	var asked atomic.Int32
+	reg := wield.NewRegistry(nil)
+	im := impImporter(t, reg, &mcpbridge.ImportOptions{Elicit: func(ctx context.Context, server string, r *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		asked.Add(1)
+		return mcpbridge.ElicitDefaults(ctx, server, r)
+	}})
+	if err := im.Add(context.Background(), mcpbridge.ServerConfig{Name: "peer", URL: hs.URL + "/mcp", Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	e := impEngine(t, reg)
+	got := impOutcomeOf(impCall(t, e, "peer__long", `{}`))
+	if got.OK || got.ErrorType != wield.ErrExecution || !strings.Contains(got.Error, "asked for more than 128 inputs during one task") {
+		t.Errorf("a task asking %d questions at once = %+v, want the call failed, saying so", many, got)
+	}
+	if n := asked.Load(); n > 128 {
+		t.Errorf("the importer's person was asked %d questions, want at most 128", n)
+	}
+	impEventually(t, "the task is canceled", func() bool { return len(q.canceled()) == 1 })
+}

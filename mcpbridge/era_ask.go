@@ -82,7 +82,13 @@ type srvEraAsker struct {
 	one      sync.Mutex  // one question at a time
 	answered atomic.Bool // a request was answered input_required: its session is gone
 
+	// client is the client as the server's bounds name it
+	// ([ServerOptions].ClientKey, else the address): parked calls are
+	// counted by it, never by the name a client gives itself.
+	client string
+
 	// Guarded by Server.parked.mu.
+	counted string // the key of perWho, once parked
 	who     string // srvStateWho of caller, once parked
 	digest  string // of the arguments, once parked
 	id      string // "" until parked
@@ -93,6 +99,14 @@ type srvEraAsker struct {
 }
 
 type srvEraAskerKey struct{}
+
+// srvClientKey holds, in the context of a call of the stateless era, its
+// client as srvSessions.client names it; srvClientHeader carries it to the
+// go-sdk's handlers, which see the request's headers, not its context (a
+// client's own header of that name is dropped before).
+type srvClientKey struct{}
+
+const srvClientHeader = "Wield-Internal-Client"
 
 type srvInputKeyKey struct{}
 
@@ -255,6 +269,7 @@ func (s *Server) srvEraRun(ctx context.Context, in srvEraInput, who string, p *m
 		asks: make(chan *srvAsk), done: make(chan srvDone, 1), cancel: cancel,
 	}
 	a.needs, _ = ctx.Value(srvEraNeedsKey{}).(*srvEraNeeds)
+	a.client, _ = ctx.Value(srvClientKey{}).(string)
 	callCtx = context.WithValue(callCtx, srvEraAskerKey{}, a)
 	stop := context.AfterFunc(s.sessions.ended, func() {
 		cancel(&wield.Error{Type: wield.ErrCanceled, Message: "the MCP server closed"})
@@ -311,12 +326,16 @@ func (pc *srvParkedCalls) park(a *srvEraAsker, q *srvAsk, o *InputRequiredOption
 		if n := o.maxWaiting(); len(pc.byID) >= n {
 			return srvState{}, fmt.Errorf("%w (%d on this server)", ErrTooManyWaiting, n)
 		}
-		if n := o.maxWaitingPerClient(); pc.perWho[a.who] >= n {
+		a.counted = "caller\x00" + a.who
+		if a.client != "" {
+			a.counted = "client\x00" + a.client
+		}
+		if n := o.maxWaitingPerClient(); pc.perWho[a.counted] >= n {
 			return srvState{}, fmt.Errorf("%w (%d of this client)", ErrTooManyWaiting, n)
 		}
 		a.id = srvParkID()
 		pc.byID[a.id] = a
-		pc.perWho[a.who]++
+		pc.perWho[a.counted]++
 	}
 	a.round++
 	for i := range q.items {
@@ -375,8 +394,8 @@ func (pc *srvParkedCalls) dropLocked(a *srvEraAsker) {
 		return
 	}
 	delete(pc.byID, a.id)
-	if pc.perWho[a.who]--; pc.perWho[a.who] <= 0 {
-		delete(pc.perWho, a.who)
+	if pc.perWho[a.counted]--; pc.perWho[a.counted] <= 0 {
+		delete(pc.perWho, a.counted)
 	}
 }
 

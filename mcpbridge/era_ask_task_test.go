@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -254,5 +255,76 @@ func TestServerTaskBeforeTask(t *testing.T) {
 `))
 	if err == nil || !strings.Contains(err.Error(), "step 2: before_task belongs to the first step only") {
 		t.Errorf("before_task on step 2: %v, want an error saying it belongs to the first step", err)
+	}
+}
+
+// TestServerTaskAskGoroutines counts goroutines: tasks whose tools ask and
+// are never answered hold theirs until the question's wait (the
+// requestState TTL) ends, and none is left once the tasks have ended. The
+// count is taken after a first round, which made the engine's idle
+// workers.
+func TestServerTaskAskGoroutines(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(ctx)
+	schema := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}}
+	ask := wield.Func("ask", "Asks a name", func(ctx context.Context, _ srvNoArgs) (string, error) {
+		_, _, err := mcpbridge.Elicit(ctx, "Name?", schema)
+		return "", err
+	})
+	ask.Task = wield.TaskRequired
+	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store, MaxSessionsPerClient: 64, InputRequired: &mcpbridge.InputRequiredOptions{
+		Key: []byte(strings.Repeat("k", mcpbridge.MinStateKey)), Approvals: store, TTL: 300 * time.Millisecond}},
+		&engine.Options{Store: store}, ask)
+	h := f.srv.Handler()
+	still := func() int {
+		n := runtime.NumGoroutine()
+		for deadline := time.Now().Add(srvWait); time.Now().Before(deadline); {
+			time.Sleep(200 * time.Millisecond)
+			m := runtime.NumGoroutine()
+			if m == n {
+				break
+			}
+			n = m
+		}
+		return n
+	}
+	const tasks = 10
+	before := 0
+	for round := range 2 {
+		var ids []string
+		for range tasks {
+			_, m := taskAskPost(t, h, "tools/call", "ask", map[string]any{"name": "ask", "arguments": map[string]any{}})
+			res, _ := m["result"].(map[string]any)
+			id, _ := res["taskId"].(string)
+			if id == "" {
+				t.Fatalf("tools/call: %v", m)
+			}
+			ids = append(ids, id)
+		}
+		for _, id := range ids {
+			status := ""
+			for deadline := time.Now().Add(srvWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				_, m := taskAskPost(t, h, "tasks/get", id, map[string]any{"taskId": id})
+				r, _ := m["result"].(map[string]any)
+				if status, _ = r["status"].(string); status == "completed" || status == "failed" || status == "cancelled" {
+					break
+				}
+			}
+			if status != "completed" && status != "failed" {
+				t.Fatalf("task %s: %q once its question's wait ended, want it ended", id, status)
+			}
+		}
+		if round == 0 {
+			before = still()
+			continue
+		}
+		if n := still(); n > before {
+			buf := make([]byte, 1<<20)
+			t.Errorf("%d goroutines once %d asking tasks ended, %d before:\n%s", n, tasks, before, buf[:runtime.Stack(buf, true)])
+		}
 	}
 }

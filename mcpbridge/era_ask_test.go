@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -261,8 +262,13 @@ func TestServerEraAskExpired(t *testing.T) {
 func TestServerEraAskBounded(t *testing.T) {
 	f := eraAskNew(t, false, mcpbridge.InputRequiredOptions{MaxWaiting: 2, MaxWaitingPerClient: 1})
 	h := f.srv.Handler()
+	addr := map[string]string{"a": "127.0.0.2", "b": "127.0.0.3", "c": "127.0.0.4"}
 	as := func(client string, id int) srvReply {
-		return srvEraPost(t, h, strings.Replace(eraAskBody(id, `{"message":"hi"}`, eraAskCaps, ""), `"name":"raw"`, `"name":"`+client+`"`, 1))
+		from := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.RemoteAddr = addr[client] + ":1234" // a client is its address (no ClientKey)
+			h.ServeHTTP(w, r)
+		})
+		return srvEraPost(t, from, strings.Replace(eraAskBody(id, `{"message":"hi"}`, eraAskCaps, ""), `"name":"raw"`, `"name":"`+client+`"`, 1))
 	}
 	eraAsked(t, as("a", 1))
 	r := as("a", 2)
@@ -518,5 +524,100 @@ func TestServerEraAskConcurrentRetries(t *testing.T) {
 	}
 	if f.effects.Load() != 1 || f.srv.Waiting() != 1 {
 		t.Errorf("%d effects, %d waiting; want 1 and 1", f.effects.Load(), f.srv.Waiting())
+	}
+}
+
+// TestServerEraAskBoundedByAddress checks that the per-client bound of
+// parked calls counts the client as the server knows it (its API key,
+// else its address), not the clientInfo name it gives itself: one address
+// naming itself anew in each call parked as many calls as the server
+// takes, and no other client could be asked anything.
+func TestServerEraAskBoundedByAddress(t *testing.T) {
+	for _, noFast := range []bool{false, true} {
+		f := eraAskNew(t, noFast, mcpbridge.InputRequiredOptions{MaxWaiting: 3, MaxWaitingPerClient: 1})
+		as := func(addr, name string, id int) srvReply {
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				r.RemoteAddr = addr + ":1234"
+				f.srv.Handler().ServeHTTP(w, r)
+			})
+			return srvEraPost(t, h, strings.Replace(eraAskBody(id, `{"message":"hi"}`, eraAskCaps, ""), `"name":"raw"`, `"name":"`+name+`"`, 1))
+		}
+		eraAsked(t, as("127.0.0.2", "a", 1))
+		if _, isErr := eraText(as("127.0.0.2", "renamed", 2)); !isErr {
+			t.Errorf("a second call from the same address under another name (go-sdk path %v): want the tool's error", noFast)
+		} else if err := <-f.errs; !errors.Is(err, mcpbridge.ErrTooManyWaiting) {
+			t.Errorf("the tool's Elicit returned %v, want ErrTooManyWaiting", err)
+		}
+		eraAsked(t, as("127.0.0.3", "a", 3))
+		if n := f.srv.Waiting(); n != 2 {
+			t.Errorf("go-sdk path %v: %d waiting, want 2", noFast, n)
+		}
+	}
+}
+
+// TestServerEraAskGoroutines counts goroutines: calls parked on their
+// questions hold one each while they wait, and none is left once their
+// waits expire, nor once the server closes. The engine keeps idle workers
+// (up to 128) for its next calls: the count is taken after a first round
+// of calls has made them.
+func TestServerEraAskGoroutines(t *testing.T) {
+	settle := func(want int) int {
+		deadline := time.Now().Add(srvWait)
+		n := runtime.NumGoroutine()
+		for n > want && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+			n = runtime.NumGoroutine()
+		}
+		return n
+	}
+	const calls = 10
+	for _, end := range []string{"expiry", "close"} {
+		f := eraAskNew(t, false, mcpbridge.InputRequiredOptions{TTL: 300 * time.Millisecond})
+		before := 0
+		for round := range 2 {
+			for i := range calls {
+				eraAsked(t, srvEraPost(t, f.srv.Handler(), eraAskBody(round*calls+i+1, fmt.Sprintf(`{"message":"%d"}`, round*calls+i), eraAskCaps, "")))
+			}
+			if n := f.srv.Waiting(); n != calls {
+				t.Fatalf("%d waiting, want %d", n, calls)
+			}
+			if n := runtime.NumGoroutine(); round == 1 && n < before+calls {
+				t.Errorf("%s: %d goroutines with %d calls parked, %d before: want one a call at least", end, n, calls, before)
+			}
+			if round == 1 && end == "close" {
+				f.srv.Close()
+			}
+			for range calls {
+				select {
+				case err := <-f.errs:
+					if !errors.Is(err, mcpbridge.ErrNoAnswer) {
+						t.Errorf("%s: the tool's Elicit returned %v, want ErrNoAnswer", end, err)
+					}
+				case <-time.After(srvWait):
+					t.Fatalf("%s: a parked call never ended", end)
+				}
+			}
+			eraRecords(t, f.store, (round+1)*calls)
+			if round == 0 {
+				// The count once it holds still for 200 ms.
+				before = runtime.NumGoroutine()
+				for deadline := time.Now().Add(srvWait); time.Now().Before(deadline); {
+					time.Sleep(200 * time.Millisecond)
+					n := runtime.NumGoroutine()
+					if n == before {
+						break
+					}
+					before = n
+				}
+				continue
+			}
+			if n := settle(before); n > before {
+				buf := make([]byte, 1<<20)
+				t.Errorf("%s: %d goroutines once the parked calls ended, %d before:\n%s", end, n, before, buf[:runtime.Stack(buf, true)])
+			}
+			if n := f.srv.Waiting(); n != 0 {
+				t.Errorf("%s: %d waiting, want 0", end, n)
+			}
+		}
 	}
 }

@@ -55,7 +55,8 @@ type InputRequiredOptions struct {
 	// MaxWaiting bounds the calls whose tool asked its client a question
 	// ([Elicit], [Sample]) and waits for the retry with the answer, held
 	// in this server's memory: 256 when zero. MaxWaitingPerClient bounds
-	// those of one caller (API key, else client name): 16 when zero. A
+	// those of one client, as [ServerOptions].ClientKey names it (else
+	// its IP address; never its clientInfo name): 16 when zero. A
 	// question past either fails in the tool with [ErrTooManyWaiting].
 	MaxWaiting          int
 	MaxWaitingPerClient int

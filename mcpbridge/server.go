@@ -206,6 +206,7 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 		panic(fmt.Sprintf("mcpbridge.NewServer: InputRequired needs a key of at least %d bytes and an approval store", MinStateKey))
 	}
 	s.sessions = newSrvSessions(&s.opts)
+	s.sessions.forget = s.coreSessions.forget
 	s.log = s.opts.Logger
 	if s.log == nil {
 		s.log = slog.Default()
@@ -629,6 +630,9 @@ func (s *Server) srvHandler(ep *srvEndpoint) mcp.ToolHandler {
 		}
 		ctx = srvWithRequester(ctx, req)
 		if in, client, ok := srvEraInputOf(req); ok {
+			if x := req.GetExtra(); x != nil && x.Header != nil && x.Header.Get(srvClientHeader) != "" {
+				ctx = context.WithValue(ctx, srvClientKey{}, x.Header.Get(srvClientHeader))
+			}
 			return s.srvEraCall(ctx, ep, req.Session, req.Params, s.srvCallerNamed(client), in)
 		}
 		res, err := s.srvCall(ctx, ep, req.Session, req.Params)

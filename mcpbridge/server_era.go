@@ -98,6 +98,7 @@ func (s *Server) srvServeStatelessEra(w http.ResponseWriter, r *http.Request, ep
 	if !s.opts.DisableFastPath && r.Method == http.MethodPost && s.srvEraFast(w, r, ep) {
 		return
 	}
+	r.Header.Set(srvClientHeader, s.sessions.client(r))
 	ep.stateless.ServeHTTP(w, r)
 }
 
@@ -369,7 +370,7 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 				}
 			}
 		} else {
-			result, err = s.srvEraCall(ctx, ep, nil, p, caller, req.input)
+			result, err = s.srvEraCall(context.WithValue(ctx, srvClientKey{}, s.sessions.client(r)), ep, nil, p, caller, req.input)
 		}
 		if err != nil {
 			var jerr *jsonrpc.Error

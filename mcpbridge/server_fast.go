@@ -88,7 +88,14 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodPost || r.Body == nil {
 		return false
 	}
-	body, err := srvReadAll(r.Body, r.ContentLength)
+	// Read no more than the go-sdk takes: a larger body goes on unread
+	// past that, and the go-sdk refuses it (413) once it has read that
+	// much, so nothing here holds more.
+	body, err := srvReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1), r.ContentLength)
+	if err == nil && len(body) > mcp.DefaultMaxRequestBodyBytes {
+		r.Body = newSrvBody(body, r.Body, true)
+		return false
+	}
 	back := newSrvBody(body, r.Body, false)
 	r.Body = back
 	if err != nil {

@@ -23,6 +23,7 @@ const srvRequesterHeader = "Wield-Internal-Requester"
 func srvNoteRequester(r *http.Request) {
 	r.Header.Del(srvRequesterHeader) // only this server writes it
 	r.Header.Del(srvScopeHeader)
+	r.Header.Del(srvClientHeader)
 	if who := wield.RequesterFrom(r.Context()); who != "" {
 		r.Header.Set(srvRequesterHeader, who)
 	}

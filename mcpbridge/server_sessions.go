@@ -60,6 +60,10 @@ type srvSessions struct {
 	// streams of the stateless era, which are no sessions of the SDK's.
 	ended context.Context
 	end   context.CancelFunc
+
+	// forget lets go of what the server remembers of a session that
+	// ended (its in-core tasks list); nil: nothing.
+	forget func(id string)
 }
 
 // srvSession is one open HTTP session.
@@ -288,6 +292,9 @@ func (s *srvSession) end() {
 	}
 	ss.mu.Unlock()
 	ss.release(s.client)
+	if ss.forget != nil {
+		ss.forget(s.id)
+	}
 }
 
 // srvServeSessions serves a request of a stateful endpoint: a request of a

@@ -48,6 +48,24 @@ const CodeMissingCapability = -32021
 // started as a task: only those are read as tasks.
 const srvTaskMark = "wield_mcp_task"
 
+// srvTaskOwnerVar is the caller variable that binds, in its record, a task
+// to the requester (API key) that started it: a digest, never the key's
+// ID. MCP has a receiver with an authorization context bind tasks to it,
+// and refuse them to another: another requester reads such a task as
+// unknown. A task started without a requester (a server without keys) has
+// none, and its ID is the capability.
+const srvTaskOwnerVar = "wield_mcp_task_owner"
+
+// srvTaskOwner is the owner a task started, or read, with ctx has: "" with
+// no requester.
+func srvTaskOwner(ctx context.Context) string {
+	who := wield.RequesterFrom(ctx)
+	if who == "" {
+		return ""
+	}
+	return srvStateWho("task owner\x00" + who)
+}
+
 // srvTaskPollMs is the polling interval suggested to clients.
 const srvTaskPollMs = 1000
 
@@ -97,6 +115,7 @@ type srvTasks struct {
 // srvTask is a task running here.
 type srvTask struct {
 	client  string
+	owner   string // srvTaskOwner of the request that started it
 	p       *engine.Pending
 	cancel  context.CancelCauseFunc
 	created time.Time
@@ -403,6 +422,9 @@ func (s *Server) srvLaunchTask(r *http.Request, p *mcp.CallToolParamsRaw, caller
 			caller.Variables = map[string]any{}
 		}
 		caller.Variables[srvTaskMark] = true
+		if owner := srvTaskOwner(ctx); owner != "" {
+			caller.Variables[srvTaskOwnerVar] = owner
+		}
 		// The call's span (when the server traces) lasts as long as
 		// the task, not the request that started it.
 		ctx, end := s.srvTrace(ctx, nil, p)
@@ -512,7 +534,7 @@ func (ts *srvTasks) start(parent context.Context, client string, run func(contex
 	// stops (DrainTasks). It keeps the request's values (who asked, for
 	// an approval), not its end.
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
-	t := &srvTask{client: client, cancel: cancel, created: created}
+	t := &srvTask{client: client, owner: srvTaskOwner(parent), cancel: cancel, created: created}
 	t.p = run(ctx)
 	if id == "" {
 		id = t.p.ID() // the engine's
@@ -644,10 +666,16 @@ type srvTaskView struct {
 // srvTaskState reads a task: from the call running here, else its record,
 // else its reservation (running on another server sharing the store, or
 // cut short with its server before it was recorded). An ID none of them
-// knows is an invalid-params error.
+// knows is an invalid-params error, and so is a task another requester
+// started (srvTaskOwnerVar) than ctx's. A task running on another server
+// and not yet recorded is read by its reservation, which names no owner.
 func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *jsonrpc.Error) {
 	v := &srvTaskView{TaskID: id, PollIntervalMs: srvTaskPollMs}
+	owner := srvTaskOwner(ctx)
 	if t := s.tasks.local(id); t != nil {
+		if t.owner != "" && t.owner != owner {
+			return nil, srvUnknownTask(id)
+		}
 		res, err, done := t.p.TryResult()
 		if !done {
 			v.Status, v.CreatedAt, v.LastUpdatedAt = "working", t.created, t.created
@@ -678,12 +706,19 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 		return nil, srvUnknownTask(id)
 	}
 	if err == nil {
+		if o, _ := rec.Call.Caller.Variables[srvTaskOwnerVar].(string); o != "" && o != owner {
+			return nil, srvUnknownTask(id)
+		}
+	}
+	if err == nil {
 		v.CreatedAt = srvTaskTime(rec.QueuedAt)
 		s.srvTaskEnded(v, rec.Result, nil)
 		return v, nil
 	}
 	if !errors.Is(err, wield.ErrNotFound) {
-		s.log.Error("mcp server: read task", "task", id, "err", err)
+		if ctx.Err() == nil { // a request that ended (a listen stream let go) is no failure
+			s.log.Error("mcp server: read task", "task", id, "err", err)
+		}
 		return nil, srvInternal
 	}
 	if rs, ok := s.opts.Calls.(wield.CallIDReservations); ok {
@@ -694,7 +729,9 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 			return v, nil
 		}
 		if !errors.Is(err, wield.ErrNotFound) {
-			s.log.Error("mcp server: read task", "task", id, "err", err)
+			if ctx.Err() == nil {
+				s.log.Error("mcp server: read task", "task", id, "err", err)
+			}
 			return nil, srvInternal
 		}
 	}

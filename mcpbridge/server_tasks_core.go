@@ -119,6 +119,21 @@ func (l *srvCoreSessionList) add(session, id string) {
 	l.tasks[session] = ids
 }
 
+// forget lets go of an ended session: its tasks stay readable by their
+// IDs, but no session lists them any more.
+func (l *srvCoreSessionList) forget(session string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.tasks[session]; ok {
+		delete(l.tasks, session)
+		l.order = slices.DeleteFunc(l.order, func(id string) bool { return id == session })
+	}
+	if l.speaks[session] {
+		delete(l.speaks, session)
+		l.speakOrder = slices.DeleteFunc(l.speakOrder, func(id string) bool { return id == session })
+	}
+}
+
 func (l *srvCoreSessionList) of(session string) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -219,7 +219,7 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, f mcpFlags, lo
 	bodyTimeout, maxConns := serverLimits(a.cfg)
 	hs := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodGet {
+			if r.Method == http.MethodGet || r.Header.Get("Mcp-Method") == "subscriptions/listen" {
 				rctx, cancel := context.WithCancel(r.Context())
 				defer cancel()
 				defer context.AfterFunc(streams, cancel)()

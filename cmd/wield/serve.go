@@ -455,6 +455,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	closeUnusedOnShutdown(hs)
+	endMCPStreamsOnShutdown(hs)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(httpapi.LimitListener(ln, maxConns, log)) }()
 	log.Info("serving", "addr", bound, "keys", !keys.Empty())
@@ -474,6 +475,10 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	// MCP tasks are no request's either, but were promised a result:
 	// they have what is left of the grace period to finish.
 	mcpSrv.DrainTasks(grace)
+	// MCP calls parked on their clients' questions can be answered no
+	// more (the listener is closed): they end now, and are recorded,
+	// before the engine waits for its calls.
+	mcpSrv.Close()
 	// Work that is no request's (approved calls taken up by the inbox)
 	// ends too, and says why.
 	cancelBase(serverStopped("it stopped"))

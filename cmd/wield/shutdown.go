@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -85,6 +86,28 @@ func closeUnusedOnShutdown(hs *http.Server) {
 		}
 	}
 	hs.RegisterOnShutdown(u.closeAll)
+}
+
+// endMCPStreamsOnShutdown wraps the handler of hs so that, when hs shuts
+// down, the MCP streams that stay open as long as their clients want end:
+// a session's standing GET stream and a subscriptions/listen. They are no
+// calls in flight, and net/http's Shutdown would wait for them the whole
+// grace period; their clients reconnect once the server is back. Only the
+// requests to the MCP endpoints are touched.
+func endMCPStreamsOnShutdown(hs *http.Server) {
+	streams, end := context.WithCancel(context.Background())
+	hs.RegisterOnShutdown(end)
+	next := hs.Handler
+	hs.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if (r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/")) &&
+			(r.Method == http.MethodGet || r.Header.Get("Mcp-Method") == "subscriptions/listen") {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			defer context.AfterFunc(streams, cancel)()
+			r = r.WithContext(ctx)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // unusedConns are a server's connections in state new.

@@ -1,0 +1,236 @@
+//go:build unix
+
+package journeys
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestJourneyMCPExit: `wield serve` (and `wield mcp --http`) holding what MCP clients leave open
+// exits promptly on SIGTERM. A tool call parked on its question
+// (input_required, its client never retries) is no request in flight: it
+// must not hold the exit at all, nor must the streams a client keeps open
+// (a session's GET stream, a subscriptions/listen). With a task running past the grace
+// period, a subscriptions/listen stream following it and a 2025-11-25
+// tasks/result waiting for it, the exit comes once the grace period is
+// over, plus the margin the cut calls have to be recorded, no later.
+func TestJourneyMCPExit(t *testing.T) {
+	example, err := os.ReadFile("../examples/conformance/tools/client.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	park := func(t *testing.T, s *server) {
+		t.Helper()
+		_, m := mcp2026AskPost(t, s, 1, "")
+		if r, _ := m["result"].(map[string]any); r == nil || r["resultType"] != "input_required" {
+			t.Fatalf("test_elicitation answered %v, want input_required", m)
+		}
+	}
+
+	t.Run("parked call only", func(t *testing.T) {
+		u := newUser(t)
+		u.write("tools/client.yaml", string(example))
+		s := u.serve("--tools", "tools", "--grace", "20s")
+		park(t, s)
+		took := lcStop(t, s, syscall.SIGTERM, 30*time.Second)
+		t.Logf("exit %v after SIGTERM with one parked call", took)
+		if took > 1500*time.Millisecond {
+			t.Errorf("exit took %v after SIGTERM with only a parked call (nothing in flight), want under 1.5 s", took)
+		}
+		var page struct {
+			Records []lcRecord `json:"records"`
+		}
+		u.must("calls", "--tool", "test_elicitation", "--json").json(t, &page)
+		// Canceled, or failed in the tool whose question the closing
+		// server left unanswered (which comes first is a race).
+		if len(page.Records) != 1 || page.Records[0].Result.OK ||
+			(page.Records[0].Result.ErrorType != "canceled" && !strings.Contains(page.Records[0].Result.Error, "the MCP server closed")) {
+			t.Errorf("the parked call's records after the exit: %+v, want one, ended by the shutdown", page.Records)
+		}
+	})
+
+	for _, cmd := range []string{"serve", "mcp --http"} {
+		t.Run("idle streams of "+cmd, func(t *testing.T) {
+			// A 2025-11-25 session's standing GET stream and a 2026-07-28
+			// listen for list changes: no call runs, nothing to wait for.
+			u := newUser(t)
+			var s *server
+			if cmd == "serve" {
+				s = u.serve("--grace", "20s")
+			} else {
+				s = u.mcpHTTP("--grace", "20s")
+			}
+			c, _ := mtOpen(t, s)
+			get, _ := http.NewRequest("GET", s.url+"/mcp", nil)
+			get.Header.Set("Accept", "text/event-stream")
+			get.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			get.Header.Set("Mcp-Session-Id", c.id)
+			listen, _ := http.NewRequest("POST", s.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+			for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+				"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
+				listen.Header.Set(k, v)
+			}
+			for _, req := range []*http.Request{get, listen} {
+				resp, err := (&http.Client{Timeout: commandLimit}).Do(req)
+				if err != nil || resp.StatusCode != 200 {
+					t.Fatalf("%s %s: %v %v", req.Method, req.Header.Get("Mcp-Protocol-Version"), err, resp)
+				}
+				go func() { io.Copy(io.Discard, resp.Body); resp.Body.Close() }()
+			}
+			time.Sleep(300 * time.Millisecond)
+			took := lcStop(t, s, syscall.SIGTERM, 30*time.Second)
+			t.Logf("wield %s: exit %v after SIGTERM with a session's GET stream and a listen stream open", cmd, took)
+			if took > 1500*time.Millisecond {
+				t.Errorf("exit took %v after SIGTERM with only idle streams open, want under 1.5 s", took)
+			}
+		})
+	}
+
+	t.Run("all open", func(t *testing.T) {
+		u := newUser(t)
+		u.write("tools/client.yaml", string(example))
+		u.write("tools/nap.yaml", napTool)
+		const grace = 3 * time.Second
+		s := u.serve("--tools", "tools", "--grace", grace.String())
+		park(t, s)
+		task := mtStart(t, s, 60)
+		// A listen stream following the task, read as it comes.
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "follow", "method": "subscriptions/listen", "params": map[string]any{
+			"notifications": map[string]any{"taskIds": []string{task.TaskID}},
+			"_meta": map[string]any{
+				"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+				"io.modelcontextprotocol/clientInfo":      map[string]any{"name": "journey", "version": "1"},
+				"io.modelcontextprotocol/clientCapabilities": map[string]any{
+					"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}},
+				},
+			},
+		}})
+		req, _ := http.NewRequest("POST", s.url+"/mcp", bytes.NewReader(body))
+		for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+			"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
+			req.Header.Set(k, v)
+		}
+		resp, err := (&http.Client{Timeout: commandLimit}).Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("subscriptions/listen: %v %v", err, resp)
+		}
+		listened := make(chan string, 1)
+		go func() {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			listened <- string(b)
+		}()
+		// A 2025-11-25 session's tasks/result waiting for a task of its own.
+		c, _ := mtOpen(t, s)
+		res, msg := c.rpc("tools/call", map[string]any{"name": "nap", "arguments": map[string]any{"duration": 60}, "task": map[string]any{}})
+		var created struct {
+			Task mtCoreTask `json:"task"`
+		}
+		if msg != "" || json.Unmarshal(res, &created) != nil || created.Task.TaskID == "" {
+			t.Fatalf("tools/call with params.task = %s %s", res, msg)
+		}
+		waited := make(chan struct{})
+		go func() {
+			defer close(waited)
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "tasks/result", "params": map[string]any{"taskId": created.Task.TaskID}})
+			req, _ := http.NewRequest("POST", s.url+"/mcp", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			req.Header.Set("Mcp-Session-Id", c.id)
+			if resp, err := (&http.Client{Timeout: commandLimit}).Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		time.Sleep(300 * time.Millisecond) // the waits are under way (nothing shows them)
+		took := lcStop(t, s, syscall.SIGTERM, 30*time.Second)
+		t.Logf("exit %v after SIGTERM (grace %v) with a parked call, a task of 60 s, its listen stream and a tasks/result", took, grace)
+		if limit := grace + 2500*time.Millisecond; took > limit {
+			t.Errorf("exit took %v after SIGTERM, want under %v (grace %v and the cut margin)", took, limit, grace)
+		}
+		select {
+		case got := <-listened:
+			if !strings.Contains(got, "notifications/subscriptions/acknowledged") {
+				t.Errorf("the listen stream carried %q", got)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("the listen stream was still open 5 s after the exit")
+		}
+		select {
+		case <-waited:
+		case <-time.After(5 * time.Second):
+			t.Error("tasks/result still waited 5 s after the exit")
+		}
+	})
+}
+
+// TestJourneyMCPTaskOwner: on `wield serve` with keys, a task started with
+// one key is unknown to another (tasks/get, tasks/cancel: -32602), which
+// therefore cannot stop it; its own key reads it and cancels it.
+func TestJourneyMCPTaskOwner(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/nap.yaml", napTool)
+	a, _ := makeKey(t, u, "--name", "a", "--rights", "call")
+	b, _ := makeKey(t, u, "--name", "b", "--rights", "call")
+	s := u.serve("--tools", "tools")
+	rpc := func(key, method, name string, params map[string]any) (status string, errMsg string) {
+		t.Helper()
+		params["_meta"] = map[string]any{
+			"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+			"io.modelcontextprotocol/clientInfo":      map[string]any{"name": "journey", "version": "1"},
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{
+				"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}},
+			},
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+		_, raw := s.do("POST", "/mcp", string(body), "Accept: application/json, text/event-stream",
+			"Mcp-Protocol-Version: 2026-07-28", "Mcp-Method: "+method, "Mcp-Name: "+name, "Authorization: Bearer "+key)
+		var msg struct {
+			Result struct {
+				TaskID string `json:"taskId"`
+				Status string `json:"status"`
+			} `json:"result"`
+			Error *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &msg); err != nil {
+			t.Fatalf("%s: %s", method, raw)
+		}
+		if msg.Error != nil {
+			return "", msg.Error.Message
+		}
+		if method == "tools/call" {
+			return msg.Result.TaskID, ""
+		}
+		return msg.Result.Status, ""
+	}
+	id, e := rpc(a, "tools/call", "nap", map[string]any{"name": "nap", "arguments": map[string]any{"duration": 60}})
+	if id == "" {
+		t.Fatalf("tools/call nap with key a: %s", e)
+	}
+	for _, m := range []string{"tasks/get", "tasks/cancel"} {
+		if _, e := rpc(b, m, id, map[string]any{"taskId": id}); !strings.Contains(e, "unknown task") {
+			t.Errorf("%s of key a's task with key b: %q, want an unknown task", m, e)
+		}
+	}
+	if st, e := rpc(a, "tasks/get", id, map[string]any{"taskId": id}); st != "working" {
+		t.Errorf("key a's tasks/get: %q %q, want working", st, e)
+	}
+	if _, e := rpc(a, "tasks/cancel", id, map[string]any{"taskId": id}); e != "" {
+		t.Errorf("key a's tasks/cancel: %q", e)
+	}
+	ok := eventually(10*time.Second, func() bool { st, _ := rpc(a, "tasks/get", id, map[string]any{"taskId": id}); return st == "cancelled" })
+	if !ok {
+		t.Error("key a's task did not read cancelled after its tasks/cancel")
+	}
+}
