@@ -30,6 +30,15 @@ func read(t *testing.T, s *wield.Subscription, n int) []string {
 	return out
 }
 
+// settle waits, in a synctest bubble, until a listener has taken what was
+// published: a listener that waited for the first event lingers
+// (DefaultLinger) before it reads, so the bubble's clock must pass that.
+func settle() {
+	synctest.Wait()
+	time.Sleep(wield.DefaultLinger)
+	synctest.Wait()
+}
+
 func publish(b *wield.Bus, tools ...string) {
 	for _, tl := range tools {
 		b.Publish(wield.Event{Type: wield.EventToolAdded, Tool: tl})
@@ -312,7 +321,7 @@ func TestBusListen(t *testing.T) {
 		publish(b, "a", "b")
 		b.Publish(wield.Event{Type: wield.EventToolRemoved, Tool: "a"})
 		publish(b, "c")
-		synctest.Wait()
+		settle()
 		mu.Lock()
 		if diff := cmp.Diff([]string{"a", "b", "c"}, got); diff != "" {
 			t.Errorf("listened mismatch (-want +got):\n%s", diff)
@@ -523,7 +532,7 @@ func TestListenPanics(t *testing.T) {
 		})
 		defer stop()
 		publish(b, "a", "boom", "b")
-		synctest.Wait()
+		settle()
 		mu.Lock()
 		defer mu.Unlock()
 		if diff := cmp.Diff([]string{"a", "b"}, got); diff != "" {
