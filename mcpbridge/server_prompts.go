@@ -92,6 +92,13 @@ func srvCompilePrompt(p Prompt) (*srvPrompt, error) {
 				return nil, fmt.Errorf("%s: key %q: another question has it", what, q.Key)
 			}
 		}
+		for _, a := range p.Arguments {
+			if a.Name == q.Key {
+				// The messages read answers and arguments from one map:
+				// the argument would replace the person's answer.
+				return nil, fmt.Errorf("%s: key %q: an argument of the prompt has that name", what, q.Key)
+			}
+		}
 		out.asks = append(out.asks, srvAskItem{kind: "elicit", key: q.Key, named: true, schema: resolved,
 			req: &mcp.ElicitParams{Mode: "form", Message: q.Message, RequestedSchema: schema}})
 	}

@@ -3,6 +3,7 @@ package toolfile
 import (
 	"encoding/base64"
 	"encoding/json"
+	"github.com/google/jsonschema-go/jsonschema"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -329,6 +330,7 @@ func (c *configDecoder) mcpPrompt(n *yaml.Node, dir string) (MCPPrompt, bool) {
 		return p, false
 	}
 	mark := len(c.problems)
+	var asked []*yaml.Node // each elicit question's node, for the checks below
 	for _, f := range fs {
 		switch f.name {
 		case "name":
@@ -356,6 +358,14 @@ func (c *configDecoder) mcpPrompt(n *yaml.Node, dir string) (MCPPrompt, bool) {
 				pq := MCPPromptQuestion{As: q.As, Message: q.Message}
 				if q.Schema != nil {
 					b, err := json.Marshal(q.Schema)
+					if err == nil {
+						// As the server reads it, so that validate
+						// finds what serve would refuse.
+						var js jsonschema.Schema
+						if err = json.Unmarshal(b, &js); err == nil {
+							_, err = js.Resolve(nil)
+						}
+					}
 					if err != nil {
 						c.errorf(v, "mcp prompt: elicit: schema: %v", err)
 						continue
@@ -363,6 +373,7 @@ func (c *configDecoder) mcpPrompt(n *yaml.Node, dir string) (MCPPrompt, bool) {
 					pq.Schema = b
 				}
 				p.Elicit = append(p.Elicit, pq)
+				asked = append(asked, v)
 			}
 		case "arguments", "messages":
 			list, ok := seq(f.val)
@@ -394,6 +405,17 @@ func (c *configDecoder) mcpPrompt(n *yaml.Node, dir string) (MCPPrompt, bool) {
 			c.errorf(at, "mcp prompt %s: argument %q defined twice", p.Name, a.Name)
 		}
 		seen[a.Name] = true
+	}
+	keys := map[string]bool{}
+	for i, q := range p.Elicit {
+		switch {
+		case seen[q.As]:
+			// Messages read answers and arguments from one map.
+			c.errorf(asked[i], "mcp prompt %s: elicit: as %q is also an argument's name", p.Name, q.As)
+		case keys[q.As]:
+			c.errorf(asked[i], "mcp prompt %s: elicit: as %q names another question too", p.Name, q.As)
+		}
+		keys[q.As] = true
 	}
 	return p, !c.failed(mark)
 }

@@ -174,5 +174,8 @@ func TestRelevanceDevSecond(t *testing.T) {
 		final := rankRequestsWith(t, devFinal, l.setup)
 		closing := rankRequestsWith(t, devClosing, l.setup)
 		fmt.Printf("toolsearch: second dev set, %s: right tool in top 3 for %d of %d; hard set: %d of %d; fresh set: %d of %d; last set: %d of %d; final set: %d of %d; closing set: %d of %d\n", l.name, hits, len(devSecond), hard, len(devHard), fresh, len(devFresh), last, len(devLast), final, len(devFinal), closing, len(devClosing))
+		if l.setup == nil { // the shipped ranking
+			relevanceBar(t, "devSecond, devHard, devFresh, devLast, devFinal and devClosing", hits+hard+fresh+last+final+closing, 28+18+20+15+12+12)
+		}
 	}
 }
