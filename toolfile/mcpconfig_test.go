@@ -110,6 +110,14 @@ func TestLoadConfigMCPMistakes(t *testing.T) {
     - name: p3
       elicit: [{message: no name}]
       messages: [{role: user, text: x}]
+    - name: p4
+      arguments: [{name: topic}]
+      elicit:
+        - {as: topic, message: "Which topic?"}
+        - {as: depth, message: "How deep?", schema: {type: 7}}
+        - {as: depth2, message: "Again?"}
+        - {as: depth2, message: "Twice?"}
+      messages: [{role: user, text: x}]
   tools: []
 `)
 	got := configProblems(t, path)
@@ -133,7 +141,10 @@ func TestLoadConfigMCPMistakes(t *testing.T) {
 		`19:30: mcp prompt message: type "video" is not text, image, audio, resource or resource_link`,
 		"20:12: mcp prompt message: resource content needs a uri",
 		"22:16: mcp prompt: elicit: each question needs as, message and, optionally, a schema object",
-		`24:3: mcp: unknown field "tools"`,
+		`27:11: mcp prompt p4: elicit: as "topic" is also an argument's name`,
+		`28:11: mcp prompt: elicit: schema: invalid value for "type": "7"`,
+		`30:11: mcp prompt p4: elicit: as "depth2" names another question too`,
+		`32:3: mcp: unknown field "tools"`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
