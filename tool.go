@@ -139,7 +139,9 @@ type Tool struct {
 	// it through [ListFor]; it returns the tool itself or a copy, and must
 	// be quick and safe for concurrent use. kit is the toolkit the
 	// caller's calls are confined to (an agent's, an API key's scope;
-	// nil for every tool) and p the engine's policy (nil for none).
+	// nil for every tool) and p the engine's policy; with p nil the tool
+	// may look the policy up itself (run_program asks its invoker's, so
+	// its functions follow the engine's policy either way).
 	ForCaller func(ctx context.Context, p Policy, caller Caller, kit *Toolkit) *Tool `json:"-"`
 
 	// Handler runs the tool. A tool without one can be registered (a tool file

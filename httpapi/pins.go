@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsondec"
@@ -87,6 +88,7 @@ func (s *Server) scopedCounts(scope map[string]bool, server string) (tools int, 
 			held = append(held, name)
 		}
 	}
+	slices.Sort(held) // the scope is a map: in a stable order
 	return tools, held
 }
 
