@@ -101,7 +101,7 @@ func NewSearchProvider(opts SearchOptions) (SearchProvider, error) {
 	if timeout <= 0 {
 		timeout = DefaultNetTimeout
 	}
-	base, err := searchBase(opts.BaseURL)
+	base, err := SearchBase(opts.BaseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -152,10 +152,11 @@ func NewSearchProvider(opts SearchOptions) (SearchProvider, error) {
 	}
 }
 
-// searchBase checks a provider's base URL: http or https, a host, and no
+// SearchBase checks a provider's base URL: http or https, a host, and no
 // user information (a key goes in APIKey, not where logs show it), query
-// or fragment. Empty is nil, the provider's own.
-func searchBase(raw string) (*url.URL, error) {
+// or fragment. Empty is nil, the provider's own. The configuration's
+// web_search.base_url is checked with it at load.
+func SearchBase(raw string) (*url.URL, error) {
 	if strings.TrimSpace(raw) == "" {
 		return nil, nil
 	}

@@ -83,10 +83,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/wieldhq/wield/builtin"
 	"io/fs"
 	"math"
 	"net/netip"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -821,12 +821,8 @@ func (c *configDecoder) webSearch(wf field, what, apiKey, maxResults, baseURL st
 			w.MaxResults = c.integer(f)
 		case baseURL:
 			w.BaseURL = c.str(f)
-			if u, err := url.Parse(w.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-				shown := w.BaseURL
-				if err == nil {
-					shown = u.Redacted() // a password written there stays out of the message
-				}
-				c.errorf(f.val, "%s: %q is not an http(s) URL of scheme, host and path only, like https://search.example.com/prefix", baseURL, shown)
+			if _, err := builtin.SearchBase(w.BaseURL); err != nil { // as the provider will read it
+				c.errorf(f.val, "%s: %v", baseURL, err)
 			}
 		default:
 			c.unknown(f, what)

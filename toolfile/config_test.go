@@ -454,7 +454,7 @@ func TestLoadConfigSearchBaseURL(t *testing.T) {
 	if !errors.As(err, &ps) || len(ps) != 1 {
 		t.Fatalf("LoadConfig = %v, want one problem", err)
 	}
-	if want := f + `:1:53: base_url: "https://ann:xxxxx@h/x" is not an http(s) URL of scheme, host and path only, like https://search.example.com/prefix`; ps[0].String() != want {
+	if want := f + `:1:53: base_url: web search: base URL "https://ann:xxxxx@h/x" carries user information; give the key as the API key instead`; ps[0].String() != want {
 		t.Errorf("problem = %s\nwant %s", ps[0], want)
 	}
 }
