@@ -673,7 +673,7 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 	v := &srvTaskView{TaskID: id, PollIntervalMs: srvTaskPollMs}
 	owner := srvTaskOwner(ctx)
 	if t := s.tasks.local(id); t != nil {
-		if t.owner != "" && t.owner != owner {
+		if !t.cancelableBy(owner) {
 			return nil, srvUnknownTask(id)
 		}
 		res, err, done := t.p.TryResult()
@@ -825,7 +825,10 @@ func (s *Server) srvWriteEmpty(w http.ResponseWriter, id json.RawMessage) {
 // notifier ([wield.DecisionNotifier]) that asks the server running the
 // task to cancel it: the news approvals travel by between servers
 // (PostgreSQL's LISTEN/NOTIFY), carried for tasks too. The approval inbox
-// finds no approval of such an ID and ignores it.
+// finds no approval of such an ID and ignores it. After the ID, a space
+// and the asker's srvTaskOwner: the server running the task cancels it
+// only for its owner, as it would a tasks/cancel sent to it (the asking
+// server read the task from its reservation, which names no owner).
 const srvTaskCancelNote = "wield-task-cancel:"
 
 // srvAskOwnerToCancel asks the server that runs a task to cancel it, when
@@ -835,7 +838,7 @@ func (s *Server) srvAskOwnerToCancel(ctx context.Context, id string) bool {
 	if !ok {
 		return false
 	}
-	if err := n.NotifyDecision(ctx, srvTaskCancelNote+id); err != nil {
+	if err := n.NotifyDecision(ctx, srvTaskCancelNote+id+" "+srvTaskOwner(ctx)); err != nil {
 		s.log.Warn("mcp server: ask another server to cancel a task", "task", id, "err", err)
 		return false
 	}
@@ -853,11 +856,11 @@ func (ts *srvTasks) listen(ctx context.Context, n wield.DecisionNotifier, log in
 			log.Warn("mcp server: listen for task cancellations", "err", err)
 		} else {
 			for note := range ch {
-				id, ok := strings.CutPrefix(note, srvTaskCancelNote)
+				id, owner, ok := srvReadCancelNote(note)
 				if !ok {
 					continue
 				}
-				if t := ts.local(id); t != nil {
+				if t := ts.local(id); t != nil && t.cancelableBy(owner) {
 					t.cancel(srvTaskCanceledElsewhere)
 				}
 			}
@@ -868,6 +871,22 @@ func (ts *srvTasks) listen(ctx context.Context, n wield.DecisionNotifier, log in
 		}
 	}
 }
+
+// srvReadCancelNote reads a note of srvAskOwnerToCancel: the task's ID and
+// the asker's owner digest ("" for none).
+func srvReadCancelNote(note string) (id, owner string, ok bool) {
+	rest, ok := strings.CutPrefix(note, srvTaskCancelNote)
+	if !ok {
+		return "", "", false
+	}
+	id, owner, _ = strings.Cut(rest, " ")
+	return id, owner, id != ""
+}
+
+// cancelableBy reports whether a request of owner (srvTaskOwner) may read,
+// answer or cancel the task: any, for a task started without a requester;
+// else its owner's only.
+func (t *srvTask) cancelableBy(owner string) bool { return t.owner == "" || t.owner == owner }
 
 // srvTaskCanceledElsewhere is the cause of a task canceled by a tasks/cancel
 // sent to another server.

@@ -86,3 +86,31 @@ func TestTasksBounded(t *testing.T) {
 		t.Errorf("after Close: %d tasks, %d clients kept", len(s.tasks.running), len(s.tasks.byClient))
 	}
 }
+
+// TestCancelNoteCarriesOwner: a tasks/cancel sent to another server reaches
+// the server running the task with the asker's owner, which cancels only
+// its owner's task (or one started without a requester).
+func TestCancelNoteCarriesOwner(t *testing.T) {
+	for _, tt := range []struct {
+		note, id, owner string
+		ok              bool
+	}{
+		{srvTaskCancelNote + "task1 abc", "task1", "abc", true},
+		{srvTaskCancelNote + "task1 ", "task1", "", true},
+		{srvTaskCancelNote + "task1", "task1", "", true}, // an older server's note: no owner
+		{srvTaskCancelNote, "", "", false},
+		{"approval-42", "", "", false},
+	} {
+		id, owner, ok := srvReadCancelNote(tt.note)
+		if id != tt.id || owner != tt.owner || ok != tt.ok {
+			t.Errorf("srvReadCancelNote(%q) = %q, %q, %v; want %q, %q, %v", tt.note, id, owner, ok, tt.id, tt.owner, tt.ok)
+		}
+	}
+	owned, open := &srvTask{owner: "abc"}, &srvTask{}
+	if !owned.cancelableBy("abc") || owned.cancelableBy("xyz") || owned.cancelableBy("") {
+		t.Error("a task with an owner: only its owner may cancel it")
+	}
+	if !open.cancelableBy("") || !open.cancelableBy("xyz") {
+		t.Error("a task started without a requester: anyone with its ID may cancel it")
+	}
+}
