@@ -80,15 +80,35 @@ func (a *app) offerPrograms(reg *wield.Registry) (func(*engine.Engine), error) {
 		a.whenImported(describe)
 		// Tool files reloaded, tools imported, held or removed later: the
 		// description follows.
+		// A reload publishes an event per tool: the events only mark the
+		// description stale, and one goroutine describes it again once
+		// for however many came meanwhile (not once per tool, each a
+		// listing of the whole registry).
 		if bus := reg.Bus(); bus != nil {
+			stale, done := make(chan struct{}, 1), make(chan struct{})
+			go func() {
+				for {
+					select {
+					case <-stale:
+						describe()
+					case <-done:
+						return
+					}
+				}
+			}()
 			stop := bus.Listen(func(e *wield.Event) bool {
 				switch e.Type {
 				case wield.EventToolLoaded, wield.EventToolAdded, wield.EventToolUpdated, wield.EventToolRemoved, wield.EventToolHeld:
 					return e.Tool != program.Name
 				}
 				return false
-			}, func(wield.Event) { describe() })
-			a.closers = append(a.closers, func() error { stop(); return nil })
+			}, func(wield.Event) {
+				select {
+				case stale <- struct{}{}:
+				default: // already marked: the next description sees this change too
+				}
+			})
+			a.closers = append(a.closers, func() error { stop(); close(done); return nil })
 		}
 	}, nil
 }
