@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -101,12 +102,14 @@ func Tool(ix func() *Index, opts *ToolOptions) *wield.Tool {
 	o.DefaultLimit = min(o.DefaultLimit, o.MaxLimit)
 	name := o.Name
 
-	kits := &kitIndexes{last: map[*wield.Toolkit]*kitIndex{}}
+	kits := &kitIndexes{last: map[string]*kitIndex{}}
 	t := wield.Func(name, "Find tools for a task. The catalog is too large to list, so describe what you want to do and this returns the best matching tools with their input schemas; then call the one that fits.",
 		func(ctx context.Context, in SearchInput) (SearchOutput, error) {
-			index := ix()
+			var index *Index
 			if c := wield.CallFrom(ctx); c != nil && c.Toolkit != nil {
 				index = kits.index(c.Toolkit)
+			} else {
+				index = ix()
 			}
 			if index == nil {
 				return SearchOutput{}, wield.Errorf(wield.ErrExecution, "the tool catalog is not available right now")
@@ -194,11 +197,13 @@ func Cache(list func() []*wield.Tool) func() *Index {
 // server that makes a toolkit per request must not grow without end.
 const maxKitIndexes = 64
 
-// kitIndexes are the indexes of the toolkits searched lately.
+// kitIndexes are the indexes of the toolkits searched lately, by the names
+// of their tools: a scoped request narrows a new Toolkit each time, and
+// the same tools must not be indexed again for each call.
 type kitIndexes struct {
 	mu   sync.Mutex
 	tick uint64
-	last map[*wield.Toolkit]*kitIndex
+	last map[string]*kitIndex
 }
 
 type kitIndex struct {
@@ -211,28 +216,39 @@ type kitIndex struct {
 // they changed (compared by identity, as [Cache] does).
 func (k *kitIndexes) index(kit *wield.Toolkit) *Index {
 	tools := kit.Tools()
+	key := kitKey(tools)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.tick++
-	e := k.last[kit]
+	e := k.last[key]
 	if e == nil {
 		if len(k.last) >= maxKitIndexes {
-			var oldest *wield.Toolkit
+			oldest, first := "", true
 			for kk, v := range k.last {
-				if oldest == nil || v.used < k.last[oldest].used {
-					oldest = kk
+				if first || v.used < k.last[oldest].used {
+					oldest, first = kk, false
 				}
 			}
 			delete(k.last, oldest)
 		}
 		e = &kitIndex{}
-		k.last[kit] = e
+		k.last[key] = e
 	}
 	if e.index == nil || !slices.Equal(tools, e.tools) {
 		e.tools, e.index = tools, New(tools)
 	}
 	e.used = k.tick
 	return e.index
+}
+
+// kitKey names a toolkit's tools, the key of its index.
+func kitKey(tools []*wield.Tool) string {
+	var b strings.Builder
+	for _, t := range tools {
+		b.WriteString(t.Name)
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // searchAll is every match of query, best first, but the tool named except.
