@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wieldhq/wield/internal/searchurl"
 	"io"
 	"net/http"
 	"net/url"
@@ -101,7 +102,7 @@ func NewSearchProvider(opts SearchOptions) (SearchProvider, error) {
 	if timeout <= 0 {
 		timeout = DefaultNetTimeout
 	}
-	base, err := SearchBase(opts.BaseURL)
+	base, err := searchurl.Check(opts.BaseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -150,28 +151,6 @@ func NewSearchProvider(opts SearchOptions) (SearchProvider, error) {
 	default: // duckduckgo
 		return &duckduckgo{c, endpoint("https://html.duckduckgo.com/html/")}, nil
 	}
-}
-
-// SearchBase checks a provider's base URL: http or https, a host, and no
-// user information (a key goes in APIKey, not where logs show it), query
-// or fragment. Empty is nil, the provider's own. The configuration's
-// web_search.base_url is checked with it at load.
-func SearchBase(raw string) (*url.URL, error) {
-	if strings.TrimSpace(raw) == "" {
-		return nil, nil
-	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("web search: base URL %q is not a URL: %v", raw, err)
-	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
-		return nil, fmt.Errorf("web search: base URL %q must be an http(s) URL with a host, like https://search.example.com", raw)
-	case u.User != nil:
-		return nil, fmt.Errorf("web search: base URL %q carries user information; give the key as the API key instead", u.Redacted())
-	case u.RawQuery != "" || u.Fragment != "":
-		return nil, fmt.Errorf("web search: base URL %q has a query or fragment; give only scheme, host and path prefix", raw)
-	}
-	return u, nil
 }
 
 // WebSearchInput is the input of web_search. count, limit and max_results

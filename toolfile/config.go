@@ -83,7 +83,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/wieldhq/wield/builtin"
+	"github.com/wieldhq/wield/internal/searchurl"
 	"io/fs"
 	"math"
 	"net/netip"
@@ -821,7 +821,7 @@ func (c *configDecoder) webSearch(wf field, what, apiKey, maxResults, baseURL st
 			w.MaxResults = c.integer(f)
 		case baseURL:
 			w.BaseURL = c.str(f)
-			if _, err := builtin.SearchBase(w.BaseURL); err != nil { // as the provider will read it
+			if _, err := searchurl.Check(w.BaseURL); err != nil { // as the provider will read it
 				c.errorf(f.val, "%s: %v", baseURL, err)
 			}
 		default:
