@@ -45,9 +45,11 @@ type LoopOptions struct {
 	// when zero; negative never). Its calls run through the invoker like any
 	// other, so they are recorded: the loop uses the engine's registered
 	// search_tools (registering toolsearch's, which searches each caller's
-	// toolkit, when the registry has none) and adds it to the agent's
-	// toolkit. An invoker without a Registry method (not an engine) has the
-	// search run in the loop instead, unrecorded.
+	// toolkit, when the registry has none: see [toolsearch.Offer]), and
+	// the run's calls are confined to the agent's toolkit and search_tools.
+	// The agent's toolkit itself is left as it is. An invoker without a
+	// Registry method (not an engine) has the search run in the loop
+	// instead, unrecorded.
 	SearchThreshold int
 	// Agents are the agents call_subagent may hand work to, by name.
 	Agents map[string]*Agent
@@ -167,9 +169,10 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 	if strategy == llm.StrategyNative && cfg.FallbackToStructuredOutput && refused(a.Model) {
 		strategy = llm.StrategyPrompt
 	}
-	sub := NewSubAgent(l.inv, SubAgentOptions{ID: a.Name, ConversationID: conv, Toolkit: a.Toolkit})
-	t := &turns{l: l, a: a, sub: sub, strategy: strategy, format: cfg.PromptFormat, depth: depth, conv: conv}
-	t.prepareTools(ctx)
+	t := &turns{l: l, a: a, strategy: strategy, format: cfg.PromptFormat, depth: depth, conv: conv}
+	kit := t.prepareTools(ctx)
+	sub := NewSubAgent(l.inv, SubAgentOptions{ID: a.Name, ConversationID: conv, Toolkit: kit})
+	t.sub = sub
 	out := &Outcome{Strategy: strategy}
 	msgs := t.withSystem(slices.Clone(messages))
 	defer func() { out.Summary = sub.Summary() }()
@@ -333,7 +336,14 @@ type turns struct {
 	catalogChanged bool
 }
 
-func (t *turns) prepareTools(ctx context.Context) {
+// prepareTools works out what the model is offered, and returns the
+// toolkit the run's calls are confined to: the agent's, or, when the model
+// is offered the registry's search_tools and the agent's toolkit lacks it,
+// a toolkit of the run's own that adds it (the agent's toolkit is a
+// registered one that lists, REST, MCP and other runs see: a run does not
+// change it).
+func (t *turns) prepareTools(ctx context.Context) *wield.Toolkit {
+	kit := t.a.Toolkit
 	if t.a.Toolkit != nil {
 		t.all = t.a.Toolkit.Tools()
 		// What the engine's policies deny this agent is not offered (nor
@@ -356,42 +366,38 @@ func (t *turns) prepareTools(ctx context.Context) {
 		th = toolsearch.DefaultThreshold
 	}
 	if th > 0 && len(t.all) > th {
-		t.search = t.l.searchTool(t.a.Toolkit)
-		if t.search == nil {
+		var reg *wield.Registry
+		if t.a.Toolkit != nil {
+			if e, ok := t.l.inv.(interface{ Registry() *wield.Registry }); ok {
+				reg = e.Registry()
+			}
+		}
+		t.search = searchTool(reg, th)
+		switch {
+		case t.search == nil:
 			ix := toolsearch.New(t.all)
 			t.search, t.searchHere = toolsearch.Tool(func() *toolsearch.Index { return ix }, nil), true
+		case !kit.Has(t.search.Name):
+			kit = reg.NarrowToolkit(kit.Agent(), append(kit.Names(), t.search.Name), nil)
 		}
 		t.offered = toolsearch.Catalog(t.all, th, t.search)
 	}
+	return kit
 }
 
-// searchMu orders the loops that register search_tools in a registry.
-var searchMu sync.Mutex
-
-// searchTool returns the registry's search_tools, added to kit, so that the
-// model's searches go through the engine like any call: checked, limited,
-// recorded under the agent's conversation, announced. A registry without
-// one gets toolsearch's, which searches the toolkit of each call (see
-// [toolsearch.Tool]). It returns nil when the invoker has no registry (it
-// is not an engine) or the name cannot be used; the loop then runs the
-// search itself, unrecorded.
-func (l *Loop) searchTool(kit *wield.Toolkit) *wield.Tool {
-	engine, ok := l.inv.(interface{ Registry() *wield.Registry })
-	if !ok || kit == nil {
+// searchTool returns the search_tools of reg (registered by
+// [toolsearch.Offer] when reg has none), so that the model's searches go
+// through the engine like any call: checked, limited, recorded under the
+// agent's conversation, announced; toolsearch's searches the toolkit of
+// each call. It returns nil without a registry (the invoker is not an
+// engine) or when the name cannot be used; the loop then runs the search
+// itself, unrecorded.
+func searchTool(reg *wield.Registry, threshold int) *wield.Tool {
+	if reg == nil {
 		return nil
 	}
-	reg := engine.Registry()
-	searchMu.Lock()
-	defer searchMu.Unlock()
-	const name = "search_tools"
-	if _, ok := reg.Tool(name); !ok {
-		all := toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) })
-		if err := reg.RegisterDefaults(toolsearch.Tool(all, &toolsearch.ToolOptions{Registry: reg})); err != nil {
-			return nil
-		}
-	}
-	t, ok := reg.Tool(name)
-	if !ok || !t.Callable() || (!kit.Has(name) && kit.Add(name) != nil) {
+	t, err := toolsearch.Offer(reg, threshold)
+	if err != nil || t == nil || !t.Callable() {
 		return nil
 	}
 	return t

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/builtin"
@@ -90,5 +91,76 @@ func TestLoopSearchesAreRecorded(t *testing.T) {
 	slices.Sort(tools)
 	if strings.Join(tools, ",") != "calculator,search_tools" {
 		t.Errorf("recorded %v, want calculator and search_tools", tools)
+	}
+}
+
+// TestLoopLeavesToolkit: offering search_tools to a model does not change
+// the agent's registered toolkit (which REST's ?agent=, MCP and other runs
+// list): each run confines its calls to the toolkit and search_tools on a
+// toolkit of its own. Runs of two agents go on at once, each searching and
+// calling; afterwards both toolkits list what they listed before, and
+// search_tools is a registered tool.
+func TestLoopLeavesToolkit(t *testing.T) {
+	ctx := context.Background()
+	reg := wield.NewRegistry(nil)
+	reg.MustRegister(builtin.Defaults()...)
+	names := []string{"calculator", "echo"}
+	for i := range 60 {
+		n := fmt.Sprintf("crm_record_%02d", i)
+		reg.MustRegister(wield.Func(n, fmt.Sprintf("Update customer record field number %d in the CRM.", i),
+			func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }))
+		names = append(names, n)
+	}
+	e := engine.New(reg, nil)
+	t.Cleanup(func() { e.Close(context.Background()) })
+	kits := map[string]*wield.Toolkit{"big_a": toolkit(t, reg, "big_a", names...), "big_b": toolkit(t, reg, "big_b", names...)}
+	loop := agent.NewLoop(e, nil)
+
+	const runsPerAgent = 3
+	type run struct {
+		agent string
+		out   *agent.Outcome
+		err   error
+	}
+	done := make(chan run, 2*runsPerAgent)
+	for name, kit := range kits {
+		for range runsPerAgent {
+			f := &fakeModel{t: t, path: "/v1/chat/completions"}
+			f.script = []func(map[string]any) string{
+				func(map[string]any) string {
+					return openAIReply("", [3]string{"s1", "search_tools", `{"query":"evaluate an arithmetic expression"}`})
+				},
+				func(map[string]any) string {
+					return openAIReply("", [3]string{"c1", "calculator", `{"expression":"2**10"}`})
+				},
+				func(map[string]any) string { return openAIReply("1024") },
+			}
+			m, _ := openai.NewClient(openai.ClientOptions{Model: "gpt-test", BaseURL: serve(t, f) + "/v1", MaxRetries: -1})
+			a := &agent.Agent{Name: name, Model: m, Toolkit: kit}
+			go func() {
+				out, err := loop.Run(ctx, a, "conv-"+name, []llm.Message{{Role: llm.RoleUser, Content: "2 to the 10th?"}})
+				done <- run{name, out, err}
+			}()
+		}
+	}
+	for range 2 * runsPerAgent {
+		r := <-done
+		if r.err != nil || r.out.Answer != "1024" {
+			t.Fatalf("%s: %+v, %v", r.agent, r.out, r.err)
+		}
+		if r.out.Summary.SuccessfulCalls != 2 || r.out.Summary.ToolUsage["search_tools"] != 1 {
+			t.Errorf("%s: summary %+v, want search_tools and calculator, both successful", r.agent, r.out.Summary)
+		}
+	}
+	for name, kit := range kits {
+		if diff := cmp.Diff(names, kit.Names()); diff != "" {
+			t.Errorf("%s's toolkit after the runs (-want +got)\n%s", name, diff)
+		}
+		if k, _ := reg.Toolkit(name); k.Has("search_tools") {
+			t.Errorf("the registry's toolkit of %s has search_tools", name)
+		}
+	}
+	if _, ok := reg.Tool("search_tools"); !ok {
+		t.Error("search_tools is not registered: the runs' searches did not go through the engine")
 	}
 }

@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -275,4 +276,38 @@ func visibleHits(ctx context.Context, p wield.Policy, reg *wield.Registry, hits 
 	}
 	hits = slices.DeleteFunc(hits, func(h Hit) bool { return !visible[h.Tool] })
 	return hits[:min(limit, len(hits))], len(hits)
+}
+
+// offerMu orders the Offers of a process: setup and the end of the MCP
+// imports, or several agent loops, may ask at once, and a second
+// registration of the name would be reported as a duplicate.
+var offerMu sync.Mutex
+
+// Offer registers search_tools in reg, as a default (a tool file of the
+// name replaces it), when reg holds no tool of that name and more than
+// threshold tools (DefaultThreshold when threshold <= 0): the one place
+// that offers it, for `wield serve` and `wield mcp` and for the agent
+// loop. The tool searches the whole registry as it is at each call, or
+// the toolkit of a call made within one (see [Tool]). It returns the tool
+// registered under the name, nil when there is none; the error is
+// registration's.
+func Offer(reg *wield.Registry, threshold int) (*wield.Tool, error) {
+	if threshold <= 0 {
+		threshold = DefaultThreshold
+	}
+	const name = "search_tools"
+	offerMu.Lock()
+	defer offerMu.Unlock()
+	if t, ok := reg.Tool(name); ok {
+		return t, nil
+	}
+	if reg.Len() <= threshold {
+		return nil, nil
+	}
+	search := Tool(Cache(func() []*wield.Tool { return reg.List(wield.Query{}) }), &ToolOptions{Registry: reg})
+	if err := reg.RegisterDefaults(search); err != nil {
+		return nil, fmt.Errorf("register search_tools: %w", err)
+	}
+	t, _ := reg.Tool(name)
+	return t, nil
 }

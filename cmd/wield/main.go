@@ -383,20 +383,13 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 // offerSearch registers search_tools when the catalog is large (over the
 // whole registry, as it is at each call), so that clients that would rather
 // not read every definition can find what they need; the full list stays.
-// serve and mcp call it again once the MCP servers' first imports ended.
+// serve and mcp call it again once the MCP servers' first imports ended;
+// toolsearch.Offer is the one place that registers it, the agent loop's
+// too.
 func offerSearch(reg *wield.Registry) error {
-	offerSearchMu.Lock() // setup and the end of the imports may both ask
-	defer offerSearchMu.Unlock()
-	if _, taken := reg.Tool("search_tools"); !taken && reg.Len() > toolsearch.DefaultThreshold {
-		search := toolsearch.Tool(toolsearch.Cache(func() []*wield.Tool { return reg.List(wield.Query{}) }), &toolsearch.ToolOptions{Registry: reg})
-		if err := reg.RegisterDefaults(search); err != nil {
-			return fmt.Errorf("register search_tools: %w", err)
-		}
-	}
-	return nil
+	_, err := toolsearch.Offer(reg, toolsearch.DefaultThreshold)
+	return err
 }
-
-var offerSearchMu sync.Mutex
 
 // mcpNamed reports whether name is a configured MCP server's tool
 // (server__tool): serve and mcp import in the background, so a toolset or
