@@ -202,7 +202,7 @@ func (c *conv) schema(s *jsonschema.Schema, path string, root bool) *Schema {
 		switch {
 		case kept[k], dropped[k]:
 		case noted[k]:
-			out.Description = llm.Note(out.Description, note(s, k))
+			out.Description = llm.Note(out.Description, llm.KeywordNote(s, k))
 		default:
 			c.problem(path, fmt.Sprintf("keyword %q is not supported by Gemini", k))
 		}
@@ -213,7 +213,7 @@ func (c *conv) schema(s *jsonschema.Schema, path string, root bool) *Schema {
 		if slices.Contains(formats[out.Type], s.Format) {
 			out.Format = s.Format
 		} else {
-			out.Description = llm.Note(out.Description, "format: "+s.Format)
+			out.Description = llm.Note(out.Description, llm.KeywordNote(s, "format"))
 		}
 	}
 	for i, b := range s.AnyOf {
@@ -387,26 +387,6 @@ func (c *conv) ref(s *jsonschema.Schema, path string, root bool) *Schema {
 	out := c.schema(&merged, path, root)
 	c.refs = c.refs[:len(c.refs)-1]
 	return out
-}
-
-func note(s *jsonschema.Schema, k string) string {
-	switch k {
-	case "exclusiveMinimum":
-		return "greater than " + llm.Value(*s.ExclusiveMinimum)
-	case "exclusiveMaximum":
-		return "less than " + llm.Value(*s.ExclusiveMaximum)
-	case "multipleOf":
-		return "a multiple of " + llm.Value(*s.MultipleOf)
-	case "uniqueItems":
-		return "items must be unique"
-	case "contentEncoding":
-		return "encoding: " + s.ContentEncoding
-	case "contentMediaType":
-		return "media type: " + s.ContentMediaType
-	case "deprecated":
-		return "deprecated"
-	}
-	return k
 }
 
 func allStrings(vs []any) bool {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/gemini"
 )
 
@@ -44,7 +45,7 @@ func TestConvertSchema(t *testing.T) {
 			`{"type":"OBJECT","properties":{"c":{"type":"STRING","nullable":true,"enum":["x"]}},"propertyOrdering":["c"]}`},
 		{"anyOf with null folds into its branch",
 			`{"type":"object","properties":{"n":{"description":"Ratio","anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"null"}]}}}`,
-			`{"type":"OBJECT","properties":{"n":{"type":"NUMBER","description":"Ratio;greater than 0","nullable":true}},"propertyOrdering":["n"]}`},
+			`{"type":"OBJECT","properties":{"n":{"type":"NUMBER","description":"Ratio;exclusiveMinimum: 0","nullable":true}},"propertyOrdering":["n"]}`},
 		{"other type lists and oneOf become anyOf",
 			`{"type":"object","properties":{"v":{"type":["string","integer"]},"w":{"oneOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]}}}`,
 			`{"type":"OBJECT","properties":{"v":{"anyOf":[{"type":"STRING"},{"type":"INTEGER"}]},"w":{"anyOf":[{"type":"STRING"},{"type":"ARRAY","items":{"type":"STRING"}}]}},"propertyOrdering":["v","w"]}`},
@@ -56,7 +57,7 @@ func TestConvertSchema(t *testing.T) {
 			`{"type":"OBJECT","properties":{"e":{"type":"INTEGER","description":"Level;Allowed values: 1, 2, 3"},"n":{"type":"INTEGER","minimum":3,"maximum":3},"s":{"type":"STRING","enum":["json"]}},"propertyOrdering":["e","n","s"]}`},
 		{"unknown formats and dropped keywords",
 			`{"$schema":"x","type":"object","additionalProperties":false,"properties":{"u":{"type":"string","format":"uri","examples":["https://a"],"default":"https://b","readOnly":true},"t":{"type":"string","format":"date-time","multipleOf":2}}}`,
-			`{"type":"OBJECT","properties":{"t":{"type":"STRING","format":"date-time","description":"a multiple of 2"},"u":{"type":"STRING","description":"format: uri","default":"https://b","example":"https://a"}},"propertyOrdering":["t","u"]}`},
+			`{"type":"OBJECT","properties":{"t":{"type":"STRING","format":"date-time","description":"multipleOf: 2"},"u":{"type":"STRING","description":"format: uri","default":"https://b","example":"https://a"}},"propertyOrdering":["t","u"]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,4 +140,29 @@ func ExampleTools() {
 	fmt.Println(string(b), len(problems))
 	// Output:
 	// {"functionDeclarations":[{"name":"weather","description":"Current weather","parameters":{"type":"OBJECT","properties":{"city":{"type":"STRING","description":"City name"},"units":{"type":"STRING","enum":["c","f"]}},"propertyOrdering":["city","units"],"required":["city"]}}]} 0
+}
+
+// TestNotesWordedAsKeywordNote: a keyword Gemini cannot take goes into
+// the description in the words every dialect uses (llm.KeywordNote), as
+// the OpenAI and Anthropic strict exports write it.
+func TestNotesWordedAsKeywordNote(t *testing.T) {
+	for _, tt := range []struct{ keyword, schema string }{
+		{"exclusiveMinimum", `{"type":"number","exclusiveMinimum":0}`},
+		{"exclusiveMaximum", `{"type":"number","exclusiveMaximum":1.5}`},
+		{"multipleOf", `{"type":"number","multipleOf":0.5}`},
+		{"uniqueItems", `{"type":"array","items":{"type":"string"},"uniqueItems":true}`},
+		{"contentEncoding", `{"type":"string","contentEncoding":"base64"}`},
+		{"contentMediaType", `{"type":"string","contentMediaType":"image/png"}`},
+		{"deprecated", `{"type":"string","deprecated":true}`},
+		{"format", `{"type":"string","format":"uri"}`},
+	} {
+		s := schemaOf(t, tt.schema)
+		out, problems := gemini.ConvertSchema(s)
+		if len(problems) > 0 {
+			t.Fatalf("%s: %v", tt.keyword, problems)
+		}
+		if want := llm.KeywordNote(s, tt.keyword); out.Description != want {
+			t.Errorf("%s: description %q, want %q (llm.KeywordNote)", tt.keyword, out.Description, want)
+		}
+	}
 }

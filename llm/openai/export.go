@@ -334,7 +334,7 @@ func (c *strictConv) schema(s *jsonschema.Schema, path string, level int) *jsons
 		if strictFormats[s.Format] {
 			out.Format = s.Format
 		} else {
-			out.Description = llm.Note(out.Description, "format: "+s.Format)
+			out.Description = llm.Note(out.Description, llm.KeywordNote(s, "format"))
 		}
 	}
 	for _, t := range llm.Types(s) {
