@@ -15,6 +15,8 @@ func TestExecuteBounded(t *testing.T) {
 		{"range over a big number", `{{range 1000000000000}}{{end}}`, "steps"},
 		{"nested ranges over the data", `{{range .items}}{{range $.items}}{{range $.items}}{{range $.items}}.{{end}}{{end}}{{end}}{{end}}`, "template stopped"},
 		{"recursion without end", `{{define "x"}}{{template "x" .}}{{template "x" .}}{{end}}{{template "x" .}}`, "depth"},
+		{"a block that calls itself", `{{block "b" .}}{{template "b" .}}{{end}}`, "exceeded maximum template depth (1000)"},
+		{"templates that call each other", `{{define "a"}}{{template "b" .}}{{end}}{{define "b"}}{{template "a" .}}{{end}}{{template "a"}}`, "exceeded maximum template depth (1000)"},
 		{"recursion that branches", `{{define "x"}}{{if .}}{{template "x" (slice . 1)}}{{template "x" (slice . 1)}}{{end}}{{end}}{{template "x" (slice .items 900)}}`, "steps"},
 		{"output that doubles", `{{define "x"}}{{if .}}{{printf "%0100d" 1}}{{template "x" (slice . 1)}}{{template "x" (slice . 1)}}{{end}}{{end}}{{template "x" (slice .items 900)}}`, "past"},
 		{"a variable that doubles", `{{$x := "ab"}}{{range 80}}{{$x = printf "%s%s" $x $x}}{{end}}{{len $x}}`, "past"},

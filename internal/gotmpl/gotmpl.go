@@ -19,7 +19,10 @@
 // html, js, urlquery) is there, with text/template's rules and errors;
 // the tests compare the two on a corpus and by fuzzing. Unlike
 // text/template, an execution is bounded: [MaxSteps] nodes walked and
-// [MaxOutput] bytes written, and no function's string longer than that.
+// [MaxOutput] bytes written, no function's string longer than that, and
+// {{template}} (or {{block}}) calls nested at most 1,000 deep, so a
+// template that calls itself without end stops with "exceeded maximum
+// template depth (1000)", never by overflowing the stack.
 package gotmpl
 
 import (
@@ -351,7 +354,13 @@ func (s *state) walkTemplate(dot any, n *parse.TemplateNode) {
 	if s.depth == maxDepth {
 		s.errorf("exceeded maximum template depth (%v)", maxDepth)
 	}
-	dot = s.evalPipeline(dot, n.Pipe)
+	if n.Pipe == nil {
+		// {{template "x"}} gives x no data, as text/template does (an
+		// invalid value: its fields are missing, not a null's).
+		dot = noValue
+	} else {
+		dot = s.evalPipeline(dot, n.Pipe)
+	}
 	inner := *s
 	inner.depth++
 	inner.tree = tree
