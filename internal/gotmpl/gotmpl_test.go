@@ -186,7 +186,6 @@ func TestFuncError(t *testing.T) {
 	}
 }
 
-
 func FuzzSameAsTextTemplate(f *testing.F) {
 	for _, c := range corpus {
 		f.Add(c)
