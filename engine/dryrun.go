@@ -70,8 +70,18 @@ func (e *Engine) idTaken(ctx context.Context, k *call) error {
 
 // dryRun fills d step by step, stopping where the call would stop.
 func (e *Engine) dryRun(ctx context.Context, k *call, d *wield.DryRun) {
+	// A tool the policies hide from the caller is, as in a call, a tool
+	// that does not exist (see hide).
+	hidden := func() bool {
+		if !e.hide(ctx, k) {
+			return false
+		}
+		*d = wield.DryRun{Tool: d.Tool, Stage: wield.StageLookup}
+		return true
+	}
 	if !e.lookup(k) {
 		d.Stage = wield.StageLookup
+		hidden()
 		return
 	}
 	t := k.entry.Tool
@@ -83,6 +93,7 @@ func (e *Engine) dryRun(ctx context.Context, k *call, d *wield.DryRun) {
 	d.Retry = e.retryPolicy(t)
 	if !e.decode(ctx, k) {
 		d.Stage = wield.StageValidation
+		hidden()
 		return
 	}
 	d.Arguments = k.args
@@ -94,6 +105,7 @@ func (e *Engine) dryRun(ctx context.Context, k *call, d *wield.DryRun) {
 	}
 	if !ok {
 		d.Stage = wield.StagePermission
+		hidden()
 		return
 	}
 	if e.dryReplay(ctx, k, d) {

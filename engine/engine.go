@@ -343,7 +343,9 @@ func (e *Engine) pipeline(ctx context.Context, k *call) (*wield.Result, error) {
 			return nil, err
 		}
 	}
-	if ok && e.lookup(k) && e.decode(ctx, k) && e.policy(ctx, k) && !e.replay(ctx, k) && e.approve(ctx, k) {
+	// A tool the policies hide from the caller is, to it, a tool that does
+	// not exist: the steps that may refuse the call before it runs say so.
+	if ok && e.passed(ctx, k, e.lookup(k)) && e.passed(ctx, k, e.decode(ctx, k)) && e.passed(ctx, k, e.policy(ctx, k)) && !e.replay(ctx, k) && e.approve(ctx, k) {
 		if permit, ok := e.acquire(ctx, k); ok {
 			e.run(ctx, k, permit)
 		}

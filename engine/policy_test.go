@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,12 +41,15 @@ func TestPolicyStep(t *testing.T) {
 		mode           policy.Mode
 		wantOK         bool
 		wantErr        string
-		want           wield.PolicyDecision
+		wantType       wield.ErrorType
+		want           any // the record's decision
 	}{
-		{"permitted", "a", "hi", policy.Enforce, true, "", wield.PolicyDecision{Allow: true, Policies: []string{"a-echoes"}}},
-		{"default deny", "b", "hi", policy.Enforce, false, "Permission denied: no policy permits calling tool 'echo'", wield.PolicyDecision{}},
-		{"forbid wins", "a", "secret", policy.Enforce, false, "Permission denied: tool 'echo' is forbidden by policy no-secrets", wield.PolicyDecision{Policies: []string{"no-secrets"}}},
-		{"monitor runs it", "a", "secret", policy.Monitor, true, "", wield.PolicyDecision{Allow: true, Monitor: true, Policies: []string{"no-secrets"}}},
+		{"permitted", "a", "hi", policy.Enforce, true, "", "", wield.PolicyDecision{Allow: true, Policies: []string{"a-echoes"}}},
+		// Denied even without arguments, so hidden from b: not found, as
+		// a tool that does not exist, and no policy named.
+		{"default deny hides", "b", "hi", policy.Enforce, false, "Can not find tool named 'echo'", wield.ErrToolNotFound, nil},
+		{"forbid wins", "a", "secret", policy.Enforce, false, "Permission denied: tool 'echo' is forbidden by policy no-secrets", wield.ErrPermissionDenied, wield.PolicyDecision{Policies: []string{"no-secrets"}}},
+		{"monitor runs it", "a", "secret", policy.Monitor, true, "", "", wield.PolicyDecision{Allow: true, Monitor: true, Policies: []string{"no-secrets"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,8 +62,8 @@ func TestPolicyStep(t *testing.T) {
 			if res.OK != tt.wantOK || res.Error != tt.wantErr {
 				t.Errorf("result ok=%v %q, want ok=%v %q", res.OK, res.Error, tt.wantOK, tt.wantErr)
 			}
-			if !tt.wantOK && res.ErrorType != wield.ErrPermissionDenied {
-				t.Errorf("error type %s, want permission_denied", res.ErrorType)
+			if res.ErrorType != tt.wantType {
+				t.Errorf("error type %q, want %q", res.ErrorType, tt.wantType)
 			}
 			recs := store.Records(memstore.Filter{})
 			if len(recs) != 1 {
@@ -77,9 +81,11 @@ func TestPolicyStep(t *testing.T) {
 func TestPolicyKeepsPermissions(t *testing.T) {
 	e, _ := policyEngine(t, policy.Enforce)
 	denied := echoTool()
-	denied.Name, denied.Permission = "echo2", wield.PermissionDeny
-	e.Registry().MustRegister(denied)
-	res, err := e.Call(wield.WithRequester(context.Background(), "key:a"), wield.Call{Tool: "echo2", Arguments: json.RawMessage(`{"message":"x"}`)})
+	denied.Permission = wield.PermissionDeny
+	if err := e.Registry().Update(denied); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Call(wield.WithRequester(context.Background(), "key:a"), wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"x"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +171,8 @@ func BenchmarkPolicy(b *testing.B) {
 }
 
 // TestPolicyBeforeReplay: an idempotency key does not hand a caller the
-// policies refuse the answer of another caller's call.
+// policies refuse the answer of another caller's call (nor tell it the
+// tool exists: the policies hide it from b).
 func TestPolicyBeforeReplay(t *testing.T) {
 	e, _ := policyEngine(t, policy.Enforce)
 	c := wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`), IdempotencyKey: "k1"}
@@ -178,18 +185,55 @@ func TestPolicyBeforeReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.OK || res.ErrorType != wield.ErrPermissionDenied || res.Metadata["replayed"] != nil {
-		t.Errorf("key b with a's idempotency key: %+v; want permission_denied, no replay", res)
+	if res.OK || res.ErrorType != wield.ErrToolNotFound || res.Metadata["replayed"] != nil {
+		t.Errorf("key b with a's idempotency key: %+v; want tool_not_found, no replay", res)
 	}
 	d, err := e.DryRun(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Stage != wield.StagePermission || d.Replay != "" {
-		t.Errorf("key b's dry run: stage %s, replay %q; want permission", d.Stage, d.Replay)
+	if d.Stage != wield.StageLookup || d.Replay != "" {
+		t.Errorf("key b's dry run: stage %s, replay %q; want lookup", d.Stage, d.Replay)
 	}
 	res, err = e.Call(wield.WithRequester(context.Background(), "key:a"), c)
 	if err != nil || res.Metadata["replayed"] != true || res.Metadata["policy"] == nil {
 		t.Errorf("key a's replay: %v %+v; want replayed with its policy decision", err, res.Metadata)
+	}
+}
+
+// TestHiddenToolAnswersAsUnknown: a caller the policies hide a tool from
+// (key b, echo) gets, for a call of it, the answer a tool that does not
+// exist gets: nothing from validation (arguments missing or unknown), no
+// policy named, and the same in a dry run.
+func TestHiddenToolAnswersAsUnknown(t *testing.T) {
+	e, _ := policyEngine(t, policy.Enforce)
+	ctx := wield.WithRequester(context.Background(), "key:b")
+	type answer struct {
+		Error      string
+		Type       wield.ErrorType
+		Validation []wield.ValidationError
+		Metadata   map[string]any
+		Stage      wield.DryRunStage
+		DryError   string
+	}
+	ask := func(tool, args string) answer {
+		c := wield.Call{Tool: tool, Arguments: json.RawMessage(args)}
+		res, err := e.Call(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := e.DryRun(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := answer{Type: res.ErrorType, Validation: res.ValidationErrors, Metadata: res.Metadata, Stage: d.Stage, DryError: d.Error}
+		a.Error = strings.ReplaceAll(res.Error, tool, "TOOL")
+		a.DryError = strings.ReplaceAll(a.DryError, tool, "TOOL")
+		return a
+	}
+	for _, args := range []string{`{"message":"hi"}`, `{}`, `{"nope":1}`, `[1]`} {
+		if diff := cmp.Diff(ask("no_such_tool", args), ask("echo", args)); diff != "" {
+			t.Errorf("args %s: unknown tool's answer (-) and hidden echo's (+) differ:\n%s", args, diff)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -48,8 +49,9 @@ func parseTime(name, v string) (time.Time, error) {
 }
 
 // listCalls answers GET /v1/calls. A key scoped to toolsets sees only the
-// calls of its tools; its pages may then hold fewer records than the limit,
-// and the cursor still leads to the rest.
+// calls of its tools, and no caller sees the calls of a tool the policies
+// hide from it (see recordShown); its pages may then hold fewer records
+// than the limit, and the cursor still leads to the rest.
 func (s *Server) listCalls(w http.ResponseWriter, r *http.Request) error {
 	p := r.URL.Query()
 	q := wield.CallQuery{ConversationID: p.Get("conversation"), Tool: p.Get("tool"), CallerID: p.Get("caller"),
@@ -82,8 +84,9 @@ func (s *Server) listCalls(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := CallList{Calls: make([]CallRecord, 0, len(page.Records)), Next: page.Next}
+	shown := s.recordShown(r)
 	for _, rec := range page.Records {
-		if rec.Call != nil && inScope(scope, rec.Call.Tool) {
+		if rec.Call != nil && inScope(scope, rec.Call.Tool) && shown(rec) {
 			out.Calls = append(out.Calls, callRecord(rec))
 		}
 	}
@@ -100,8 +103,43 @@ func (s *Server) getCall(w http.ResponseWriter, r *http.Request) error {
 	if rec.Call != nil && !inScope(s.scope(r), rec.Call.Tool) {
 		return outOfScope(rec.Call.Tool)
 	}
+	if !s.recordShown(r)(rec) {
+		// As for an ID no call has.
+		return fmt.Errorf("call %s: %w", id, wield.ErrNotFound)
+	}
 	writeJSON(w, http.StatusOK, callRecord(rec))
 	return nil
+}
+
+// recordShown returns whether a record may be shown to the request's
+// caller: not when it is of a tool the policies hide from that caller (a
+// call of it without arguments is denied, so no list shows it:
+// [wield.VisibleTools]), whoever made the call. The record of a call that
+// was not found (tool_not_found, the answer the engine gives a caller for a
+// tool hidden from it) is shown, as the record of a call of a tool that
+// does not exist is, so that a caller cannot tell the two apart by its
+// records either. Tools are decided once per request.
+func (s *Server) recordShown(r *http.Request) func(*wield.Record) bool {
+	p := s.eng.Policy()
+	if p == nil {
+		return func(*wield.Record) bool { return true }
+	}
+	decided := map[string]bool{}
+	return func(rec *wield.Record) bool {
+		if rec.Call == nil || (rec.Result != nil && rec.Result.ErrorType == wield.ErrToolNotFound) {
+			return true
+		}
+		name := rec.Call.Tool
+		if v, ok := decided[name]; ok {
+			return v
+		}
+		v := true
+		if t, ok := s.reg.Tool(name); ok {
+			v = len(wield.VisibleTools(r.Context(), p, s.reg, wield.Caller{}, []*wield.Tool{t})) == 1
+		}
+		decided[name] = v
+		return v
+	}
 }
 
 // summary answers GET /v1/conversations/{id}/summary: the summary of one

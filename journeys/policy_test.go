@@ -4,8 +4,11 @@ package journeys
 
 // Cedar policies beside the tool files, through `wield serve`: what one key
 // may not call it does not see (REST list, exports, MCP tools/list of both
-// eras) while another key does; a call it makes anyway is permission_denied
-// naming the policy, and the record keeps the decision; a broken file on
+// eras) while another key does; a call it makes anyway is answered as a call
+// of a tool that does not exist (tool_not_found, no policy named), and it is
+// not shown the other key's calls of it; a call a policy denies for its
+// arguments is permission_denied naming the policy, and the record keeps
+// the decision; a broken file on
 // reload leaves the last good policies in force; monitor mode runs what it
 // would deny and records so; `wield policy check` explains a decision.
 
@@ -13,6 +16,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -80,11 +84,22 @@ func mcpNames(t *testing.T, s *server, key string, modern bool) []string {
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
 	}
-	// A call of a tool not listed is refused all the same, naming the policy.
+	// A call of a tool not listed is answered as a call of a tool that
+	// does not exist, naming no policy.
 	if !slices.ContainsFunc(list.Tools, func(tl *mcp.Tool) bool { return tl.Name == "calculator" }) {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "calculator", Arguments: map[string]any{"expression": "1+1"}})
-		if err != nil || !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "bob-no-calculator") {
-			t.Errorf("MCP tools/call of an unlisted calculator (2026 era %v): %v %+v; want an error result naming bob-no-calculator", modern, err, res)
+		answer := func(name string) string {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"expression": "1+1"}})
+			if err != nil {
+				return "error: " + strings.ReplaceAll(err.Error(), name, "TOOL")
+			}
+			if !res.IsError || len(res.Content) == 0 {
+				return fmt.Sprintf("not an error: %+v", res)
+			}
+			return strings.ReplaceAll(res.Content[0].(*mcp.TextContent).Text, name, "TOOL")
+		}
+		hidden, unknown := answer("calculator"), answer("no_such_tool")
+		if hidden != unknown || strings.Contains(hidden, "bob-no-calculator") {
+			t.Errorf("MCP tools/call of an unlisted calculator (2026 era %v): %q; want what a tool that does not exist gets, %q", modern, hidden, unknown)
 		}
 	}
 	var names []string
@@ -148,40 +163,67 @@ func TestJourneyPolicies(t *testing.T) {
 		}
 	}
 
-	// Calling anyway: permission_denied naming the policy; the record keeps
-	// the decision with its policy IDs.
-	code, b := s.do("POST", "/v1/tools/calculator/call", `{"arguments":{"expression":"6*7"}}`, bearer(bob))
+	// Calling anyway: to bob calculator is a tool that does not exist, with
+	// arguments good or bad, and no policy is named.
 	var res struct {
 		CallID    string `json:"call_id"`
 		OK        bool   `json:"ok"`
 		ErrorType string `json:"error_type"`
 		Error     string `json:"error"`
 	}
-	if code != 200 || json.Unmarshal(b, &res) != nil || res.OK || res.ErrorType != "permission_denied" || !strings.Contains(res.Error, "bob-no-calculator") {
-		t.Fatalf("bob calls calculator: %d %s; want permission_denied naming bob-no-calculator", code, b)
+	for _, args := range []string{`{"expression":"6*7"}`, `{"nope":1}`} {
+		code, b := s.do("POST", "/v1/tools/calculator/call", `{"arguments":`+args+`}`, bearer(bob))
+		if code != 200 || json.Unmarshal(b, &res) != nil || res.OK || res.ErrorType != "tool_not_found" || res.Error != "Can not find tool named 'calculator'" {
+			t.Fatalf("bob calls calculator with %s: %d %s; want tool_not_found, as for a tool that does not exist", args, code, b)
+		}
+	}
+	code, b := s.do("POST", "/v1/tools/no_such_tool/call", `{"arguments":{"expression":"6*7"}}`, bearer(bob))
+	if code != 200 || !strings.Contains(string(b), `"error":"Can not find tool named 'no_such_tool'"`) {
+		t.Errorf("bob calls a tool that does not exist: %d %s; want the same answer", code, b)
 	}
 	// A claimed user or agent ID does not replace the key as the principal.
 	code, b = s.do("POST", "/v1/tools/calculator/call", `{"arguments":{"expression":"6*7"},"caller":{"id":"helper","user_id":"root"}}`, bearer(bob))
-	if code != 200 || !strings.Contains(string(b), `"error_type":"permission_denied"`) || !strings.Contains(string(b), "bob-no-calculator") {
-		t.Errorf("bob calls calculator claiming user root: %d %s; want the same denial", code, b)
+	if code != 200 || !strings.Contains(string(b), `"error_type":"tool_not_found"`) || strings.Contains(string(b), "bob-no-calculator") {
+		t.Errorf("bob calls calculator claiming user root: %d %s; want the same answer", code, b)
 	}
-	code, b = s.do("GET", "/v1/calls/"+res.CallID, "", bearer(alice))
-	if code != 200 || !strings.Contains(string(b), `"policy":{"allow":false,"policies":["bob-no-calculator"]}`) {
-		t.Errorf("the denied call's record: %d %s; want its policy decision", code, b)
+	code, b = s.do("GET", "/v1/calls/"+res.CallID, "", bearer(bob))
+	if code != 200 || !strings.Contains(string(b), `"error_type":"tool_not_found"`) || strings.Contains(string(b), "bob-no-calculator") || strings.Contains(string(b), `"tool_version"`) {
+		t.Errorf("bob reads his call's record: %d %s; want it as a call of an unknown tool", code, b)
 	}
+	// A denial for the arguments names its policy; the record keeps the
+	// decision with its policy IDs.
 	code, b = s.do("POST", "/v1/tools/echo/call", `{"arguments":{"message":"secret"}}`, bearer(alice))
-	if code != 200 || !strings.Contains(string(b), "no-secret-echo") {
+	var denied struct {
+		CallID string `json:"call_id"`
+	}
+	if code != 200 || !strings.Contains(string(b), "no-secret-echo") || json.Unmarshal(b, &denied) != nil {
 		t.Errorf("alice echoes secret: %d %s; want a denial naming no-secret-echo", code, b)
 	}
+	code, b = s.do("GET", "/v1/calls/"+denied.CallID, "", bearer(alice))
+	if code != 200 || !strings.Contains(string(b), `"policy":{"allow":false,"policies":["no-secret-echo"]}`) {
+		t.Errorf("the denied call's record: %d %s; want its policy decision", code, b)
+	}
 	code, b = s.do("POST", "/v1/tools/calculator/call", `{"arguments":{"expression":"6*7"}}`, bearer(alice))
-	if code != 200 || !strings.Contains(string(b), `"ok":true`) || !strings.Contains(string(b), `"policies":["everyone"]`) {
+	var alices struct {
+		CallID string `json:"call_id"`
+	}
+	if code != 200 || !strings.Contains(string(b), `"ok":true`) || !strings.Contains(string(b), `"policies":["everyone"]`) || json.Unmarshal(b, &alices) != nil {
 		t.Errorf("alice calls calculator: %d %s; want it run, permitted by everyone", code, b)
 	}
+	// Bob is not shown alice's calculator call: not listed, and read by
+	// its ID as an ID no call has.
+	if code, b = s.do("GET", "/v1/calls?tool=calculator", "", bearer(bob)); code != 200 || strings.Contains(string(b), alices.CallID) {
+		t.Errorf("bob lists calculator's calls: %d %s; want none of alice's", code, b)
+	}
+	code, b = s.do("GET", "/v1/calls/"+alices.CallID, "", bearer(bob))
+	if code2, b2 := s.do("GET", "/v1/calls/no-such-call", "", bearer(bob)); code != 404 || code != code2 || string(b) != string(b2) {
+		t.Errorf("bob reads alice's calculator call: %d %s; want what an unknown ID answers, %d %s", code, b, code2, b2)
+	}
 
-	// A dry run says so, as the call would, naming the policy.
+	// A dry run says so, as the call would, naming no policy.
 	r := u.wield("call", "calculator", "expression=6*7", "--dry-run", "--server", s.url, "--key", bob)
-	if r.code != 1 || !strings.Contains(r.stdout, "deny, by bob-no-calculator") || !strings.Contains(r.stdout, "permission_denied") {
-		t.Errorf("wield call --dry-run as bob: want exit 1, the policy line and permission_denied:\n%s", r)
+	if r.code != 1 || strings.Contains(r.stdout, "bob-no-calculator") || !strings.Contains(r.stdout, "tool_not_found") {
+		t.Errorf("wield call --dry-run as bob: want exit 1 and tool_not_found, no policy named:\n%s", r)
 	}
 
 	// `wield policy check` explains.

@@ -691,8 +691,18 @@ func (s *Server) srvCallAs(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerS
 		s.log.Error("mcp server: call failed", "tool", p.Name, "err", err)
 		return nil, srvInternal
 	}
+	if !res.OK && res.ErrorType == wield.ErrToolNotFound && res.Error == fmt.Sprintf(srvNotFound, p.Name) {
+		// The engine answers so for a tool the policies hide from the
+		// caller (or one gone since the list): as unknown to it as a tool
+		// the server never listed, which the SDK refuses so.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
+	}
 	return res, nil
 }
+
+// srvNotFound is the engine's answer to a call of a tool that does not
+// exist for its caller (engine/lookup.go's msgNotFound).
+const srvNotFound = "Can not find tool named '%s'"
 
 func (s *Server) srvInToolset(toolset, tool string) bool {
 	ts, ok := s.reg.Toolset(toolset)

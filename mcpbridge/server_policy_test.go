@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,12 +100,21 @@ permit(principal == Agent::"mcp:agent7", action, resource);`), 0o644); err != ni
 				if len(list.Tools) != tt.count {
 					t.Errorf("%d tools listed, want %d", len(list.Tools), tt.count)
 				}
+				// A tool not listed is, to the caller, a tool that does not
+				// exist: the call is refused as a call of an unknown tool,
+				// naming no policy.
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"m": "x"}})
+				if tt.count == 0 {
+					if err == nil || !strings.Contains(err.Error(), `unknown tool "echo"`) {
+						t.Errorf("tools/call of a tool not listed: %v %+v; want the error of an unknown tool", err, res)
+					}
+					return
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res.IsError != (tt.count == 0) {
-					t.Errorf("tools/call isError %v, want %v", res.IsError, tt.count == 0)
+				if res.IsError {
+					t.Errorf("tools/call isError %v, want false", res.IsError)
 				}
 			})
 		}

@@ -93,9 +93,11 @@ func TestDescriptionPerCaller(t *testing.T) {
 	if res := run(bob, "result = secret_sum(a=1, b=2)"); res.OK || res.ErrorType != wield.ErrValidation || !strings.Contains(res.Error, "secret_sum") {
 		t.Errorf("bob's program naming secret_sum: %v %s %s; want validation_error (not a function)", res.OK, res.ErrorType, res.Error)
 	}
+	// Hidden from bob, secret_sum is to him a tool that does not exist:
+	// neither its arguments' errors nor the policy are told.
 	res := run(bob, "result = call('secret_sum', {'a': 1})")
-	if res.OK || res.ErrorType != wield.ErrPermissionDenied || !strings.Contains(res.Error, "deny-secret_sum") {
-		t.Errorf("bob's call('secret_sum'): %v %s %s; want permission_denied naming the policy", res.OK, res.ErrorType, res.Error)
+	if res.OK || res.ErrorType != wield.ErrToolNotFound || !strings.Contains(res.Error, "Can not find tool named 'secret_sum'") || strings.Contains(res.Error, "deny-secret_sum") {
+		t.Errorf("bob's call('secret_sum'): %v %s %s; want tool_not_found, no policy named", res.OK, res.ErrorType, res.Error)
 	}
 	var inner []*wield.Record
 	for _, r := range store.Records(memstore.Filter{}) {
@@ -103,7 +105,7 @@ func TestDescriptionPerCaller(t *testing.T) {
 			inner = append(inner, r)
 		}
 	}
-	if len(inner) != 1 || inner[0].Result.ErrorType != wield.ErrPermissionDenied || inner[0].Call.Caller.Variables[wield.ProgramCallerVariable] != "agent-1" {
-		t.Fatalf("records under bob's program: %d, want 1 permission_denied naming agent-1 as the program's caller", len(inner))
+	if len(inner) != 1 || inner[0].Result.ErrorType != wield.ErrToolNotFound || inner[0].Call.Caller.Variables[wield.ProgramCallerVariable] != "agent-1" {
+		t.Fatalf("records under bob's program: %d, want 1 tool_not_found naming agent-1 as the program's caller", len(inner))
 	}
 }
