@@ -47,7 +47,7 @@ func msgNotFound(tool string) string {
 // allow costs no second decision; a call allowed with its arguments runs
 // even when the tool is not listed for its caller.
 func (e *Engine) hide(ctx context.Context, k *call) bool {
-	if e.opts.Policy == nil || k.entry == nil || k.res.ErrorType == wield.ErrToolNotFound {
+	if e.opts.Policy == nil || k.entry == nil {
 		return false
 	}
 	if e.opts.Policy.Decide(ctx, wield.NewPolicyRequest(ctx, e.reg, k.entry.Tool, k.Caller, nil)).Allow {

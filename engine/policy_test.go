@@ -236,4 +236,13 @@ func TestHiddenToolAnswersAsUnknown(t *testing.T) {
 			t.Errorf("args %s: unknown tool's answer (-) and hidden echo's (+) differ:\n%s", args, diff)
 		}
 	}
+	// Nor is its status told: a disabled tool hidden from b is not found.
+	disabled := echoTool()
+	disabled.Status = wield.StatusDisabled
+	if err := e.Registry().Update(disabled); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ask("no_such_tool", `{"message":"hi"}`), ask("echo", `{"message":"hi"}`)); diff != "" {
+		t.Errorf("a disabled echo: unknown tool's answer (-) and hidden echo's (+) differ:\n%s", diff)
+	}
 }

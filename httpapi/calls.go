@@ -114,11 +114,13 @@ func (s *Server) getCall(w http.ResponseWriter, r *http.Request) error {
 // recordShown returns whether a record may be shown to the request's
 // caller: not when it is of a tool the policies hide from that caller (a
 // call of it without arguments is denied, so no list shows it:
-// [wield.VisibleTools]), whoever made the call. The record of a call that
-// was not found (tool_not_found, the answer the engine gives a caller for a
-// tool hidden from it) is shown, as the record of a call of a tool that
-// does not exist is, so that a caller cannot tell the two apart by its
-// records either. Tools are decided once per request.
+// [wield.VisibleTools]), whoever made the call. The record of a call for
+// which no tool was found (tool_not_found, with neither the tool's version
+// nor its category: the record the engine keeps for a caller the tool is
+// hidden from) is shown, as the record of a call of a tool that does not
+// exist is, so that a caller cannot tell the two apart by its records
+// either; one that names the tool's status (disabled, held) is not. Tools
+// are decided once per request.
 func (s *Server) recordShown(r *http.Request) func(*wield.Record) bool {
 	p := s.eng.Policy()
 	if p == nil {
@@ -126,8 +128,8 @@ func (s *Server) recordShown(r *http.Request) func(*wield.Record) bool {
 	}
 	decided := map[string]bool{}
 	return func(rec *wield.Record) bool {
-		if rec.Call == nil || (rec.Result != nil && rec.Result.ErrorType == wield.ErrToolNotFound) {
-			return true
+		if rec.Call == nil || (rec.Result != nil && rec.Result.ErrorType == wield.ErrToolNotFound && rec.ToolVersion == "" && rec.Category == "") {
+			return true // no tool was found for it: nothing of one is told
 		}
 		name := rec.Call.Tool
 		if v, ok := decided[name]; ok {
