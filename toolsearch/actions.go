@@ -414,7 +414,8 @@ func capitalized(tools []*wield.Tool, words map[string]bool) map[string]int {
 }
 
 // namedBrands returns the groups that the brand terms of a query name
-// (among its words as written, not their related terms) and, of those,
+// (among its words as written, not their related terms, nor a verb's -ing
+// or past form) and, of those,
 // the groups of brands written with a capital after the query's first
 // word.
 func (ix *Index) namedBrands(query string, qterms []qterm) (named, capital []int32) {
@@ -426,9 +427,34 @@ func (ix *Index) namedBrands(query string, qterms []qterm) (named, capital []int
 			named = append(named, ix.brands[q.group[0]]...)
 		}
 	}
+	if len(named) == 0 || ix.alt.anyForm {
+		return named, ix.capitalBrands(query)
+	}
+	// A verb's -ing or past form names no product ("driving" is not
+	// Drive, "teamed" not Teams), though the stemmer merges them: only the
+	// brand terms of the query's other words count.
+	forms := map[string]bool{}
+	words(query, func(w string) {
+		lower := strings.ToLower(w)
+		if !isPast(lower) && !(len(lower) > 5 && strings.HasSuffix(lower, "ing")) {
+			analyze(w, func(t string) { forms[t] = true })
+		}
+	})
+	named = named[:0]
+	for _, q := range qterms {
+		if q.weight >= 1 && forms[q.group[0]] {
+			named = append(named, ix.brands[q.group[0]]...)
+		}
+	}
 	if len(named) == 0 {
 		return nil, nil
 	}
+	return named, ix.capitalBrands(query)
+}
+
+// capitalBrands returns the groups of the brands a query writes with a
+// capital after its first word.
+func (ix *Index) capitalBrands(query string) (capital []int32) {
 	first := true
 	words(query, func(w string) {
 		r, _ := utf8.DecodeRuneInString(w)
@@ -437,5 +463,5 @@ func (ix *Index) namedBrands(query string, qterms []qterm) (named, capital []int
 		}
 		first = false
 	})
-	return named, capital
+	return capital
 }
