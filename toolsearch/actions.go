@@ -433,16 +433,28 @@ func (ix *Index) namedBrands(query string, qterms []qterm) (named, capital []int
 	// A verb's -ing or past form names no product ("driving" is not
 	// Drive, "teamed" not Teams), though the stemmer merges them: only the
 	// brand terms of the query's other words count.
+	inflected := func(w string) bool {
+		lower := strings.ToLower(w)
+		return isPast(lower) || len(lower) > 5 && strings.HasSuffix(lower, "ing")
+	}
+	var verbs []string
+	words(query, func(w string) {
+		if inflected(w) {
+			verbs = append(verbs, terms(w)...)
+		}
+	})
+	if len(verbs) == 0 {
+		return named, ix.capitalBrands(query)
+	}
 	forms := map[string]bool{}
 	words(query, func(w string) {
-		lower := strings.ToLower(w)
-		if !isPast(lower) && !(len(lower) > 5 && strings.HasSuffix(lower, "ing")) {
+		if !inflected(w) {
 			analyze(w, func(t string) { forms[t] = true })
 		}
 	})
 	named = named[:0]
 	for _, q := range qterms {
-		if q.weight >= 1 && forms[q.group[0]] {
+		if t := q.group[0]; q.weight >= 1 && (forms[t] || !slices.Contains(verbs, t)) {
 			named = append(named, ix.brands[q.group[0]]...)
 		}
 	}

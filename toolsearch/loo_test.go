@@ -149,3 +149,28 @@ func TestRelevanceLeaveOneOut(t *testing.T) {
 	}
 	relevanceBar(t, "all seen sets", base, 284)
 }
+
+// TestBrandNotInflected checks that a verb's -ing or past form names no
+// brand though it stems as the brand does ("driving", "drive"), and that
+// the brand written as a name still does, in the same query too.
+func TestBrandNotInflected(t *testing.T) {
+	ix := New(loadCatalog(t))
+	drive := ix.brands["driv"]
+	if len(drive) == 0 {
+		t.Fatal(`"drive" is no brand of the catalog`)
+	}
+	for _, c := range []struct {
+		query string
+		named bool
+	}{
+		{"this song is driving me up the wall", false},
+		{"the files I drived over", false},
+		{"share the deck in my Drive", true},
+		{"driving to work, share the deck in my drive", true},
+	} {
+		named, _ := ix.namedBrands(c.query, queryTerms(c.query, ix.terms, ix.related()))
+		if got := slices.ContainsFunc(drive, func(g int32) bool { return contains32(named, g) }); got != c.named {
+			t.Errorf("%q names Drive: %v, want %v", c.query, got, c.named)
+		}
+	}
+}
