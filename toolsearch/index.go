@@ -563,9 +563,11 @@ func queryTerms(query string, vocab map[string]int32, table relatedTable) []qter
 			if long, ok := phrases[prev+" "+w]; ok {
 				analyze(long, add)
 			}
-			// Two stop words ("who is", "I am") make no compound.
+			// Two stop words ("who is", "I am") make no compound, nor does
+			// a word with its possessive's s ("customer's" is customer,
+			// once).
 			if !stops[prev] || !stops[w] {
-				if c := stem(prev + w); vocabHas(vocab, c) {
+				if c := stem(prev + w); vocabHas(vocab, c) && c != stem(prev) && c != stem(w) {
 					add(c)
 				}
 			}

@@ -136,7 +136,7 @@ func TestRelevanceLeaveOneOut(t *testing.T) {
 		}
 		chosen += hits[best][held]
 		base += hits[0][held]
-		if best != 0 {
+		if hits[best][held] != hits[0][held] {
 			picks = append(picks, fmt.Sprintf("%s: %s %d (shipped %d)", sets[held].name, variants[best].name, hits[best][held], hits[0][held]))
 		}
 	}
