@@ -240,12 +240,12 @@ func contains(s []string, t string) bool {
 // more. A brand term is a domain's first name word, a tag or a product's
 // word that few tools outside its domains use anywhere, so that "time", "search" or "chat", which are a domain's name or tag
 // and everyday words too, are not brands.
-const domainBoost = 1.3
+var domainBoost = 1.3
 
 // capitalBoost is domainBoost for a brand the request writes with a
 // capital inside it ("notes in Notion", "the team on Teams"): a proper
 // name, where a lower-case "team" may be the everyday word.
-const capitalBoost = 1.6
+var capitalBoost = 1.6
 
 // maxBrandDomains bounds how many domains one brand term may name
 // ("google" names gmail, gcal, gdrive, ...): a term shared more widely is

@@ -74,12 +74,11 @@ var (
 	fieldB      = [numFields]float64{fieldName: 0.3, fieldTags: 0.3, fieldDesc: 0.75, fieldParams: 0.75, fieldAction: 0}
 )
 
-const (
-	k1 = 1.2
-	// synonymWeight discounts a match on a synonym against one on the word
-	// the user wrote.
-	synonymWeight = 0.5
-)
+const k1 = 1.2
+
+// synonymWeight discounts a match on a synonym against one on the word the
+// user wrote.
+var synonymWeight float32 = 0.5
 
 // posting is one tool's weighted, length-normalized frequency of a term,
 // summed over the fields.
@@ -590,11 +589,11 @@ var subjects = map[string]bool{
 // is most often an imperative, whose verb comes first ("scrap my 3pm
 // sync", "dig up the thread"), or names its subject first ("Spotify is
 // too loud", "the disk is full").
-const leadWeight = 1.5
+var leadWeight = 1.5
 
 // describedWeight is the weight of a verb that describes the request's
 // object (see subjects).
-const describedWeight = 0.4
+var describedWeight = 0.4
 
 // isPast reports whether a lower-case word is a verb's past form: a
 // regular one ("posted") or an irregular one that is not also the verb
