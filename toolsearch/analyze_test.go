@@ -137,3 +137,27 @@ func TestQueryTermsPossessive(t *testing.T) {
 		t.Errorf("on call: compound oncall weighs %v, want 1", weights["oncall"])
 	}
 }
+
+// TestQueryTermsQuoted checks that words in quotes weigh quotedWeight and
+// are not the lead word, while an apostrophe inside a word quotes nothing.
+func TestQueryTermsQuoted(t *testing.T) {
+	for _, tt := range []struct {
+		query string
+		want  map[string]float64
+	}{
+		{"tick off 'buy milk' on my list", map[string]float64{"tick": leadWeight, "buy": quotedWeight, "milk": quotedWeight, "list": 1}},
+		{`“call the caterer” is a card on the board`, map[string]float64{"call": quotedWeight, "caterer": quotedWeight, "card": leadWeight, "board": 1}},
+		{`set the topic to "pizza friday".`, map[string]float64{"set": leadWeight, "topic": 1, "pizza": quotedWeight, "friday": quotedWeight}},
+		{"it's Maria's turn, don't wait", map[string]float64{"maria": leadWeight, "turn": 1, "don": 1, "wait": 1}},
+	} {
+		got := map[string]float64{}
+		for _, q := range queryTerms(tt.query, nil, nil) {
+			got[q.group[0]] = q.weight
+		}
+		for term, w := range tt.want {
+			if got[term] != w {
+				t.Errorf("queryTerms(%q): %s weighs %v, want %v (all: %v)", tt.query, term, got[term], w, got)
+			}
+		}
+	}
+}

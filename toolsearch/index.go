@@ -526,35 +526,48 @@ func queryTerms(query string, vocab map[string]int32, table relatedTable) []qter
 			query = e.re.ReplaceAllString(query, " ")
 		}
 	}
+	// Quoted text is a value the tool is to use ("tick off 'buy milk'",
+	// "a task 'call the caterer'"), not what the request asks for.
+	if quotedWeight != 1 {
+		query = quoted().ReplaceAllStringFunc(query, func(m string) string {
+			words(m, func(word string) {
+				analyze(word, func(t string) { addWeighted(t, quotedWeight) })
+			})
+			return " "
+		})
+	}
 	var subject bool // the previous word is a subject pronoun
 	first := true    // no meaningful word yet
+	var ts []string  // the current word's terms
 	words(query, func(word string) {
 		w := 1.0
 		lower := strings.ToLower(word)
 		if subject && isPast(lower) {
 			w = describedWeight // "the message I posted": posted is not the request
 		}
-		if first && !stops[lower] {
+		ts = ts[:0]
+		analyze(word, func(t string) { ts = append(ts, t) })
+		// A stop word, or a letter left of a contraction ("it's", "don't"),
+		// is not meaningful.
+		if first && len(ts) > 0 && !stops[lower] {
 			first = false
 			w = leadWeight // "dig up the thread": an imperative's verb comes first
 		}
 		subject = subjects[lower]
-		analyze(word, func(t string) {
+		for _, t := range ts {
 			addWeighted(t, w)
 			if class, ok := classes[t]; ok {
 				addWeighted(class, w)
 			}
-		})
+		}
 	})
-	related := true
 	relatedOf(table, query, func(t string, w float64) {
 		_, had := index[t]
 		addWeighted(t, w)
 		if !had {
-			out[index[t]].related = related
+			out[index[t]].related = true
 		}
 	})
-	related = false
 	var prev string
 	words(query, func(w string) {
 		w = strings.ToLower(w)
@@ -575,6 +588,17 @@ func queryTerms(query string, vocab map[string]int32, table relatedTable) []qter
 	})
 	return out
 }
+
+// quotedWeight is the weight of a word inside quotes (see quoted).
+var quotedWeight = 0.3
+
+// quoted matches text in quotes: a quote after a space, a parenthesis or
+// the start, the text (no quote inside, at most 200 bytes), and a quote
+// before a space, a punctuation mark or the end; an apostrophe inside a
+// word ("it's", "Maria's") starts nothing.
+var quoted = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s(])['"‘“][^'"‘’“”]{1,200}['"’”](?:$|[\s.,;:!?)])`)
+})
 
 // subjects are the pronouns that, followed by a verb in the past, make
 // it a description of the request's object ("the email I drafted", "the

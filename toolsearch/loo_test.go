@@ -105,6 +105,7 @@ func TestRelevanceLeaveOneOut(t *testing.T) {
 		}
 	}
 	scalar("lead word weight", &leadWeight, 1.25, 1.75)
+	scalar("quoted word weight", &quotedWeight, 0.1, 0.6, 1)
 	scalar("described verb weight", &describedWeight, 0.2, 0.7)
 	scalar("related term weight", &relatedWeight, 0.25, 0.45)
 	scalar("WordNet term weight", &wordnetWeight, 0.15, 0.35)
