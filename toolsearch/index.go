@@ -27,7 +27,9 @@
 // ("Gmail", "S3"; not a verb's -ing or past form: "driving" is not Drive)
 // boosts its domain's tools (see domainBoost). A query's
 // first meaningful word weighs more (see leadWeight), and a verb in the
-// past after a subject pronoun less (see describedWeight).
+// past after a subject pronoun less (see describedWeight), and so do words
+// in quotes, a value for the tool rather than the request (see
+// quotedWeight).
 //
 // # Searching within a toolkit
 //
