@@ -423,45 +423,38 @@ func (ix *Index) namedBrands(query string, qterms []qterm) (named, capital []int
 		return nil, nil
 	}
 	for _, q := range qterms {
-		if q.weight >= 1 {
-			named = append(named, ix.brands[q.group[0]]...)
+		gs := ix.brands[q.group[0]]
+		if q.weight < 1 || len(gs) == 0 || !ix.alt.anyForm && onlyInflected(query, q.group[0]) {
+			continue
 		}
-	}
-	if len(named) == 0 || ix.alt.anyForm {
-		return named, ix.capitalBrands(query)
-	}
-	// A verb's -ing or past form names no product ("driving" is not
-	// Drive, "teamed" not Teams), though the stemmer merges them: only the
-	// brand terms of the query's other words count.
-	inflected := func(w string) bool {
-		lower := strings.ToLower(w)
-		return isPast(lower) || len(lower) > 5 && strings.HasSuffix(lower, "ing")
-	}
-	var verbs []string
-	words(query, func(w string) {
-		if inflected(w) {
-			verbs = append(verbs, terms(w)...)
-		}
-	})
-	if len(verbs) == 0 {
-		return named, ix.capitalBrands(query)
-	}
-	forms := map[string]bool{}
-	words(query, func(w string) {
-		if !inflected(w) {
-			analyze(w, func(t string) { forms[t] = true })
-		}
-	})
-	named = named[:0]
-	for _, q := range qterms {
-		if t := q.group[0]; q.weight >= 1 && (forms[t] || !slices.Contains(verbs, t)) {
-			named = append(named, ix.brands[q.group[0]]...)
-		}
+		named = append(named, gs...)
 	}
 	if len(named) == 0 {
 		return nil, nil
 	}
 	return named, ix.capitalBrands(query)
+}
+
+// onlyInflected reports whether the words of query that have term t are
+// all a verb's -ing or past form: "driving" names no product, though the
+// stemmer makes it Drive's term.
+func onlyInflected(query, t string) bool {
+	has := func(inflected bool) bool {
+		found := false
+		words(query, func(w string) {
+			if !found && isInflected(w) == inflected {
+				analyze(w, func(x string) { found = found || x == t })
+			}
+		})
+		return found
+	}
+	return has(true) && !has(false)
+}
+
+// isInflected reports whether a word is a verb's -ing or past form.
+func isInflected(w string) bool {
+	lower := strings.ToLower(w)
+	return isPast(lower) || len(lower) > 5 && strings.HasSuffix(lower, "ing")
 }
 
 // capitalBrands returns the groups of the brands a query writes with a

@@ -530,7 +530,7 @@ func queryTerms(query string, vocab map[string]int32, table relatedTable) []qter
 	}
 	// Quoted text is a value the tool is to use ("tick off 'buy milk'",
 	// "a task 'call the caterer'"), not what the request asks for.
-	if quotedWeight != 1 {
+	if quotedWeight != 1 && strings.ContainsAny(query, `'"‘“`) {
 		query = quoted().ReplaceAllStringFunc(query, func(m string) string {
 			words(m, func(word string) {
 				analyze(word, func(t string) { addWeighted(t, quotedWeight) })
@@ -540,28 +540,25 @@ func queryTerms(query string, vocab map[string]int32, table relatedTable) []qter
 	}
 	var subject bool // the previous word is a subject pronoun
 	first := true    // no meaningful word yet
-	var ts []string  // the current word's terms
 	words(query, func(word string) {
 		w := 1.0
 		lower := strings.ToLower(word)
 		if subject && isPast(lower) {
 			w = describedWeight // "the message I posted": posted is not the request
 		}
-		ts = ts[:0]
-		analyze(word, func(t string) { ts = append(ts, t) })
 		// A stop word, or a letter left of a contraction ("it's", "don't"),
-		// is not meaningful.
-		if first && len(ts) > 0 && !stops[lower] {
+		// is not meaningful (see term).
+		if first && !stops[lower] && (len(lower) > 1 || isDigits(lower)) {
 			first = false
 			w = leadWeight // "dig up the thread": an imperative's verb comes first
 		}
 		subject = subjects[lower]
-		for _, t := range ts {
+		analyze(word, func(t string) {
 			addWeighted(t, w)
 			if class, ok := classes[t]; ok {
 				addWeighted(class, w)
 			}
-		}
+		})
 	})
 	relatedOf(table, query, func(t string, w float64) {
 		_, had := index[t]
@@ -683,7 +680,10 @@ func (ix *Index) scoreTerm(sc *scratch, group []string, weight float64, matchedO
 		}
 		c := weight * idf * tf / (k1 + tf)
 		sc.score[d] += c
-		if dom := ix.docGroups[d][0]; coherent && dom != 0 {
+		if !coherent {
+			continue
+		}
+		if dom := ix.docGroups[d][0]; dom != 0 {
 			if sc.domTerm[dom] == 0 {
 				sc.domTouched = append(sc.domTouched, dom)
 			}
