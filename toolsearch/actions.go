@@ -424,7 +424,7 @@ func (ix *Index) namedBrands(query string, qterms []qterm) (named, capital []int
 	}
 	for _, q := range qterms {
 		gs := ix.brands[q.group[0]]
-		if q.weight < 1 || len(gs) == 0 || !ix.alt.anyForm && onlyInflected(query, q.group[0]) {
+		if q.weight < 1 || len(gs) == 0 || onlyInflected(query, q.group[0]) {
 			continue
 		}
 		named = append(named, gs...)
