@@ -240,12 +240,12 @@ func contains(s []string, t string) bool {
 // more. A brand term is a domain's first name word, a tag or a product's
 // word that few tools outside its domains use anywhere, so that "time", "search" or "chat", which are a domain's name or tag
 // and everyday words too, are not brands.
-const domainBoost = 1.3
+var domainBoost = 1.3
 
 // capitalBoost is domainBoost for a brand the request writes with a
 // capital inside it ("notes in Notion", "the team on Teams"): a proper
 // name, where a lower-case "team" may be the everyday word.
-const capitalBoost = 1.6
+var capitalBoost = 1.6
 
 // maxBrandDomains bounds how many domains one brand term may name
 // ("google" names gmail, gcal, gdrive, ...): a term shared more widely is
@@ -414,7 +414,8 @@ func capitalized(tools []*wield.Tool, words map[string]bool) map[string]int {
 }
 
 // namedBrands returns the groups that the brand terms of a query name
-// (among its words as written, not their related terms) and, of those,
+// (among its words as written, not their related terms, nor a verb's -ing
+// or past form) and, of those,
 // the groups of brands written with a capital after the query's first
 // word.
 func (ix *Index) namedBrands(query string, qterms []qterm) (named, capital []int32) {
@@ -422,13 +423,43 @@ func (ix *Index) namedBrands(query string, qterms []qterm) (named, capital []int
 		return nil, nil
 	}
 	for _, q := range qterms {
-		if q.weight >= 1 {
-			named = append(named, ix.brands[q.group[0]]...)
+		gs := ix.brands[q.group[0]]
+		if q.weight < 1 || len(gs) == 0 || onlyInflected(query, q.group[0]) {
+			continue
 		}
+		named = append(named, gs...)
 	}
 	if len(named) == 0 {
 		return nil, nil
 	}
+	return named, ix.capitalBrands(query)
+}
+
+// onlyInflected reports whether the words of query that have term t are
+// all a verb's -ing or past form: "driving" names no product, though the
+// stemmer makes it Drive's term.
+func onlyInflected(query, t string) bool {
+	has := func(inflected bool) bool {
+		found := false
+		words(query, func(w string) {
+			if !found && isInflected(w) == inflected {
+				analyze(w, func(x string) { found = found || x == t })
+			}
+		})
+		return found
+	}
+	return has(true) && !has(false)
+}
+
+// isInflected reports whether a word is a verb's -ing or past form.
+func isInflected(w string) bool {
+	lower := strings.ToLower(w)
+	return isPast(lower) || len(lower) > 5 && strings.HasSuffix(lower, "ing")
+}
+
+// capitalBrands returns the groups of the brands a query writes with a
+// capital after its first word.
+func (ix *Index) capitalBrands(query string) (capital []int32) {
 	first := true
 	words(query, func(w string) {
 		r, _ := utf8.DecodeRuneInString(w)
@@ -437,5 +468,5 @@ func (ix *Index) namedBrands(query string, qterms []qterm) (named, capital []int
 		}
 		first = false
 	})
-	return named, capital
+	return capital
 }

@@ -23,6 +23,11 @@ func analyze(text string, emit func(term string)) {
 		camel(word, func(part string) {
 			parts++
 			term(part, emit)
+			// A name with a number ("sha256", "base64", "mp3") is also
+			// written apart ("SHA-256"): its letters count on their own.
+			if i := strings.IndexFunc(part, unicode.IsDigit); i >= 2 && isDigits(part[i:]) {
+				term(part[:i], emit)
+			}
 		})
 		if parts > 1 {
 			// Brand names are written both ways: "GitHub" and "github".

@@ -19,7 +19,9 @@ func TestAnalyze(t *testing.T) {
 		{"HTTPServer", []string{"http", "server", "httpserver"}},
 		{"GitHub repos", []string{"git", "hub", "github", "repository"}},
 		{"k8s-get-pods", []string{"kubernetes", "get", "pod"}},
-		{"s3_put_object ec2", []string{"s3", "put", "object", "ec2"}},
+		{"s3_put_object ec2", []string{"s3", "put", "object", "ec2", "ec"}},
+		// A name with a number is also written apart: "sha256" is "SHA-256".
+		{"sha256 SHA-256 base64 v2 k8s", []string{"sha256", "sha", "sha", "256", "base64", "bas", "v2", "kubernetes"}},
 		{"Creating issues, created an issue", []string{"creat", "issu", "creat", "issu"}},
 		{"open a PR", []string{"open", "pull", "request"}},
 		{"15% off", []string{"15", "percent"}},
@@ -116,5 +118,46 @@ func TestQueryTermsSynonyms(t *testing.T) {
 	q = queryTerms("logs logs", nil, related())
 	if len(q) != 1 || q[0].weight != 1+leadWeight {
 		t.Errorf("queryTerms(logs logs) = %+v, want one group of weight %v", q, 1+leadWeight)
+	}
+}
+
+// TestQueryTermsPossessive checks that a possessive's s makes no compound
+// with its word: "customer's" is the word once, not once more as
+// "customers", while two words the vocabulary knows as one still are.
+func TestQueryTermsPossessive(t *testing.T) {
+	vocab := map[string]int32{"customer": 0, "oncall": 1}
+	weights := map[string]float64{}
+	for _, q := range queryTerms("the customer's on call", vocab, nil) {
+		weights[q.group[0]] = q.weight
+	}
+	if weights["customer"] != leadWeight {
+		t.Errorf("customer's weighs %v, want %v (the lead word, once)", weights["customer"], leadWeight)
+	}
+	if weights["oncall"] != 1 {
+		t.Errorf("on call: compound oncall weighs %v, want 1", weights["oncall"])
+	}
+}
+
+// TestQueryTermsQuoted checks that words in quotes weigh quotedWeight and
+// are not the lead word, while an apostrophe inside a word quotes nothing.
+func TestQueryTermsQuoted(t *testing.T) {
+	for _, tt := range []struct {
+		query string
+		want  map[string]float64
+	}{
+		{"tick off 'buy milk' on my list", map[string]float64{"tick": leadWeight, "buy": quotedWeight, "milk": quotedWeight, "list": 1}},
+		{`“call the caterer” is a card on the board`, map[string]float64{"call": quotedWeight, "caterer": quotedWeight, "card": leadWeight, "board": 1}},
+		{`set the topic to "pizza friday".`, map[string]float64{"set": leadWeight, "topic": 1, "pizza": quotedWeight, "friday": quotedWeight}},
+		{"it's Maria's turn, don't wait", map[string]float64{"maria": leadWeight, "turn": 1, "don": 1, "wait": 1}},
+	} {
+		got := map[string]float64{}
+		for _, q := range queryTerms(tt.query, nil, nil) {
+			got[q.group[0]] = q.weight
+		}
+		for term, w := range tt.want {
+			if got[term] != w {
+				t.Errorf("queryTerms(%q): %s weighs %v, want %v (all: %v)", tt.query, term, got[term], w, got)
+			}
+		}
 	}
 }

@@ -208,13 +208,13 @@ var relatedTerms = map[string]string{
 
 // relatedWeight discounts a related term against a word the user wrote,
 // and below a synonym's discount: it is evidence, not the same word.
-const relatedWeight = 0.35
+var relatedWeight = 0.35
 
 // wordnetWeight discounts a term from WordNet's relations (see
 // wordnetTerms) below a hand-written related term: WordNet knows every
 // sense of a word, and the most frequent ones are not always the one a
 // request means.
-const wordnetWeight = 0.25
+var wordnetWeight = 0.25
 
 // relatedKey is one key of relatedTerms or wordnetTerms past its first
 // word, with the terms it adds and their weight.
