@@ -122,11 +122,19 @@ type Bus struct {
 // most a thousand times a second.
 const DefaultLinger = time.Millisecond
 
+// DefaultBusSize is how many events [NewBus] keeps when given no size: two
+// events a call, the last 512 calls, for slow subscribers and for streams
+// that resume. Every event kept is live heap (~250 bytes with its IDs),
+// which the collector's goal counts twice: 4096 were a quarter of a
+// default server's live heap under load.
+const DefaultBusSize = 1024
+
 // NewBus returns a bus that keeps the last size events (rounded up to a power
-// of two; 4096 when size <= 0) for slow subscribers and for resuming.
+// of two; [DefaultBusSize] when size <= 0) for slow subscribers and for
+// resuming.
 func NewBus(size int) *Bus {
 	if size <= 0 {
-		size = 4096
+		size = DefaultBusSize
 	}
 	n := 1
 	for n < size {

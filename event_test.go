@@ -240,7 +240,7 @@ func TestBusDefaultSize(t *testing.T) {
 	s := b.Subscribe(nil)
 	defer s.Close()
 	var ids []string
-	for range 4096 + 1 {
+	for range wield.DefaultBusSize + 1 {
 		ids = append(ids, b.Publish(wield.Event{Type: wield.EventToolAdded}))
 	}
 	e, err := s.Next(context.Background())
@@ -248,7 +248,7 @@ func TestBusDefaultSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	if e.ID != ids[1] || s.Lost() != 1 {
-		t.Errorf("first event %s with %d lost, want %s with 1 lost (4096 kept)", e.ID, s.Lost(), ids[1])
+		t.Errorf("first event %s with %d lost, want %s with 1 lost (%d kept)", e.ID, s.Lost(), ids[1], wield.DefaultBusSize)
 	}
 }
 

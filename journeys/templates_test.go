@@ -58,7 +58,9 @@ entry:
 // TestJourneyBinarySize: the binary `go build ./cmd/wield` makes is at most
 // 60 MB (issue 15), and does not link text/template's executor, whose
 // look-up of methods by name would keep every exported method of every
-// linked type (13 MB; templates run through internal/gotmpl instead).
+// linked type (13 MB; templates run through internal/gotmpl instead), nor
+// httpsnoop, which otelhttp linked for its wrappers of every combination of
+// a ResponseWriter's interfaces (2.3 MB with otelhttp).
 func TestJourneyBinarySize(t *testing.T) {
 	fi, err := os.Stat(bin)
 	if err != nil {
@@ -73,6 +75,9 @@ func TestJourneyBinarySize(t *testing.T) {
 	}
 	if strings.Contains(string(out), "text/template.(*state).evalField") {
 		t.Errorf("the binary links text/template's executor (Template.Execute): run templates through internal/gotmpl; go build -ldflags=-dumpdep shows the path to it")
+	}
+	if strings.Contains(string(out), "github.com/felixge/httpsnoop.") {
+		t.Errorf("the binary links httpsnoop (otelhttp's handler): requests' spans come from cmd/wield's own handler (tracehttp.go); go build -ldflags=-dumpdep shows the path to it")
 	}
 }
 

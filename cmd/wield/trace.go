@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -227,12 +226,16 @@ func mcpTrace(tracer trace.Tracer, prop propagation.TextMapPropagator, transport
 // tracedHandler gives every request a span (and takes the caller's trace
 // context from its headers).
 func tracedHandler(h http.Handler) http.Handler {
-	return otelhttp.NewHandler(h, "wield", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
-		if r.Pattern != "" {
-			return r.Pattern
-		}
-		return r.Method + " " + r.URL.Path
-	}))
+	return newHTTPSpans(h, httpSpanName)
+}
+
+// httpSpanName names a request's span by the route it took, or, before the
+// mux has chosen one (or when none matched), by its method and path.
+func httpSpanName(r *http.Request) string {
+	if r.Pattern != "" {
+		return r.Pattern
+	}
+	return r.Method + " " + r.URL.Path
 }
 
 // tracedStore adds a span for every finished call, from its arrival to its
