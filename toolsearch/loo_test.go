@@ -73,8 +73,8 @@ func TestRelevanceLeaveOneOut(t *testing.T) {
 	shipped := fieldWeight
 	variants := []variant{
 		{name: "shipped"}, {name: "plain", plain: true},
-		{name: "hand-written table alone", table: buildRelated(relatedTerms, nil)},
-		{name: "WordNet table alone", table: buildRelated(nil, wordnetTerms)},
+		{name: "hand-written table alone", table: buildRelated(relatedTerms(), nil)},
+		{name: "WordNet table alone", table: buildRelated(nil, wordnetTerms())},
 	}
 	for _, f := range []struct {
 		field int
@@ -131,7 +131,7 @@ func TestRelevanceLeaveOneOut(t *testing.T) {
 			defer func() { ix.plain, ix.table = false, nil }()
 			if v.set != nil {
 				defer v.set()()
-				ix.table = buildRelated(relatedTerms, wordnetTerms) // with the variant's weights
+				ix.table = buildRelated(relatedTerms(), wordnetTerms()) // with the variant's weights
 			}
 			var line []string
 			total := 0
