@@ -133,9 +133,9 @@ type srvTask struct {
 // purpose (a pending approval ends with it), in words a model may read.
 var srvTaskCanceled = errors.Join(wield.ErrCallerCanceled, &wield.Error{Type: wield.ErrCanceled, Message: "the client canceled the task (tasks/cancel)"})
 
-// srvTaskRequest is a tools/call or tasks/* request as the tasks path
-// reads it (the envelope was checked strictly before: no duplicate keys,
-// none in another letter case).
+// srvTaskRequest is a tools/call, tasks/* or subscriptions/listen request
+// as the tasks path reads it (the envelope was checked strictly before: no
+// duplicate keys, none in another letter case).
 type srvTaskRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
@@ -144,6 +144,11 @@ type srvTaskRequest struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		TaskID    string          `json:"taskId"`
+		// Notifications are what a subscriptions/listen asks for: the
+		// tasks path serves those naming taskIds (srvListenTasks).
+		Notifications *struct {
+			TaskIDs []string `json:"taskIds"`
+		} `json:"notifications"`
 		// InputResponses answer questions: a tasks/update's
 		// (era_ask_task.go), or a tools/call retry's. RequestState
 		// retries a call that answered input_required. Neither call
@@ -209,12 +214,12 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 	if _, err := b.rd.ReadAt(body, 0); err != nil && len(body) > 0 {
 		return false
 	}
-	if method == "subscriptions/listen" {
-		return s.srvListenTasks(w, r, body)
-	}
 	var q srvTaskRequest
 	if json.Unmarshal(body, &q) != nil || q.JSONRPC != "2.0" || q.Method != method || !srvPlainID(q.ID) {
 		return false
+	}
+	if method == "subscriptions/listen" {
+		return s.srvListenTasks(w, r, &q)
 	}
 	if method == "tools/call" {
 		if q.Params.Name != r.Header.Get("Mcp-Name") {

@@ -66,32 +66,14 @@ func (g *srvSignal) fire() {
 	}
 }
 
-// srvListenRequest is a subscriptions/listen as the tasks path reads it.
-type srvListenRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  struct {
-		Notifications *struct {
-			TaskIDs []string `json:"taskIds"`
-		} `json:"notifications"`
-	} `json:"params"`
-}
-
-// srvListenTasks serves a subscriptions/listen that asks for task status
-// notifications, and reports whether it did: one that asks for none goes
-// on to the go-sdk.
-func (s *Server) srvListenTasks(w http.ResponseWriter, r *http.Request, body []byte) bool {
-	var q srvListenRequest
-	if json.Unmarshal(body, &q) != nil || q.JSONRPC != "2.0" || q.Method != "subscriptions/listen" || !srvPlainID(q.ID) ||
-		q.Params.Notifications == nil || q.Params.Notifications.TaskIDs == nil {
+// srvListenTasks serves a subscriptions/listen, q (its envelope checked),
+// that asks for task status notifications, and reports whether it did: one
+// that asks for none goes on to the go-sdk.
+func (s *Server) srvListenTasks(w http.ResponseWriter, r *http.Request, q *srvTaskRequest) bool {
+	if q.Params.Notifications == nil || q.Params.Notifications.TaskIDs == nil {
 		return false
 	}
-	var caps srvTaskRequest
-	if json.Unmarshal(body, &caps) != nil {
-		return false
-	}
-	if !caps.speaksTasks() {
+	if !q.speaksTasks() {
 		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: CodeMissingCapability,
 			Message: "Missing required client capability: task status notifications need the extension " + TasksExtension + " in the request's client capabilities",
 			Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + TasksExtension + `":{}}}}`)})
