@@ -18,6 +18,7 @@ import (
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/internal/jsondec"
 	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
@@ -174,6 +175,55 @@ type srvTaskRequest struct {
 	} `json:"params"`
 }
 
+// srvTaskCall is a tools/call as the tasks path starts it: read from the
+// decoding the era's fast path made of the body when it made one
+// (srvTaskCallOfEra), else from srvTaskRequest (srvTaskRequest.call).
+type srvTaskCall struct {
+	id     json.RawMessage
+	name   string
+	args   json.RawMessage
+	tasks  bool   // the client declared the Tasks extension
+	client string // its name in clientInfo, or ""
+	// in holds what the client can be asked and the answers the call
+	// carries; retry is set when it carries a requestState.
+	in    srvEraInput
+	retry bool
+	// notes is set when the call asks for progress or logs on its
+	// response stream: it never becomes a task past TaskAfter.
+	notes bool
+}
+
+// call is q, a tools/call, as the tasks path starts it.
+func (q *srvTaskRequest) call() *srvTaskCall {
+	m := &q.Params.Meta
+	c := &srvTaskCall{id: q.ID, name: q.Params.Name, args: q.Params.Arguments, tasks: q.speaksTasks(),
+		retry: q.Params.RequestState != nil, notes: m.ProgressToken != nil || m.LogLevel != nil}
+	c.in.responses = q.Params.InputResponses
+	if ci := m.ClientInfo; ci != nil {
+		c.client = ci.Name
+	}
+	if cc := m.ClientCapabilities; cc != nil {
+		c.in.canElicit, c.in.canSample, c.in.canRoots = srvCanElicitCaps(cc.Elicitation), len(cc.Sampling) > 0 && cc.Sampling[0] == '{', len(cc.Roots) > 0 && cc.Roots[0] == '{'
+	}
+	return c
+}
+
+// srvTaskCallOfEra is the tools/call e as the tasks path starts it: what
+// srvEraDecode read, with no second decoding of the body. It decodes the
+// extensions alone, and reports false when they are not an object.
+func srvTaskCallOfEra(e *srvEraRequest) (*srvTaskCall, bool) {
+	c := &srvTaskCall{id: e.ID, name: e.Params.Name, args: e.Params.Arguments, client: e.client, in: e.input, retry: e.input.state != ""}
+	c.in.state = "" // the tasks path reads retry alone
+	if e.extensions != nil {
+		var ext map[string]json.RawMessage
+		if jsondec.Decode(e.extensions, &ext) != nil {
+			return nil, false
+		}
+		_, c.tasks = ext[TasksExtension]
+	}
+	return c, true
+}
+
 // speaksTasks reports whether the request's client declared the Tasks
 // extension (in this request: the stateless era has no session to
 // remember it in).
@@ -210,25 +260,37 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 	if !ok || b.more != nil {
 		return false // not read whole: the SDK answers
 	}
-	body := make([]byte, b.rd.Size())
-	if _, err := b.rd.ReadAt(body, 0); err != nil && len(body) > 0 {
-		return false
+	var c *srvTaskCall
+	if method == "tools/call" && b.era {
+		// Decoded already, as strictly (srvCheckEnvelope): read once.
+		if b.eraReq.Method != method {
+			return false
+		}
+		if c, ok = srvTaskCallOfEra(&b.eraReq); !ok {
+			return false
+		}
 	}
 	var q srvTaskRequest
-	if json.Unmarshal(body, &q) != nil || q.JSONRPC != "2.0" || q.Method != method || !srvPlainID(q.ID) {
-		return false
+	if c == nil {
+		// json.Unmarshal copies what it keeps: the body is not held.
+		if json.Unmarshal(b.body, &q) != nil || q.JSONRPC != "2.0" || q.Method != method || !srvPlainID(q.ID) {
+			return false
+		}
 	}
 	if method == "subscriptions/listen" {
 		return s.srvListenTasks(w, r, &q)
 	}
 	if method == "tools/call" {
-		if q.Params.Name != r.Header.Get("Mcp-Name") {
+		if c == nil {
+			c = q.call()
+		}
+		if c.name != r.Header.Get("Mcp-Name") {
 			return false
 		}
-		if s.srvTaskSupport(ep, q.Params.Name) == "" {
-			return s.srvTaskAfter(w, r, ep, &q)
+		if s.srvTaskSupport(ep, c.name) == "" {
+			return s.srvTaskAfter(w, r, ep, c)
 		}
-		return s.srvStartTask(w, r, ep, &q, 0)
+		return s.srvStartTask(w, r, ep, c, 0)
 	}
 	if len(q.Params.TaskID) > srvMaxTaskID {
 		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
@@ -313,19 +375,19 @@ func srvNeedsTasks(what string) *jsonrpc.Error {
 // client that speaks them, after the call's ID is reserved in the store.
 // A client that does not gets the plain call (task optional) or error
 // -32021 (task required).
-func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskRequest, after time.Duration) bool {
-	support := s.srvTaskSupport(ep, q.Params.Name)
+func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskCall, after time.Duration) bool {
+	support := s.srvTaskSupport(ep, q.name)
 	if after > 0 {
 		support = wield.TaskOptional // past TaskAfter, or a plain call
 	}
-	if !q.speaksTasks() {
+	if !q.tasks {
 		if support == wield.TaskOptional {
 			return false // a plain call
 		}
-		srvHTTPError(w, http.StatusBadRequest, q.ID, srvNeedsTasks(fmt.Sprintf("tool %q runs only as a task", q.Params.Name)))
+		srvHTTPError(w, http.StatusBadRequest, q.id, srvNeedsTasks(fmt.Sprintf("tool %q runs only as a task", q.name)))
 		return true
 	}
-	if ep.toolset != "" && !s.srvInToolset(ep.toolset, q.Params.Name) {
+	if ep.toolset != "" && !s.srvInToolset(ep.toolset, q.name) {
 		return false // the SDK words the error
 	}
 	reserver, ok := s.opts.Calls.(wield.CallIDReservations)
@@ -335,46 +397,39 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		if support == wield.TaskOptional {
 			return false
 		}
-		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("tool %q runs only as a task, and this server keeps no call records to keep tasks in", q.Params.Name)})
+		srvWrite(w, nil, q.id, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("tool %q runs only as a task, and this server keeps no call records to keep tasks in", q.name)})
 		return true
 	}
-	client := ""
-	if ci := q.Params.Meta.ClientInfo; ci != nil {
-		client = ci.Name
-	}
-	var in srvEraInput
-	if c := q.Params.Meta.ClientCapabilities; c != nil {
-		in.canElicit, in.canSample, in.canRoots = srvCanElicitCaps(c.Elicitation), len(c.Sampling) > 0 && c.Sampling[0] == '{', len(c.Roots) > 0 && c.Roots[0] == '{'
-	}
-	if err := s.srvEraStaticNeeds(q.Params.Name, in); err != nil {
+	client, in := q.client, q.in
+	if err := s.srvEraStaticNeeds(q.name, in); err != nil {
 		// Known before the task exists (a tool file's steps): refused
 		// as a plain call is, no task made.
 		var jerr *jsonrpc.Error
 		errors.As(err, &jerr)
-		srvHTTPError(w, http.StatusBadRequest, q.ID, jerr)
+		srvHTTPError(w, http.StatusBadRequest, q.id, jerr)
 		return true
 	}
 	ta := s.srvTaskAsker(in.canElicit, in.canSample, in.canRoots)
 	if ta != nil && after == 0 {
 		// A task tool's questions asked before its task is made
 		// (before_task): the tools/call itself answers input_required.
-		missing, first, err := s.srvTaskFirst(q.Params.Name, q.Params.Arguments, q.Params.InputResponses)
+		missing, first, err := s.srvTaskFirst(q.name, q.args, q.in.responses)
 		if err != nil {
 			var jerr *jsonrpc.Error
 			if !errors.As(err, &jerr) {
 				jerr = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 			}
-			srvHTTPError(w, http.StatusBadRequest, q.ID, jerr)
+			srvHTTPError(w, http.StatusBadRequest, q.id, jerr)
 			return true
 		}
 		if missing != nil {
-			s.srvWriteInputRequired(w, q.ID, missing)
+			s.srvWriteInputRequired(w, q.id, missing)
 			return true
 		}
 		ta.a.first = first
 	}
-	p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
+	p := &mcp.CallToolParamsRaw{Name: q.name, Arguments: q.args}
 	// A call that may end before TaskAfter reserves no ID up front (a
 	// store write each call): only once it becomes a task.
 	task, id, started := s.srvLaunchTask(r, p, s.srvCallerNamed(client), after == 0, ta)
@@ -382,7 +437,7 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		if support == wield.TaskOptional {
 			return false
 		}
-		srvWrite(w, nil, q.ID, nil, s.srvTasksFull(q.Params.Name))
+		srvWrite(w, nil, q.id, nil, s.srvTasksFull(q.name))
 		return true
 	}
 	if after > 0 {
@@ -392,15 +447,15 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		s.srvReserveLate(r.Context(), p.Name, id)
 	}
 	if jerr := s.srvTaskReserved(r.Context(), reserver, p.Name, id, task); jerr != nil {
-		srvWrite(w, nil, q.ID, nil, jerr)
+		srvWrite(w, nil, q.id, nil, jerr)
 		return true
 	}
 	state, jerr := s.srvTaskState(r.Context(), id)
 	if jerr != nil {
-		srvWrite(w, nil, q.ID, nil, jerr)
+		srvWrite(w, nil, q.id, nil, jerr)
 		return true
 	}
-	s.srvWriteTask(w, q.ID, state, "task")
+	s.srvWriteTask(w, q.id, state, "task")
 	return true
 }
 
