@@ -104,9 +104,10 @@ type srvTasks struct {
 	// stopWatch ends the watch of the approvals tasks wait for
 	// (watchApprovals), started with the first task; nil before.
 	stopWatch func()
-	// changed fires when a task running here changes: it ends, or an
-	// approval it waits for is asked or decided (see srvListenTasks).
-	changed srvSignal
+	// changed fires, for its waiters alone, when a task running here
+	// changes: it ends, or an approval it waits for is asked or decided
+	// (see srvListenTasks).
+	changed srvTaskSignals
 	// owner names this server in the leases of its tasks, and stopRenew
 	// ends their renewal (srvRenewLeases), started with the first lease.
 	owner     string
@@ -612,7 +613,7 @@ func (ts *srvTasks) start(parent context.Context, client string, run func(contex
 			delete(ts.byClient, client) // no key left behind per client
 		}
 		ts.mu.Unlock()
-		ts.changed.fire()
+		ts.changed.fire(id)
 	}()
 	return t, true
 }
@@ -634,7 +635,7 @@ func (ts *srvTasks) watchApprovals(bus *wield.Bus) (stop func()) {
 		} else {
 			t.approval.Store(nil)
 		}
-		ts.changed.fire()
+		ts.changed.fire(e.CallID)
 	})
 }
 

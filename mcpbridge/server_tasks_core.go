@@ -414,29 +414,9 @@ func (s *Server) srvCoreResultStream(w http.ResponseWriter, r *http.Request, ses
 		return
 	}
 	for !srvTaskDone(v.Status) {
-		changed := s.tasks.changed.wait()
-		now, jerr := s.srvTaskState(context.WithoutCancel(ctx), v.TaskID)
-		if jerr != nil {
+		if !s.srvCoreStep(ctx, &v, notify) {
 			return
 		}
-		if now.Status != v.Status || now.StatusMessage != v.StatusMessage {
-			if !notify(now) {
-				return
-			}
-		}
-		v = now
-		if srvTaskDone(v.Status) {
-			break
-		}
-		t := time.NewTimer(srvTaskPollMs * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-changed:
-		case <-t.C:
-		}
-		t.Stop()
 	}
 	out, jerr := s.srvCoreFinal(v)
 	msg := append(srvResponseStart(id, len(out)), out...)
@@ -446,6 +426,36 @@ func (s *Server) srvCoreResultStream(w http.ResponseWriter, r *http.Request, ses
 		msg = append(msg, e...)
 	}
 	send(append(msg, '}'))
+}
+
+// srvCoreStep reads the task *v again, sends its state when it changed,
+// and, when it has not ended, waits for its next change (or the polling
+// interval); it reports whether to go on.
+func (s *Server) srvCoreStep(ctx context.Context, v **srvTaskView, notify func(*srvTaskView) bool) bool {
+	changed, done := s.tasks.changed.wait((*v).TaskID)
+	defer done()
+	now, jerr := s.srvTaskState(context.WithoutCancel(ctx), (*v).TaskID)
+	if jerr != nil {
+		return false
+	}
+	if now.Status != (*v).Status || now.StatusMessage != (*v).StatusMessage {
+		if !notify(now) {
+			return false
+		}
+	}
+	*v = now
+	if srvTaskDone(now.Status) {
+		return true
+	}
+	t := time.NewTimer(srvTaskPollMs * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-changed:
+	case <-t.C:
+	}
+	return true
 }
 
 // srvCoreAwait reads a task until it has ended, for at most limit (zero:
@@ -459,27 +469,37 @@ func (s *Server) srvCoreAwait(ctx context.Context, id string, limit time.Duratio
 		defer cancel()
 	}
 	for {
-		changed := s.tasks.changed.wait()
-		v, jerr := s.srvTaskState(context.WithoutCancel(ctx), id)
-		if jerr != nil {
-			return nil
-		}
-		if srvTaskDone(v.Status) {
+		if v, end := s.srvCoreAwaitStep(ctx, id, limit > 0); end {
 			return v
 		}
-		t := time.NewTimer(srvTaskPollMs * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			if limit > 0 {
-				return v // the state reached within the limit
-			}
-			return nil
-		case <-changed:
-		case <-t.C:
-		}
-		t.Stop()
 	}
+}
+
+// srvCoreAwaitStep is one read of srvCoreAwait, and the wait for the
+// task's next change: it returns the state and true when the wait ends
+// (the task ended, or ctx did: the state read when partial, else nil).
+func (s *Server) srvCoreAwaitStep(ctx context.Context, id string, partial bool) (*srvTaskView, bool) {
+	changed, done := s.tasks.changed.wait(id)
+	defer done()
+	v, jerr := s.srvTaskState(context.WithoutCancel(ctx), id)
+	if jerr != nil {
+		return nil, true
+	}
+	if srvTaskDone(v.Status) {
+		return v, true
+	}
+	t := time.NewTimer(srvTaskPollMs * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		if partial {
+			return v, true // the state reached within the limit
+		}
+		return nil, true
+	case <-changed:
+	case <-t.C:
+	}
+	return nil, false
 }
 
 // srvCoreTaskList answers tasks/list: the tasks this session started, the
