@@ -58,14 +58,36 @@ const srvTaskMark = "wield_mcp_task"
 const srvTaskOwnerVar = "wield_mcp_task_owner"
 
 // srvTaskOwner is the owner a task started, or read, with ctx has: "" with
-// no requester.
+// no requester. The digest is kept by requester (srvOwners): a task is
+// read by its owner on every tasks/get, and by each listen stream each
+// time it changes.
 func srvTaskOwner(ctx context.Context) string {
 	who := wield.RequesterFrom(ctx)
 	if who == "" {
 		return ""
 	}
-	return srvStateWho("task owner\x00" + who)
+	if o, ok := srvOwners.m.Load(who); ok {
+		return o.(string)
+	}
+	o := srvStateWho("task owner\x00" + who)
+	if srvOwners.n.Add(1) > srvMaxOwners {
+		// Requesters are the server's authenticated keys and users:
+		// few, but a long-lived server may see many come and go.
+		srvOwners.m.Clear()
+		srvOwners.n.Store(1)
+	}
+	srvOwners.m.Store(who, o)
+	return o
 }
+
+// srvOwners are the owner digests of the requesters seen, at most
+// srvMaxOwners (then forgotten together).
+var srvOwners struct {
+	m sync.Map // requester → srvTaskOwner
+	n atomic.Int64
+}
+
+const srvMaxOwners = 4096
 
 // srvTaskPollMs is the polling interval suggested to clients.
 const srvTaskPollMs = 1000
