@@ -175,6 +175,12 @@ type srvEndpoint struct {
 	headed map[string]bool        // listed tools whose schema binds arguments to headers (x-mcp-header)
 	warned map[*wield.Tool]bool   // tools left out, reported once
 	list   []byte                 // the tools/list result, encoded; nil after a change
+	// taskList is list as a 2025-11-25 session with task tools is given
+	// it (srvCoreList), made from the list taskFrom (that of list when it
+	// is current); taskOK is false when the go-sdk answers instead.
+	taskFrom []byte
+	taskList []byte
+	taskOK   bool
 }
 
 // NewServer returns a server of reg's tools, which runs calls through eng

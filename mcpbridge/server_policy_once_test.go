@@ -2,6 +2,7 @@ package mcpbridge_test
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestServerListDecidesOnce(t *testing.T) {
 			t.Fatalf("listed %d tools, want alpha, beta, run_program and the others", len(l.Tools))
 		}
 		pol.mu.Lock()
-		got := maps(pol.n)
+		got := maps.Clone(pol.n)
 		pol.mu.Unlock()
 		// The client's calls are of type direct, a program's inner
 		// calls of type program.
@@ -60,12 +61,4 @@ func TestServerListDecidesOnce(t *testing.T) {
 			t.Errorf("decisions of one tools/list (-once +made):\n%s\n%v", diff, got)
 		}
 	}
-}
-
-func maps(m map[string]int) map[string]int {
-	out := make(map[string]int, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

@@ -254,6 +254,39 @@ func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndp
 	if list == nil {
 		return false
 	}
+	// A scoped key's run_program is described with the functions of its
+	// scope, as srvPolicyList describes it on the SDK's path: its list is
+	// its own. Any other is the endpoint's, made once per change of its
+	// tools (decoding and encoding the list each time cost more than the
+	// rest of the request).
+	kit := s.srvReach(r.Context())
+	if kit != nil {
+		out, ok := s.srvCoreListing(r, ep, sess, list, kit)
+		if ok {
+			srvWrite(w, sess.ss, q.ID, out, nil)
+		}
+		return ok
+	}
+	ep.mu.Lock()
+	kept := len(ep.taskFrom) > 0 && &ep.taskFrom[0] == &list[0] // the list it was made from is current
+	out, ok := ep.taskList, ep.taskOK
+	ep.mu.Unlock()
+	if !kept {
+		out, ok = s.srvCoreListing(r, ep, sess, list, nil)
+		ep.mu.Lock()
+		ep.taskFrom, ep.taskList, ep.taskOK = list, out, ok
+		ep.mu.Unlock()
+	}
+	if ok {
+		srvWrite(w, sess.ss, q.ID, out, nil)
+	}
+	return ok
+}
+
+// srvCoreListing is list with execution.taskSupport on the tools marked
+// task, and run_program described for kit when kit is not nil; false when
+// none is marked (the go-sdk answers, without it), or on a failure.
+func (s *Server) srvCoreListing(r *http.Request, ep *srvEndpoint, sess *srvSession, list []byte, kit *wield.Toolkit) ([]byte, bool) {
 	ep.mu.Lock()
 	support := map[string]wield.TaskSupport{}
 	for name, t := range ep.synced {
@@ -263,16 +296,13 @@ func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndp
 	}
 	ep.mu.Unlock()
 	if len(support) == 0 {
-		return false
+		return nil, false
 	}
 	var res map[string]json.RawMessage
 	var tools []map[string]json.RawMessage
 	if json.Unmarshal(list, &res) != nil || json.Unmarshal(res["tools"], &tools) != nil {
-		return false
+		return nil, false
 	}
-	// A scoped key's run_program is described with the functions of its
-	// scope, as srvPolicyList describes it on the SDK's path.
-	kit := s.srvReach(r.Context())
 	for _, t := range tools {
 		var name string
 		if json.Unmarshal(t["name"], &name) != nil {
@@ -284,26 +314,25 @@ func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndp
 		if wt, ok := s.reg.Tool(name); ok && kit != nil && wt.ForCaller != nil {
 			l := wield.ListFor(r.Context(), nil, s.reg, s.srvCaller(sess.ss), kit, []*wield.Tool{wt})
 			if len(l) != 1 {
-				return false
+				return nil, false
 			}
 			d, err := json.Marshal(l[0].Description)
 			if err != nil {
-				return false
+				return nil, false
 			}
 			t["description"] = d
 		}
 	}
 	b, err := json.Marshal(tools)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	res["tools"] = b
 	out, err := json.Marshal(res)
 	if err != nil {
-		return false
+		return nil, false
 	}
-	srvWrite(w, sess.ss, q.ID, out, nil)
-	return true
+	return out, true
 }
 
 // srvCoreCall answers a tools/call that carries params.task: a task, when
