@@ -167,19 +167,31 @@ func (ti *impTaskInfo) setExt(tool string) {
 // for a listing's first page, when it is one impTaskInfo.peek reads.
 func impPeekRequest(body []byte) (method string, fresh bool) {
 	var q struct {
-		Method string `json:"method"`
-		Params struct {
-			Cursor string `json:"cursor"`
-		} `json:"params"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
 	if json.Unmarshal(body, &q) != nil {
 		return "", false
 	}
-	switch q.Method {
+	return impPeekMethod(q.Method, q.Params)
+}
+
+// impPeekMethod is impPeekRequest of a request already decoded: its params
+// are read only for initialize and tools/list (a tools/call's arguments
+// are not read at all).
+func impPeekMethod(method string, params json.RawMessage) (string, bool) {
+	switch method {
 	case "initialize", "tools/list":
-		return q.Method, q.Params.Cursor == ""
+	default:
+		return "", false
 	}
-	return "", false
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	if len(params) > 0 && json.Unmarshal(params, &p) != nil {
+		return "", false
+	}
+	return method, p.Cursor == ""
 }
 
 // impPeekBody is impPeekRequest of an HTTP request's body, read again
@@ -884,7 +896,7 @@ func (r *impRawStdio) wrote(m jsonrpc.Message) {
 	if !ok || !q.ID.IsValid() {
 		return
 	}
-	method, fresh := impPeekRequest(impRequestJSON(q))
+	method, fresh := impPeekMethod(q.Method, q.Params) // decoded: not encoded to be read again
 	if method == "" {
 		return
 	}
@@ -894,14 +906,6 @@ func (r *impRawStdio) wrote(m jsonrpc.Message) {
 	}
 	r.peeks[q.ID.Raw()] = impPeek{method, fresh}
 	r.mu.Unlock()
-}
-
-func impRequestJSON(q *jsonrpc.Request) []byte {
-	b, _ := json.Marshal(struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params,omitempty"`
-	}{q.Method, q.Params})
-	return b
 }
 
 // read takes a response to a raw request (true: the go-sdk does not see
