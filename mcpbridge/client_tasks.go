@@ -489,6 +489,9 @@ type impTaskView struct {
 	Result         json.RawMessage            `json:"result"`         // the extension's, when completed
 	Error          *jsonrpc.Error             `json:"error"`          // the extension's, when failed
 	InputRequests  map[string]json.RawMessage `json:"inputRequests"`  // the extension's, when input_required
+	// ResultType is the extension's "task" when the answer to a
+	// tools/call is the task (impTaskAnswer).
+	ResultType string `json:"resultType"`
 }
 
 // wait is how long to wait before polling again: the server's suggestion,
@@ -575,19 +578,18 @@ func (h *impHandler) callTask(ctx context.Context, sess *impSession, params *mcp
 	if err != nil {
 		return nil, h.s.callFailed(ctx, sess, h.remote, err)
 	}
-	var head struct {
-		ResultType string          `json:"resultType"`
-		Task       json.RawMessage `json:"task"`
-	}
-	if impDecode(res, &head) != nil {
+	head, v, read := impTaskAnswer(res, ext)
+	if !read {
 		return nil, tc.bad("a tools/call answer that is not a JSON object", "")
 	}
-	var v impTaskView
 	switch {
 	case ext && head.ResultType == "task":
-		err = impDecode(res, &v)
+		if v == nil {
+			err = errors.New("not a task") // its members did not read as a task's
+		}
 	case !ext && len(head.Task) > 0 && string(head.Task) != "null":
-		err = impDecode(head.Task, &v)
+		v = &impTaskView{}
+		err = impDecode(head.Task, v)
 	case head.ResultType == "input_required":
 		return nil, tc.fail("asked for input before the task began, which wield does not give to calls made as tasks", "")
 	default:
@@ -599,7 +601,31 @@ func (h *impHandler) callTask(ctx context.Context, sess *impSession, params *mcp
 	if why := v.check(""); why != "" {
 		return nil, tc.bad(why, "")
 	}
-	return tc.follow(ctx, &v)
+	return tc.follow(ctx, v)
+}
+
+// impTaskHead is what a tools/call answer says of the task it may make.
+type impTaskHead struct {
+	ResultType string          `json:"resultType"`
+	Task       json.RawMessage `json:"task"` // 2025-11-25's
+}
+
+// impTaskAnswer reads a tools/call answer made as a task: its head and,
+// with the extension (ext), whose answer is the task itself, the task,
+// in one decoding; v is nil when the answer's members do not read as a
+// task's (then only the head is read, as for 2025-11-25). read is false
+// when the answer is not a JSON object.
+func impTaskAnswer(res json.RawMessage, ext bool) (head impTaskHead, v *impTaskView, read bool) {
+	if ext {
+		v = &impTaskView{}
+		if impDecode(res, v) == nil {
+			return impTaskHead{ResultType: v.ResultType}, v, true
+		}
+	}
+	if impDecode(res, &head) != nil {
+		return head, nil, false
+	}
+	return head, nil, true
 }
 
 // newEraMeta fills the per-request _meta of 2026-07-28, with the
