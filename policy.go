@@ -58,7 +58,7 @@ type PolicyDecision struct {
 // requester ctx carries and the toolsets of reg that hold t; args nil
 // asks whether t may be listed.
 func NewPolicyRequest(ctx context.Context, reg *Registry, t *Tool, caller Caller, args json.RawMessage) PolicyRequest {
-	return PolicyRequest{Tool: t, Caller: caller, Requester: RequesterFrom(ctx), Arguments: args, Toolsets: toolsetsOf(reg.Toolsets(), t.Name)}
+	return PolicyRequest{Tool: t, Caller: caller, Requester: RequesterFrom(ctx), Arguments: args, Toolsets: reg.toolsetsHolding(t.Name)}
 }
 
 // toolsetsOf names the toolsets of sets that hold tool.

@@ -22,10 +22,12 @@ func WithScope(ctx context.Context, toolsets []string) context.Context {
 }
 
 // ScopeFrom returns the toolsets ctx is scoped to ([WithScope]), or nil
-// for every tool.
+// for every tool. The list is the context's own, read on every request of
+// a scoped key, not a copy: it must not be changed (an append makes a new
+// one).
 func ScopeFrom(ctx context.Context) []string {
 	s, _ := ctx.Value(scopeKey{}).([]string)
-	return slices.Clone(s)
+	return s[:len(s):len(s)]
 }
 
 // ScopeToolkit is the toolkit of the tools of the toolsets a scope names

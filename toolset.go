@@ -66,6 +66,22 @@ func (r *Registry) Toolsets() []Toolset {
 	return out
 }
 
+// toolsetsHolding names the toolsets that hold tool, sorted: what
+// toolsetsOf finds in Toolsets, without a copy of every toolset (a policy
+// request is made for every call).
+func (r *Registry) toolsetsHolding(tool string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, ts := range r.toolsets {
+		if slices.Contains(ts.Tools, tool) {
+			out = append(out, ts.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Toolkit is one agent's view of the registry (seed 000's AgentToolkit): only
 // its tools are listed, and a call to any other answers
 // "Tool 'x' not available in A's toolkit". Tools are resolved by name at call

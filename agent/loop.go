@@ -158,10 +158,7 @@ func (l *Loop) Run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 }
 
 func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Message, depth int) (*Outcome, error) {
-	cfg := a.Strategy
-	if !cfg.FunctionCalling && !cfg.FallbackToStructuredOutput && cfg.PromptFormat == "" {
-		cfg = llm.OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true}
-	}
+	cfg := a.Strategy.OrDefault()
 	strategy, err := llm.DetectStrategy(a.Model, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", a.Name, err)

@@ -162,13 +162,14 @@ func exportOptions(q url.Values) (ExportOptions, error) {
 
 // tool finds a tool the request's key reaches.
 func (s *Server) tool(r *http.Request, name string) (*wield.Tool, error) {
-	if !inScope(s.scope(r), name) {
+	scope := s.scope(r) // made once: a scoped key's is a set of its toolsets' tools
+	if !inScope(scope, name) {
 		return nil, outOfScope(name)
 	}
 	t, ok := s.reg.Tool(name)
 	if ok {
 		// As the list shows it, or as absent.
-		if l := wield.ListFor(r.Context(), s.eng.Policy(), s.reg, wield.Caller{}, s.reach(r, s.scope(r), nil), []*wield.Tool{t}); len(l) == 1 {
+		if l := wield.ListFor(r.Context(), s.eng.Policy(), s.reg, wield.Caller{}, s.reach(r, scope, nil), []*wield.Tool{t}); len(l) == 1 {
 			t = l[0]
 		} else {
 			ok = false

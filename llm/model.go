@@ -103,6 +103,18 @@ type OutputStrategy struct {
 	PromptFormat PromptFormat
 }
 
+// OrDefault is s, or the default strategy when s is the zero value (an
+// agent that configures none): native function calling, and the tools in
+// the prompt (the XML call format) when the model has none. The agent
+// loop, the chat and an agent file's output_strategy (for the keys it
+// leaves out) all take their default from here.
+func (s OutputStrategy) OrDefault() OutputStrategy {
+	if s == (OutputStrategy{}) {
+		return OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true, PromptFormat: PromptXML}
+	}
+	return s
+}
+
 // ErrNoStrategy is returned by [DetectStrategy] when the model cannot call
 // tools natively and the configuration forbids the fallback.
 var ErrNoStrategy = errors.New("llm: no way to offer tools to this model")

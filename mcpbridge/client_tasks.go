@@ -167,19 +167,31 @@ func (ti *impTaskInfo) setExt(tool string) {
 // for a listing's first page, when it is one impTaskInfo.peek reads.
 func impPeekRequest(body []byte) (method string, fresh bool) {
 	var q struct {
-		Method string `json:"method"`
-		Params struct {
-			Cursor string `json:"cursor"`
-		} `json:"params"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
 	if json.Unmarshal(body, &q) != nil {
 		return "", false
 	}
-	switch q.Method {
+	return impPeekMethod(q.Method, q.Params)
+}
+
+// impPeekMethod is impPeekRequest of a request already decoded: its params
+// are read only for initialize and tools/list (a tools/call's arguments
+// are not read at all).
+func impPeekMethod(method string, params json.RawMessage) (string, bool) {
+	switch method {
 	case "initialize", "tools/list":
-		return q.Method, q.Params.Cursor == ""
+	default:
+		return "", false
 	}
-	return "", false
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	if len(params) > 0 && json.Unmarshal(params, &p) != nil {
+		return "", false
+	}
+	return method, p.Cursor == ""
 }
 
 // impPeekBody is impPeekRequest of an HTTP request's body, read again
@@ -477,6 +489,9 @@ type impTaskView struct {
 	Result         json.RawMessage            `json:"result"`         // the extension's, when completed
 	Error          *jsonrpc.Error             `json:"error"`          // the extension's, when failed
 	InputRequests  map[string]json.RawMessage `json:"inputRequests"`  // the extension's, when input_required
+	// ResultType is the extension's "task" when the answer to a
+	// tools/call is the task (impTaskAnswer).
+	ResultType string `json:"resultType"`
 }
 
 // wait is how long to wait before polling again: the server's suggestion,
@@ -563,19 +578,18 @@ func (h *impHandler) callTask(ctx context.Context, sess *impSession, params *mcp
 	if err != nil {
 		return nil, h.s.callFailed(ctx, sess, h.remote, err)
 	}
-	var head struct {
-		ResultType string          `json:"resultType"`
-		Task       json.RawMessage `json:"task"`
-	}
-	if impDecode(res, &head) != nil {
+	head, v, read := impTaskAnswer(res, ext)
+	if !read {
 		return nil, tc.bad("a tools/call answer that is not a JSON object", "")
 	}
-	var v impTaskView
 	switch {
 	case ext && head.ResultType == "task":
-		err = impDecode(res, &v)
+		if v == nil {
+			err = errors.New("not a task") // its members did not read as a task's
+		}
 	case !ext && len(head.Task) > 0 && string(head.Task) != "null":
-		err = impDecode(head.Task, &v)
+		v = &impTaskView{}
+		err = impDecode(head.Task, v)
 	case head.ResultType == "input_required":
 		return nil, tc.fail("asked for input before the task began, which wield does not give to calls made as tasks", "")
 	default:
@@ -587,7 +601,31 @@ func (h *impHandler) callTask(ctx context.Context, sess *impSession, params *mcp
 	if why := v.check(""); why != "" {
 		return nil, tc.bad(why, "")
 	}
-	return tc.follow(ctx, &v)
+	return tc.follow(ctx, v)
+}
+
+// impTaskHead is what a tools/call answer says of the task it may make.
+type impTaskHead struct {
+	ResultType string          `json:"resultType"`
+	Task       json.RawMessage `json:"task"` // 2025-11-25's
+}
+
+// impTaskAnswer reads a tools/call answer made as a task: its head and,
+// with the extension (ext), whose answer is the task itself, the task,
+// in one decoding; v is nil when the answer's members do not read as a
+// task's (then only the head is read, as for 2025-11-25). read is false
+// when the answer is not a JSON object.
+func impTaskAnswer(res json.RawMessage, ext bool) (head impTaskHead, v *impTaskView, read bool) {
+	if ext {
+		v = &impTaskView{}
+		if impDecode(res, v) == nil {
+			return impTaskHead{ResultType: v.ResultType}, v, true
+		}
+	}
+	if impDecode(res, &head) != nil {
+		return head, nil, false
+	}
+	return head, nil, true
 }
 
 // newEraMeta fills the per-request _meta of 2026-07-28, with the
@@ -884,7 +922,7 @@ func (r *impRawStdio) wrote(m jsonrpc.Message) {
 	if !ok || !q.ID.IsValid() {
 		return
 	}
-	method, fresh := impPeekRequest(impRequestJSON(q))
+	method, fresh := impPeekMethod(q.Method, q.Params) // decoded: not encoded to be read again
 	if method == "" {
 		return
 	}
@@ -894,14 +932,6 @@ func (r *impRawStdio) wrote(m jsonrpc.Message) {
 	}
 	r.peeks[q.ID.Raw()] = impPeek{method, fresh}
 	r.mu.Unlock()
-}
-
-func impRequestJSON(q *jsonrpc.Request) []byte {
-	b, _ := json.Marshal(struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params,omitempty"`
-	}{q.Method, q.Params})
-	return b
 }
 
 // read takes a response to a raw request (true: the go-sdk does not see

@@ -417,6 +417,24 @@ func (pc *srvParkedCalls) take(st srvState, responses map[string]json.RawMessage
 		return nil, nil, srvStateError(fmt.Sprintf("it was already answered: it is used once (the call's record is %s)", ResourceURI(st.Call, false)))
 	}
 	q := a.pending
+	got, err := q.take(responses)
+	if err != nil || got == nil {
+		return a, nil, err
+	}
+	a.pending, a.busy = nil, true
+	a.timer.Stop()
+	q.answer <- srvAnswer{raws: got}
+	return a, q, nil
+}
+
+// take checks the answers responses gives to the round's questions and
+// keeps them with those of earlier retries, all or none (one that fails
+// its check fails the whole); keys naming no question are ignored. It
+// returns the answers by question once each has one, else nil. A retry of
+// a parked call (srvParkedCalls.take) and a task's tasks/update
+// (srvTaskAsk.answer) answer a round through it; the caller holds the
+// lock guarding q.got.
+func (q *srvAsk) take(responses map[string]json.RawMessage) ([]json.RawMessage, error) {
 	got := slices.Clone(q.got)
 	for i, it := range q.items {
 		raw, ok := responses[it.key]
@@ -425,18 +443,15 @@ func (pc *srvParkedCalls) take(st srvState, responses map[string]json.RawMessage
 		}
 		ans, err := srvCheckAnswer(&it, raw)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		got[i] = ans
 	}
 	copy(q.got, got) // every answer checked: kept for the next retry
 	if slices.ContainsFunc(got, func(r json.RawMessage) bool { return r == nil }) {
-		return a, nil, nil
+		return nil, nil
 	}
-	a.pending, a.busy = nil, true
-	a.timer.Stop()
-	q.answer <- srvAnswer{raws: got}
-	return a, q, nil
+	return got, nil
 }
 
 // srvEraResume serves the retry of a parked call: the answer goes to the

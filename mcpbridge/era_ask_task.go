@@ -122,21 +122,9 @@ func (ta *srvTaskAsk) answer(responses map[string]json.RawMessage) error {
 	if q == nil {
 		return nil
 	}
-	got := slices.Clone(q.got)
-	for i, it := range q.items {
-		raw, ok := responses[it.key]
-		if !ok {
-			continue
-		}
-		ans, err := srvCheckAnswer(&it, raw)
-		if err != nil {
-			return err
-		}
-		got[i] = ans
-	}
-	copy(q.got, got)
-	if slices.ContainsFunc(got, func(r json.RawMessage) bool { return r == nil }) {
-		return nil
+	got, err := q.take(responses)
+	if err != nil || got == nil {
+		return err
 	}
 	ta.pending = nil
 	q.answer <- srvAnswer{raws: got}

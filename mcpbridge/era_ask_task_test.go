@@ -24,13 +24,8 @@ import (
 // elicit, and returns the decoded answer.
 func taskAskPost(t *testing.T, h http.Handler, method, name string, params map[string]any) (int, map[string]any) {
 	t.Helper()
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{},
-			"extensions": map[string]any{mcpbridge.TasksExtension: map[string]any{}}},
-	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 3, "method": method, "params": params})
-	w := srvPost(h, string(body), "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", method, "Mcp-Name", name)
+	caps := map[string]any{"elicitation": map[string]any{}, "extensions": map[string]any{mcpbridge.TasksExtension: map[string]any{}}}
+	w := srvEraSend(h, 3, method, name, params, caps, "")
 	var m map[string]any
 	if err := json.Unmarshal(w.Body.Bytes(), &m); err != nil {
 		t.Fatalf("%s: %q is not JSON: %v", method, w.Body.String(), err)

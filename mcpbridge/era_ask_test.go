@@ -459,7 +459,7 @@ func BenchmarkServerEraAsk(b *testing.B) {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"%s","arguments":{"message":"hi"},%s%s}}`, tool, eraMeta(caps), extra)
 	}
 	post := func(body, tool string) string {
-		w := srvPost(h, body, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", tool)
+		w := srvPost(h, body, srvEraHeaders("tools/call", tool)...)
 		if w.Code != 200 {
 			b.Fatalf("tools/call: %d %s", w.Code, w.Body)
 		}

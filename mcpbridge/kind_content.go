@@ -438,44 +438,16 @@ func (st kindStep) run(ctx context.Context, data map[string]any) error {
 			return ctx.Err()
 		case <-t.C:
 		}
-	case st.sample != nil:
-		msgs := make([]SampleMessage, len(st.sample))
-		for i, m := range st.sample {
-			text, err := m.text.render(data)
-			if err != nil {
-				return err
-			}
-			msgs[i] = SampleMessage{Role: m.role, Text: text}
-		}
-		if st.inputKey != "" {
-			ctx = WithInputKey(ctx, st.inputKey)
-		}
-		res, err := Sample(ctx, msgs, st.maxTokens)
-		if err != nil {
-			return kindAskError("sampling", err)
-		}
-		if st.as != "" {
-			data[st.as] = map[string]any{"text": res.Text, "role": res.Role, "model": res.Model, "stop_reason": res.StopReason}
-		}
-	case st.elicit != nil:
-		msg, err := st.elicit.render(data)
+	case st.elicit != nil || st.sample != nil || st.roots:
+		// One question: asked, and its answer kept, as an ask step's.
+		q, err := st.question(data)
 		if err != nil {
 			return err
 		}
-		if st.inputKey != "" {
-			ctx = WithInputKey(ctx, st.inputKey)
-		}
-		content, action, err := Elicit(ctx, msg, st.elicitWith)
+		ans, err := Ask(ctx, q)
 		if err != nil {
-			return kindAskError("elicitation", err)
-		}
-		if st.as != "" {
-			data[st.as] = map[string]any{"action": action, "content": content}
-		}
-	case st.roots:
-		ans, err := Ask(ctx, Question{Key: st.inputKey, Roots: true})
-		if err != nil {
-			return kindAskError("roots", err)
+			kind, what := st.kind()
+			return kindAskError(what, srvRenameAsk(err, kind))
 		}
 		st.keep(data, ans[0])
 	case st.ask != nil:
@@ -526,6 +498,19 @@ func (st kindStep) question(data map[string]any) (Question, error) {
 		q.Roots = true
 	}
 	return q, nil
+}
+
+// kind names the question of an elicit, sample or roots step: as the
+// client's error says it (elicit, sample, roots) and as the model reads
+// it (elicitation, sampling, roots).
+func (st kindStep) kind() (kind, what string) {
+	switch {
+	case st.elicit != nil:
+		return "elicit", "elicitation"
+	case st.sample != nil:
+		return "sample", "sampling"
+	}
+	return "roots", "roots"
 }
 
 // keep puts the answer to an elicit, sample or roots step under its as:

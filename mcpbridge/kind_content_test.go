@@ -3,6 +3,7 @@ package mcpbridge_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -173,6 +174,41 @@ func TestContentKindProblems(t *testing.T) {
 			_, err := l.Load(context.Background(), filepath.Join(t.TempDir(), "t.yaml"), []byte(src))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Load: %v, want a problem with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestContentKindAskFailures: a sample or elicit step that cannot be
+// asked, or whose client fails, fails the call with what the model can
+// act on: which capability is missing, or which request failed.
+func TestContentKindAskFailures(t *testing.T) {
+	sample := func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		return &mcp.CreateMessageResult{Role: "assistant", Model: "m1", Content: &mcp.TextContent{Text: "ok"}}, nil
+	}
+	for _, tt := range []struct {
+		name  string
+		copts *mcp.ClientOptions
+		want  string
+	}{
+		{"no capability", &mcp.ClientOptions{}, "Error: the MCP client does not support sampling"},
+		{"sampling only", &mcp.ClientOptions{CreateMessageHandler: sample}, "Error: the MCP client does not support elicitation"},
+		{"elicitation fails", &mcp.ClientOptions{CreateMessageHandler: sample,
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return nil, errors.New("the user closed the form")
+			}}, "Error: elicitation failed: elicit: "},
+		{"sampling fails", &mcp.ClientOptions{
+			CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				return nil, errors.New("no model")
+			}}, "Error: sampling failed: sample: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := srvNew(t, nil, nil, srvKindTools(t)...)
+			cs := srvConnect(t, f, srvStateful, "/mcp", tt.copts)
+			res := srvCall(t, cs, "chatty", map[string]any{"topic": "sea"})
+			v := srvViewOf(res)
+			if !v.IsError || len(v.Text) != 1 || !strings.HasPrefix(v.Text[0], tt.want) {
+				t.Errorf("chatty: %+v, want an error starting %q", v, tt.want)
 			}
 		})
 	}

@@ -175,6 +175,12 @@ type srvEndpoint struct {
 	headed map[string]bool        // listed tools whose schema binds arguments to headers (x-mcp-header)
 	warned map[*wield.Tool]bool   // tools left out, reported once
 	list   []byte                 // the tools/list result, encoded; nil after a change
+	// taskList is list as a 2025-11-25 session with task tools is given
+	// it (srvCoreList), made from the list taskFrom (that of list when it
+	// is current); taskOK is false when the go-sdk answers instead.
+	taskFrom []byte
+	taskList []byte
+	taskOK   bool
 }
 
 // NewServer returns a server of reg's tools, which runs calls through eng
@@ -465,11 +471,15 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 	var changed []*wield.Tool
 	// A tool described per caller (run_program) is listed as a caller
 	// without a policy or a scope sees it now (srvPolicyList describes it
-	// for the others): its functions change with the registry.
+	// for the others): its functions change with the registry. Under a
+	// policy every list is described for its caller, so no description
+	// is made here (it would cost the policy's decisions on every tool,
+	// for each list, for a description no one is shown).
 	described := map[string]*wield.Tool{}
+	perCaller := s.eng.Policy() != nil
 	for _, t := range tools {
 		want[t.Name] = true
-		if t.ForCaller != nil {
+		if t.ForCaller != nil && !perCaller {
 			if v := t.ForCaller(context.Background(), nil, wield.Caller{}, nil); v != nil {
 				described[t.Name] = v
 				if l := ep.listed[t.Name]; ep.synced[t.Name] == t && (l == nil || l.Description != v.Description) {

@@ -168,6 +168,9 @@ type srvEraRequest struct {
 	srvFastRequest
 	client string // the name in _meta's clientInfo, or ""
 	input  srvEraInput
+	// extensions are the client's capabilities' extensions, as written
+	// (an object), read only by the tasks path (srvTaskCallOfEra).
+	extensions json.RawMessage
 }
 
 // srvEraMessage is a request of the stateless era as srvEraDecode reads
@@ -246,6 +249,7 @@ func srvEraDecode(body []byte, version string) (srvEraRequest, bool) {
 	}
 	_, req.input.canSample = caps["sampling"]
 	_, req.input.canRoots = caps["roots"]
+	req.extensions = caps["extensions"]
 	if ci := meta.ClientInfo; ci != nil {
 		var info mcp.Implementation
 		if string(ci) == "null" || jsondec.Decode(ci, &info) != nil {

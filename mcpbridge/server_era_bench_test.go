@@ -51,7 +51,7 @@ func TestServerEraCallAllocs(t *testing.T) {
 		})
 	}
 	session := call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, hdr, `"echo":"hi"`)
-	era := call(srvEraBody, srvEraHeaders, `\"echo\":\"hi\"`)
+	era := call(srvEraBody, srvEraEchoHeaders, `\"echo\":\"hi\"`)
 	t.Logf("allocations per tools/call: 2026-07-28 %.0f, 2025-11-25 session %.0f", era, session)
 	if era > session+8 {
 		t.Errorf("a 2026-07-28 tools/call makes %.0f allocations, a 2025-11-25 session's %.0f: more than 8 apart", era, session)
@@ -59,13 +59,13 @@ func TestServerEraCallAllocs(t *testing.T) {
 }
 
 // srvEraBody is a plain 2026-07-28 tools/call of the echo tool, sent with
-// srvEraHeaders.
+// srvEraEchoHeaders.
 const srvEraBody = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},"_meta":{` +
 	`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
 	`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},` +
 	`"io.modelcontextprotocol/clientCapabilities":{}}}}`
 
-var srvEraHeaders = []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "echo"}
+var srvEraEchoHeaders = srvEraHeaders("tools/call", "echo")
 
 // BenchmarkServerEraCall compares a tools/call of the echo tool in the two
 // eras, on the same server, in process (no network): in a 2025-11-25
@@ -96,7 +96,7 @@ func BenchmarkServerEraCall(b *testing.B) {
 			}
 		}
 	})
-	body2026, hdr2026 := srvEraBody, srvEraHeaders
+	body2026, hdr2026 := srvEraBody, srvEraEchoHeaders
 	b.Run("2026-07-28-fast", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

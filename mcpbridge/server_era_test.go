@@ -224,6 +224,50 @@ func TestServerStatelessEraConfirm(t *testing.T) {
 	}
 }
 
+// srvEraHeaders are the headers 2026-07-28 requires of a request: the
+// version, the method and, when name is not "", Mcp-Name.
+func srvEraHeaders(method, name string) []string {
+	hdr := []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", method}
+	if name != "" {
+		hdr = append(hdr, "Mcp-Name", name)
+	}
+	return hdr
+}
+
+// srvSetEraHeaders sets on h what a client of 2026-07-28 sends with a
+// request: the content types and srvEraHeaders.
+func srvSetEraHeaders(h http.Header, method, name string) {
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	hdr := srvEraHeaders(method, name)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		h.Set(hdr[i], hdr[i+1])
+	}
+}
+
+// srvEraBodyOf is a request of the 2026-07-28 era: params carrying the
+// era's _meta, the version, the client's capabilities caps and, when
+// client is not "", its clientInfo under that name. It is the one builder
+// of such requests for the tests that write them as values, not text.
+func srvEraBodyOf(id any, method string, params, caps map[string]any, client string) []byte {
+	meta := map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": caps,
+	}
+	if client != "" {
+		meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": client, "version": "1"}
+	}
+	params["_meta"] = meta
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return body
+}
+
+// srvEraSend posts srvEraBodyOf's request to h, with the era's headers
+// (name in Mcp-Name).
+func srvEraSend(h http.Handler, id any, method, name string, params, caps map[string]any, client string) *httptest.ResponseRecorder {
+	return srvPost(h, string(srvEraBodyOf(id, method, params, caps, client)), srvEraHeaders(method, name)...)
+}
+
 // srvEraPost sends a request of the 2026-07-28 era to h, with the headers
 // the revision requires (Mcp-Name from the body's name), and reads the
 // answer as the wire carried it.
@@ -236,11 +280,7 @@ func srvEraPost(t *testing.T, h http.Handler, body string) srvReply {
 		} `json:"params"`
 	}
 	json.Unmarshal([]byte(body), &probe)
-	hdr := []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", probe.Method}
-	if probe.Params.Name != "" {
-		hdr = append(hdr, "Mcp-Name", probe.Params.Name)
-	}
-	w := srvPost(h, body, hdr...)
+	w := srvPost(h, body, srvEraHeaders(probe.Method, probe.Params.Name)...)
 	raw := w.Body.Bytes()
 	ct := w.Header().Get("Content-Type")
 	if strings.HasPrefix(ct, "text/event-stream") {
@@ -333,10 +373,7 @@ func TestServerStatelessEraListenBounded(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
 		r.Host = "127.0.0.1"
 		r.RemoteAddr = "127.0.0.1:1234"
-		for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-			"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
-			r.Header.Set(k, v)
-		}
+		srvSetEraHeaders(r.Header, "subscriptions/listen", "")
 		w := &srvStartedWriter{ResponseRecorder: httptest.NewRecorder(), started: started}
 		h.ServeHTTP(w, r)
 		w.start()

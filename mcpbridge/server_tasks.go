@@ -18,6 +18,7 @@ import (
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/internal/jsondec"
 	"github.com/wieldhq/wield/internal/jsonenc"
 )
 
@@ -57,14 +58,36 @@ const srvTaskMark = "wield_mcp_task"
 const srvTaskOwnerVar = "wield_mcp_task_owner"
 
 // srvTaskOwner is the owner a task started, or read, with ctx has: "" with
-// no requester.
+// no requester. The digest is kept by requester (srvOwners): a task is
+// read by its owner on every tasks/get, and by each listen stream each
+// time it changes.
 func srvTaskOwner(ctx context.Context) string {
 	who := wield.RequesterFrom(ctx)
 	if who == "" {
 		return ""
 	}
-	return srvStateWho("task owner\x00" + who)
+	if o, ok := srvOwners.m.Load(who); ok {
+		return o.(string)
+	}
+	o := srvStateWho("task owner\x00" + who)
+	if srvOwners.n.Add(1) > srvMaxOwners {
+		// Requesters are the server's authenticated keys and users:
+		// few, but a long-lived server may see many come and go.
+		srvOwners.m.Clear()
+		srvOwners.n.Store(1)
+	}
+	srvOwners.m.Store(who, o)
+	return o
 }
+
+// srvOwners are the owner digests of the requesters seen, at most
+// srvMaxOwners (then forgotten together).
+var srvOwners struct {
+	m sync.Map // requester → srvTaskOwner
+	n atomic.Int64
+}
+
+const srvMaxOwners = 4096
 
 // srvTaskPollMs is the polling interval suggested to clients.
 const srvTaskPollMs = 1000
@@ -103,9 +126,10 @@ type srvTasks struct {
 	// stopWatch ends the watch of the approvals tasks wait for
 	// (watchApprovals), started with the first task; nil before.
 	stopWatch func()
-	// changed fires when a task running here changes: it ends, or an
-	// approval it waits for is asked or decided (see srvListenTasks).
-	changed srvSignal
+	// changed fires, for its waiters alone, when a task running here
+	// changes: it ends, or an approval it waits for is asked or decided
+	// (see srvListenTasks).
+	changed srvTaskSignals
 	// owner names this server in the leases of its tasks, and stopRenew
 	// ends their renewal (srvRenewLeases), started with the first lease.
 	owner     string
@@ -133,9 +157,9 @@ type srvTask struct {
 // purpose (a pending approval ends with it), in words a model may read.
 var srvTaskCanceled = errors.Join(wield.ErrCallerCanceled, &wield.Error{Type: wield.ErrCanceled, Message: "the client canceled the task (tasks/cancel)"})
 
-// srvTaskRequest is a tools/call or tasks/* request as the tasks path
-// reads it (the envelope was checked strictly before: no duplicate keys,
-// none in another letter case).
+// srvTaskRequest is a tools/call, tasks/* or subscriptions/listen request
+// as the tasks path reads it (the envelope was checked strictly before: no
+// duplicate keys, none in another letter case).
 type srvTaskRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
@@ -144,6 +168,11 @@ type srvTaskRequest struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		TaskID    string          `json:"taskId"`
+		// Notifications are what a subscriptions/listen asks for: the
+		// tasks path serves those naming taskIds (srvListenTasks).
+		Notifications *struct {
+			TaskIDs []string `json:"taskIds"`
+		} `json:"notifications"`
 		// InputResponses answer questions: a tasks/update's
 		// (era_ask_task.go), or a tools/call retry's. RequestState
 		// retries a call that answered input_required. Neither call
@@ -167,6 +196,55 @@ type srvTaskRequest struct {
 			LogLevel      json.RawMessage `json:"io.modelcontextprotocol/logLevel"`
 		} `json:"_meta"`
 	} `json:"params"`
+}
+
+// srvTaskCall is a tools/call as the tasks path starts it: read from the
+// decoding the era's fast path made of the body when it made one
+// (srvTaskCallOfEra), else from srvTaskRequest (srvTaskRequest.call).
+type srvTaskCall struct {
+	id     json.RawMessage
+	name   string
+	args   json.RawMessage
+	tasks  bool   // the client declared the Tasks extension
+	client string // its name in clientInfo, or ""
+	// in holds what the client can be asked and the answers the call
+	// carries; retry is set when it carries a requestState.
+	in    srvEraInput
+	retry bool
+	// notes is set when the call asks for progress or logs on its
+	// response stream: it never becomes a task past TaskAfter.
+	notes bool
+}
+
+// call is q, a tools/call, as the tasks path starts it.
+func (q *srvTaskRequest) call() *srvTaskCall {
+	m := &q.Params.Meta
+	c := &srvTaskCall{id: q.ID, name: q.Params.Name, args: q.Params.Arguments, tasks: q.speaksTasks(),
+		retry: q.Params.RequestState != nil, notes: m.ProgressToken != nil || m.LogLevel != nil}
+	c.in.responses = q.Params.InputResponses
+	if ci := m.ClientInfo; ci != nil {
+		c.client = ci.Name
+	}
+	if cc := m.ClientCapabilities; cc != nil {
+		c.in.canElicit, c.in.canSample, c.in.canRoots = srvCanElicitCaps(cc.Elicitation), len(cc.Sampling) > 0 && cc.Sampling[0] == '{', len(cc.Roots) > 0 && cc.Roots[0] == '{'
+	}
+	return c
+}
+
+// srvTaskCallOfEra is the tools/call e as the tasks path starts it: what
+// srvEraDecode read, with no second decoding of the body. It decodes the
+// extensions alone, and reports false when they are not an object.
+func srvTaskCallOfEra(e *srvEraRequest) (*srvTaskCall, bool) {
+	c := &srvTaskCall{id: e.ID, name: e.Params.Name, args: e.Params.Arguments, client: e.client, in: e.input, retry: e.input.state != ""}
+	c.in.state = "" // the tasks path reads retry alone
+	if e.extensions != nil {
+		var ext map[string]json.RawMessage
+		if jsondec.Decode(e.extensions, &ext) != nil {
+			return nil, false
+		}
+		_, c.tasks = ext[TasksExtension]
+	}
+	return c, true
 }
 
 // speaksTasks reports whether the request's client declared the Tasks
@@ -205,25 +283,37 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 	if !ok || b.more != nil {
 		return false // not read whole: the SDK answers
 	}
-	body := make([]byte, b.rd.Size())
-	if _, err := b.rd.ReadAt(body, 0); err != nil && len(body) > 0 {
-		return false
-	}
-	if method == "subscriptions/listen" {
-		return s.srvListenTasks(w, r, body)
-	}
-	var q srvTaskRequest
-	if json.Unmarshal(body, &q) != nil || q.JSONRPC != "2.0" || q.Method != method || !srvPlainID(q.ID) {
-		return false
-	}
-	if method == "tools/call" {
-		if q.Params.Name != r.Header.Get("Mcp-Name") {
+	var c *srvTaskCall
+	if method == "tools/call" && b.era {
+		// Decoded already, as strictly (srvCheckEnvelope): read once.
+		if b.eraReq.Method != method {
 			return false
 		}
-		if s.srvTaskSupport(ep, q.Params.Name) == "" {
-			return s.srvTaskAfter(w, r, ep, &q)
+		if c, ok = srvTaskCallOfEra(&b.eraReq); !ok {
+			return false
 		}
-		return s.srvStartTask(w, r, ep, &q, 0)
+	}
+	var q srvTaskRequest
+	if c == nil {
+		// json.Unmarshal copies what it keeps: the body is not held.
+		if json.Unmarshal(b.body, &q) != nil || q.JSONRPC != "2.0" || q.Method != method || !srvPlainID(q.ID) {
+			return false
+		}
+	}
+	if method == "subscriptions/listen" {
+		return s.srvListenTasks(w, r, &q)
+	}
+	if method == "tools/call" {
+		if c == nil {
+			c = q.call()
+		}
+		if c.name != r.Header.Get("Mcp-Name") {
+			return false
+		}
+		if s.srvTaskSupport(ep, c.name) == "" {
+			return s.srvTaskAfter(w, r, ep, c)
+		}
+		return s.srvStartTask(w, r, ep, c, 0)
 	}
 	if len(q.Params.TaskID) > srvMaxTaskID {
 		srvHTTPError(w, http.StatusBadRequest, q.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
@@ -308,19 +398,19 @@ func srvNeedsTasks(what string) *jsonrpc.Error {
 // client that speaks them, after the call's ID is reserved in the store.
 // A client that does not gets the plain call (task optional) or error
 // -32021 (task required).
-func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskRequest, after time.Duration) bool {
-	support := s.srvTaskSupport(ep, q.Params.Name)
+func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskCall, after time.Duration) bool {
+	support := s.srvTaskSupport(ep, q.name)
 	if after > 0 {
 		support = wield.TaskOptional // past TaskAfter, or a plain call
 	}
-	if !q.speaksTasks() {
+	if !q.tasks {
 		if support == wield.TaskOptional {
 			return false // a plain call
 		}
-		srvHTTPError(w, http.StatusBadRequest, q.ID, srvNeedsTasks(fmt.Sprintf("tool %q runs only as a task", q.Params.Name)))
+		srvHTTPError(w, http.StatusBadRequest, q.id, srvNeedsTasks(fmt.Sprintf("tool %q runs only as a task", q.name)))
 		return true
 	}
-	if ep.toolset != "" && !s.srvInToolset(ep.toolset, q.Params.Name) {
+	if ep.toolset != "" && !s.srvInToolset(ep.toolset, q.name) {
 		return false // the SDK words the error
 	}
 	reserver, ok := s.opts.Calls.(wield.CallIDReservations)
@@ -330,46 +420,39 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		if support == wield.TaskOptional {
 			return false
 		}
-		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("tool %q runs only as a task, and this server keeps no call records to keep tasks in", q.Params.Name)})
+		srvWrite(w, nil, q.id, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("tool %q runs only as a task, and this server keeps no call records to keep tasks in", q.name)})
 		return true
 	}
-	client := ""
-	if ci := q.Params.Meta.ClientInfo; ci != nil {
-		client = ci.Name
-	}
-	var in srvEraInput
-	if c := q.Params.Meta.ClientCapabilities; c != nil {
-		in.canElicit, in.canSample, in.canRoots = srvCanElicitCaps(c.Elicitation), len(c.Sampling) > 0 && c.Sampling[0] == '{', len(c.Roots) > 0 && c.Roots[0] == '{'
-	}
-	if err := s.srvEraStaticNeeds(q.Params.Name, in); err != nil {
+	client, in := q.client, q.in
+	if err := s.srvEraStaticNeeds(q.name, in); err != nil {
 		// Known before the task exists (a tool file's steps): refused
 		// as a plain call is, no task made.
 		var jerr *jsonrpc.Error
 		errors.As(err, &jerr)
-		srvHTTPError(w, http.StatusBadRequest, q.ID, jerr)
+		srvHTTPError(w, http.StatusBadRequest, q.id, jerr)
 		return true
 	}
 	ta := s.srvTaskAsker(in.canElicit, in.canSample, in.canRoots)
 	if ta != nil && after == 0 {
 		// A task tool's questions asked before its task is made
 		// (before_task): the tools/call itself answers input_required.
-		missing, first, err := s.srvTaskFirst(q.Params.Name, q.Params.Arguments, q.Params.InputResponses)
+		missing, first, err := s.srvTaskFirst(q.name, q.args, q.in.responses)
 		if err != nil {
 			var jerr *jsonrpc.Error
 			if !errors.As(err, &jerr) {
 				jerr = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 			}
-			srvHTTPError(w, http.StatusBadRequest, q.ID, jerr)
+			srvHTTPError(w, http.StatusBadRequest, q.id, jerr)
 			return true
 		}
 		if missing != nil {
-			s.srvWriteInputRequired(w, q.ID, missing)
+			s.srvWriteInputRequired(w, q.id, missing)
 			return true
 		}
 		ta.a.first = first
 	}
-	p := &mcp.CallToolParamsRaw{Name: q.Params.Name, Arguments: q.Params.Arguments}
+	p := &mcp.CallToolParamsRaw{Name: q.name, Arguments: q.args}
 	// A call that may end before TaskAfter reserves no ID up front (a
 	// store write each call): only once it becomes a task.
 	task, id, started := s.srvLaunchTask(r, p, s.srvCallerNamed(client), after == 0, ta)
@@ -377,7 +460,7 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		if support == wield.TaskOptional {
 			return false
 		}
-		srvWrite(w, nil, q.ID, nil, s.srvTasksFull(q.Params.Name))
+		srvWrite(w, nil, q.id, nil, s.srvTasksFull(q.name))
 		return true
 	}
 	if after > 0 {
@@ -387,15 +470,15 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		s.srvReserveLate(r.Context(), p.Name, id)
 	}
 	if jerr := s.srvTaskReserved(r.Context(), reserver, p.Name, id, task); jerr != nil {
-		srvWrite(w, nil, q.ID, nil, jerr)
+		srvWrite(w, nil, q.id, nil, jerr)
 		return true
 	}
 	state, jerr := s.srvTaskState(r.Context(), id)
 	if jerr != nil {
-		srvWrite(w, nil, q.ID, nil, jerr)
+		srvWrite(w, nil, q.id, nil, jerr)
 		return true
 	}
-	s.srvWriteTask(w, q.ID, state, "task")
+	s.srvWriteTask(w, q.id, state, "task")
 	return true
 }
 
@@ -552,7 +635,7 @@ func (ts *srvTasks) start(parent context.Context, client string, run func(contex
 			delete(ts.byClient, client) // no key left behind per client
 		}
 		ts.mu.Unlock()
-		ts.changed.fire()
+		ts.changed.fire(id)
 	}()
 	return t, true
 }
@@ -574,7 +657,7 @@ func (ts *srvTasks) watchApprovals(bus *wield.Bus) (stop func()) {
 		} else {
 			t.approval.Store(nil)
 		}
-		ts.changed.fire()
+		ts.changed.fire(e.CallID)
 	})
 }
 

@@ -45,9 +45,8 @@ func (s *Server) srvMayTaskAfter(ep *srvEndpoint, name string) bool {
 
 // srvTaskAfter starts a call that becomes a task past TaskAfter, or
 // reports false (the plain path answers) for a request that may not.
-func (s *Server) srvTaskAfter(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskRequest) bool {
-	m := &q.Params.Meta
-	if !q.speaksTasks() || q.Params.InputResponses != nil || q.Params.RequestState != nil || m.ProgressToken != nil || m.LogLevel != nil {
+func (s *Server) srvTaskAfter(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskCall) bool {
+	if !q.tasks || q.in.responses != nil || q.retry || q.notes {
 		return false
 	}
 	return s.srvStartTask(w, r, ep, q, s.opts.TaskAfter)
@@ -62,7 +61,7 @@ var srvCallerLeft error = wield.ErrCallerCanceled
 // would be answered, and reports true; a client that ends the request
 // first cancels the call, on purpose, as it would a plain call (true).
 // Otherwise it reports false: the call is answered as its task.
-func (s *Server) srvAnswerBefore(w http.ResponseWriter, r *http.Request, q *srvTaskRequest, task *srvTask, after time.Duration) bool {
+func (s *Server) srvAnswerBefore(w http.ResponseWriter, r *http.Request, q *srvTaskCall, task *srvTask, after time.Duration) bool {
 	t := time.NewTimer(after)
 	defer t.Stop()
 	select {
@@ -77,9 +76,9 @@ func (s *Server) srvAnswerBefore(w http.ResponseWriter, r *http.Request, q *srvT
 	res, err, _ := task.p.TryResult()
 	if err != nil || res == nil {
 		if !errors.Is(err, wield.ErrCallIDTaken) {
-			s.log.Error("mcp server: call failed", "tool", q.Params.Name, "err", err)
+			s.log.Error("mcp server: call failed", "tool", q.name, "err", err)
 		}
-		srvWrite(w, nil, q.ID, nil, srvInternal)
+		srvWrite(w, nil, q.id, nil, srvInternal)
 		return true
 	}
 	result := s.srvResult(res)
@@ -89,11 +88,11 @@ func (s *Server) srvAnswerBefore(w http.ResponseWriter, r *http.Request, q *srvT
 	result.Meta[mcp.MetaKeyServerInfo] = &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
 	out, err := jsonenc.Marshal(result)
 	if err != nil || len(out) < 2 || out[len(out)-1] != '}' {
-		s.log.Error("mcp server: encode result", "tool", q.Params.Name, "err", err)
-		srvWrite(w, nil, q.ID, nil, srvInternal)
+		s.log.Error("mcp server: encode result", "tool", q.name, "err", err)
+		srvWrite(w, nil, q.id, nil, srvInternal)
 		return true
 	}
 	out = append(out[:len(out)-1], `,"resultType":"complete"}`...)
-	srvWrite(w, nil, q.ID, out, nil)
+	srvWrite(w, nil, q.id, out, nil)
 	return true
 }

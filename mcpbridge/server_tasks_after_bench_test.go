@@ -24,7 +24,7 @@ func BenchmarkServerTaskAfterCall(b *testing.B) {
 	}
 	b.Cleanup(func() { store.Close(b.Context()) })
 	h := srvNew(b, &mcpbridge.ServerOptions{Calls: store, TaskAfter: 30 * time.Second}, &engine.Options{Store: store}).srv.Handler()
-	hdr := []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "echo"}
+	hdr := srvEraHeaders("tools/call", "echo")
 	for _, c := range []struct{ name, caps string }{
 		{"plain-client", `{}`},
 		{"tasks-client", `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`},

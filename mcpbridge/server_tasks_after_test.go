@@ -89,7 +89,7 @@ func TestServerTaskAfter(t *testing.T) {
 	meta := `"_meta":{"progressToken":"p1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
 	start := time.Now()
 	w := srvPost(h, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sleepy","arguments":{"ms":400},`+meta+`}}`,
-		"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "sleepy")
+		srvEraHeaders("tools/call", "sleepy")...)
 	if body := w.Body.String(); !strings.Contains(body, `"resultType":"complete"`) || !strings.Contains(body, "rested") || time.Since(start) < 400*time.Millisecond {
 		t.Errorf("a call with a progress token = %s after %v, want the plain result", body, time.Since(start))
 	}

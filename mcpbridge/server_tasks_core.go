@@ -254,6 +254,39 @@ func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndp
 	if list == nil {
 		return false
 	}
+	// A scoped key's run_program is described with the functions of its
+	// scope, as srvPolicyList describes it on the SDK's path: its list is
+	// its own. Any other is the endpoint's, made once per change of its
+	// tools (decoding and encoding the list each time cost more than the
+	// rest of the request).
+	kit := s.srvReach(r.Context())
+	if kit != nil {
+		out, ok := s.srvCoreListing(r, ep, sess, list, kit)
+		if ok {
+			srvWrite(w, sess.ss, q.ID, out, nil)
+		}
+		return ok
+	}
+	ep.mu.Lock()
+	kept := len(ep.taskFrom) > 0 && &ep.taskFrom[0] == &list[0] // the list it was made from is current
+	out, ok := ep.taskList, ep.taskOK
+	ep.mu.Unlock()
+	if !kept {
+		out, ok = s.srvCoreListing(r, ep, sess, list, nil)
+		ep.mu.Lock()
+		ep.taskFrom, ep.taskList, ep.taskOK = list, out, ok
+		ep.mu.Unlock()
+	}
+	if ok {
+		srvWrite(w, sess.ss, q.ID, out, nil)
+	}
+	return ok
+}
+
+// srvCoreListing is list with execution.taskSupport on the tools marked
+// task, and run_program described for kit when kit is not nil; false when
+// none is marked (the go-sdk answers, without it), or on a failure.
+func (s *Server) srvCoreListing(r *http.Request, ep *srvEndpoint, sess *srvSession, list []byte, kit *wield.Toolkit) ([]byte, bool) {
 	ep.mu.Lock()
 	support := map[string]wield.TaskSupport{}
 	for name, t := range ep.synced {
@@ -263,16 +296,13 @@ func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndp
 	}
 	ep.mu.Unlock()
 	if len(support) == 0 {
-		return false
+		return nil, false
 	}
 	var res map[string]json.RawMessage
 	var tools []map[string]json.RawMessage
 	if json.Unmarshal(list, &res) != nil || json.Unmarshal(res["tools"], &tools) != nil {
-		return false
+		return nil, false
 	}
-	// A scoped key's run_program is described with the functions of its
-	// scope, as srvPolicyList describes it on the SDK's path.
-	kit := s.srvReach(r.Context())
 	for _, t := range tools {
 		var name string
 		if json.Unmarshal(t["name"], &name) != nil {
@@ -284,26 +314,25 @@ func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndp
 		if wt, ok := s.reg.Tool(name); ok && kit != nil && wt.ForCaller != nil {
 			l := wield.ListFor(r.Context(), nil, s.reg, s.srvCaller(sess.ss), kit, []*wield.Tool{wt})
 			if len(l) != 1 {
-				return false
+				return nil, false
 			}
 			d, err := json.Marshal(l[0].Description)
 			if err != nil {
-				return false
+				return nil, false
 			}
 			t["description"] = d
 		}
 	}
 	b, err := json.Marshal(tools)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	res["tools"] = b
 	out, err := json.Marshal(res)
 	if err != nil {
-		return false
+		return nil, false
 	}
-	srvWrite(w, sess.ss, q.ID, out, nil)
-	return true
+	return out, true
 }
 
 // srvCoreCall answers a tools/call that carries params.task: a task, when
@@ -414,29 +443,9 @@ func (s *Server) srvCoreResultStream(w http.ResponseWriter, r *http.Request, ses
 		return
 	}
 	for !srvTaskDone(v.Status) {
-		changed := s.tasks.changed.wait()
-		now, jerr := s.srvTaskState(context.WithoutCancel(ctx), v.TaskID)
-		if jerr != nil {
+		if !s.srvCoreStep(ctx, &v, notify) {
 			return
 		}
-		if now.Status != v.Status || now.StatusMessage != v.StatusMessage {
-			if !notify(now) {
-				return
-			}
-		}
-		v = now
-		if srvTaskDone(v.Status) {
-			break
-		}
-		t := time.NewTimer(srvTaskPollMs * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-changed:
-		case <-t.C:
-		}
-		t.Stop()
 	}
 	out, jerr := s.srvCoreFinal(v)
 	msg := append(srvResponseStart(id, len(out)), out...)
@@ -446,6 +455,36 @@ func (s *Server) srvCoreResultStream(w http.ResponseWriter, r *http.Request, ses
 		msg = append(msg, e...)
 	}
 	send(append(msg, '}'))
+}
+
+// srvCoreStep reads the task *v again, sends its state when it changed,
+// and, when it has not ended, waits for its next change (or the polling
+// interval); it reports whether to go on.
+func (s *Server) srvCoreStep(ctx context.Context, v **srvTaskView, notify func(*srvTaskView) bool) bool {
+	changed, done := s.tasks.changed.wait((*v).TaskID)
+	defer done()
+	now, jerr := s.srvTaskState(context.WithoutCancel(ctx), (*v).TaskID)
+	if jerr != nil {
+		return false
+	}
+	if now.Status != (*v).Status || now.StatusMessage != (*v).StatusMessage {
+		if !notify(now) {
+			return false
+		}
+	}
+	*v = now
+	if srvTaskDone(now.Status) {
+		return true
+	}
+	t := time.NewTimer(srvTaskPollMs * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-changed:
+	case <-t.C:
+	}
+	return true
 }
 
 // srvCoreAwait reads a task until it has ended, for at most limit (zero:
@@ -459,27 +498,37 @@ func (s *Server) srvCoreAwait(ctx context.Context, id string, limit time.Duratio
 		defer cancel()
 	}
 	for {
-		changed := s.tasks.changed.wait()
-		v, jerr := s.srvTaskState(context.WithoutCancel(ctx), id)
-		if jerr != nil {
-			return nil
-		}
-		if srvTaskDone(v.Status) {
+		if v, end := s.srvCoreAwaitStep(ctx, id, limit > 0); end {
 			return v
 		}
-		t := time.NewTimer(srvTaskPollMs * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			if limit > 0 {
-				return v // the state reached within the limit
-			}
-			return nil
-		case <-changed:
-		case <-t.C:
-		}
-		t.Stop()
 	}
+}
+
+// srvCoreAwaitStep is one read of srvCoreAwait, and the wait for the
+// task's next change: it returns the state and true when the wait ends
+// (the task ended, or ctx did: the state read when partial, else nil).
+func (s *Server) srvCoreAwaitStep(ctx context.Context, id string, partial bool) (*srvTaskView, bool) {
+	changed, done := s.tasks.changed.wait(id)
+	defer done()
+	v, jerr := s.srvTaskState(context.WithoutCancel(ctx), id)
+	if jerr != nil {
+		return nil, true
+	}
+	if srvTaskDone(v.Status) {
+		return v, true
+	}
+	t := time.NewTimer(srvTaskPollMs * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		if partial {
+			return v, true // the state reached within the limit
+		}
+		return nil, true
+	case <-changed:
+	case <-t.C:
+	}
+	return nil, false
 }
 
 // srvCoreTaskList answers tasks/list: the tasks this session started, the

@@ -40,7 +40,7 @@ func FuzzServerTasks(f *testing.F) {
 		if strings.ContainsAny(name, "\r\n\x00") || strings.ContainsAny(method, "\r\n\x00") {
 			return // not a header value a client can send
 		}
-		w := srvPost(h, body, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", method, "Mcp-Name", name)
+		w := srvPost(h, body, srvEraHeaders(method, name)...)
 		out := w.Body.String()
 		if i := strings.Index(out, "data: "); i >= 0 {
 			out, _, _ = strings.Cut(out[i+len("data: "):], "\n")

@@ -1,8 +1,8 @@
 package mcpbridge_test
 
 import (
+	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -65,13 +65,11 @@ func TestServerTaskListenGoroutines(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			r := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(fmt.Sprintf(
-				`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":{"notifications":{"taskIds":["%s"]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"%s":{}}}}}}`, n, id, mcpbridge.TasksExtension)))
+			body := srvEraBodyOf(n, "subscriptions/listen", map[string]any{"notifications": map[string]any{"taskIds": []string{id}}},
+				map[string]any{"extensions": map[string]any{mcpbridge.TasksExtension: map[string]any{}}}, "")
+			r := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader(body))
 			r.Host = "127.0.0.1"
-			for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-				"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
-				r.Header.Set(k, v)
-			}
+			srvSetEraHeaders(r.Header, "subscriptions/listen", "")
 			h.ServeHTTP(httptest.NewRecorder(), r)
 		}()
 		return done

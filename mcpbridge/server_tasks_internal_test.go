@@ -114,3 +114,40 @@ func TestCancelNoteCarriesOwner(t *testing.T) {
 		t.Error("a task started without a requester: anyone with its ID may cancel it")
 	}
 }
+
+// TestTaskOwnerKept: the owner digest kept by requester is the digest
+// made from it, and none without a requester.
+func TestTaskOwnerKept(t *testing.T) {
+	ctx := wield.WithRequester(context.Background(), "key:owner-kept")
+	want := srvStateWho("task owner\x00key:owner-kept")
+	for range 3 {
+		if got := srvTaskOwner(ctx); got != want {
+			t.Fatalf("owner %q, want %q", got, want)
+		}
+	}
+	if got := srvTaskOwner(context.Background()); got != "" {
+		t.Errorf("no requester: owner %q, want none", got)
+	}
+}
+
+// BenchmarkTaskOwner compares the owner of a task read: kept by requester
+// (now) and its digest made again (before, per read and twice per launch).
+func BenchmarkTaskOwner(b *testing.B) {
+	ctx := wield.WithRequester(context.Background(), "key:bench-owner")
+	b.Run("kept", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if srvTaskOwner(ctx) == "" {
+				b.Fatal("no owner")
+			}
+		}
+	})
+	b.Run("digest", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if srvStateWho("task owner\x00"+wield.RequesterFrom(ctx)) == "" {
+				b.Fatal("no owner")
+			}
+		}
+	})
+}

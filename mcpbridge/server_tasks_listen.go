@@ -41,57 +41,73 @@ const srvMaxListenTasks = 64
 // does not read is let go.
 const srvListenWriteTimeout = 30 * time.Second
 
-// srvSignal wakes whoever waits on it, without waiting itself: fire closes
-// the channel that wait returned, and the next wait gets a new one.
-type srvSignal struct {
+// srvTaskSignals wakes those who wait on a task when it changes, and no
+// one else, without waiting itself: fire closes the channels of the
+// waiters of that task. A waiter is registered under the tasks it
+// follows until its done is called, so there are never more than there
+// are streams and waits.
+type srvTaskSignals struct {
 	mu sync.Mutex
-	ch chan struct{}
+	by map[string]map[*srvWaiter]struct{} // by task ID
 }
 
-func (g *srvSignal) wait() <-chan struct{} {
+type srvWaiter struct {
+	ch    chan struct{}
+	fired bool // guarded by srvTaskSignals.mu
+}
+
+// wait returns a channel closed at the next change of any of the tasks
+// ids, and done, which must be called once the channel is no longer
+// waited on.
+func (g *srvTaskSignals) wait(ids ...string) (changed <-chan struct{}, done func()) {
+	w := &srvWaiter{ch: make(chan struct{})}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.ch == nil {
-		g.ch = make(chan struct{})
+	if g.by == nil {
+		g.by = map[string]map[*srvWaiter]struct{}{}
 	}
-	return g.ch
+	for _, id := range ids {
+		m := g.by[id]
+		if m == nil {
+			m = map[*srvWaiter]struct{}{}
+			g.by[id] = m
+		}
+		m[w] = struct{}{}
+	}
+	return w.ch, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for _, id := range ids {
+			if m := g.by[id]; m != nil {
+				delete(m, w)
+				if len(m) == 0 {
+					delete(g.by, id)
+				}
+			}
+		}
+	}
 }
 
-func (g *srvSignal) fire() {
+// fire wakes the waiters of task id.
+func (g *srvTaskSignals) fire(id string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.ch != nil {
-		close(g.ch)
-		g.ch = nil
+	for w := range g.by[id] {
+		if !w.fired {
+			w.fired = true
+			close(w.ch)
+		}
 	}
 }
 
-// srvListenRequest is a subscriptions/listen as the tasks path reads it.
-type srvListenRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  struct {
-		Notifications *struct {
-			TaskIDs []string `json:"taskIds"`
-		} `json:"notifications"`
-	} `json:"params"`
-}
-
-// srvListenTasks serves a subscriptions/listen that asks for task status
-// notifications, and reports whether it did: one that asks for none goes
-// on to the go-sdk.
-func (s *Server) srvListenTasks(w http.ResponseWriter, r *http.Request, body []byte) bool {
-	var q srvListenRequest
-	if json.Unmarshal(body, &q) != nil || q.JSONRPC != "2.0" || q.Method != "subscriptions/listen" || !srvPlainID(q.ID) ||
-		q.Params.Notifications == nil || q.Params.Notifications.TaskIDs == nil {
+// srvListenTasks serves a subscriptions/listen, q (its envelope checked),
+// that asks for task status notifications, and reports whether it did: one
+// that asks for none goes on to the go-sdk.
+func (s *Server) srvListenTasks(w http.ResponseWriter, r *http.Request, q *srvTaskRequest) bool {
+	if q.Params.Notifications == nil || q.Params.Notifications.TaskIDs == nil {
 		return false
 	}
-	var caps srvTaskRequest
-	if json.Unmarshal(body, &caps) != nil {
-		return false
-	}
-	if !caps.speaksTasks() {
+	if !q.speaksTasks() {
 		srvWrite(w, nil, q.ID, nil, &jsonrpc.Error{Code: CodeMissingCapability,
 			Message: "Missing required client capability: task status notifications need the extension " + TasksExtension + " in the request's client capabilities",
 			Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + TasksExtension + `":{}}}}`)})
@@ -175,11 +191,12 @@ func (s *Server) srvListenTasks(w http.ResponseWriter, r *http.Request, body []b
 	}
 	for {
 		// A change after the wait is taken is not lost: the states are
-		// read after it.
-		changed := s.tasks.changed.wait()
+		// read after it. Only the changes of the tasks followed wake it.
+		changed, done := s.tasks.changed.wait(agreed...)
 		open, remote := false, false
 		for _, id := range agreed {
 			if !s.srvListenStep(ctx, id, last, notify) {
+				done()
 				return true
 			}
 			if srvTaskDone(last[id].Status) {
@@ -191,6 +208,7 @@ func (s *Server) srvListenTasks(w http.ResponseWriter, r *http.Request, body []b
 			}
 		}
 		if !open {
+			done()
 			break
 		}
 		// A task running here is followed by its signals; one running
@@ -207,6 +225,7 @@ func (s *Server) srvListenTasks(w http.ResponseWriter, r *http.Request, body []b
 		case <-changed:
 		case <-ticked:
 		}
+		done()
 		if tick != nil {
 			tick.Stop()
 		}

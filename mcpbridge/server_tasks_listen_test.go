@@ -2,6 +2,7 @@ package mcpbridge_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,19 +50,9 @@ func listenOpen(t *testing.T, ctx context.Context, url string, ids []string, spe
 	if speaksTasks {
 		caps["extensions"] = map[string]any{mcpbridge.TasksExtension: map[string]any{}}
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen", "params": map[string]any{
-		"notifications": map[string]any{"taskIds": ids},
-		"_meta": map[string]any{
-			"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "follower", "version": "1"},
-			"io.modelcontextprotocol/clientCapabilities": caps,
-		},
-	}})
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/mcp", strings.NewReader(string(body)))
-	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
-		req.Header.Set(k, v)
-	}
+	body := srvEraBodyOf("sub-1", "subscriptions/listen", map[string]any{"notifications": map[string]any{"taskIds": ids}}, caps, "follower")
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/mcp", bytes.NewReader(body))
+	srvSetEraHeaders(req.Header, "subscriptions/listen", "")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

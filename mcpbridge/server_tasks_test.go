@@ -55,13 +55,7 @@ func taskPost(t *testing.T, h http.Handler, method, name string, params map[stri
 	if speaksTasks {
 		caps["extensions"] = map[string]any{mcpbridge.TasksExtension: map[string]any{}}
 	}
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "tasker", "version": "1"},
-		"io.modelcontextprotocol/clientCapabilities": caps,
-	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
-	w := srvPost(h, string(body), "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", method, "Mcp-Name", name)
+	w := srvEraSend(h, 7, method, name, params, caps, "tasker")
 	var r taskReply
 	if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil {
 		t.Fatalf("%s: answer %q is not one JSON-RPC message: %v", method, w.Body.String(), err)
@@ -335,11 +329,8 @@ func TestServerTaskUnrunnable(t *testing.T) {
 		}
 		id := started.Result.TaskID
 		for range 1000 {
-			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 8, "method": "tasks/get", "params": map[string]any{"taskId": id, "_meta": map[string]any{
-				"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-				"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{mcpbridge.TasksExtension: map[string]any{}}},
-			}}})
-			w := srvPost(h, string(body), "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tasks/get", "Mcp-Name", id)
+			w := srvEraSend(h, 8, "tasks/get", id, map[string]any{"taskId": id},
+				map[string]any{"extensions": map[string]any{mcpbridge.TasksExtension: map[string]any{}}}, "")
 			var d detailed
 			if err := json.Unmarshal(w.Body.Bytes(), &d); err != nil {
 				t.Fatalf("tasks/get: %q: %v", w.Body.String(), err)

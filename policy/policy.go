@@ -42,7 +42,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -138,7 +137,11 @@ type loaded struct {
 // allows everything).
 func Load(mode Mode, paths ...string) (*Set, error) {
 	s := &Set{mode: mode, paths: slices.Clone(paths)}
-	l, err := read(paths)
+	src, err := readFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	l, err := src.parse()
 	if err != nil {
 		return nil, err
 	}
@@ -153,14 +156,20 @@ func (s *Set) Reload() error {
 	return err
 }
 
-// reload is Reload, which also says whether the files changed.
+// reload is Reload, which also says whether the files changed. Files
+// unchanged since the policies in force were parsed are not parsed again
+// (a watcher with an interval reads them every interval).
 func (s *Set) reload() (changed bool, err error) {
-	l, err := read(s.paths)
+	src, err := readFiles(s.paths)
 	if err != nil {
 		return false, err
 	}
-	if s.cur.Load().digest == l.digest {
+	if s.cur.Load().digest == src.digest {
 		return false, nil
+	}
+	l, err := src.parse()
+	if err != nil {
+		return false, err
 	}
 	s.cur.Store(l)
 	return true, nil
@@ -205,7 +214,11 @@ func Check(paths ...string) (files int, problems []*FileError, err error) {
 	}
 	ids := map[string]string{}
 	for _, f := range names {
-		if _, err := parseFile(f, short[f], ids, cedar.NewPolicySet(), nil); err != nil {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return 0, nil, fmt.Errorf("read policy file %s: %w", f, err)
+		}
+		if _, err := parseFile(f, short[f], b, ids, cedar.NewPolicySet()); err != nil {
 			var fe *FileError
 			if !errors.As(err, &fe) {
 				return 0, nil, err
@@ -257,41 +270,56 @@ func find(paths []string) ([]string, map[string]string, error) {
 	return out, names, nil
 }
 
-func read(paths []string) (*loaded, error) {
+// source is the policy files under some paths as read, not yet parsed.
+type source struct {
+	files  []string
+	short  map[string]string // see find
+	data   [][]byte          // by file
+	digest [sha256.Size]byte // of the files' names and contents
+}
+
+// readFiles reads the policy files under paths and their digest.
+func readFiles(paths []string) (*source, error) {
 	names, short, err := find(paths)
 	if err != nil {
 		return nil, err
 	}
-	l := &loaded{ps: cedar.NewPolicySet(), files: names}
-	ids := map[string]string{}
+	src := &source{files: names, short: short, data: make([][]byte, len(names))}
 	h := sha256.New()
-	for _, f := range names {
-		fmt.Fprintf(h, "%d:%s", len(f), f)
-		if _, err := parseFile(f, short[f], ids, l.ps, h); err != nil {
+	for i, f := range names {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("read policy file %s: %w", f, err)
+		}
+		fmt.Fprintf(h, "%d:%s%d:", len(f), f, len(b))
+		h.Write(b)
+		src.data[i] = b
+	}
+	h.Sum(src.digest[:0])
+	return src, nil
+}
+
+// parse parses the files read.
+func (src *source) parse() (*loaded, error) {
+	l := &loaded{ps: cedar.NewPolicySet(), files: src.files, digest: src.digest}
+	ids := map[string]string{}
+	for i, f := range src.files {
+		if _, err := parseFile(f, src.short[f], src.data[i], ids, l.ps); err != nil {
 			return nil, err
 		}
 	}
-	h.Sum(l.digest[:0])
 	return l, nil
 }
 
 // parseErr is cedar-go's parse error: "parse error at <input>:L:C "tok": msg".
 var parseErr = regexp.MustCompile(`parse error at [^:]*:(\d+):(\d+) (.*)$`)
 
-// parseFile adds the policies of file to ps, under their IDs; ids maps the
+// parseFile adds the policies of file, b, to ps, under their IDs; ids maps the
 // IDs taken so far to where they were defined. An unnamed policy's ID is
 // name:LINE, name being the file's path below the folder it was found in
 // (its base name when given itself), so that a denial tells a model no
 // path of the server's.
-func parseFile(file, name string, ids map[string]string, ps *cedar.PolicySet, h hash.Hash) (int, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return 0, fmt.Errorf("read policy file %s: %w", file, err)
-	}
-	if h != nil {
-		fmt.Fprintf(h, "%d:", len(b))
-		h.Write(b)
-	}
+func parseFile(file, name string, b []byte, ids map[string]string, ps *cedar.PolicySet) (int, error) {
 	if fe := checkNesting(file, b); fe != nil {
 		return 0, fe
 	}

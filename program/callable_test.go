@@ -109,3 +109,38 @@ func TestDescriptionPerCaller(t *testing.T) {
 		t.Fatalf("records under bob's program: %d, want 1 tool_not_found naming agent-1 as the program's caller", len(inner))
 	}
 }
+
+// TestRegisteredDescription: the description run_program is registered
+// with (no caller in particular) lists the tools [program.Callable] gives,
+// and only those: not a disabled tool, not one that refuses programs,
+// not run_program itself.
+func TestRegisteredDescription(t *testing.T) {
+	reg := wield.NewRegistry(nil)
+	add := func(_ context.Context, in addIn) (int, error) { return in.A + in.B, nil }
+	reg.MustRegister(wield.Func("add", "Add two integers", add))
+	off := wield.Func("off_sum", "Add, when enabled", add)
+	off.Status = wield.StatusDisabled
+	reg.MustRegister(off)
+	direct := wield.Func("direct_sum", "Add, for direct callers", add)
+	direct.AllowedCallers = []string{wield.AllowDirect}
+	reg.MustRegister(direct)
+	eng := engine.New(reg, &engine.Options{Store: memstore.New(10)})
+	reg.MustRegister(program.Tool(program.Options{Invoker: eng, Registry: reg}))
+	rp := program.Tool(program.Options{Invoker: eng, Registry: reg})
+	var names []string
+	for _, ct := range program.Callable(context.Background(), reg, nil, wield.Caller{}, nil) {
+		names = append(names, ct.Name)
+	}
+	if !slices.Equal(names, []string{"add"}) {
+		t.Fatalf("callable %v, want [add]", names)
+	}
+	_, fns, _ := strings.Cut(rp.Description, "Functions:\n")
+	if !strings.HasPrefix(fns, "add(") {
+		t.Errorf("functions described:\n%s\nwant add alone", fns)
+	}
+	for _, name := range []string{"off_sum", "direct_sum", program.Name + "("} {
+		if strings.Contains(fns, name) {
+			t.Errorf("the description lists %s:\n%s", name, fns)
+		}
+	}
+}

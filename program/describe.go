@@ -134,23 +134,19 @@ func firstLine(s string) string {
 }
 
 // Describe is the description of the program tool for the given tools: how
-// to write a program, then every tool a program may call as a function.
+// to write a program, then each tool as a function. tools are those a
+// program may call, as [Callable] gives them: Describe lists every one.
 func Describe(tools []*wield.Tool) string {
 	var b strings.Builder
 	b.WriteString("Run a short Starlark (Python-like) program that calls tools as functions, for work that needs several tool calls: " +
 		"loops, filtering, combining results. Each function returns the tool's output (parsed JSON: dict, list, str, number) " +
 		"and stops the program with the tool's error if the call fails. Set `result` to what you want back; print() output is returned too. " +
 		"No files, network, clock or environment except through these tools. Keyword arguments only.\n\nFunctions:\n")
-	n := 0
 	for _, t := range tools {
-		if t.Name == Name || !t.Callable() || !t.AllowsCaller(wield.CallerProgram) {
-			continue
-		}
 		b.WriteString(Signature(t))
 		b.WriteString("\n")
-		n++
 	}
-	if n == 0 {
+	if len(tools) == 0 {
 		b.WriteString("(none)\n")
 	}
 	return b.String()

@@ -133,7 +133,8 @@ type Output struct {
 // functions are the same list.
 func Tool(opts Options) *wield.Tool {
 	opts = opts.withDefaults()
-	t := wield.Func(Name, Describe(opts.Registry.List(wield.Query{})), func(ctx context.Context, in Input) (Output, error) {
+	// Registered for no caller in particular: no policy, every tool.
+	t := wield.Func(Name, Describe(Callable(context.Background(), opts.Registry, nil, wield.Caller{}, nil)), func(ctx context.Context, in Input) (Output, error) {
 		return Run(ctx, in.Code, opts)
 	})
 	t.ForCaller = describedFor(t, opts)

@@ -97,6 +97,7 @@ import (
 
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
+	"github.com/wieldhq/wield/policy"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -150,7 +151,8 @@ type Config struct {
 	Reload Reload
 	// PolicyMode is what the Cedar policy files (*.cedar in the tool
 	// folders) do with a call they deny: "enforce" ("" means it) refuses
-	// it, "monitor" records and logs "would deny" and runs it (policy.mode).
+	// it, "monitor" records and logs "would deny" and runs it (policy.mode,
+	// read by [policy.ParseMode]).
 	PolicyMode string
 	// StrictValidation refuses arguments that need a coercion.
 	StrictValidation bool
@@ -471,8 +473,8 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 				switch pf.name {
 				case "mode":
 					cfg.PolicyMode = c.str(pf)
-					if m := cfg.PolicyMode; m != "enforce" && m != "monitor" {
-						c.errorf(pf.val, "policy.mode: %q is not enforce or monitor", m)
+					if _, err := policy.ParseMode(cfg.PolicyMode); err != nil {
+						c.errorf(pf.val, "%v", err) // policy mode "…": use enforce or monitor
 					}
 				default:
 					c.unknown(pf, "policy")

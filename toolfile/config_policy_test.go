@@ -22,7 +22,7 @@ func TestLoadConfigPolicyMode(t *testing.T) {
 		}
 	}
 	for src, at := range map[string]string{
-		"policy:\n  mode: audit\n":  "2:9",
+		"policy:\n  mode: audit\n":  `2:9: policy mode "audit": use enforce or monitor`,
 		"policy: {mood: monitor}\n": "1:10",
 	} {
 		_, err := LoadConfig(writeConfig(t, src))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/schema"
 	"go.yaml.in/yaml/v3"
 )
@@ -28,10 +29,10 @@ type Toolset struct {
 
 // OutputStrategy is an agent's choice between native function calling and
 // structured output (the agent file's output_strategy). A key the file
-// leaves out takes the configuration's defaults: function_calling and
-// fallback_to_structured_output true, prompt_format "xml"; an agent file
-// without output_strategy has the zero value, which the agent loop reads
-// as those same defaults.
+// leaves out takes the defaults ([llm.OutputStrategy.OrDefault]):
+// function_calling and fallback_to_structured_output true, prompt_format
+// "xml"; an agent file without output_strategy has the zero value, which
+// the agent loop reads as those same defaults.
 type OutputStrategy struct {
 	FunctionCalling            bool `json:"function_calling"`
 	FallbackToStructuredOutput bool `json:"fallback_to_structured_output"`
@@ -435,7 +436,8 @@ func (d *decoder) agent(n *yaml.Node, fs []field) *Agent {
 			a.refs = append(a.refs, refs...)
 		case "output_strategy":
 			sfs, _ := d.mapping(f.val, "output_strategy")
-			a.OutputStrategy = OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true, PromptFormat: "xml"}
+			def := llm.OutputStrategy{}.OrDefault() // what a key left out takes
+			a.OutputStrategy = OutputStrategy{FunctionCalling: def.FunctionCalling, FallbackToStructuredOutput: def.FallbackToStructuredOutput, PromptFormat: string(def.PromptFormat)}
 			for _, sf := range sfs {
 				switch sf.name {
 				case "function_calling":

@@ -240,10 +240,7 @@ func (m chatModel) newModel(ctx context.Context, warn io.Writer) (llm.Model, llm
 // when its output strategy puts them in the prompt, where every tool can
 // be described.
 func nativeDialect(m llm.Model, cfg llm.OutputStrategy, d llm.Dialect) llm.Dialect {
-	if cfg == (llm.OutputStrategy{}) {
-		cfg = llm.OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true} // the agent loop's default
-	}
-	if s, err := llm.DetectStrategy(m, cfg); err != nil || s != llm.StrategyNative {
+	if s, err := llm.DetectStrategy(m, cfg.OrDefault()); err != nil || s != llm.StrategyNative {
 		return nil
 	}
 	return d

@@ -52,9 +52,7 @@ func (s *chatStrategy) apply(ag *agent.Agent, file *toolfile.OutputStrategy) {
 	if s.format == "" {
 		return
 	}
-	if ag.Strategy == (llm.OutputStrategy{}) {
-		ag.Strategy = llm.OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true}
-	}
+	ag.Strategy = ag.Strategy.OrDefault()
 	ag.Strategy.PromptFormat = s.format
 }
 

@@ -103,19 +103,13 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 	log := slog.New(slog.NewTextHandler(a.stderr, nil))
 	// With an OTLP endpoint configured, every tools/call and every call is
 	// a span, as with serve.
-	tracer, propagator, stopTracing, err := tracing(ctx, log)
+	tr, err := startTraces(ctx, log)
 	if err != nil {
 		return err
 	}
-	defer stopTracing()
+	defer tr.stop()
 	return a.withStore(ctx, func(store wield.Storage) error {
-		var traced *tracedStore
-		calls := store
-		if tracer != nil {
-			traced = &tracedStore{Storage: store, tracer: tracer}
-			calls = traced
-		}
-		reg, eng, err := a.mcpSetup(calls, log)
+		reg, eng, err := a.mcpSetup(tr.calls(store), log)
 		if err != nil {
 			return err
 		}
@@ -151,14 +145,11 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 				return err
 			}
 		}
-		if traced != nil {
-			traced.reg.Store(reg)
-			transport := "pipe" // stdio, in the conventions' words
-			if f.http != "" {
-				transport = "tcp"
-			}
-			mopts.Trace = mcpTrace(tracer, propagator, transport)
+		transport := "pipe" // stdio, in the conventions' words
+		if f.http != "" {
+			transport = "tcp"
 		}
+		tr.serve(reg, mopts, transport)
 		// Decided calls whose callers left (before the start, or while
 		// serving) run, or are refused, and are recorded, as serve does; the
 		// inbox's Close ends this work.

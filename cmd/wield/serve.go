@@ -353,18 +353,15 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		}
 	}()
 	metrics := httpapi.NewMetrics()
-	var calls wield.Storage = store // what the engine saves records to
 	// With an OTLP endpoint configured (OTEL_EXPORTER_OTLP_ENDPOINT), every
 	// request and every call is a span.
-	tracer, propagator, stopTracing, err := tracing(ctx, log)
-	var traced *tracedStore
+	tr, err := startTraces(ctx, log)
 	if err != nil {
 		return err
 	}
-	defer stopTracing()
-	if tracer != nil {
-		traced = &tracedStore{Storage: store, tracer: tracer}
-		calls = traced
+	defer tr.stop()
+	calls := tr.calls(store) // what the engine saves records to
+	if tr.on() {
 		log.Info("sending traces over OTLP")
 	}
 	observed := withDecisions(store, metrics.Observe(calls, log))
@@ -381,10 +378,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	if err := a.mcpInputRequired(mopts, observed); err != nil {
 		return err
 	}
-	if traced != nil {
-		traced.reg.Store(reg)
-		mopts.Trace = mcpTrace(tracer, propagator, "tcp")
-	}
+	tr.serve(reg, mopts, "tcp")
 	if a.cfg != nil {
 		mcpOffer(mopts, a.cfg.MCP)
 	}
@@ -439,7 +433,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 		// a web page in the user's browser must not be one of them.
 		handler = browserGuard(handler)
 	}
-	if tracer != nil {
+	if tr.on() {
 		handler = tracedHandler(handler)
 	}
 	// A request must be in within body_timeout (net/http lifts the

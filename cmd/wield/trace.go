@@ -70,6 +70,49 @@ func tracing(ctx context.Context, log *slog.Logger) (tracer trace.Tracer, prop p
 	return tp.Tracer("github.com/wieldhq/wield"), prop, stop, nil
 }
 
+// traces is the tracing of serve or mcp, the one setup both use: off (a
+// nil tracer) without an OTLP endpoint.
+type traces struct {
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
+	stop   func() // never nil
+	store  *tracedStore
+}
+
+// startTraces starts tracing (see tracing); stop ends it.
+func startTraces(ctx context.Context, log *slog.Logger) (*traces, error) {
+	tracer, prop, stop, err := tracing(ctx, log)
+	if err != nil {
+		return nil, err
+	}
+	return &traces{tracer: tracer, prop: prop, stop: stop}, nil
+}
+
+// on reports whether spans are sent.
+func (t *traces) on() bool { return t.tracer != nil }
+
+// calls is what the engine saves records to: store, which also records
+// each call's span when tracing is on.
+func (t *traces) calls(store wield.Storage) wield.Storage {
+	if !t.on() {
+		return store
+	}
+	t.store = &tracedStore{Storage: store, tracer: t.tracer}
+	return t.store
+}
+
+// serve gives the call spans the registry, once made, and the MCP server
+// a span per request over transport ("tcp", or "pipe" for stdio).
+func (t *traces) serve(reg *wield.Registry, mopts *mcpbridge.ServerOptions, transport string) {
+	if !t.on() {
+		return
+	}
+	if t.store != nil {
+		t.store.reg.Store(reg)
+	}
+	mopts.Trace = mcpTrace(t.tracer, t.prop, transport)
+}
+
 // A call's span (execute_tool) is recorded when the call has ended, from
 // its record, yet requests the tool makes while it runs must name it as
 // their parent. So its IDs are derived from the call's ID, which is unique
