@@ -307,7 +307,7 @@ func (s *Server) srvServeSessions(w http.ResponseWriter, r *http.Request, ep *sr
 		if sess != nil {
 			sess.begin()
 			defer sess.done()
-			if s.srvServeCoreTasks(w, r, ep, sess) {
+			if !s.srvPlainFastCall(r, ep) && s.srvServeCoreTasks(w, r, ep, sess) {
 				return
 			}
 		}
