@@ -165,50 +165,61 @@ func srvReadAll(r io.Reader, size int64) ([]byte, error) {
 // the params it knows) is returned with ok: the check has read all of it,
 // strictly, and nothing needs to read the body again.
 func srvStrictEnvelope(body []byte, id *json.RawMessage) (req srvFastRequest, ok bool, err error) {
-	var msgs []srvEnvelope
-	batch := false
 	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		batch = true
+		var msgs []srvEnvelope
 		if err := jsondec.DecodeStrict(body, &msgs); err != nil {
 			return req, false, err
 		}
-	} else {
-		var m srvEnvelope
-		if err := jsondec.DecodeStrict(body, &m); err != nil {
-			var loose struct{ ID json.RawMessage }
-			if json.Unmarshal(body, &loose) == nil {
-				*id = loose.ID
-			}
-			return req, false, err
-		}
-		msgs = append(msgs, m)
-	}
-	for _, m := range msgs {
-		fastParams := false
-		if m.Method == "tools/call" || m.Method == "tools/list" {
-			switch {
-			case len(m.Params) == 0 || string(m.Params) == "null":
-				fastParams = true
-			case m.Params[0] == '{':
-				// Decoded strictly, the params hold only keys spelled as
-				// srvFastParams spells them: none in another letter case.
-				fastParams = jsondec.DecodeStrict(m.Params, &req.Params) == nil
-			}
-		}
-		if !fastParams && m.Method == "tools/call" && len(m.Params) > 0 && m.Params[0] == '{' {
-			if err := srvParamCase(m.Params); err != nil {
-				*id = m.ID
+		for i := range msgs {
+			if _, err := srvCheckMessage(&msgs[i], &req.Params, id); err != nil {
 				return srvFastRequest{}, false, err
 			}
 		}
-		ok = !batch && fastParams && m.JSONRPC == "2.0" && srvPlainID(m.ID) &&
-			m.Result == nil && m.Error == nil && req.Params.Meta == nil
-		req.ID, req.Method = m.ID, m.Method
+		return srvFastRequest{}, false, nil // a batch goes to the SDK
 	}
-	if !ok {
+	// A single message is checked as it is, not as a batch of one: that
+	// slice was an allocation of every call, 2026-11-27.
+	var m srvEnvelope
+	if err := jsondec.DecodeStrict(body, &m); err != nil {
+		var loose struct{ ID json.RawMessage }
+		if json.Unmarshal(body, &loose) == nil {
+			*id = loose.ID
+		}
+		return req, false, err
+	}
+	fastParams, err := srvCheckMessage(&m, &req.Params, id)
+	if err != nil {
+		return srvFastRequest{}, false, err
+	}
+	if !fastParams || m.JSONRPC != "2.0" || !srvPlainID(m.ID) || m.Result != nil || m.Error != nil || req.Params.Meta != nil {
 		return srvFastRequest{}, false, nil
 	}
+	req.ID, req.Method = m.ID, m.Method
 	return req, true, nil
+}
+
+// srvCheckMessage reads the params of a tools/call or tools/list into p,
+// strictly, and reports whether it could; it refuses params of tools/call
+// with a key of srvParamNames in another letter case, and then sets *id to
+// the message's.
+func srvCheckMessage(m *srvEnvelope, p *srvFastParams, id *json.RawMessage) (fastParams bool, err error) {
+	if m.Method == "tools/call" || m.Method == "tools/list" {
+		switch {
+		case len(m.Params) == 0 || string(m.Params) == "null":
+			fastParams = true
+		case m.Params[0] == '{':
+			// Decoded strictly, the params hold only keys spelled as
+			// srvFastParams spells them: none in another letter case.
+			fastParams = jsondec.DecodeStrict(m.Params, p) == nil
+		}
+	}
+	if !fastParams && m.Method == "tools/call" && len(m.Params) > 0 && m.Params[0] == '{' {
+		if err := srvParamCase(m.Params); err != nil {
+			*id = m.ID
+			return false, err
+		}
+	}
+	return fastParams, nil
 }
 
 // srvParamCase refuses params of tools/call with a key that is one of
