@@ -92,7 +92,7 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 	// Read no more than the go-sdk takes: a larger body goes on unread
 	// past that, and the go-sdk refuses it (413) once it has read that
 	// much, so nothing here holds more.
-	body, err := srvReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1), r.ContentLength)
+	body, err := srvReadAll(r.Body, mcp.DefaultMaxRequestBodyBytes+1, r.ContentLength)
 	if err == nil && len(body) > mcp.DefaultMaxRequestBodyBytes {
 		r.Body = newSrvBody(body, r.Body, true)
 		return false
@@ -134,18 +134,28 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// srvReadAll is io.ReadAll, with its first buffer the size of the body when
-// the request says it (and it is no larger than srvFastMax): an MCP request
-// of a few hundred bytes no longer takes io.ReadAll's 512 bytes, nor a
-// large one its doublings.
-func srvReadAll(r io.Reader, size int64) ([]byte, error) {
+// srvReadAll is io.ReadAll of io.LimitReader(r, limit), with its first
+// buffer the size of the body when the request says it (and it is no
+// larger than srvFastMax): an MCP request of a few hundred bytes no longer
+// takes io.ReadAll's 512 bytes, nor a large one its doublings. (The limit
+// is kept here, not in an io.LimitedReader, which was an allocation of
+// every request.)
+func srvReadAll(r io.Reader, limit, size int64) ([]byte, error) {
 	n := 512
 	if size > 0 && size < srvFastMax {
 		n = int(size) + 1 // the read that finds the end needs room
 	}
 	b := make([]byte, 0, n)
 	for {
-		k, err := r.Read(b[len(b):cap(b)])
+		p := b[len(b):cap(b)]
+		left := limit - int64(len(b))
+		if left <= 0 {
+			return b, nil // as io.LimitedReader ends: io.EOF
+		}
+		if int64(len(p)) > left {
+			p = p[:left]
+		}
+		k, err := r.Read(p)
 		b = b[:len(b)+k]
 		if err != nil {
 			if err == io.EOF {
