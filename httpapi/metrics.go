@@ -168,15 +168,48 @@ func (panicCollector) Collect(ch chan<- prometheus.Metric) {
 // Registry returns the Prometheus registry, to add metrics of one's own.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
-// request counts one HTTP request.
-func (m *Metrics) request(route string, status int, d time.Duration) {
+// routeSeries are a route's series of the requests that most requests
+// are: those answered 200, and their latency. Looked up by their labels
+// (a hash of the route's name and of the code's, the code written out)
+// for every request, they were 2% of the server's CPU on a REST call,
+// 2026-11-27; they are looked up once, at the route's first such
+// request, so that a series appears in /metrics as it did, once counted.
+type routeSeries struct {
+	ok      atomic.Pointer[prometheus.Counter]
+	latency atomic.Pointer[prometheus.Observer]
+}
+
+// requestOf counts one HTTP request of route, through rs (the route's
+// series, nil: none kept) for the requests answered 200.
+func (m *Metrics) requestOf(rs *routeSeries, route string, status int, d time.Duration) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	m.requests.WithLabelValues(route, codeLabel(status)).Inc()
-	if route != "GET /v1/events" {
-		m.latency.WithLabelValues(route).Observe(d.Seconds())
+	if rs == nil || status != http.StatusOK {
+		m.requests.WithLabelValues(route, codeLabel(status)).Inc()
+	} else {
+		c := rs.ok.Load()
+		if c == nil {
+			ok := m.requests.WithLabelValues(route, codeLabel(status))
+			c = &ok
+			rs.ok.Store(c)
+		}
+		(*c).Inc()
 	}
+	if route == "GET /v1/events" {
+		return
+	}
+	if rs == nil {
+		m.latency.WithLabelValues(route).Observe(d.Seconds())
+		return
+	}
+	o := rs.latency.Load()
+	if o == nil {
+		l := m.latency.WithLabelValues(route)
+		o = &l
+		rs.latency.Store(o)
+	}
+	(*o).Observe(d.Seconds())
 }
 
 // observe counts one finished call.

@@ -187,3 +187,60 @@ func hasAll(page []string, names ...string) bool {
 	}
 	return true
 }
+
+// TestRouteSeries counts requests through a route's kept series and by
+// their labels alike: the same series, the same counts, and none before
+// the first request.
+func TestRouteSeries(t *testing.T) {
+	page := func(m *Metrics) string {
+		w := httptest.NewRecorder()
+		promPage(m, w)
+		return grep(w.Body.String(), "wield_http_request")
+	}
+	count := func(kept bool) string {
+		m := NewMetrics()
+		var rs, events *routeSeries // each route its own, as wrap keeps them
+		if kept {
+			rs, events = &routeSeries{}, &routeSeries{}
+		}
+		if got := grep(page(m), `wield_http_requests_total{code="200",route="POST /v1/tools/{name}/call"}`); got != "" {
+			t.Fatalf("a series before any request: %s", got)
+		}
+		for _, status := range []int{0, http.StatusOK, http.StatusNotFound, http.StatusOK} {
+			m.requestOf(rs, "POST /v1/tools/{name}/call", status, 3*time.Millisecond)
+		}
+		m.requestOf(events, "GET /v1/events", 0, time.Second)
+		return page(m)
+	}
+	want := count(false)
+	for _, line := range []string{`wield_http_requests_total{code="200",route="POST /v1/tools/{name}/call"} 3`,
+		`wield_http_requests_total{code="404",route="POST /v1/tools/{name}/call"} 1`,
+		`wield_http_request_duration_seconds_count{route="POST /v1/tools/{name}/call"} 4`} {
+		if !strings.Contains(want, line) {
+			t.Fatalf("no %s in\n%s", line, want)
+		}
+	}
+	if strings.Contains(want, `wield_http_request_duration_seconds_count{route="GET /v1/events"}`) {
+		t.Errorf("the event stream's latency counted:\n%s", want)
+	}
+	if got := count(true); got != want {
+		t.Errorf("through the route's series:\n%s\nby labels:\n%s", got, want)
+	}
+}
+
+// BenchmarkRequestMetrics counts a request answered 200 by its labels and
+// through its route's kept series.
+func BenchmarkRequestMetrics(b *testing.B) {
+	m := NewMetrics()
+	for _, bc := range []struct {
+		name string
+		rs   *routeSeries
+	}{{"labels", nil}, {"kept", &routeSeries{}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.requestOf(bc.rs, "POST /v1/tools/{name}/call", http.StatusOK, time.Millisecond)
+			}
+		})
+	}
+}

@@ -313,10 +313,11 @@ func (s *Server) wrap(rt route) http.Handler {
 	if rt.method != "" {
 		label = rt.method + " " + rt.path
 	}
+	series := &routeSeries{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		defer func() { s.metrics.request(label, sw.status, time.Since(start)) }()
+		defer func() { s.metrics.requestOf(series, label, sw.status, time.Since(start)) }()
 		if rt.right != "" && s.keys != nil {
 			k, ok := s.keys.Authenticate(secretOf(r))
 			if !ok {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -158,6 +159,10 @@ type Server struct {
 	endpoints map[string]*srvEndpoint // by toolset; "" is the whole registry
 	stop      func()                  // ends the bus listener
 	stopPoll  func()                  // ends the watch of resource files
+
+	// lastClient is the client name of the last call without a session
+	// and its caller ID (srvCallerNamed).
+	lastClient atomic.Pointer[[2]string]
 }
 
 // srvEndpoint is one MCP server: the whole registry or one toolset.
@@ -687,12 +692,16 @@ func (s *Server) srvCall(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerSes
 // srvCallAs is srvCall made as caller: a request without a session names
 // its client itself.
 func (s *Server) srvCallAs(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerSession, p *mcp.CallToolParamsRaw, caller wield.Caller) (*wield.Result, error) {
+	return s.srvCallIn(context.WithValue(ctx, srvRequestKey{}, &srvRequest{session: ss, params: p}), ep, ss, p, caller)
+}
+
+// srvCallIn is srvCallAs with the srvRequest in ctx already.
+func (s *Server) srvCallIn(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerSession, p *mcp.CallToolParamsRaw, caller wield.Caller) (*wield.Result, error) {
 	if ep.toolset != "" && !s.srvInToolset(ep.toolset, p.Name) {
 		// Left the toolset since the last list: as unknown as any tool
 		// the endpoint does not list.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
 	}
-	ctx = context.WithValue(ctx, srvRequestKey{}, &srvRequest{session: ss, params: p})
 	ctx, end := s.srvTrace(ctx, ss, p)
 	// A scoped key's call, and its program's inner calls, stay in scope.
 	res, err := s.eng.Call(ctx, wield.Call{Tool: p.Name, Arguments: p.Arguments, Caller: caller, Toolkit: s.srvReach(ctx)})
@@ -745,7 +754,14 @@ func (s *Server) srvCallerNamed(client string) wield.Caller {
 	if c.ID == "" {
 		c.ID = "mcp"
 		if client != "" {
-			c.ID = "mcp:" + client
+			// A client calls again and again: the name of the last one
+			// is kept rather than joined anew for every call.
+			if last := s.lastClient.Load(); last != nil && last[0] == client {
+				c.ID = last[1]
+			} else {
+				c.ID = "mcp:" + client
+				s.lastClient.Store(&[2]string{client, c.ID})
+			}
 		}
 	}
 	return c

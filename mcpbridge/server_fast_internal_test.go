@@ -225,8 +225,9 @@ func BenchmarkServerDecode(b *testing.B) {
 	}
 }
 
-// TestServerReadAll holds srvReadAll to io.ReadAll's answer, whatever the
-// request says of its size: the body, and the error, byte for byte.
+// TestServerReadAll holds srvReadAll to io.ReadAll's answer of a
+// io.LimitReader, whatever the request says of its size and whatever the
+// limit: the body, and the error, byte for byte.
 func TestServerReadAll(t *testing.T) {
 	errBroken := errors.New("broken")
 	bodies := []string{"", "{}", strings.Repeat("x", 511), strings.Repeat("y", 512), strings.Repeat("z", 5000)}
@@ -239,16 +240,18 @@ func TestServerReadAll(t *testing.T) {
 				"broken":   func() io.Reader { return io.MultiReader(strings.NewReader(body), iotest.ErrReader(errBroken)) },
 			}
 			for name, r := range readers {
-				want, wantErr := io.ReadAll(r())
-				got, err := srvReadAll(r(), size)
-				if string(got) != string(want) || err != wantErr {
-					t.Errorf("%d bytes, size %d, %s: got %d bytes, %v; want %d bytes, %v", len(body), size, name, len(got), err, len(want), wantErr)
+				for _, limit := range []int64{0, 1, int64(len(body)) - 1, int64(len(body)), int64(len(body)) + 1, 513, srvFastMax + 1} {
+					want, wantErr := io.ReadAll(io.LimitReader(r(), limit))
+					got, err := srvReadAll(r(), limit, size)
+					if string(got) != string(want) || err != wantErr {
+						t.Errorf("%d bytes, size %d, limit %d, %s: got %d bytes, %v; want %d bytes, %v", len(body), size, limit, name, len(got), err, len(want), wantErr)
+					}
 				}
 			}
 		}
 	}
 	sr := strings.NewReader("")
-	if n := testing.AllocsPerRun(100, func() { sr.Reset("{}"); srvReadAll(sr, 2) }); n > 1 {
+	if n := testing.AllocsPerRun(100, func() { sr.Reset("{}"); srvReadAll(sr, srvFastMax, 2) }); n > 1 {
 		t.Errorf("srvReadAll of a body of the size said: %v allocations, want 1", n)
 	}
 }

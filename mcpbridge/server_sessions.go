@@ -8,10 +8,13 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wieldhq/wield"
 )
 
 // The bounds of HTTP sessions when [ServerOptions] leaves them zero. A
@@ -81,8 +84,25 @@ type srvSession struct {
 
 	// calls are the tools/calls the fast path runs for this session, by
 	// JSON-RPC ID, so that the client's notifications/cancelled reaches
-	// them as it reaches the SDK's.
-	calls sync.Map // string(ID) → context.CancelCauseFunc
+	// them as it reaches the SDK's. Guarded by mu.
+	calls map[string]context.CancelCauseFunc
+
+	// caller is the session's caller (srvCaller), made once its client
+	// has said who it is.
+	made atomic.Pointer[wield.Caller]
+}
+
+// caller is s.srvCaller(sess.ss), made once: the client's name and the
+// session's ID do not change.
+func (sess *srvSession) caller(s *Server) wield.Caller {
+	if c := sess.made.Load(); c != nil {
+		return *c
+	}
+	c := s.srvCaller(sess.ss)
+	if sess.ss.InitializeParams() != nil {
+		sess.made.Store(&c)
+	}
+	return c
 }
 
 func newSrvSessions(o *ServerOptions) *srvSessions {
@@ -307,7 +327,7 @@ func (s *Server) srvServeSessions(w http.ResponseWriter, r *http.Request, ep *sr
 		if sess != nil {
 			sess.begin()
 			defer sess.done()
-			if s.srvServeCoreTasks(w, r, ep, sess) {
+			if !s.srvPlainFastCall(r, ep) && s.srvServeCoreTasks(w, r, ep, sess) {
 				return
 			}
 		}

@@ -41,7 +41,18 @@ func textLine(t testing.TB, h slog.Handler, tm time.Time, lv slog.Level, msg str
 // TestTextHandlerSameAsSlog writes each case through both handlers.
 func TestTextHandlerSameAsSlog(t *testing.T) {
 	times := []time.Time{time.Date(2026, 11, 27, 8, 31, 59, 787_654_321, time.UTC),
-		time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 5*3600+1800)), {}}
+		time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 5*3600+1800)), {},
+		// Zones west and with seconds, years of other widths, the
+		// local zone, a monotonic reading: each written as slog does.
+		time.Date(1999, 12, 31, 23, 59, 59, 999_999_999, time.FixedZone("w", -(9*3600+30*60))),
+		time.Date(2026, 3, 4, 5, 6, 7, 8, time.FixedZone("s", -(3600+61))),
+		time.Date(2026, 3, 4, 5, 6, 7, 8, time.FixedZone("s", 59)),
+		time.Date(9999, 12, 31, 23, 59, 59, 999_000_000, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(0, 1, 1, 0, 0, 0, 1_000_000, time.UTC),
+		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 27, 17, 40, 0, 0, time.Local),
+		time.Now()}
 	for _, tm := range times {
 		for _, lv := range []slog.Level{slog.LevelInfo, slog.LevelWarn, slog.LevelError + 2} {
 			for _, tc := range textCases {
@@ -69,6 +80,17 @@ func FuzzTextHandler(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg, key, s string, i int64, fl float64, b bool) {
 		textSame(t, time.Unix(1_800_000_000, 123_456_789), slog.LevelInfo, msg,
 			[]slog.Attr{slog.String(key, s), slog.Int64(key, i), slog.Float64("f", fl), slog.Bool(s, b)})
+	})
+}
+
+// FuzzTextHandlerTime compares the handlers on any time in any fixed zone.
+func FuzzTextHandlerTime(f *testing.F) {
+	f.Add(int64(1_800_000_000), int64(123_456_789), 0)
+	f.Add(int64(-62_167_219_200), int64(0), -3599)
+	f.Add(int64(253_402_300_799), int64(999_999_999), 50_400)
+	f.Fuzz(func(t *testing.T, sec, nsec int64, offset int) {
+		tm := time.Unix(sec, nsec).In(time.FixedZone("z", offset%(25*3600)))
+		textSame(t, tm, slog.LevelInfo, "call", textCases[0].attrs)
 	})
 }
 
