@@ -262,7 +262,17 @@ func (s *Store) write(ctx context.Context, rows []*row) error {
 		if err != nil {
 			return err
 		}
-		if err := s.insertAll(ctx, c, rows); err != nil {
+		err = s.insertAll(ctx, c, rows)
+		if errors.Is(err, errRolledBack) {
+			// SQLite rolled the transaction back (INSERT OR ROLLBACK):
+			// end it here too, and write the batch again record by record.
+			tx.Rollback()
+			if tx, err = c.(driver.ConnBeginTx).BeginTx(ctx, driver.TxOptions{}); err != nil {
+				return err
+			}
+			err = s.insertEach(ctx, c, rows)
+		}
+		if err != nil {
 			tx.Rollback()
 			return err
 		}

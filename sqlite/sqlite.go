@@ -143,6 +143,7 @@ type Store struct {
 	jr      *journal                // sync mode: what Save is acknowledged from
 	jcommit *commit.Committer[*row] // appends to jr
 	shapes  []*shaped               // the prepared INSERTs of each shape, latest used first
+	single  stmt                    // the INSERT of one record that refuses it alone (insertEach)
 	args    []driver.NamedValue     // the writer's, reused
 
 	lost atomic.Int64 // async records refused by the database
@@ -480,6 +481,9 @@ func (s *Store) closeDBs() error {
 			var errs []error
 			for _, sh := range s.shapes {
 				errs = append(errs, sh.close())
+			}
+			if s.single != nil {
+				errs = append(errs, s.single.Close())
 			}
 			return errors.Join(errs...)
 		}))
