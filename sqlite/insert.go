@@ -169,6 +169,9 @@ func insertSQL(n int, sh, shared shape) string {
 // already) rolls the transaction back: errRolledBack says so, and the
 // caller writes the rows again with insertEach.
 func (s *Store) insertAll(ctx context.Context, c driver.Conn, rows []*row) error {
+	for _, w := range rows {
+		w.err = nil // from an attempt rolled back (a batch that failed is retried)
+	}
 	for i := 0; i < len(rows); {
 		// Chunks of maxRows records, then of the powers of two that make up
 		// the rest: each size has its statement prepared.
