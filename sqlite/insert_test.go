@@ -36,9 +36,9 @@ func shapedRecord(i, k int) *wield.Record {
 }
 
 // TestInsertShapes writes chunks of many shapes, more than the store keeps
-// prepared, alone and mixed, and a duplicate id among them, and checks that
-// every column holds what the record's row binds, of the same type: a NULL
-// literal stores what a bound NULL did.
+// prepared, alone and mixed, and a duplicate id alone and amid a batch, and
+// checks that every column holds what the record's row binds, of the same
+// type: a NULL literal stores what a bound NULL did.
 func TestInsertShapes(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "wield.db"), &Options{Async: true})
@@ -77,6 +77,17 @@ func TestInsertShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	batches = append(batches, []*row{dup})
+	// The duplicate amid a batch: its INSERT rolls the transaction back,
+	// and the batch is written again record by record, all but it kept.
+	var mixed []*row
+	for j := range 80 {
+		if j == 41 {
+			mixed = append(mixed, dup)
+		}
+		mixed = append(mixed, nil)
+		mixed = add(mixed[:len(mixed)-1], j%32)
+	}
+	batches = append(batches, mixed)
 	for _, b := range batches {
 		if err := s.write(ctx, b); err != nil {
 			t.Fatal(err)
@@ -84,6 +95,11 @@ func TestInsertShapes(t *testing.T) {
 	}
 	if dup.err == nil {
 		t.Error("a record whose id is taken was not refused")
+	}
+	for _, w := range mixed {
+		if w != dup && w.err != nil {
+			t.Errorf("record %s refused beside the duplicate: %v", w.id, w.err)
+		}
 	}
 	if len(s.shapes) > maxShapes {
 		t.Errorf("%d shapes kept prepared, want at most %d", len(s.shapes), maxShapes)
@@ -131,11 +147,11 @@ func TestInsertSQLShared(t *testing.T) {
 		}
 		return "(" + strings.Join(cols, ", ") + ")"
 	}
-	want := "INSERT INTO calls (" + columns + ") VALUES " + row("?", "?", "?", "?") + ", " + row("?", "?2", "?3", "?") + ", " + row("?", "?2", "?3", "?")
+	want := "INSERT OR ROLLBACK INTO calls (" + columns + ") VALUES " + row("?", "?", "?", "?") + ", " + row("?", "?2", "?3", "?") + ", " + row("?", "?2", "?3", "?")
 	if got != want {
 		t.Fatalf("insertSQL:\n got %s\nwant %s", got, want)
 	}
-	if got, want := insertSQL(2, sh, 0), "INSERT INTO calls ("+columns+") VALUES "+row("?", "?", "?", "?")+", "+row("?", "?", "?", "?"); got != want {
+	if got, want := insertSQL(2, sh, 0), "INSERT OR ROLLBACK INTO calls ("+columns+") VALUES "+row("?", "?", "?", "?")+", "+row("?", "?", "?", "?"); got != want {
 		t.Fatalf("insertSQL without shared columns:\n got %s\nwant %s", got, want)
 	}
 }

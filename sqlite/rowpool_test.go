@@ -38,20 +38,37 @@ func TestRowFillReused(t *testing.T) {
 	}
 }
 
-// TestRowReleaseBounded checks that a pooled row keeps no large buffer and
-// no value of the record it held.
+// TestRowReleaseBounded checks that a pooled row keeps no large buffer,
+// nothing of the caller's, and of the record it held only the values fill
+// may keep: small ones that repeat, and blobs in the buffer it keeps.
 func TestRowReleaseBounded(t *testing.T) {
-	r := shapedRecord(1, 0)
+	kept := map[int]bool{}
+	for _, j := range keptColumns {
+		kept[j] = true
+	}
+	check := func(name string, w *row, blobs bool) {
+		t.Helper()
+		if w.id != "" || w.err != nil || w.seq != 0 {
+			t.Errorf("%s: released row keeps id %q, err %v, seq %d", name, w.id, w.err, w.seq)
+		}
+		for j, v := range w.vals {
+			if v != nil && !kept[j] && !(blobs && j >= 24 && j < 28) {
+				t.Errorf("%s: released row keeps column %d: %v", name, j, v)
+			}
+		}
+	}
+	r := shapedRecord(1, 15)
 	r.Result.Output = make([]byte, 2*maxPooledBuf)
 	w, err := newRow(r, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	release([]*row{w})
-	if w.buf != nil || w.id != "" || w.vals != ([nColumns]any{}) {
-		t.Fatalf("released row keeps %d bytes of room, id %q, values %v", cap(w.buf), w.id, w.vals)
+	if w.buf != nil {
+		t.Fatalf("released row keeps %d bytes of room", cap(w.buf))
 	}
-	small, err := newRow(shapedRecord(2, 0), true)
+	check("large", w, false)
+	small, err := newRow(shapedRecord(2, 15), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,4 +76,12 @@ func TestRowReleaseBounded(t *testing.T) {
 	if small.buf == nil || len(small.buf) != 0 {
 		t.Fatalf("released small row: buffer %v, want its room kept and empty", small.buf)
 	}
+	check("small", small, true)
+	caller, err := newRow(shapedRecord(3, 15), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller.buf = make([]byte, 0, 64) // room from an earlier use
+	release([]*row{caller})
+	check("caller's bytes", caller, false)
 }
