@@ -28,9 +28,9 @@ func TestQueryPlans(t *testing.T) {
 		{wield.CallQuery{Cursor: "01k"}, "calls_id"},
 		{wield.CallQuery{ConversationID: "c"}, "calls_conversation"},
 		{wield.CallQuery{ConversationID: "c", Cursor: "01k", Status: "ok"}, "calls_conversation"},
-		{wield.CallQuery{Tool: "echo"}, "calls_id"}, // newest first until the page is full (migration 0009)
-		{wield.CallQuery{ConversationID: "c", Tool: "echo"}, "calls_conversation"},
-		{wield.CallQuery{Tool: "echo", Status: "error"}, "calls_failed"},
+		{wield.CallQuery{Tool: "echo"}, "calls_tool"},
+		{wield.CallQuery{ConversationID: "c", Tool: "echo"}, "calls_tool"},
+		{wield.CallQuery{Tool: "echo", Status: "error"}, "calls_tool"},
 		{wield.CallQuery{WorkflowID: "w"}, "calls_workflow"},
 		{wield.CallQuery{UserID: "u"}, "calls_user"},
 		{wield.CallQuery{Status: "error"}, "calls_failed"},

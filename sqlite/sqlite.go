@@ -72,13 +72,10 @@
 // # Queries
 //
 // Records are indexed by ID (pages are newest first and the cursor of a page
-// is its last ID), by conversation and by queue time; workflows, users,
-// failed calls and idempotency keys have partial indexes, which records
-// without them do not pay for. A filter on the caller or on the tool alone
-// has no index of its own: it reads newest first until the page is full
-// (a tool's index cost the writer about a fifth of its time per record,
-// migrations/0009_drop_calls_tool.sql; a page of a tool called once among
-// 200,000 records then takes about 250 ms instead of 0.1 ms). Times
+// is its last ID), by conversation, by tool and by queue time; workflows,
+// users, failed calls and idempotency keys have partial indexes, which
+// records without them do not pay for. A filter on the caller alone has no
+// index of its own: it reads newest first until the page is full. Times
 // are kept to the microsecond, durations to the nanosecond. Statistics read
 // the duration of every selected call and take nearest-rank percentiles.
 //
