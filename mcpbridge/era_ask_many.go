@@ -336,9 +336,11 @@ type srvClientNeeder interface {
 
 // srvEraStaticNeeds is the -32021 error of a call of 2026-07-28 whose
 // tool is known to need capabilities the client in did not declare, or nil.
-func (s *Server) srvEraStaticNeeds(name string, in srvEraInput) error {
+// A tool hidden from caller (srvHidden) needs nothing: the engine answers
+// its call as a call of an unknown tool, as for a tool not registered.
+func (s *Server) srvEraStaticNeeds(ctx context.Context, name string, caller wield.Caller, in srvEraInput) error {
 	t, ok := s.reg.Tool(name)
-	if !ok {
+	if !ok || s.srvHidden(ctx, name, caller) {
 		return nil
 	}
 	n, ok := t.Handler.(srvClientNeeder)

@@ -144,7 +144,7 @@ func (s *Server) srvEraCall(ctx context.Context, ep *srvEndpoint, ss *mcp.Server
 		}
 		return s.srvEraRetry(ctx, ep, ss, p, caller, who, in)
 	}
-	if err := s.srvEraStaticNeeds(p.Name, in); err != nil {
+	if err := s.srvEraStaticNeeds(ctx, p.Name, caller, in); err != nil {
 		return nil, err
 	}
 	asks := o != nil && in.canElicit && (wield.RequesterFrom(ctx) == "" || o.SelfApproval)

@@ -347,6 +347,9 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 		}
 		p := &mcp.CallToolParamsRaw{Name: req.Params.Name, Arguments: req.Params.Arguments}
 		caller := s.srvCallerNamed(req.client)
+		if s.srvHidden(r.Context(), p.Name, caller) {
+			return false // unknown to this caller: the SDK words it, as for a tool not listed
+		}
 		var result *mcp.CallToolResult
 		var err error
 		if req.input.state == "" && !s.srvEraTalks(req.input) {
@@ -357,7 +360,7 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 			// declare is refused before it runs, and a Go tool that
 			// failed for asking it anyway is refused after (-32021), as
 			// srvEraCall does.
-			if err = s.srvEraStaticNeeds(p.Name, req.input); err == nil {
+			if err = s.srvEraStaticNeeds(r.Context(), p.Name, caller, req.input); err == nil {
 				c := newSrvEraCtx(r, p)
 				defer c.end()
 				var res *wield.Result

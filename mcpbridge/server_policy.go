@@ -114,3 +114,26 @@ func (s *Server) srvPolicyList(ctx context.Context, req mcp.Request, res mcp.Res
 		}
 	}
 }
+
+// srvHidden reports whether the policies hide the tool name from caller,
+// asking as ctx's requester: a call of it without arguments is denied, so
+// no list shows it ([wield.VisibleTools], the filter of tools/list and of
+// the engine's answer to its calls). To that caller the tool does not
+// exist: what the server knows of it before the engine runs the call (the
+// client capabilities a tool file needs, that it runs only as a task, the
+// questions it asks before its task is made, whether a call of it may
+// become a task) is not told, and the call goes to the engine as a plain
+// call, which answers it as a call of an unknown tool (a call its
+// arguments make allowed runs, as the engine decides). A tool not
+// registered is not hidden: it is unknown already.
+func (s *Server) srvHidden(ctx context.Context, name string, caller wield.Caller) bool {
+	p := s.eng.Policy()
+	if p == nil {
+		return false
+	}
+	t, ok := s.reg.Tool(name)
+	if !ok {
+		return false
+	}
+	return len(wield.VisibleTools(ctx, p, s.reg, caller, []*wield.Tool{t})) == 0
+}

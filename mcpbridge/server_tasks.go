@@ -310,6 +310,13 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 		if c.name != r.Header.Get("Mcp-Name") {
 			return false
 		}
+		if s.srvHidden(r.Context(), c.name, s.srvCallerNamed(c.client)) {
+			// Unknown to this caller: a plain call, which the engine
+			// answers as a call of an unknown tool. Nothing the tool's
+			// task support says (-32021, input_required before the task,
+			// a task past TaskAfter) is told.
+			return false
+		}
 		if s.srvTaskSupport(ep, c.name) == "" {
 			return s.srvTaskAfter(w, r, ep, c)
 		}
@@ -425,7 +432,7 @@ func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEnd
 		return true
 	}
 	client, in := q.client, q.in
-	if err := s.srvEraStaticNeeds(q.name, in); err != nil {
+	if err := s.srvEraStaticNeeds(r.Context(), q.name, s.srvCallerNamed(client), in); err != nil {
 		// Known before the task exists (a tool file's steps): refused
 		// as a plain call is, no task made.
 		var jerr *jsonrpc.Error

@@ -187,6 +187,12 @@ func (s *Server) srvServeCoreTasks(w http.ResponseWriter, r *http.Request, ep *s
 		if q.Params == nil {
 			return false
 		}
+		if s.srvHidden(r.Context(), q.Params.Name, s.srvCaller(sess.ss)) {
+			// Unknown to this caller: the SDK's path, where the engine
+			// answers it as a call of an unknown tool; neither that the
+			// tool runs only as a task nor a task is told.
+			return false
+		}
 		if q.Params.Task == nil {
 			// A plain call, but of a tool that runs only as a task
 			// from a client that knows tasks: -32601, as the
