@@ -758,7 +758,8 @@ type srvTaskView struct {
 // cut short with its server before it was recorded). An ID none of them
 // knows is an invalid-params error, and so is a task another requester
 // started (srvTaskOwnerVar) than ctx's. A task running on another server
-// and not yet recorded is read by its reservation, which names no owner.
+// and not yet recorded is read by its reservation, and is its owner's by
+// the lease its server holds on it (srvReservedFor).
 func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *jsonrpc.Error) {
 	v := &srvTaskView{TaskID: id, PollIntervalMs: srvTaskPollMs}
 	owner := srvTaskOwner(ctx)
@@ -815,7 +816,16 @@ func (s *Server) srvTaskState(ctx context.Context, id string) (*srvTaskView, *js
 		at, err := rs.CallIDReservedAt(ctx, id)
 		if err == nil {
 			v.Status, v.CreatedAt, v.LastUpdatedAt = "working", srvTaskTime(at), srvTaskTime(at)
-			s.srvOrphaned(ctx, v)
+			mine, err := s.srvReservedFor(ctx, v, owner)
+			if err != nil {
+				if ctx.Err() == nil {
+					s.log.Error("mcp server: read a task's lease", "task", id, "err", err)
+				}
+				return nil, srvInternal
+			}
+			if !mine {
+				return nil, srvUnknownTask(id)
+			}
 			return v, nil
 		}
 		if !errors.Is(err, wield.ErrNotFound) {

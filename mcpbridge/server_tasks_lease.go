@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -66,7 +67,7 @@ func (s *Server) srvHoldLease(ctx context.Context, id string, t *srvTask) {
 	}
 	ts.mu.Unlock()
 	now := time.Now()
-	lost, err := ls.HoldCallLeases(ctx, owner, []string{id}, now, now.Add(s.srvTaskLease()))
+	lost, err := ls.HoldCallLeases(ctx, srvLeaseName(owner, t.owner), []string{id}, now, now.Add(s.srvTaskLease()))
 	if err != nil || len(lost) > 0 {
 		// Not leased: the task reads working elsewhere until it is
 		// recorded, as before leases.
@@ -91,52 +92,103 @@ func (s *Server) srvRenewLeases(ctx context.Context, ls wield.CallLeases, owner 
 		}
 		ts := &s.tasks
 		ts.mu.Lock()
-		ids := make([]string, 0, len(ts.running))
+		// By the task owner each lease names (srvLeaseName): one
+		// renewal for each requester whose tasks run here.
+		ids := map[string][]string{}
 		for id, t := range ts.running {
 			if t.leased.Load() {
-				ids = append(ids, id)
+				ids[t.owner] = append(ids[t.owner], id)
 			}
 		}
 		ts.mu.Unlock()
-		if len(ids) == 0 {
-			continue
-		}
-		rctx, cancel := context.WithTimeout(ctx, lease/3)
-		now := time.Now()
-		lost, err := ls.HoldCallLeases(rctx, owner, ids, now, now.Add(lease))
-		cancel()
-		if err != nil {
-			s.log.Warn("mcp server: renew the leases of tasks", "tasks", len(ids), "err", err)
-			continue
-		}
-		for _, id := range lost {
-			if t := ts.local(id); t != nil {
-				s.log.Warn("mcp server: a task's lease was lost; canceling it", "task", id)
-				t.cancel(srvTaskLeaseLost)
+		for taskOwner, ids := range ids {
+			if ctx.Err() != nil {
+				return
+			}
+			rctx, cancel := context.WithTimeout(ctx, lease/3)
+			now := time.Now()
+			lost, err := ls.HoldCallLeases(rctx, srvLeaseName(owner, taskOwner), ids, now, now.Add(lease))
+			cancel()
+			if err != nil {
+				s.log.Warn("mcp server: renew the leases of tasks", "tasks", len(ids), "err", err)
+				continue
+			}
+			for _, id := range lost {
+				if t := ts.local(id); t != nil {
+					s.log.Warn("mcp server: a task's lease was lost; canceling it", "task", id)
+					t.cancel(srvTaskLeaseLost)
+				}
 			}
 		}
 	}
 }
 
-// srvOrphaned reads the lease of a task reserved, not recorded and not
-// running here: when it has expired, v reads failed, and it reports true.
-func (s *Server) srvOrphaned(ctx context.Context, v *srvTaskView) bool {
+// srvLeaseTaskOwner separates, in the owner a task's lease names, the
+// server running the task from the owner of the task (srvTaskOwner of the
+// requester that started it): a server reading a task not recorded and not
+// running there knows whose it is by its lease alone, the reservation
+// naming no one. A host name has no space.
+const srvLeaseTaskOwner = " task of "
+
+// srvLeaseName is the owner the lease of a task of taskOwner names, held by
+// the server server: server alone for a task of no requester.
+func srvLeaseName(server, taskOwner string) string {
+	if taskOwner == "" {
+		return server
+	}
+	return server + srvLeaseTaskOwner + taskOwner
+}
+
+// srvLeaseNamed reads a lease's owner made by srvLeaseName: the server
+// holding it and the task's owner ("" for none, and for a lease of a server
+// from before task owners were named in leases).
+func srvLeaseNamed(lease string) (server, taskOwner string) {
+	if i := strings.LastIndex(lease, srvLeaseTaskOwner); i >= 0 {
+		return lease[:i], lease[i+len(srvLeaseTaskOwner):]
+	}
+	return lease, ""
+}
+
+// srvReservedFor reads the lease of a task reserved, not recorded and not
+// running here, and reports whether the requester whose srvTaskOwner is
+// reader may read the task: a task is its owner's, as one running here or
+// recorded is (cancelableBy, srvTaskOwnerVar). A task of no requester is
+// anyone's; one whose lease is not known (not taken yet, or a store
+// without leases) only a reader of no requester's, as the reservation
+// names no one: a server with keys answers it as an unknown task until
+// it is recorded.
+func (s *Server) srvReservedFor(ctx context.Context, v *srvTaskView, reader string) (bool, error) {
 	ls, ok := s.opts.Calls.(wield.CallLeases)
 	if !ok {
-		return false
+		return reader == "", nil
 	}
-	owner, until, err := ls.CallLease(ctx, v.TaskID)
+	lease, until, err := ls.CallLease(ctx, v.TaskID)
 	if err != nil {
-		if !errors.Is(err, wield.ErrNotFound) {
-			s.log.Warn("mcp server: read a task's lease", "task", v.TaskID, "err", err)
+		if errors.Is(err, wield.ErrNotFound) {
+			return reader == "", nil
 		}
-		return false
+		return false, err
 	}
-	if owner == "" || !time.Now().After(until) {
+	if lease == "" {
+		return reader == "", nil
+	}
+	server, taskOwner := srvLeaseNamed(lease)
+	if taskOwner != "" && taskOwner != reader {
+		return false, nil
+	}
+	srvOrphaned(v, server, until)
+	return true, nil
+}
+
+// srvOrphaned reads, in the lease of a task reserved, not recorded and not
+// running here (held by server until until), whether the task's server
+// stopped: when the lease has expired, v reads failed, and it reports true.
+func srvOrphaned(v *srvTaskView, server string, until time.Time) bool {
+	if server == "" || !time.Now().After(until) {
 		return false
 	}
 	msg := fmt.Sprintf("the server running this task (%s) stopped without recording it (killed or crashed: its lease expired at %s); the task's outcome is unknown, and the tool may have had effects",
-		owner, until.UTC().Format(time.RFC3339))
+		server, until.UTC().Format(time.RFC3339))
 	v.Status, v.StatusMessage = "failed", msg
 	v.LastUpdatedAt = srvTaskTime(until)
 	v.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server running the task stopped before the task ended"}
