@@ -27,7 +27,7 @@ import (
 // task, a plain tool that may become a task past TaskAfter), empty none
 // of them. To a key the policy hides them from, a tool of full must be
 // answered exactly as the same name is by empty, where it does not exist.
-func hiddenServers(t *testing.T, fast bool) (full, empty http.Handler) {
+func hiddenServers(t *testing.T, fast, stateless bool) (full, empty http.Handler) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -80,7 +80,7 @@ func hiddenServers(t *testing.T, fast bool) (full, empty http.Handler) {
 		reg.MustRegister(tools...)
 		eng := engine.New(reg, &engine.Options{Store: store, Policy: set})
 		t.Cleanup(func() { eng.Close(ctx) })
-		srv := mcpbridge.NewServer(eng, reg, &mcpbridge.ServerOptions{Calls: store, TaskAfter: time.Minute, DisableFastPath: !fast})
+		srv := mcpbridge.NewServer(eng, reg, &mcpbridge.ServerOptions{Calls: store, TaskAfter: time.Minute, DisableFastPath: !fast, Stateless: stateless})
 		t.Cleanup(srv.Close)
 		return srv.Handler()
 	}
@@ -112,12 +112,16 @@ func hiddenSession(t *testing.T, h http.Handler) *coreSession {
 	return c
 }
 
-// hiddenCall posts a tools/call of the session c and returns the answer
-// as hiddenAnswer reads it.
-func hiddenCall(c *coreSession, params map[string]any) string {
+// hiddenCall posts a tools/call of 2025-11-25 to h, of the session id
+// ("" for none: a stateless server's) and returns the answer as
+// hiddenAnswer reads it.
+func hiddenCall(h http.Handler, id string, params map[string]any) string {
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params})
-	w := srvPost(c.h, string(body), "Mcp-Protocol-Version", "2025-11-25", "Mcp-Session-Id", c.id)
-	return hiddenAnswer(w)
+	headers := []string{"Mcp-Protocol-Version", "2025-11-25"}
+	if id != "" {
+		headers = append(headers, "Mcp-Session-Id", id)
+	}
+	return hiddenAnswer(srvPost(h, string(body), headers...))
 }
 
 // TestServerHiddenToolAnswersAsUnknown: a tool the policies hide from a
@@ -125,7 +129,8 @@ func hiddenCall(c *coreSession, params map[string]any) string {
 // eras, with the fast path and without: the status, content type and
 // body of every answer (a tools/call of the stateless era declaring or
 // not the Tasks extension and elicitation, with and without answers; a
-// session's tools/call with and without params.task) are those of a call
+// session's, or a stateless server's, tools/call of 2025-11-25 with and
+// without params.task) are those of a call
 // of a tool the server does not have, byte for byte. Nothing the server
 // knows of the tool before the engine runs its call is told: the client
 // capabilities a tool file needs (-32021), that it runs only as a task,
@@ -143,8 +148,9 @@ func TestServerHiddenToolAnswersAsUnknown(t *testing.T) {
 		{"elicitation", map[string]any{"elicitation": map[string]any{}}},
 	}
 	tools := []string{"needs", "asks", "must", "opt", "plain"}
-	for _, fast := range []bool{true, false} {
-		full, empty := hiddenServers(t, fast)
+	for _, c := range []struct{ fast, stateless bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
+		fast := c.fast
+		full, empty := hiddenServers(t, fast, c.stateless)
 		dev, devEmpty, ops := hiddenAs(full, "key:dev"), hiddenAs(empty, "key:dev"), hiddenAs(full, "key:ops")
 		var told []string // what the permitted key was told that no unknown tool gets
 		for _, tool := range tools {
@@ -161,7 +167,7 @@ func TestServerHiddenToolAnswersAsUnknown(t *testing.T) {
 					hidden := hiddenAnswer(srvEraSend(dev, 7, "tools/call", tool, params(), ec.caps, "c"))
 					unknown := hiddenAnswer(srvEraSend(devEmpty, 7, "tools/call", tool, params(), ec.caps, "c"))
 					if hidden != unknown {
-						t.Errorf("fast %v, %s: the hidden tool's answer\n%q\nwant the unknown tool's\n%q", fast, what(), hidden, unknown)
+						t.Errorf("fast %v stateless %v, %s: the hidden tool's answer\n%q\nwant the unknown tool's\n%q", fast, c.stateless, what(), hidden, unknown)
 					}
 					if allowed := hiddenAnswer(srvEraSend(ops, 7, "tools/call", tool, params(), ec.caps, "c")); allowed != unknown {
 						told = append(told, tool)
@@ -177,10 +183,14 @@ func TestServerHiddenToolAnswersAsUnknown(t *testing.T) {
 					}
 					return p
 				}
-				hidden := hiddenCall(hiddenSession(t, dev), params())
-				unknown := hiddenCall(hiddenSession(t, devEmpty), params())
+				var hidden, unknown string
+				if c.stateless {
+					hidden, unknown = hiddenCall(dev, "", params()), hiddenCall(devEmpty, "", params())
+				} else {
+					hidden, unknown = hiddenCall(dev, hiddenSession(t, dev).id, params()), hiddenCall(devEmpty, hiddenSession(t, devEmpty).id, params())
+				}
 				if hidden != unknown {
-					t.Errorf("fast %v, 2025-11-25 %s, params.task %v: the hidden tool's answer\n%q\nwant the unknown tool's\n%q", fast, tool, task, hidden, unknown)
+					t.Errorf("fast %v stateless %v, 2025-11-25 %s, params.task %v: the hidden tool's answer\n%q\nwant the unknown tool's\n%q", fast, c.stateless, tool, task, hidden, unknown)
 				}
 				if !strings.Contains(unknown, `unknown tool \"`+tool+`\"`) {
 					t.Errorf("fast %v, 2025-11-25 %s: the unknown tool's answer %s", fast, tool, unknown)
