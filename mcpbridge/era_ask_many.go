@@ -340,7 +340,7 @@ type srvClientNeeder interface {
 // its call as a call of an unknown tool, as for a tool not registered.
 func (s *Server) srvEraStaticNeeds(ctx context.Context, name string, caller wield.Caller, in srvEraInput) error {
 	t, ok := s.reg.Tool(name)
-	if !ok || s.srvHidden(ctx, name, caller) {
+	if !ok {
 		return nil
 	}
 	n, ok := t.Handler.(srvClientNeeder)
@@ -353,7 +353,7 @@ func (s *Server) srvEraStaticNeeds(ctx context.Context, name string, caller wiel
 			missing = append(missing, c)
 		}
 	}
-	if len(missing) == 0 {
+	if len(missing) == 0 || s.srvHidden(ctx, name, caller) {
 		return nil
 	}
 	return srvMissingCapabilities(fmt.Sprintf("tool %q", name), missing)

@@ -636,6 +636,9 @@ var srvInternal = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "inte
 // and its text stays in the log.
 func (s *Server) srvHandler(ep *srvEndpoint) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if err := srvToldUnknown(req); err != nil {
+			return nil, err // run by a fast path already
+		}
 		ctx, stop := srvCancelOnPurpose(ctx)
 		defer stop()
 		if x := req.GetExtra(); s.opts.Trace != nil && x != nil && x.Header != nil {

@@ -347,9 +347,6 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 		}
 		p := &mcp.CallToolParamsRaw{Name: req.Params.Name, Arguments: req.Params.Arguments}
 		caller := s.srvCallerNamed(req.client)
-		if s.srvHidden(r.Context(), p.Name, caller) {
-			return false // unknown to this caller: the SDK words it, as for a tool not listed
-		}
 		var result *mcp.CallToolResult
 		var err error
 		if req.input.state == "" && !s.srvEraTalks(req.input) {
@@ -384,6 +381,9 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 			result, err = s.srvEraCall(context.WithValue(ctx, srvClientKey{}, s.sessions.client(r)), ep, nil, p, caller, req.input)
 		}
 		if err != nil {
+			if srvUnknownToolTold(r, err, p.Name) {
+				return false
+			}
 			var jerr *jsonrpc.Error
 			if !errors.As(err, &jerr) {
 				jerr = srvInternal

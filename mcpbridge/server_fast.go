@@ -315,9 +315,6 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 		if !listed {
 			return false // the SDK words the error
 		}
-		if s.eng.Policy() != nil && s.srvHidden(r.Context(), p.Name, s.srvFastCaller(sess)) {
-			return false // unknown to this caller: the SDK words it, as for a tool not listed
-		}
 		var (
 			res *wield.Result
 			err error
@@ -328,6 +325,9 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 			res, err = s.srvFastSessionCall(r, ep, sess, req.ID, p.Name, p.Arguments)
 		}
 		if err != nil {
+			if srvUnknownToolTold(r, err, p.Name) {
+				return false
+			}
 			var jerr *jsonrpc.Error
 			if !errors.As(err, &jerr) {
 				jerr = srvInternal
@@ -742,13 +742,4 @@ func srvHTTPError(w http.ResponseWriter, status int, id json.RawMessage, jerr *j
 	h.Set("Content-Length", strconv.Itoa(b.Len()))
 	w.WriteHeader(status)
 	w.Write(b.Bytes())
-}
-
-// srvFastCaller is the caller a tools/call of the fast path is made as:
-// the session's, or a stateless request's (srvFastCall).
-func (s *Server) srvFastCaller(sess *srvSession) wield.Caller {
-	if sess == nil {
-		return s.srvCaller(nil)
-	}
-	return sess.caller(s)
 }

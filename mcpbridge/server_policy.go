@@ -2,11 +2,14 @@ package mcpbridge
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
 )
@@ -24,6 +27,7 @@ func srvNoteRequester(r *http.Request) {
 	r.Header.Del(srvRequesterHeader) // only this server writes it
 	r.Header.Del(srvScopeHeader)
 	r.Header.Del(srvClientHeader)
+	r.Header.Del(srvUnknownHeader)
 	if who := wield.RequesterFrom(r.Context()); who != "" {
 		r.Header.Set(srvRequesterHeader, who)
 	}
@@ -136,4 +140,41 @@ func (s *Server) srvHidden(ctx context.Context, name string, caller wield.Caller
 		return false
 	}
 	return len(wield.VisibleTools(ctx, p, s.reg, caller, []*wield.Tool{t})) == 0
+}
+
+// srvUnknownHeader names, on a request a fast path ran and leaves to the
+// go-sdk, the tool the engine answered as unknown to the caller
+// (srvUnknownToolTold): the go-sdk's path answers it as it answers a tool
+// it does not list, without running the call a second time (srvHandler).
+// A client's own header of that name is dropped before.
+const srvUnknownHeader = "Wield-Internal-Unknown-Tool"
+
+// srvUnknownToolTold reports whether err, the error of a fast path's call
+// of tool, is the error of a call of a tool unknown to its caller (a tool
+// the policies hide from it, or gone since the list: srvCallIn), and then
+// notes it on r for the go-sdk's path: the fast paths write their answers
+// in their own framing (application/json, where the go-sdk may answer an
+// event stream), so a hidden tool answered there would differ from a tool
+// the server does not have, which the go-sdk answers. A call the engine
+// runs costs no second decision of the policies.
+func srvUnknownToolTold(r *http.Request, err error, tool string) bool {
+	var jerr *jsonrpc.Error
+	if !errors.As(err, &jerr) || jerr.Code != jsonrpc.CodeInvalidParams || jerr.Message != fmt.Sprintf("unknown tool %q", tool) {
+		return false
+	}
+	r.Header.Set(srvUnknownHeader, tool)
+	return true
+}
+
+// srvToldUnknown is the error of a tools/call the fast path ran and found
+// unknown to its caller (srvUnknownToolTold), nil for any other.
+func srvToldUnknown(req *mcp.CallToolRequest) error {
+	x := req.GetExtra()
+	if x == nil || x.Header == nil || req.Params == nil {
+		return nil
+	}
+	if name := x.Header.Get(srvUnknownHeader); name != "" && name == req.Params.Name {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+	}
+	return nil
 }

@@ -310,13 +310,6 @@ func (s *Server) srvServeTasks(w http.ResponseWriter, r *http.Request, ep *srvEn
 		if c.name != r.Header.Get("Mcp-Name") {
 			return false
 		}
-		if s.srvHidden(r.Context(), c.name, s.srvCallerNamed(c.client)) {
-			// Unknown to this caller: a plain call, which the engine
-			// answers as a call of an unknown tool. Nothing the tool's
-			// task support says (-32021, input_required before the task,
-			// a task past TaskAfter) is told.
-			return false
-		}
 		if s.srvTaskSupport(ep, c.name) == "" {
 			return s.srvTaskAfter(w, r, ep, c)
 		}
@@ -406,6 +399,13 @@ func srvNeedsTasks(what string) *jsonrpc.Error {
 // A client that does not gets the plain call (task optional) or error
 // -32021 (task required).
 func (s *Server) srvStartTask(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, q *srvTaskCall, after time.Duration) bool {
+	if s.srvHidden(r.Context(), q.name, s.srvCallerNamed(q.client)) {
+		// Unknown to this caller: a plain call, which the engine answers
+		// as a call of an unknown tool. Nothing the tool's task support
+		// says (-32021, input_required before the task, a task, past
+		// TaskAfter or not) is told.
+		return false
+	}
 	support := s.srvTaskSupport(ep, q.name)
 	if after > 0 {
 		support = wield.TaskOptional // past TaskAfter, or a plain call

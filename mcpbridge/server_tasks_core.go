@@ -187,12 +187,6 @@ func (s *Server) srvServeCoreTasks(w http.ResponseWriter, r *http.Request, ep *s
 		if q.Params == nil {
 			return false
 		}
-		if s.srvHidden(r.Context(), q.Params.Name, s.srvCaller(sess.ss)) {
-			// Unknown to this caller: the SDK's path, where the engine
-			// answers it as a call of an unknown tool; neither that the
-			// tool runs only as a task nor a task is told.
-			return false
-		}
 		if q.Params.Task == nil {
 			// A plain call, but of a tool that runs only as a task
 			// from a client that knows tasks: -32601, as the
@@ -200,6 +194,9 @@ func (s *Server) srvServeCoreTasks(w http.ResponseWriter, r *http.Request, ep *s
 			// the plain call, as before tasks.
 			if s.srvTaskSupport(ep, q.Params.Name) != wield.TaskRequired || !s.coreSessions.declared(sess.id) {
 				return false
+			}
+			if s.srvHidden(r.Context(), q.Params.Name, s.srvCaller(sess.ss)) {
+				return false // unknown to this caller: the SDK's path, where the engine answers so
 			}
 			srvWrite(w, sess.ss, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 				Message: fmt.Sprintf("tool %q runs only as a task (its execution.taskSupport is required): call it with params.task", q.Params.Name)})
@@ -351,6 +348,12 @@ func (s *Server) srvCoreCall(w http.ResponseWriter, r *http.Request, ep *srvEndp
 	ep.mu.Unlock()
 	if !listed || (ep.toolset != "" && !s.srvInToolset(ep.toolset, name)) {
 		return false // the SDK words the error
+	}
+	if s.srvHidden(r.Context(), name, s.srvCaller(sess.ss)) {
+		// Unknown to this caller: the SDK's path, where the engine
+		// answers it as a call of an unknown tool; neither how the tool
+		// runs as a task nor a task is told.
+		return false
 	}
 	if s.srvTaskSupport(ep, name) == "" {
 		srvWrite(w, sess.ss, q.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
