@@ -5,7 +5,9 @@ package journeys
 // Cedar policies beside the tool files, through `wield serve`: what one key
 // may not call it does not see (REST list, exports, MCP tools/list of both
 // eras) while another key does; a call it makes anyway is answered as a call
-// of a tool that does not exist (tool_not_found, no policy named), and it is
+// of a tool that does not exist (tool_not_found, no policy named; over MCP
+// 2026-07-28, with the status and body of an unknown tool's call, before any
+// answer telling of the tool's task or of the capabilities it needs), and it is
 // not shown the other key's calls of it; a call a policy denies for its
 // arguments is permission_denied naming the policy, and the record keeps
 // the decision; a broken file on
@@ -116,6 +118,13 @@ func TestJourneyPolicies(t *testing.T) {
 	bob, bobID := makeKey(t, u, "--name", "bob", "--rights", "call")
 	u.write("configs/tools/note.yaml", "name: note\ndescription: Say a note\nparameters:\n  - {name: message, type: string, required: true}\nentry: {type: builtin, handler: echo}\n")
 	u.write("configs/policies.cedar", policyFile(bobID))
+	u.write("configs/tools/asking.yaml", hiddenAskingTools)
+	u.write("configs/asking.cedar", `@id("bob-no-asking")
+forbid(principal == Key::"`+bobID+`", action, resource == Tool::"named");
+
+@id("bob-no-roots")
+forbid(principal == Key::"`+bobID+`", action, resource == Tool::"where");
+`)
 	u.write("wield.yaml", "reload: {watch: true}\n")
 
 	// wield validate reads the policy files too.
@@ -162,6 +171,8 @@ func TestJourneyPolicies(t *testing.T) {
 			t.Errorf("bob's MCP tools/list (2026 era %v) = %v, want echo without calculator", modern, names)
 		}
 	}
+
+	hiddenMCP2026(t, s, alice, bob)
 
 	// Calling anyway: to bob calculator is a tool that does not exist, with
 	// arguments good or bad, and no policy is named.
@@ -297,6 +308,13 @@ func TestJourneyPolicies(t *testing.T) {
 	// Monitor mode: the call bob may not make runs, and its record says
 	// would_deny; the tool is listed.
 	u.write("configs/policies.cedar", policyFile(bobID))
+	u.write("configs/tools/asking.yaml", hiddenAskingTools)
+	u.write("configs/asking.cedar", `@id("bob-no-asking")
+forbid(principal == Key::"`+bobID+`", action, resource == Tool::"named");
+
+@id("bob-no-roots")
+forbid(principal == Key::"`+bobID+`", action, resource == Tool::"where");
+`)
 	u.write("monitor.yaml", "policy: {mode: monitor}\n")
 	m := u.serve("--config", "monitor.yaml", "--tools", "configs")
 	if names := listNames(t, m, bob); !slices.Contains(names, "calculator") {
@@ -312,5 +330,59 @@ func TestJourneyPolicies(t *testing.T) {
 	}
 	if !strings.Contains(m.stderr.String(), "policy would deny") {
 		t.Errorf("monitor mode logs nothing of the would-be denial:\n%s", m.stderr)
+	}
+}
+
+// hiddenAskingTools are tools whose MCP answers tell, before the engine
+// decides a call, what the server knows of them: a task tool that asks
+// before its task is made, and one that needs the client's roots.
+const hiddenAskingTools = `- name: named
+  description: Asks a name before its task is made
+  task: required
+  entry:
+    type: mcp_client
+    steps:
+      - elicit: {message: "Who?", schema: {type: object, properties: {name: {type: string}}, required: [name]}, as: who}
+        before_task: true
+    text: "Hi, {{.who.content.name}}"
+- name: where
+  description: Needs the client's roots
+  entry:
+    type: mcp_client
+    steps:
+      - roots: {as: dirs}
+    text: "{{len .dirs.roots}} roots"
+`
+
+// hiddenMCP2026 checks the 2026-07-28 tools/call of the tools of
+// hiddenAskingTools, which the policies hide from bob: alice is asked the
+// task's first question (input_required) and refused for the roots her
+// client lacks (-32021), where bob gets, as HTTP status and body, exactly
+// what a tool the server does not have gets, whatever his client declares.
+func hiddenMCP2026(t *testing.T, s *server, alice, bob string) {
+	t.Helper()
+	post := func(key, name, caps string) (int, string) {
+		t.Helper()
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{},%s}}`, name, meta)
+		code, b := s.do("POST", "/mcp", body, "Accept: application/json, text/event-stream", "Mcp-Protocol-Version: 2026-07-28",
+			"Mcp-Method: tools/call", "Mcp-Name: "+name, bearer(key))
+		return code, strings.ReplaceAll(string(b), name, "TOOL")
+	}
+	const tasks = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+	if code, b := post(alice, "named", tasks); code != 200 || !strings.Contains(b, `"input_required"`) {
+		t.Errorf("alice's 2026-07-28 call of a task tool asking first: %d %s, want input_required", code, b)
+	}
+	if code, b := post(alice, "where", tasks); code != 400 || !strings.Contains(b, "-32021") {
+		t.Errorf("alice's 2026-07-28 call of a tool needing roots: %d %s, want 400 and -32021", code, b)
+	}
+	for _, caps := range []string{tasks, `{}`, `{"roots":{}}`} {
+		for _, name := range []string{"named", "where"} {
+			code, b := post(bob, name, caps)
+			ucode, ub := post(bob, "no_such_tool", caps)
+			if code != ucode || b != ub || !strings.Contains(ub, `unknown tool \"TOOL\"`) {
+				t.Errorf("bob's 2026-07-28 call of %s hidden from him (client capabilities %s): %d %s; want what a tool that does not exist gets, %d %s", name, caps, code, b, ucode, ub)
+			}
+		}
 	}
 }
