@@ -1,0 +1,119 @@
+//go:build unix
+
+package journeys
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestJourneyExitWaits: `wield serve` with a grace period of 20 s, holding
+// what waits on a person or on nothing: a REST call of a confirm tool
+// waiting for its approval, a 2025-11-25 MCP tools/call of it waiting too,
+// and an event stream (GET /v1/events, the console's stream). SIGTERM: the
+// server exits at once, not when the grace period ends (it did, with the
+// calls); both calls are answered canceled, saying the server shut down
+// and the approval stays pending, and the event stream closes. After a
+// restart both approvals are approved from the CLI: each call runs once
+// and is recorded.
+func TestJourneyExitWaits(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/mark.yaml", markTool)
+	const grace = 20 * time.Second
+	s := u.serve("--tools", "tools", "--grace", grace.String())
+
+	type answer struct {
+		code int
+		body string
+		err  error
+	}
+	send := func(req *http.Request) <-chan answer {
+		out := make(chan answer, 1)
+		go func() {
+			resp, err := (&http.Client{Timeout: commandLimit}).Do(req)
+			if err != nil {
+				out <- answer{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			raw, err := io.ReadAll(resp.Body)
+			out <- answer{resp.StatusCode, string(raw), err}
+		}()
+		return out
+	}
+	restReq, _ := http.NewRequest("POST", s.url+"/v1/tools/mark/call", strings.NewReader(`{"arguments":{"message":"rest"}}`))
+	restReq.Header.Set("Content-Type", "application/json")
+	rest := send(restReq)
+
+	c, _ := mtOpen(t, s) // a client with no elicitation: the approval waits in the inbox
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": map[string]any{"name": "mark", "arguments": map[string]any{"message": "mcp"}}})
+	mcpReq, _ := http.NewRequest("POST", s.url+"/mcp", bytes.NewReader(body))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": "2025-11-25", "Mcp-Session-Id": c.id} {
+		mcpReq.Header.Set(k, v)
+	}
+	viaMCP := send(mcpReq)
+
+	evReq, _ := http.NewRequest("GET", s.url+"/v1/events", nil)
+	evReq.Header.Set("Accept", "text/event-stream")
+	stream := send(evReq)
+
+	ids := pendingIDs(t, u, 2)
+	took := lcStop(t, s, syscall.SIGTERM, 30*time.Second)
+	t.Logf("exit %v after SIGTERM (grace %v) with two calls waiting for approval and an event stream", took, grace)
+	if took > 5*time.Second {
+		t.Errorf("exit took %v after SIGTERM, want well within the grace of %v (under 5 s): the calls wait for a person", took, grace)
+	}
+	receive := func(what string, ch <-chan answer) answer {
+		t.Helper()
+		select {
+		case a := <-ch:
+			return a
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no answer 5 s after the exit", what)
+			return answer{}
+		}
+	}
+	for _, w := range []struct {
+		what string
+		ch   <-chan answer
+	}{{"the REST call", rest}, {"the MCP tools/call", viaMCP}} {
+		a := receive(w.what, w.ch)
+		t.Logf("%s at the shutdown: %d %s", w.what, a.code, a.body)
+		if a.err != nil || !strings.Contains(a.body, "the server shut down while the call waited for approval") || !strings.Contains(a.body, "stays pending") {
+			t.Errorf("%s waiting for approval, at the shutdown: %d %q %v; want canceled, saying the approval stays pending", w.what, a.code, a.body, a.err)
+		}
+	}
+	if a := receive("the event stream", stream); a.code != 200 {
+		t.Errorf("the event stream: %d %v", a.code, a.err)
+	}
+	if got := ranLines(t, u); got != "" {
+		t.Fatalf("ran before approval: %q", got)
+	}
+
+	// Nothing lost: approved after the restart, each call runs once and
+	// is recorded.
+	s = u.serve("--tools", "tools")
+	for _, id := range ids {
+		u.must("approvals", "approve", id)
+	}
+	var recs []record
+	if !eventually(10*time.Second, func() bool { recs = records(t, s, "mark"); return len(recs) == 2 }) {
+		t.Fatalf("%d records of the calls approved after the restart, want 2:\n%s", len(recs), s.stderr)
+	}
+	for _, r := range recs {
+		if !r.Result.OK {
+			t.Errorf("a call approved after the restart: %+v", r.Result)
+		}
+	}
+	if got := ranLines(t, u); got != "rest\nmcp\n" && got != "mcp\nrest\n" {
+		t.Errorf("ran.txt = %q, want each call once", got)
+	}
+	lcStop(t, s, syscall.SIGTERM, 10*time.Second)
+}
