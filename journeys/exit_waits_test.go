@@ -5,6 +5,7 @@ package journeys
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -114,6 +115,60 @@ func TestJourneyExitWaits(t *testing.T) {
 	}
 	if got := ranLines(t, u); got != "rest\nmcp\n" && got != "mcp\nrest\n" {
 		t.Errorf("ran.txt = %q, want each call once", got)
+	}
+	lcStop(t, s, syscall.SIGTERM, 10*time.Second)
+}
+
+// TestJourneyExitTaskQuestion: `wield serve --grace 20s` with a 2026-07-28
+// task waiting for its client's answer (input_required): SIGTERM closes
+// the listener, so no tasks/update can come; the question fails at once,
+// the task ends as its tool decides and is recorded, and the server exits
+// at once (it waited for the grace period). After the restart the task
+// reads ended, its record saying the server was shutting down.
+func TestJourneyExitTaskQuestion(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/ask.yaml", askManyTools)
+	const grace = 20 * time.Second
+	s := u.serve("--tools", "tools", "--grace", grace.String())
+	const caps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+	post := func(s *server, method, name, params string) map[string]any {
+		t.Helper()
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{%s,%s}}`, method, params, meta)
+		code, b := s.do("POST", "/mcp", body, "Accept: application/json, text/event-stream", "Mcp-Protocol-Version: 2026-07-28", "Mcp-Method: "+method, "Mcp-Name: "+name)
+		raw := b
+		for line := range strings.Lines(string(b)) {
+			if d, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
+				raw = []byte(d)
+			}
+		}
+		var m struct {
+			Result map[string]any `json:"result"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil || m.Result == nil {
+			t.Fatalf("%s answered %d %q", method, code, b)
+		}
+		return m.Result
+	}
+	id, _ := post(s, "tools/call", "confirm_later", `"name":"confirm_later","arguments":{}`)["taskId"].(string)
+	if id == "" {
+		t.Fatal("confirm_later: no task")
+	}
+	if !eventually(5*time.Second, func() bool { return post(s, "tasks/get", id, `"taskId":"`+id+`"`)["status"] == "input_required" }) {
+		t.Fatal("the task never read input_required")
+	}
+	took := lcStop(t, s, syscall.SIGTERM, 30*time.Second)
+	t.Logf("exit %v after SIGTERM (grace %v) with a task waiting for its client's answer", took, grace)
+	if took > 5*time.Second {
+		t.Errorf("exit took %v after SIGTERM, want well within the grace of %v (under 5 s): no answer can reach the task", took, grace)
+	}
+	s = u.serve("--tools", "tools")
+	task := post(s, "tasks/get", id, `"taskId":"`+id+`"`)
+	if task["status"] == "working" || task["status"] == "input_required" {
+		t.Errorf("the task after the restart: %v, want it ended", task)
+	}
+	if ok, _, msg := mtRecord(t, s, id); ok || !strings.Contains(msg, "the server is shutting down") {
+		t.Errorf("the task's record: ok %v, %q; want its question's failure, saying the server was shutting down", ok, msg)
 	}
 	lcStop(t, s, syscall.SIGTERM, 10*time.Second)
 }

@@ -279,7 +279,10 @@ func (s *Server) Close() {
 // for a client that took one, closes without the result), to be asked
 // again of a server sharing the store, and a tasks/cancel with the
 // task's state now. Waits for the tasks running here go on: they end with
-// the task, within the grace period ([Server.DrainTasks]). Close calls it.
+// the task, within the grace period ([Server.DrainTasks]). A task waiting
+// for its client's answer (input_required) can get none once the server's
+// listener is closed: its question fails at once with [ErrNoAnswer], and
+// the task ends as its tool decides. Close calls it.
 func (s *Server) EndWaits() { s.endingOnce.Do(func() { close(s.ending) }) }
 
 // srvEnding reports whether EndWaits was called.

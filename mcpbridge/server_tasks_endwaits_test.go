@@ -3,6 +3,7 @@ package mcpbridge_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -109,5 +110,66 @@ func TestServerEndWaits(t *testing.T) {
 	w = receive("tasks/result of a task running here", localJSON)
 	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "released") {
 		t.Errorf("tasks/result of a task running here, after EndWaits: %d %s; want the task's result", w.Code, w.Body)
+	}
+}
+
+// TestServerEndWaitsTaskQuestion: a task waiting for its client's answer
+// (input_required) when the server starts to shut down can get none (its
+// listener is closed): EndWaits fails the question at once with
+// ErrNoAnswer, saying why, and the task ends as its tool decides,
+// recorded, without waiting for the grace period.
+func TestServerEndWaitsTaskQuestion(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(ctx)
+	asked := make(chan error, 1)
+	ask := wield.Func("ask", "Asks a name", func(ctx context.Context, _ srvNoArgs) (string, error) {
+		_, err := mcpbridge.Ask(ctx, mcpbridge.Question{Key: "a", Elicit: &mcpbridge.ElicitQuestion{Message: "Name?"}})
+		asked <- err
+		if err != nil {
+			return "", err
+		}
+		return "answered", nil
+	})
+	ask.Task = wield.TaskRequired
+	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, ask)
+	h := f.srv.Handler()
+	_, created := taskAskPost(t, h, "tools/call", "ask", map[string]any{"name": "ask", "arguments": map[string]any{}})
+	res, _ := created["result"].(map[string]any)
+	id, _ := res["taskId"].(string)
+	if id == "" {
+		t.Fatalf("tools/call: %v, want a task", created)
+	}
+	var task map[string]any
+	for range 500 {
+		_, m := taskAskPost(t, h, "tasks/get", id, map[string]any{"taskId": id})
+		if task, _ = m["result"].(map[string]any); task["status"] == "input_required" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if task["status"] != "input_required" {
+		t.Fatalf("tasks/get: %v, want input_required", task)
+	}
+	f.srv.EndWaits()
+	select {
+	case err := <-asked:
+		if !errors.Is(err, mcpbridge.ErrNoAnswer) || !strings.Contains(err.Error(), "the server is shutting down") {
+			t.Errorf("the tool's question at EndWaits: %v, want ErrNoAnswer saying the server is shutting down", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the task's question still waited 10 s after EndWaits")
+	}
+	grace, end := context.WithTimeout(ctx, 10*time.Second)
+	defer end()
+	f.srv.DrainTasks(grace)
+	if grace.Err() != nil {
+		t.Error("DrainTasks waited its whole context: the task did not end with its question")
+	}
+	if rec, err := store.Call(ctx, id); err != nil || !strings.Contains(rec.Result.Error, "the server is shutting down") {
+		t.Errorf("the task's record: %+v %v, want the tool's failure, saying the server is shutting down", rec, err)
 	}
 }
