@@ -172,3 +172,63 @@ func TestJourneyExitTaskQuestion(t *testing.T) {
 	}
 	lcStop(t, s, syscall.SIGTERM, 10*time.Second)
 }
+
+// TestJourneyExitLongMCPCall: a tools/call over MCP longer than the grace
+// period (2 s), of either protocol era, through `wield serve` and `wield
+// mcp --http`: SIGTERM lets it run the grace period, then cuts it; its
+// client is answered that the grace period ended, and the process exits
+// within the grace period and the cut margin.
+func TestJourneyExitLongMCPCall(t *testing.T) {
+	for _, cmd := range []string{"serve", "mcp --http"} {
+		for _, era := range []string{"2025-11-25", "2026-07-28"} {
+			t.Run(cmd+" "+era, func(t *testing.T) {
+				u := newUser(t)
+				var s *server
+				if cmd == "serve" {
+					s = u.serve("--grace", "2s")
+				} else {
+					s = u.mcpHTTP("--grace", "2s")
+				}
+				params := map[string]any{"name": "sleep", "arguments": map[string]any{"duration": 25}}
+				headers := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": era}
+				if era == "2025-11-25" {
+					c, _ := mtOpen(t, s)
+					headers["Mcp-Session-Id"] = c.id
+				} else {
+					params["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": era, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
+					headers["Mcp-Method"], headers["Mcp-Name"] = "tools/call", "sleep"
+				}
+				body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params})
+				req, _ := http.NewRequest("POST", s.url+"/mcp", bytes.NewReader(body))
+				for k, v := range headers {
+					req.Header.Set(k, v)
+				}
+				answered := make(chan string, 1)
+				go func() {
+					resp, err := (&http.Client{Timeout: commandLimit}).Do(req)
+					if err != nil {
+						answered <- err.Error()
+						return
+					}
+					defer resp.Body.Close()
+					b, _ := io.ReadAll(resp.Body)
+					answered <- string(b)
+				}()
+				time.Sleep(500 * time.Millisecond) // the call is under way (nothing shows it)
+				took := lcStop(t, s, syscall.SIGTERM, 30*time.Second)
+				t.Logf("exit %v after SIGTERM (grace 2s) with a tools/call of 25 s", took)
+				if took > 4500*time.Millisecond {
+					t.Errorf("exit took %v, want within the grace of 2 s and the cut margin of 2 s", took)
+				}
+				select {
+				case got := <-answered:
+					if !strings.Contains(got, "the server shut down: its grace period of 2s ended") {
+						t.Errorf("the cut call's answer: %s, want it saying the grace period ended", got)
+					}
+				case <-time.After(5 * time.Second):
+					t.Error("the cut call had no answer 5 s after the exit")
+				}
+			})
+		}
+	}
+}
