@@ -33,6 +33,9 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 	if !e.hasApprover(k) {
 		return false
 	}
+	if e.ending.Err() != nil {
+		return k.fail(wield.ErrCanceled, fmt.Sprintf("the server is shutting down: tool '%s' needs a person's approval, which it no longer waits for; call again once it is back", k.Tool))
+	}
 	now := time.Now()
 	req := &wield.ApprovalRequest{
 		ID:        wield.NewID(),
@@ -63,14 +66,25 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 		defer stop()
 	}
 	actx, cancel := context.WithDeadline(ctx, req.ExpiresAt)
+	// A server that shuts down ends the wait (EndApprovalWaits), as a
+	// caller that leaves would: the approval stays pending.
+	unhook := context.AfterFunc(e.ending, cancel)
 	var d wield.Decision
 	var err error
 	if !wield.Protect(e.log, wield.CallbackApprover, func() { d, err = e.approver.Approve(actx, req) }) {
 		err = errApproverPanicked // no decision; what it said stays in the log
 	}
+	ended := !unhook() && ctx.Err() == nil // the wait was ended by EndApprovalWaits
 	cancel()
 	claimer, durable := e.approver.(wield.ApprovalClaimer)
 	switch {
+	case err != nil && ended:
+		e.publish(k, wield.EventPermissionDecided, "canceled")
+		if durable {
+			k.parked = true
+			return k.fail(wield.ErrCanceled, fmt.Sprintf("the server shut down while the call waited for approval %s; it stays pending, and if it is approved the call runs then (on a server sharing this store, or this one once it is back) and is recorded under this call ID", req.ID))
+		}
+		return k.fail(wield.ErrCanceled, "the server shut down while the call waited for approval; the call did not run")
 	case err != nil && ctx.Err() != nil:
 		e.publish(k, wield.EventPermissionDecided, "canceled")
 		if errors.Is(err, wield.ErrApprovalCanceled) {

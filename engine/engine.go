@@ -167,6 +167,11 @@ type Engine struct {
 	idleOnce sync.Once
 
 	base atomic.Pointer[time.Time] // see now
+
+	// ending ends at EndApprovalWaits: the calls waiting for a person's
+	// approval stop waiting (approval.go).
+	ending   context.Context
+	endWaits context.CancelFunc
 }
 
 // rebaseEvery is how often now reads the wall clock again.
@@ -251,7 +256,9 @@ func New(reg *wield.Registry, opts *Options) *Engine {
 	if o.Retry.MaxBackoff <= 0 {
 		o.Retry.MaxBackoff = 2 * time.Second
 	}
-	return &Engine{reg: reg, lim: o.Limiter, store: o.Store, approver: o.Approver, bus: o.Bus, log: o.Logger, opts: o, workers: newWorkers(), idle: make(chan struct{}), redactor: newRedactor(o.SecretNames), window: newWindow(o.Replay)}
+	ending, endWaits := context.WithCancel(context.Background())
+	return &Engine{reg: reg, lim: o.Limiter, store: o.Store, approver: o.Approver, bus: o.Bus, log: o.Logger, opts: o, workers: newWorkers(), idle: make(chan struct{}), redactor: newRedactor(o.SecretNames), window: newWindow(o.Replay),
+		ending: ending, endWaits: endWaits}
 }
 
 // Stray returns how many handlers are still running after their calls
@@ -364,6 +371,16 @@ func (k *call) fail(t wield.ErrorType, msg string) bool {
 	k.res.Error = msg
 	return false
 }
+
+// EndApprovalWaits ends at once the waits of the calls for a person's
+// approval: a server that shuts down calls it, since such a wait may last
+// the approval's whole timeout. Each such call ends canceled, its result
+// saying the server shut down; with a durable approver (a
+// [wield.ApprovalClaimer]) the approval stays pending, and once decided
+// the call runs, or is refused, and is recorded under its ID by whoever
+// takes it up ([Engine.Resume]), as for a caller that left. A call that
+// needs approval after it is refused at once. Calls that run go on.
+func (e *Engine) EndApprovalWaits() { e.endWaits() }
 
 // Close refuses new calls, lets the idle goroutines that run handlers go, and
 // waits for the calls in flight to finish, or for ctx to end.

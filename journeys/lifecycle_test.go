@@ -409,12 +409,9 @@ func TestJourneyLifecyclePostgresCommands(t *testing.T) {
 
 // TestJourneyLifecycleMCPCut: `wield mcp --http` with a call longer than
 // its grace period exits 0 (it exited 1, "shut down: context deadline
-// exceeded"), without waiting past the call, and the call is recorded.
-//
-// Known gap: a call over MCP runs under the MCP session's context, not the
-// HTTP request's, so the end of the grace period does not cut it; the
-// process waits for it (bounded by the tool's timeout). When it is cut,
-// its record must say the grace period ended.
+// exceeded"), without waiting past the call, and the call is recorded;
+// when the grace period cuts it, its record says so (TestJourneyExitLongMCPCall
+// holds the cut itself, in both protocol eras).
 func TestJourneyLifecycleMCPCut(t *testing.T) {
 	u := newUser(t)
 	s := u.mcpHTTP("--grace", "1s")

@@ -5,6 +5,7 @@ package journeys
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -232,5 +233,96 @@ func TestJourneyMCPTaskOwner(t *testing.T) {
 	ok := eventually(10*time.Second, func() bool { st, _ := rpc(a, "tasks/get", id, map[string]any{"taskId": id}); return st == "cancelled" })
 	if !ok {
 		t.Error("key a's task did not read cancelled after its tasks/cancel")
+	}
+}
+
+// TestJourneyMCPExitRemoteTask: two `wield serve` share PostgreSQL; a task
+// runs on the first. On the second, 2025-11-25 tasks/result requests wait
+// for it, one answered in JSON and one in an event stream. SIGTERM to the
+// second: it exits at once, not at the end of its grace period (it did:
+// nothing there would end those waits); the JSON wait is answered 503 with
+// Retry-After, saying to ask again, the event stream closes without a
+// result, and the task goes on on the first server, where tasks/result
+// asked again gives its result.
+func TestJourneyMCPExitRemoteTask(t *testing.T) {
+	if testing.Short() {
+		t.Skip("uses PostgreSQL")
+	}
+	u := newUser(t)
+	u.write("tools/nap.yaml", napTool)
+	u.write("pg/wield.yaml", fmt.Sprintf("store: %q\n", postgresURL(t)))
+	a := u.serve("--tools", "tools", "--config", u.path("pg/wield.yaml"))
+	const grace = 20 * time.Second
+	b := u.serve("--tools", "tools", "--config", u.path("pg/wield.yaml"), "--grace", grace.String())
+	task := mtStart(t, a, 8)
+
+	c, _ := mtOpen(t, b)
+	type answer struct {
+		code       int
+		retryAfter string
+		body       string
+		err        error
+	}
+	wait := func(accept string) <-chan answer {
+		out := make(chan answer, 1)
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tasks/result", "params": map[string]any{"taskId": task.TaskID}})
+		req, _ := http.NewRequest("POST", b.url+"/mcp", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("Mcp-Session-Id", c.id)
+		go func() {
+			resp, err := (&http.Client{Timeout: commandLimit}).Do(req)
+			if err != nil {
+				out <- answer{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			raw, err := io.ReadAll(resp.Body)
+			out <- answer{resp.StatusCode, resp.Header.Get("Retry-After"), string(raw), err}
+		}()
+		return out
+	}
+	plain := wait("application/json")
+	stream := wait("application/json, text/event-stream")
+	time.Sleep(500 * time.Millisecond) // the waits are under way (nothing shows them)
+	select {
+	case got := <-plain:
+		t.Fatalf("tasks/result answered before the shutdown: %+v", got)
+	default:
+	}
+
+	took := lcStop(t, b, syscall.SIGTERM, 30*time.Second)
+	t.Logf("exit %v after SIGTERM (grace %v) with two tasks/result waiting for a task of the other server", took, grace)
+	if took > 5*time.Second {
+		t.Errorf("exit took %v after SIGTERM, want well within the grace of %v (under 5 s): the waits are for another server's task", took, grace)
+	}
+	select {
+	case got := <-plain:
+		if got.err != nil || got.code != http.StatusServiceUnavailable || got.retryAfter == "" ||
+			!strings.Contains(got.body, "shutting down") || !strings.Contains(got.body, "ask tasks/result again") || !strings.Contains(got.body, task.TaskID) {
+			t.Errorf("the JSON tasks/result at the shutdown: %+v; want 503 with Retry-After, naming the task and saying to ask again", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the JSON tasks/result had no answer 5 s after the exit")
+	}
+	select {
+	case got := <-stream:
+		if got.code != 200 || !strings.Contains(got.body, "notifications/tasks/status") || strings.Contains(got.body, `"result"`) {
+			t.Errorf("the streamed tasks/result at the shutdown: %+v; want its status, then the stream closed without a result", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the streamed tasks/result was still open 5 s after the exit")
+	}
+
+	// Nothing lost: the task runs on, and the first server gives its
+	// result to tasks/result asked again.
+	if got := mtGet(t, a, task.TaskID); got.Status != "working" && got.Status != "completed" {
+		t.Errorf("the task after the other server's exit: %+v, want it running on or completed", got)
+	}
+	ca, _ := mtOpen(t, a)
+	res, msg := ca.rpc("tasks/result", map[string]any{"taskId": task.TaskID})
+	if msg != "" || !strings.Contains(string(res), `\"slept\":8`) {
+		t.Errorf("tasks/result asked again of the first server: %s %s, want the nap's result", res, msg)
 	}
 }

@@ -26,13 +26,19 @@ import (
 // works on. The questions live with the task on the server running it:
 // tasks/update sent to another server sharing the store has nothing
 // waiting there and is acknowledged without effect. A question waits at
-// most the requestState TTL (10 minutes by default): then the tool's
-// Elicit fails with [ErrNoAnswer] and the task ends as the tool decides.
+// most the requestState TTL (10 minutes by default), or until the server
+// starts to shut down ([Server.EndWaits]: no tasks/update reaches it
+// then): then the tool's Elicit fails with [ErrNoAnswer] and the task
+// ends as the tool decides.
 
 // srvTaskAsk holds the question a task waits for.
 type srvTaskAsk struct {
 	a   *srvEraAsker
 	ttl time.Duration
+	// ending is the server's (EndWaits): once it is closed no
+	// tasks/update can come (the server's listener is closed), so the
+	// question pending, and any asked after, fail at once.
+	ending <-chan struct{}
 
 	mu      sync.Mutex
 	pending *srvAsk
@@ -50,11 +56,16 @@ func (s *Server) srvTaskAsker(canElicit, canSample, canRoots bool) *srvTaskAsk {
 	if o := s.opts.InputRequired; o != nil {
 		ttl = o.ttl()
 	}
-	return &srvTaskAsk{ttl: ttl, a: &srvEraAsker{canElicit: canElicit, canSample: canSample, canRoots: canRoots, asks: make(chan *srvAsk)}}
+	return &srvTaskAsk{ttl: ttl, ending: s.ending, a: &srvEraAsker{canElicit: canElicit, canSample: canSample, canRoots: canRoots, asks: make(chan *srvAsk)}}
 }
+
+// srvTaskAskEnded is the answer of a task's question when the server shuts
+// down (EndWaits).
+var srvTaskAskEnded = fmt.Errorf("%w: the server is shutting down, and no tasks/update can reach it", ErrNoAnswer)
 
 // serve takes the task's questions until ctx (the task's) ends.
 func (ta *srvTaskAsk) serve(ctx context.Context) {
+	ending := ta.ending
 	for {
 		select {
 		case <-ctx.Done():
@@ -65,7 +76,22 @@ func (ta *srvTaskAsk) serve(ctx context.Context) {
 			ta.pending = nil
 			ta.mu.Unlock()
 			return
+		case <-ending:
+			ending = nil // the pending question fails once; later ones at once, below
+			ta.mu.Lock()
+			if ta.timer != nil {
+				ta.timer.Stop()
+			}
+			if q := ta.pending; q != nil {
+				ta.pending = nil
+				q.answer <- srvAnswer{err: srvTaskAskEnded}
+			}
+			ta.mu.Unlock()
 		case q := <-ta.a.asks:
+			if ending == nil && ta.ending != nil {
+				q.answer <- srvAnswer{err: srvTaskAskEnded}
+				continue
+			}
 			ta.mu.Lock()
 			var err error
 			for i := range q.items {

@@ -163,6 +163,11 @@ type Server struct {
 	// lastClient is the client name of the last call without a session
 	// and its caller ID (srvCallerNamed).
 	lastClient atomic.Pointer[[2]string]
+
+	// ending closes at EndWaits: the waits for tasks running on other
+	// servers end (server_tasks_core.go).
+	ending     chan struct{}
+	endingOnce sync.Once
 }
 
 // srvEndpoint is one MCP server: the whole registry or one toolset.
@@ -195,7 +200,7 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 	if eng == nil || reg == nil {
 		panic("mcpbridge.NewServer: nil engine or registry")
 	}
-	s := &Server{eng: eng, reg: reg, endpoints: map[string]*srvEndpoint{}}
+	s := &Server{eng: eng, reg: reg, endpoints: map[string]*srvEndpoint{}, ending: make(chan struct{})}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -254,6 +259,7 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 // (a stdio session ends with its transport) and cancels the tasks still
 // running (see [Server.DrainTasks] to let them finish first).
 func (s *Server) Close() {
+	s.EndWaits()
 	closed, cancel := context.WithCancelCause(context.Background())
 	cancel(&wield.Error{Type: wield.ErrCanceled, Message: "the MCP server closed"})
 	s.DrainTasks(closed)
@@ -262,6 +268,40 @@ func (s *Server) Close() {
 	}
 	s.stopPoll()
 	s.sessions.closeAll()
+}
+
+// EndWaits ends at once what waits on this server for a task that runs
+// on another server sharing its store (a 2025-11-25 tasks/result, the end
+// a tasks/cancel waits for): a server that shuts down calls it, with
+// [net/http.Server.RegisterOnShutdown], since such a wait would hold its
+// exit the whole grace period. The task goes on where it runs; a
+// tasks/result is answered HTTP 503 with Retry-After (its event stream,
+// for a client that took one, closes without the result), to be asked
+// again of a server sharing the store, and a tasks/cancel with the
+// task's state now. Waits for the tasks running here go on: they end with
+// the task, within the grace period ([Server.DrainTasks]). A task waiting
+// for its client's answer (input_required) can get none once the server's
+// listener is closed: its question fails at once with [ErrNoAnswer], and
+// the task ends as its tool decides. Close calls it.
+func (s *Server) EndWaits() { s.endingOnce.Do(func() { close(s.ending) }) }
+
+// srvEnding reports whether EndWaits was called.
+func (s *Server) srvEnding() bool {
+	select {
+	case <-s.ending:
+		return true
+	default:
+		return false
+	}
+}
+
+// srvEndingFor is what ends a wait for the task id: s.ending for a task
+// not running here, else nil (it ends with the task).
+func (s *Server) srvEndingFor(id string) <-chan struct{} {
+	if s.tasks.local(id) != nil {
+		return nil
+	}
+	return s.ending
 }
 
 // Sessions returns how many HTTP sessions are open, on every endpoint

@@ -393,13 +393,24 @@ func (s *Server) srvCoreResult(w http.ResponseWriter, r *http.Request, sess *srv
 		s.srvCoreResultStream(w, r, sess, id, v)
 		return
 	}
-	if !srvTaskDone(v.Status) {
-		if v = s.srvCoreAwait(r.Context(), v.TaskID, 0); v == nil || !srvTaskDone(v.Status) {
-			return // the client left
+	if task := v.TaskID; !srvTaskDone(v.Status) {
+		if v = s.srvCoreAwait(r.Context(), task, 0); v == nil || !srvTaskDone(v.Status) {
+			if r.Context().Err() == nil && s.srvEnding() {
+				s.srvCoreEnded(w, id, task)
+			}
+			return // else the client left
 		}
 	}
 	out, jerr := s.srvCoreFinal(v)
 	srvWrite(w, sess.ss, id, out, jerr)
+}
+
+// srvCoreEnded answers a tasks/result whose wait EndWaits ended, for a
+// task that runs on another server: HTTP 503, to ask again.
+func (s *Server) srvCoreEnded(w http.ResponseWriter, id json.RawMessage, task string) {
+	w.Header().Set("Retry-After", "1")
+	srvHTTPError(w, http.StatusServiceUnavailable, id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("this server is shutting down before task %q ended; the task runs on another server and goes on there: ask tasks/result again", task)})
 }
 
 // srvCoreFinal is the answer of tasks/result for an ended task.
@@ -490,6 +501,8 @@ func (s *Server) srvCoreStep(ctx context.Context, v **srvTaskView, notify func(*
 	select {
 	case <-ctx.Done():
 		return false
+	case <-s.srvEndingFor(now.TaskID):
+		return false // the server is shutting down: the stream closes
 	case <-changed:
 	case <-t.C:
 	}
@@ -515,7 +528,8 @@ func (s *Server) srvCoreAwait(ctx context.Context, id string, limit time.Duratio
 
 // srvCoreAwaitStep is one read of srvCoreAwait, and the wait for the
 // task's next change: it returns the state and true when the wait ends
-// (the task ended, or ctx did: the state read when partial, else nil).
+// (the task ended, or ctx did, or EndWaits for a task running elsewhere:
+// the state read when partial, else nil).
 func (s *Server) srvCoreAwaitStep(ctx context.Context, id string, partial bool) (*srvTaskView, bool) {
 	changed, done := s.tasks.changed.wait(id)
 	defer done()
@@ -528,16 +542,21 @@ func (s *Server) srvCoreAwaitStep(ctx context.Context, id string, partial bool) 
 	}
 	t := time.NewTimer(srvTaskPollMs * time.Millisecond)
 	defer t.Stop()
+	ending := s.srvEndingFor(id)
 	select {
 	case <-ctx.Done():
-		if partial {
-			return v, true // the state reached within the limit
-		}
-		return nil, true
+	case <-ending:
 	case <-changed:
+		return nil, false
 	case <-t.C:
+		return nil, false
 	}
-	return nil, false
+	// ctx ended, or the server is shutting down and the task runs
+	// elsewhere (EndWaits).
+	if partial {
+		return v, true // the state reached within the limit
+	}
+	return nil, true
 }
 
 // srvCoreTaskList answers tasks/list: the tasks this session started, the

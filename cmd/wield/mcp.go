@@ -168,7 +168,7 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 			defer closeOut()
 			return srv.ServeStdio(ctx, a.stdin, out)
 		}
-		return a.mcpHTTP(ctx, srv, f, log)
+		return a.mcpHTTP(ctx, srv, eng, f, log)
 	})
 }
 
@@ -196,7 +196,7 @@ func mcpLoopback(addr string) error {
 
 // mcpHTTP serves streamable HTTP until ctx ends. The first line on stderr
 // is "listening on http://HOST:PORT/mcp".
-func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, f mcpFlags, log *slog.Logger) error {
+func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, eng *engine.Engine, f mcpFlags, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", f.http)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -223,6 +223,11 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, f mcpFlags, lo
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	hs.RegisterOnShutdown(endStreams)
+	// A tasks/result waiting for a task that runs on another server
+	// sharing the store ends at once too, told to ask again.
+	hs.RegisterOnShutdown(srv.EndWaits)
+	// So do the calls waiting for a person's approval: it stays pending.
+	hs.RegisterOnShutdown(eng.EndApprovalWaits)
 	// base is the context of every request: calls in flight outlive ctx
 	// for the grace period, then are canceled with a cause they report.
 	base, cancelBase := context.WithCancelCause(context.WithoutCancel(ctx))

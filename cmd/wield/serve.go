@@ -450,6 +450,14 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	}
 	closeUnusedOnShutdown(hs)
 	endMCPStreamsOnShutdown(hs)
+	// A tasks/result waiting for a task that runs on another server
+	// sharing the store ends at once too, told to ask again: nothing here
+	// would end it within the grace period.
+	hs.RegisterOnShutdown(mcpSrv.EndWaits)
+	// So do the calls waiting for a person's approval (up to its timeout,
+	// 15 min): the approval stays pending, and once decided the call runs
+	// or is refused, recorded under its ID, by the server that takes it up.
+	hs.RegisterOnShutdown(eng.EndApprovalWaits)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(httpapi.LimitListener(ln, maxConns, log)) }()
 	log.Info("serving", "addr", bound, "keys", !keys.Empty())
