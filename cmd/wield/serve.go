@@ -450,8 +450,11 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	}
 	closeUnusedOnShutdown(hs)
 	endMCPStreamsOnShutdown(hs)
+	// The MCP fast path's calls learn of a client gone away from their
+	// connection, not by watching every request's context.
+	sl := mcpbridge.WatchConns(hs, httpapi.LimitListener(ln, maxConns, log))
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(httpapi.LimitListener(ln, maxConns, log)) }()
+	go func() { served <- hs.Serve(sl) }()
 	log.Info("serving", "addr", bound, "keys", !keys.Empty())
 
 	select {
