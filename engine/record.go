@@ -38,7 +38,8 @@ func (e *Engine) finish(ctx context.Context, k *call) error {
 		// The record is kept even when the caller has gone away.
 		sctx := ctx
 		if ctx.Done() != nil {
-			sctx = context.WithoutCancel(ctx)
+			k.detached.Context = ctx
+			sctx = &k.detached
 		}
 		if serr := e.store.Save(sctx, rec); serr != nil {
 			e.log.Error("record call", "tool", k.Tool, "call_id", k.ID, "err", serr)
@@ -52,3 +53,14 @@ func (e *Engine) finish(ctx context.Context, k *call) error {
 	}
 	return err
 }
+
+// detachedCtx is a context's values without its end, as
+// context.WithoutCancel gives them, kept in the call instead of an
+// allocation of every call's record. (Unlike WithoutCancel's, a
+// context.Cause of it reads its parent's cause, as a runCtx's does; its
+// Err stays nil, and a context derived from it ends only by itself.)
+type detachedCtx struct{ context.Context }
+
+func (*detachedCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*detachedCtx) Done() <-chan struct{}       { return nil }
+func (*detachedCtx) Err() error                  { return nil }
