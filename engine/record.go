@@ -35,13 +35,11 @@ func (e *Engine) finish(ctx context.Context, k *call) error {
 			secrets = k.entry.Tool.Secrets
 		}
 		e.redactor.redactRecord(rec, secrets, k.entry == nil || e.redactor.needed(k.entry))
-		// The record is kept even when the caller has gone away.
-		sctx := ctx
-		if ctx.Done() != nil {
-			k.detached.Context = ctx
-			sctx = &k.detached
-		}
-		if serr := e.store.Save(sctx, rec); serr != nil {
+		// The record is kept even when the caller has gone away. (Not
+		// asked whether it can: the Done of a cancelable context not yet
+		// waited on makes its channel.)
+		k.detached.Context = ctx
+		if serr := e.store.Save(&k.detached, rec); serr != nil {
 			e.log.Error("record call", "tool", k.Tool, "call_id", k.ID, "err", serr)
 			err = fmt.Errorf("record call %s: %w", k.ID, serr)
 		}
