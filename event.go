@@ -162,17 +162,19 @@ func (b *Bus) Publish(e Event) string {
 	if e.Time.IsZero() {
 		e.Time = now
 	}
-	r := newIDRandom()
+	g := idGens.Get().(*idGen)
+	r := g.random()
 	b.mu.Lock()
 	// Stamped under the lock: NewID's microseconds increase strictly
 	// within the process, so the ring's IDs increase in its order and
 	// SubscribeAfter finds one by bisection. The random bits are drawn
 	// before it.
-	e.ID = r.at(now)
+	e.ID = g.at(r, now)
 	b.last++
 	b.ring[b.last&b.mask] = e
 	subs := b.subs
 	b.mu.Unlock()
+	idGens.Put(g)
 	for _, s := range subs {
 		select {
 		case s.notify <- struct{}{}:

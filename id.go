@@ -3,6 +3,7 @@ package wield
 import (
 	"crypto/rand"
 	mrand "math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,8 +41,10 @@ func NewID() string { return NewIDAt(time.Now()) }
 
 // NewIDAt is [NewID] for a time the caller has already read.
 func NewIDAt(t time.Time) string {
-	r := newIDRandom()
-	return r.at(t)
+	g := idGens.Get().(*idGen)
+	id := g.at(g.random(), t)
+	idGens.Put(g)
+	return id
 }
 
 // idRandom is the random part of an ID drawn ahead of its time, so that
@@ -49,20 +52,48 @@ func NewIDAt(t time.Time) string {
 // before taking the lock.
 type idRandom struct{ a, b uint64 }
 
-func newIDRandom() idRandom {
-	g := idRand.Get().(*mrand.ChaCha8)
-	r := idRandom{g.Uint64(), g.Uint64()}
-	idRand.Put(g)
-	return r
+// idChunk is how many IDs an idGen writes into one allocation of text.
+// An ID kept alive keeps its chunk (448 bytes) alive with it; the event
+// ring, which keeps IDs by the thousand, keeps most of each chunk's IDs
+// anyway.
+const idChunk = 16
+
+// idGen makes IDs: its generator draws their random bits, and their text
+// goes into text, idChunk IDs to an allocation (an ID's own string was an
+// allocation of every ID, three of every call: its ID and two events').
+// The IDs already written are never written again: a strings.Builder only
+// appends, and a string it returned stays as it was.
+type idGen struct {
+	rng  *mrand.ChaCha8
+	text strings.Builder
 }
+
+// idGens holds the generators of NewID and of the event bus. A generator
+// dropped by the pool takes its state with it; a new one gets a fresh
+// seed.
+var idGens = sync.Pool{New: func() any {
+	var seed [32]byte
+	_, _ = rand.Read(seed[:]) // never fails: crypto/rand crashes the program rather than return less
+	return &idGen{rng: mrand.NewChaCha8(seed)}
+}}
+
+func (g *idGen) random() idRandom { return idRandom{g.rng.Uint64(), g.rng.Uint64()} }
 
 // at makes the ID of time t (moved after the process's last ID's, as
 // NewIDAt does) with r's random bits.
-func (r idRandom) at(t time.Time) string {
+func (g *idGen) at(r idRandom, t time.Time) string {
 	us := lastMicro.next(uint64(t.UnixMicro()))
 	// 135 bits = us<<83 | 83 random bits, in three words: h (the top 7),
 	// m (the next 64) and l (the low 64).
-	return encodeID(us>>45, us<<19|r.a&(1<<19-1), r.b)
+	var out [IDLen]byte
+	encodeIDTo(&out, us>>45, us<<19|r.a&(1<<19-1), r.b)
+	if g.text.Cap()-g.text.Len() < IDLen {
+		g.text.Reset()
+		g.text.Grow(idChunk * IDLen)
+	}
+	g.text.Write(out[:])
+	s := g.text.String()
+	return s[len(s)-IDLen:]
 }
 
 // micros hands out strictly increasing microseconds.
@@ -84,23 +115,20 @@ func (m *micros) next(us uint64) uint64 {
 	}
 }
 
-// idRand holds the generators of NewID. A generator dropped by the pool
-// takes its state with it; a new one gets a fresh seed.
-var idRand = sync.Pool{New: func() any {
-	var seed [32]byte
-	_, _ = rand.Read(seed[:]) // never fails: crypto/rand crashes the program rather than return less
-	return mrand.NewChaCha8(seed)
-}}
-
 // encodeID writes the 135 bits h:m:l (h holds 7) as 27 base32 digits, most
 // significant first.
 func encodeID(h, m, l uint64) string {
 	var out [IDLen]byte
+	encodeIDTo(&out, h, m, l)
+	return string(out[:])
+}
+
+// encodeIDTo is encodeID into out.
+func encodeIDTo(out *[IDLen]byte, h, m, l uint64) {
 	for i := IDLen - 1; i >= 0; i-- {
 		out[i] = crockford[l&31]
 		l = l>>5 | m<<59
 		m = m>>5 | h<<59
 		h >>= 5
 	}
-	return string(out[:])
 }

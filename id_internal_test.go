@@ -182,3 +182,41 @@ func BenchmarkNewIDCounter(b *testing.B) {
 		_ = encodeID(us>>45, us<<19|uint64(prefix[0])<<8|uint64(prefix[1]), uint64(prefix[2])<<56|uint64(prefix[3])<<48|n&(1<<48-1))
 	}
 }
+
+// TestIDChunks checks that IDs sharing a chunk of text stay as they were
+// made while later IDs are written after them, in one generator and
+// across goroutines, and that an ID costs a fraction of an allocation.
+func TestIDChunks(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids := make([]string, 0, 10*idChunk)
+			copies := make([]string, 0, 10*idChunk)
+			for range 10 * idChunk {
+				id := NewID()
+				ids = append(ids, id)
+				copies = append(copies, strings.Clone(id))
+			}
+			for i := range ids {
+				if ids[i] != copies[i] {
+					t.Errorf("ID %d changed after later IDs: %q, made as %q", i, ids[i], copies[i])
+					return
+				}
+				if i > 0 && ids[i] <= ids[i-1] {
+					t.Errorf("ID %d (%s) does not sort after the one before (%s)", i, ids[i], ids[i-1])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := testing.AllocsPerRun(10*idChunk, func() { _ = NewID() }); n > 0.5 {
+		t.Errorf("NewID: %.2f allocations an ID, want at most one a chunk of %d", n, idChunk)
+	}
+	bus := NewBus(8)
+	if n := testing.AllocsPerRun(10*idChunk, func() { bus.Publish(Event{Type: EventToolAdded}) }); n > 0.5 {
+		t.Errorf("Publish: %.2f allocations an event, want at most one a chunk of %d", n, idChunk)
+	}
+}

@@ -27,7 +27,7 @@ func (e *Engine) decode(ctx context.Context, k *call) bool {
 		if cd, ok := ctx.Deadline(); ok && cd.Before(dl) {
 			dl, limit = cd, cd.Sub(k.res.StartedAt).Round(time.Millisecond) // the caller's deadline comes first
 		}
-		args, errs = k.entry.Input.NormalizeWithin(k.Arguments, schema.Limits{Done: ctx.Done(), Deadline: dl, Strict: e.opts.StrictValidation})
+		args, errs = k.entry.Input.NormalizeWithin(k.Arguments, schema.Limits{Context: ctx, Deadline: dl, Strict: e.opts.StrictValidation})
 		if len(errs) == 1 && errs[0].Message == schema.ErrDeadline {
 			e.ended(ctx, k, limit)
 			return false

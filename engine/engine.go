@@ -306,6 +306,8 @@ type call struct {
 	rec    wield.Record
 	rctx   runCtx
 	slot   slot
+	// detached is the context the record is saved under (see finish).
+	detached detachedCtx
 }
 
 // Call runs one call through the pipeline and returns its result. The result

@@ -460,6 +460,43 @@ func TestStoreFailure(t *testing.T) {
 	}
 }
 
+// ctxStore keeps what the context a record is saved under says.
+type ctxStore struct {
+	err   error
+	done  bool
+	value any
+	dl    bool
+}
+
+type ctxStoreKey struct{}
+
+func (s *ctxStore) Save(ctx context.Context, _ *wield.Record) error {
+	s.err, s.done, s.value = ctx.Err(), ctx.Done() != nil, ctx.Value(ctxStoreKey{})
+	_, s.dl = ctx.Deadline()
+	return nil
+}
+
+// TestRecordOfCanceledCall: a call whose caller cancels it while it runs
+// is recorded under a context with the caller's values and without its
+// end, deadline or cancellation.
+func TestRecordOfCanceledCall(t *testing.T) {
+	store := &ctxStore{}
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), ctxStoreKey{}, "v"), time.Hour)
+	defer cancel()
+	wait := rawTool("wait", func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		cancel()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	e := newEngine(t, &engine.Options{Store: store}, wait)
+	if _, err := e.Call(ctx, wield.Call{Tool: "wait", Arguments: args(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if store.err != nil || store.done || store.dl || store.value != "v" {
+		t.Errorf("saved under a context with Err %v, Done set %v, a deadline %v, the caller's value %v: want nil, false, false, v", store.err, store.done, store.dl, store.value)
+	}
+}
+
 func TestClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})

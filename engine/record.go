@@ -35,12 +35,11 @@ func (e *Engine) finish(ctx context.Context, k *call) error {
 			secrets = k.entry.Tool.Secrets
 		}
 		e.redactor.redactRecord(rec, secrets, k.entry == nil || e.redactor.needed(k.entry))
-		// The record is kept even when the caller has gone away.
-		sctx := ctx
-		if ctx.Done() != nil {
-			sctx = context.WithoutCancel(ctx)
-		}
-		if serr := e.store.Save(sctx, rec); serr != nil {
+		// The record is kept even when the caller has gone away. (Not
+		// asked whether it can: the Done of a cancelable context not yet
+		// waited on makes its channel.)
+		k.detached.Context = ctx
+		if serr := e.store.Save(&k.detached, rec); serr != nil {
 			e.log.Error("record call", "tool", k.Tool, "call_id", k.ID, "err", serr)
 			err = fmt.Errorf("record call %s: %w", k.ID, serr)
 		}
@@ -52,3 +51,14 @@ func (e *Engine) finish(ctx context.Context, k *call) error {
 	}
 	return err
 }
+
+// detachedCtx is a context's values without its end, as
+// context.WithoutCancel gives them, kept in the call instead of an
+// allocation of every call's record. (Unlike WithoutCancel's, a
+// context.Cause of it reads its parent's cause, as a runCtx's does; its
+// Err stays nil, and a context derived from it ends only by itself.)
+type detachedCtx struct{ context.Context }
+
+func (*detachedCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*detachedCtx) Done() <-chan struct{}       { return nil }
+func (*detachedCtx) Err() error                  { return nil }

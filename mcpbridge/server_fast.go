@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -394,6 +395,7 @@ type srvFastCtx struct {
 	rpcID  string // the JSON-RPC ID as text, when traced
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	ended  atomic.Bool // requestEnded ran
 }
 
 func (c *srvFastCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -415,15 +417,21 @@ func (c *srvFastCtx) Value(key any) any {
 // requestEnded runs when the request's context ends while the call runs:
 // a client that cancels on purpose may drop the request before its
 // notifications/cancelled arrives, so the end is taken for a disconnect
-// only if no such notice follows soon.
+// only if no such notice follows soon. It acts once, however often it is
+// told (a connection's watch may tell it twice).
 func (c *srvFastCtx) requestEnded() {
+	if c.ended.Swap(true) {
+		return
+	}
 	t := time.AfterFunc(srvCancelNotice, func() { c.cancel(context.Cause(c.r.Context())) })
 	context.AfterFunc(c.ctx, func() { t.Stop() })
 }
 
 // srvFastSessionCall runs a session's tools/call of the fast path: its
 // context ends when the client cancels it (notifications/cancelled, by
-// its JSON-RPC ID: srvCancelFast) or disconnects (see requestEnded). (One
+// its JSON-RPC ID: srvCancelFast) or disconnects (see requestEnded), which
+// its connection tells it when it came through WatchConns's listener, and
+// its request's context otherwise. (One
 // context per call, 2026-11-27: a first one derived from the request and
 // dropped cost a sixth of the fast path's allocated bytes and 1.4% of the
 // server's CPU. The request's values, the srvRequest, the params and the
@@ -436,7 +444,12 @@ func (s *Server) srvFastSessionCall(r *http.Request, ep *srvEndpoint, sess *srvS
 	}
 	c.ctx, c.cancel = context.WithCancelCause(c)
 	defer c.cancel(nil)
-	defer context.AfterFunc(r.Context(), c.requestEnded)()
+	if conn := srvConnOf(r); conn != nil {
+		conn.watch(c)
+		defer conn.unwatch(c)
+	} else {
+		defer context.AfterFunc(r.Context(), c.requestEnded)()
+	}
 	sess.mu.Lock()
 	if sess.calls == nil {
 		sess.calls = map[string]context.CancelCauseFunc{}

@@ -54,6 +54,7 @@ type state struct {
 	// done and deadline end the walk early (see [Limits]); polled every
 	// pollSteps steps, so a small check never reads the clock.
 	done     <-chan struct{}
+	ctx      context.Context // Limits.Context, whose Done becomes done when first needed
 	deadline time.Time
 	timedOut bool
 }
@@ -68,6 +69,11 @@ const pollSteps = 1024
 type Limits struct {
 	// Done, when closed, ends the check (a context's Done).
 	Done <-chan struct{}
+	// Context, when set, ends the check when it ends, as Done does: its
+	// Done is asked for only when a check runs long enough to look at its
+	// limits, so that a cancelable context whose channel nobody made yet
+	// need not make it for a quick check (an allocation of every call).
+	Context context.Context
 	// Deadline, when not zero, ends the check once passed.
 	Deadline time.Time
 	// Strict refuses every coercion, as [Validator.NormalizeStrict] does.
@@ -130,7 +136,7 @@ func (v *Validator) NormalizeStrict(args []byte) ([]byte, []FieldError) {
 // [ErrDeadline].
 func (v *Validator) NormalizeContext(ctx context.Context, args []byte) ([]byte, []FieldError) {
 	dl, _ := ctx.Deadline()
-	return v.NormalizeWithin(args, Limits{Done: ctx.Done(), Deadline: dl})
+	return v.NormalizeWithin(args, Limits{Context: ctx, Deadline: dl})
 }
 
 // NormalizeWithin is [Validator.Normalize] (or NormalizeStrict, with
@@ -153,7 +159,7 @@ func (v *Validator) normalizeLimited(args []byte, l Limits) ([]byte, []FieldErro
 	}
 	st := getState()
 	st.strict = l.Strict
-	st.done, st.deadline = l.Done, l.Deadline
+	st.done, st.ctx, st.deadline = l.Done, l.Context, l.Deadline
 	out, errs := v.normalize(st, args)
 	st.d.reset()
 	st.out = st.out[:0]
@@ -161,7 +167,7 @@ func (v *Validator) normalizeLimited(args []byte, l Limits) ([]byte, []FieldErro
 	st.path = st.path[:0]
 	st.quiet, st.more, st.strict = 0, false, false
 	st.depth, st.steps, st.spent = 0, 0, ""
-	st.done, st.deadline, st.timedOut = nil, time.Time{}, false
+	st.done, st.ctx, st.deadline, st.timedOut = nil, nil, time.Time{}, false
 	if cap(st.out) <= 64<<10 && cap(st.d.nodes) <= 1<<14 {
 		putState(st)
 	}
@@ -242,7 +248,10 @@ func (st *state) tick(n int) bool {
 		st.spent = "the schema is too deep or too costly to check against these arguments"
 		return false
 	}
-	if before/pollSteps != st.steps/pollSteps && (st.done != nil || !st.deadline.IsZero()) {
+	if before/pollSteps != st.steps/pollSteps && (st.done != nil || st.ctx != nil || !st.deadline.IsZero()) {
+		if st.done == nil && st.ctx != nil {
+			st.done = st.ctx.Done()
+		}
 		select {
 		case <-st.done:
 			st.timedOut = true

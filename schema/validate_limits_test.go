@@ -70,10 +70,35 @@ func TestNormalizeWithinLimits(t *testing.T) {
 	if _, errs := v.NormalizeContext(ctx, []byte(`{"xs":[1,2]}`)); len(errs) != 0 {
 		t.Errorf("a short check under a canceled context: %v, want it to finish", errs)
 	}
+	if _, errs := v.NormalizeWithin(doc, Limits{Done: ctx.Done()}); len(errs) != 1 || errs[0].Message != ErrDeadline {
+		t.Errorf("Done closed: %v, want %q", errs, ErrDeadline)
+	}
 	out, errs := v.NormalizeWithin(doc, Limits{Deadline: time.Now().Add(time.Hour)})
 	if len(errs) != 0 || len(out) == 0 {
 		t.Errorf("far deadline: %v", errs)
 	}
+	// Limits.Context's Done is asked for only by a check long enough to
+	// look at its limits.
+	lctx, lcancel := context.WithCancel(context.Background())
+	defer lcancel()
+	live := &doneCounter{Context: lctx}
+	if _, errs := v.NormalizeWithin([]byte(`{"xs":[1,2]}`), Limits{Context: live}); len(errs) != 0 || live.n != 0 {
+		t.Errorf("a short check: %v, Done asked %d times, want it finished without asking", errs, live.n)
+	}
+	if _, errs := v.NormalizeWithin(doc, Limits{Context: live}); len(errs) != 0 || live.n != 1 {
+		t.Errorf("a long check under a live context: %v, Done asked %d times, want it finished, asking once", errs, live.n)
+	}
+}
+
+// doneCounter counts the calls of its Done.
+type doneCounter struct {
+	context.Context
+	n int
+}
+
+func (c *doneCounter) Done() <-chan struct{} {
+	c.n++
+	return c.Context.Done()
 }
 
 // One wrong value against an enum of a million values (issue 19: a 35 MB

@@ -458,8 +458,11 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	// 15 min): the approval stays pending, and once decided the call runs
 	// or is refused, recorded under its ID, by the server that takes it up.
 	hs.RegisterOnShutdown(eng.EndApprovalWaits)
+	// The MCP fast path's calls learn of a client gone away from their
+	// connection, not by watching every request's context.
+	sl := mcpbridge.WatchConns(hs, httpapi.LimitListener(ln, maxConns, log))
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(httpapi.LimitListener(ln, maxConns, log)) }()
+	go func() { served <- hs.Serve(sl) }()
 	log.Info("serving", "addr", bound, "keys", !keys.Empty())
 
 	select {
