@@ -212,6 +212,9 @@ func TestIDChunks(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if raceEnabled {
+		return // the race detector's pool drops chunks: counts measure it, not NewID
+	}
 	if n := testing.AllocsPerRun(10*idChunk, func() { _ = NewID() }); n > 0.5 {
 		t.Errorf("NewID: %.2f allocations an ID, want at most one a chunk of %d", n, idChunk)
 	}

@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -98,6 +99,25 @@ func (c *srvConn) Close() error {
 	}
 	c.mu.Unlock()
 	return c.Conn.Close()
+}
+
+// CloseWrite passes on a half-close, which the HTTP server uses to end a
+// connection without resetting it (after a 413, say, so that the client
+// reads the answer instead of a reset).
+func (c *srvConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// ReadFrom passes on the connection's own, which the HTTP server uses to
+// send a file with sendfile(2).
+func (c *srvConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
 }
 
 // fail marks the connection failed and tells its call, if one runs.

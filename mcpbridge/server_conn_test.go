@@ -109,3 +109,54 @@ func TestServerConnGone(t *testing.T) {
 		}
 	}
 }
+
+// TestServerConnHalfClose: a connection accepted through WatchConns passes
+// on a half-close (net/http ends a connection whose body it will not read,
+// after a 413, with CloseWrite, so that the client reads the answer
+// instead of a reset) and its sendfile path: hiding them behind the
+// wrapper turned a 413 into a reset.
+func TestServerConnHalfClose(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	wl := mcpbridge.WatchConns(&http.Server{}, ln)
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := wl.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	if _, ok := server.(io.ReaderFrom); !ok {
+		t.Error("the watched connection hides its ReadFrom")
+	}
+	cw, ok := server.(interface{ CloseWrite() error })
+	if !ok {
+		t.Fatal("the watched connection hides its CloseWrite")
+	}
+	if _, err := server.Write([]byte("413")); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	client.SetDeadline(time.Now().Add(10 * time.Second))
+	got, err := io.ReadAll(client) // ends at the half-close's EOF
+	if err != nil || string(got) != "413" {
+		t.Fatalf("client read %q, %v; want 413 then EOF", got, err)
+	}
+	// The other half stays open: the server still reads what the client sends.
+	if _, err := client.Write([]byte("rest")); err != nil {
+		t.Fatal(err)
+	}
+	server.SetDeadline(time.Now().Add(10 * time.Second))
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(server, buf); err != nil || string(buf) != "rest" {
+		t.Fatalf("server read %q, %v after the half-close", buf, err)
+	}
+}

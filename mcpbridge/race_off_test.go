@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcpbridge_test
+
+const raceEnabled = false

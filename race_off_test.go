@@ -1,0 +1,5 @@
+//go:build !race
+
+package wield
+
+const raceEnabled = false
