@@ -36,7 +36,7 @@ func (e *Engine) decode(ctx context.Context, k *call) bool {
 	if len(errs) > 0 {
 		k.res.ValidationErrors = errs
 		k.fail(wield.ErrValidation, validationMessage(k.Tool, errs))
-		e.publish(k, wield.EventValidationError, k.res.Error)
+		k.invalid = true // announced by passed, unless the tool is hidden
 		return false
 	}
 	k.args = args

@@ -284,6 +284,9 @@ type call struct {
 
 	flight *flight // held while a call with an idempotency key runs
 	parked bool    // its approval is pending or ran elsewhere: no record here
+	// invalid: its arguments failed validation; the event saying so is
+	// published once the call is known not to be hidden (see passed).
+	invalid bool
 	// adopted: the result is that of the run that took the approval,
 	// already recorded and announced by it.
 	adopted bool

@@ -61,10 +61,12 @@ func (e *Engine) hide(ctx context.Context, k *call) bool {
 }
 
 // passed is ok; a call that did not pass a step is hidden, when the
-// policies hide its tool from its caller (see hide).
+// policies hide its tool from its caller (see hide). A validation failure
+// is announced only then, when the tool is not hidden: the event names the
+// tool and quotes its schema's rules to whoever reads the event stream.
 func (e *Engine) passed(ctx context.Context, k *call, ok bool) bool {
-	if !ok {
-		e.hide(ctx, k)
+	if !ok && !e.hide(ctx, k) && k.invalid {
+		e.publish(k, wield.EventValidationError, k.res.Error)
 	}
 	return ok
 }

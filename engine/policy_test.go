@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield"
@@ -18,6 +19,12 @@ import (
 // policyEngine is an engine of echo whose policies let Key::"a" call it
 // unless the message is "secret".
 func policyEngine(t *testing.T, mode policy.Mode) (*engine.Engine, *memstore.Store) {
+	t.Helper()
+	return policyEngineBus(t, mode, nil)
+}
+
+// policyEngineBus is policyEngine publishing its events on bus.
+func policyEngineBus(t *testing.T, mode policy.Mode, bus *wield.Bus) (*engine.Engine, *memstore.Store) {
 	t.Helper()
 	dir := t.TempDir()
 	src := `@id("a-echoes") permit(principal == Key::"a", action, resource == Tool::"echo");
@@ -32,7 +39,7 @@ func policyEngine(t *testing.T, mode policy.Mode) (*engine.Engine, *memstore.Sto
 	reg := wield.NewRegistry(nil)
 	reg.MustRegister(echoTool())
 	store := memstore.New(0)
-	return engine.New(reg, &engine.Options{Policy: set, Store: store, Logger: quiet}), store
+	return engine.New(reg, &engine.Options{Policy: set, Store: store, Logger: quiet, Bus: bus}), store
 }
 
 func TestPolicyStep(t *testing.T) {
@@ -244,5 +251,35 @@ func TestHiddenToolAnswersAsUnknown(t *testing.T) {
 	}
 	if diff := cmp.Diff(ask("no_such_tool", `{"message":"hi"}`), ask("echo", `{"message":"hi"}`)); diff != "" {
 		t.Errorf("a disabled echo: unknown tool's answer (-) and hidden echo's (+) differ:\n%s", diff)
+	}
+}
+
+// TestHiddenToolNoValidationEvent: invalid arguments for a tool hidden from
+// the caller publish no validation event (it would name the tool and quote
+// its schema's rules on the event stream), as for a tool that does not
+// exist; for a caller who may see the tool they do.
+func TestHiddenToolNoValidationEvent(t *testing.T) {
+	e, _ := policyEngineBus(t, policy.Enforce, wield.NewBus(0))
+	sub := e.Bus().Subscribe(func(ev *wield.Event) bool { return ev.Type == wield.EventValidationError })
+	defer sub.Close()
+	for _, key := range []string{"key:b", "key:a"} {
+		ctx := wield.WithRequester(context.Background(), key)
+		if _, err := e.Call(ctx, wield.Call{Tool: "echo", Arguments: json.RawMessage(`{"nope":1}`), Caller: wield.Caller{ID: key}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ev, err := sub.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.CallerID != "key:a" {
+		t.Errorf("first validation event is %q's, want only key:a's (b may not see echo)", ev.CallerID)
+	}
+	short, cancel2 := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel2()
+	if ev, err := sub.Next(short); err == nil {
+		t.Errorf("a second validation event, %q's: want none", ev.CallerID)
 	}
 }
