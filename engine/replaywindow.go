@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,7 +100,9 @@ func (w *window) find(tool, key string) (rec *wield.Record, found bool) {
 // keep remembers a successful call of tool with key, its arguments'
 // digest and its output as recorded.
 func (w *window) keep(tool, key, callID, digest string, out json.RawMessage) {
-	c := &kept{key: windowKey(tool, key), at: time.Now(), digest: digest, callID: callID, out: out}
+	// The ID is copied: NewID writes 16 IDs to one allocation, which a
+	// kept ID would hold whole for as long as the window keeps it.
+	c := &kept{key: windowKey(tool, key), at: time.Now(), digest: digest, callID: strings.Clone(callID), out: out}
 	if c.out == nil {
 		c.out = json.RawMessage("null")
 	}
