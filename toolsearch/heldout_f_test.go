@@ -49,11 +49,18 @@ var colloquialF = []request{
 // TestRelevanceHeldOutE does. It has no bar: the set is run once, after
 // the tuning, to measure it.
 func TestRelevanceHeldOutF(t *testing.T) {
-	if os.Getenv("WIELD_HELDOUT_F") != "1" {
-		t.Skip("set WIELD_HELDOUT_F=1 to run the held-out set F (run once, after tuning)")
+	runHeldOut(t, "F", colloquialF)
+}
+
+// runHeldOut runs the held-out set name (skipped unless WIELD_HELDOUT_<name>
+// is 1): the ranking as shipped, each request with ✓ or ✗ and its top 3,
+// then the figure of each layer of query expansion (see layers).
+func runHeldOut(t *testing.T, name string, set []request) {
+	if os.Getenv("WIELD_HELDOUT_"+name) != "1" {
+		t.Skipf("set WIELD_HELDOUT_%s=1 to run the held-out set %s (run once, after tuning)", name, name)
 	}
-	if len(colloquialF) != 15 {
-		t.Fatalf("%d requests in set F, want 15", len(colloquialF))
+	if len(set) != 15 {
+		t.Fatalf("%d requests in set %s, want 15", len(set), name)
 	}
 	// As rankRequestsWith ranks with a nil setup (the ranking as shipped),
 	// keeping each request's top 3 to print.
@@ -65,7 +72,7 @@ func TestRelevanceHeldOutF(t *testing.T) {
 	ix := New(tools)
 	hits := 0
 	var lines []string
-	for _, r := range colloquialF {
+	for _, r := range set {
 		for _, w := range r.want {
 			if !names[w] {
 				t.Fatalf("request %q expects %s, which is not in the catalog", r.query, w)
@@ -82,12 +89,12 @@ func TestRelevanceHeldOutF(t *testing.T) {
 		}
 		lines = append(lines, fmt.Sprintf("  %s %q: want %s; top 3: %s", mark, r.query, strings.Join(r.want, " or "), strings.Join(ranked, ", ")))
 	}
-	fmt.Printf("toolsearch: held-out set F: right tool in top 3 for %d of %d\n", hits, len(colloquialF))
+	fmt.Printf("toolsearch: held-out set %s: right tool in top 3 for %d of %d\n", name, hits, len(set))
 	for _, l := range lines {
 		fmt.Println(l)
 	}
 	for _, l := range layers {
-		n := rankRequestsWith(t, colloquialF, l.setup)
-		fmt.Printf("toolsearch: held-out set F, %s: right tool in top 3 for %d of %d\n", l.name, n, len(colloquialF))
+		n := rankRequestsWith(t, set, l.setup)
+		fmt.Printf("toolsearch: held-out set %s, %s: right tool in top 3 for %d of %d\n", name, l.name, n, len(set))
 	}
 }

@@ -1,12 +1,6 @@
 package toolsearch
 
-import (
-	"fmt"
-	"os"
-	"slices"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // colloquialG is the seventh held-out set: 15 requests of the three
 // colloquial kinds (five each), worded as people type to an agent. It was
@@ -42,51 +36,9 @@ var colloquialG = []request{
 	{"cut the first 30 seconds of dead air off episode12.mp3", []string{"audio_trim_audio"}},
 }
 
-// TestRelevanceHeldOutG prints the seventh held-out set's top-3 figure for
-// the ranking as shipped, each request with ✓ or ✗ and its top 3, then the
-// figure of each layer of query expansion (see layers), as
-// TestRelevanceHeldOutF does. It has no bar: the set is run once, after
-// the tuning, to measure it.
+// TestRelevanceHeldOutG runs set G as TestRelevanceHeldOutF runs F (see
+// runHeldOut). It has no bar: the set is run once, after the tuning, to
+// measure it.
 func TestRelevanceHeldOutG(t *testing.T) {
-	if os.Getenv("WIELD_HELDOUT_G") != "1" {
-		t.Skip("set WIELD_HELDOUT_G=1 to run the held-out set G (run once, after tuning)")
-	}
-	if len(colloquialG) != 15 {
-		t.Fatalf("%d requests in set G, want 15", len(colloquialG))
-	}
-	// As rankRequestsWith ranks with a nil setup (the ranking as shipped),
-	// keeping each request's top 3 to print.
-	tools := loadCatalog(t)
-	names := map[string]bool{}
-	for _, tool := range tools {
-		names[tool.Name] = true
-	}
-	ix := New(tools)
-	hits := 0
-	var lines []string
-	for _, r := range colloquialG {
-		for _, w := range r.want {
-			if !names[w] {
-				t.Fatalf("request %q expects %s, which is not in the catalog", r.query, w)
-			}
-		}
-		var ranked []string
-		for _, h := range ix.Search(r.query, 3) {
-			ranked = append(ranked, h.Tool.Name)
-		}
-		mark := "✗"
-		if slices.ContainsFunc(ranked, func(n string) bool { return slices.Contains(r.want, n) }) {
-			hits++
-			mark = "✓"
-		}
-		lines = append(lines, fmt.Sprintf("  %s %q: want %s; top 3: %s", mark, r.query, strings.Join(r.want, " or "), strings.Join(ranked, ", ")))
-	}
-	fmt.Printf("toolsearch: held-out set G: right tool in top 3 for %d of %d\n", hits, len(colloquialG))
-	for _, l := range lines {
-		fmt.Println(l)
-	}
-	for _, l := range layers {
-		n := rankRequestsWith(t, colloquialG, l.setup)
-		fmt.Printf("toolsearch: held-out set G, %s: right tool in top 3 for %d of %d\n", l.name, n, len(colloquialG))
-	}
+	runHeldOut(t, "G", colloquialG)
 }
