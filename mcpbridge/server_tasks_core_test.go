@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/mcpbridge"
-	"github.com/wieldhq/wield/sqlite"
 )
 
 // coreSession is a raw 2025-11-25 HTTP session.
@@ -118,21 +116,9 @@ type coreTask struct {
 // tasks/get of a 2026-07-28 request: one record, two wire forms.
 func TestServerCoreTasks(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(ctx)
+	store := srvTaskStore(t)
 	release := make(chan struct{})
-	slow := wield.Func("slow", "Waits to be released.", func(ctx context.Context, _ srvNoArgs) (string, error) {
-		select {
-		case <-release:
-			return "released", nil
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	})
-	slow.Task = wield.TaskOptional
+	slow := srvSlowTask(release, wield.TaskOptional)
 	must := wield.Func("must", "Always a task.", func(context.Context, srvNoArgs) (string, error) { return "fine", nil })
 	must.Task = wield.TaskRequired
 	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, slow, must)

@@ -25,21 +25,9 @@ import (
 // running here goes on, and is answered the result when the task ends.
 func TestServerEndWaits(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(ctx)
+	store := srvTaskStore(t)
 	release := make(chan struct{})
-	slow := wield.Func("slow", "Waits to be released.", func(ctx context.Context, _ srvNoArgs) (string, error) {
-		select {
-		case <-release:
-			return "released", nil
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	})
-	slow.Task = wield.TaskOptional
+	slow := srvSlowTask(release, wield.TaskOptional)
 	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, slow)
 	h := f.srv.Handler()
 	c := &coreSession{t: t, h: h}

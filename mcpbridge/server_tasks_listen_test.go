@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/mcpbridge"
-	"github.com/wieldhq/wield/sqlite"
 )
 
 // listenMsg is one message of a subscriptions/listen stream.
@@ -98,21 +96,9 @@ func listenNext(t *testing.T, ch <-chan listenMsg) (listenMsg, bool) {
 // stall the tasks.
 func TestServerTaskListen(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(ctx)
+	store := srvTaskStore(t)
 	release := make(chan struct{})
-	slow := wield.Func("slow", "Waits to be released.", func(ctx context.Context, _ srvNoArgs) (string, error) {
-		select {
-		case <-release:
-			return "released", nil
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	})
-	slow.Task = wield.TaskRequired
+	slow := srvSlowTask(release, wield.TaskRequired)
 	quick := wield.Func("quick", "Answers at once.", func(context.Context, srvNoArgs) (string, error) { return "quick", nil })
 	quick.Task = wield.TaskRequired
 	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, slow, quick)

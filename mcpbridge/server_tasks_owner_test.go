@@ -21,22 +21,9 @@ import (
 // access from another). A server without keys has no requester: a task ID
 // is then the capability.
 func TestServerTasksBoundToRequester(t *testing.T) {
-	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wield.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(ctx)
+	store := srvTaskStore(t)
 	release := make(chan struct{})
-	slow := wield.Func("slow", "Waits to be released.", func(ctx context.Context, _ srvNoArgs) (string, error) {
-		select {
-		case <-release:
-			return "released", nil
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	})
-	slow.Task = wield.TaskRequired
+	slow := srvSlowTask(release, wield.TaskRequired)
 	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, slow)
 	as := func(requester string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
