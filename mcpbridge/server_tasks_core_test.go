@@ -118,7 +118,17 @@ func TestServerCoreTasks(t *testing.T) {
 	ctx := context.Background()
 	store := srvTaskStore(t)
 	release := make(chan struct{})
-	slow := srvSlowTask(release, wield.TaskOptional)
+	// Not srvSlowTask: the test makes release anew for its second task, so
+	// the tool reads the variable, not the first channel.
+	slow := wield.Func("slow", "Waits to be released.", func(ctx context.Context, _ srvNoArgs) (string, error) {
+		select {
+		case <-release:
+			return "released", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	})
+	slow.Task = wield.TaskOptional
 	must := wield.Func("must", "Always a task.", func(context.Context, srvNoArgs) (string, error) { return "fine", nil })
 	must.Task = wield.TaskRequired
 	f := srvNew(t, &mcpbridge.ServerOptions{Calls: store}, &engine.Options{Store: store}, slow, must)
