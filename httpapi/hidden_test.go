@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/engine"
-	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/sqlite"
 )
 
@@ -26,16 +24,8 @@ import (
 // of those calls read alike, and another key's calls of calculator are
 // not among the records it lists or reads.
 func TestHiddenToolAnswersAsUnknown(t *testing.T) {
-	dir := t.TempDir()
-	src := `@id("everyone") permit(principal, action, resource);
-@id("two-no-calc") forbid(principal == Key::"config-2", action, resource == Tool::"calculator");`
-	if err := os.WriteFile(filepath.Join(dir, "p.cedar"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	set, err := policy.Load(policy.Enforce, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := policySet(t, `@id("everyone") permit(principal, action, resource);
+@id("two-no-calc") forbid(principal == Key::"config-2", action, resource == Tool::"calculator");`)
 	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
 	reg.MustRegister(builtin.Echo(), builtin.Calculator())
 	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)

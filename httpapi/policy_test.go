@@ -18,16 +18,8 @@ import (
 // TestPolicyLists: the list, its exports, one tool, an agent's tools and a
 // dry run follow the engine's policies for the agent asked about.
 func TestPolicyLists(t *testing.T) {
-	dir := t.TempDir()
-	src := `@id("everyone") permit(principal, action, resource);
-@id("helper-no-calc") forbid(principal == Agent::"helper", action, resource == Tool::"calculator");`
-	if err := os.WriteFile(filepath.Join(dir, "p.cedar"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	set, err := policy.Load(policy.Enforce, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := policySet(t, `@id("everyone") permit(principal, action, resource);
+@id("helper-no-calc") forbid(principal == Agent::"helper", action, resource == Tool::"calculator");`)
 	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
 	reg.MustRegister(builtin.Echo(), builtin.Calculator())
 	for _, a := range []string{"helper", "solver"} {
@@ -68,4 +60,19 @@ func TestPolicyLists(t *testing.T) {
 	if code != 200 || !strings.Contains(string(b), `"error_type":"tool_not_found"`) || strings.Contains(string(b), "helper-no-calc") || !strings.Contains(string(b), `"would_run":false`) {
 		t.Errorf("dry run as helper: %d %s", code, b)
 	}
+}
+
+// policySet loads the Cedar policies of src, enforced, from a folder of
+// the test's own.
+func policySet(t *testing.T, src string) *policy.Set {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.cedar"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := policy.Load(policy.Enforce, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }
