@@ -92,31 +92,56 @@ func (s *Server) srvPolicyList(ctx context.Context, req mcp.Request, res mcp.Res
 	if p == nil && kit == nil {
 		return
 	}
-	var tools []*wield.Tool
-	registered := map[string]*wield.Tool{}
-	for _, t := range list.Tools {
-		if wt, ok := s.reg.Tool(t.Name); ok {
-			tools = append(tools, wt)
-			registered[t.Name] = wt
-		}
+	names := make([]string, len(list.Tools))
+	for i, t := range list.Tools {
+		names[i] = t.Name
 	}
 	// The caller its calls are made as: without a key, the principal is
 	// the client (Agent::"mcp:NAME") for the list as for the calls.
 	ss, _ := req.GetSession().(*mcp.ServerSession)
-	visible := map[string]*wield.Tool{}
-	for _, t := range wield.ListFor(ctx, p, s.reg, s.srvCaller(ss), kit, tools) {
-		visible[t.Name] = t
-	}
+	visible := s.srvListFor(ctx, p, s.srvCaller(ss), kit, names)
 	list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return visible[t.Name] == nil })
 	for i, t := range list.Tools {
 		// A tool described for this caller (run_program's functions): a
 		// copy, the SDK's listed tool is shared.
-		if wt := visible[t.Name]; wt != registered[t.Name] && wt.Description != t.Description {
+		if d, ok := s.srvDescribedFor(visible[t.Name]); ok && d != t.Description {
 			c := *t
-			c.Description = wt.Description
+			c.Description = d
 			list.Tools[i] = &c
 		}
 	}
+}
+
+// srvListFor is which of the tools named in a tools/list (registered ones)
+// caller may see under the policy p and within kit, each as described for
+// it ([wield.ListFor]): the one filter of both paths that answer a
+// tools/list under a policy or a scope, srvPolicyList on the go-sdk's and
+// srvCoreListing on the 2025-11-25 one's own.
+func (s *Server) srvListFor(ctx context.Context, p wield.Policy, caller wield.Caller, kit *wield.Toolkit, names []string) map[string]*wield.Tool {
+	tools := make([]*wield.Tool, 0, len(names))
+	for _, name := range names {
+		if wt, ok := s.reg.Tool(name); ok {
+			tools = append(tools, wt)
+		}
+	}
+	visible := make(map[string]*wield.Tool, len(tools))
+	for _, t := range wield.ListFor(ctx, p, s.reg, caller, kit, tools) {
+		visible[t.Name] = t
+	}
+	return visible
+}
+
+// srvDescribedFor is the description of wt, a tool srvListFor gave, when
+// it is its caller's own (run_program's functions): not the registered
+// tool's.
+func (s *Server) srvDescribedFor(wt *wield.Tool) (string, bool) {
+	if wt == nil {
+		return "", false
+	}
+	if reg, ok := s.reg.Tool(wt.Name); ok && reg == wt {
+		return "", false
+	}
+	return wt.Description, true
 }
 
 // srvHidden reports whether the policies hide the tool name from caller,

@@ -246,10 +246,11 @@ func (s *Server) srvServeCoreTasks(w http.ResponseWriter, r *http.Request, ep *s
 }
 
 // srvCoreList answers tools/list with execution.taskSupport on the tools
-// marked task; a list the fast path would not give (a cursor, a policy's
-// own list, a long one) goes to the go-sdk, without it.
+// marked task, under a policy too (the caller's own list); a list the fast
+// path would not give (a cursor, a long one) goes to the go-sdk, without
+// it.
 func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndpoint, sess *srvSession, q *srvCoreRequest) bool {
-	if s.eng.Policy() != nil || (q.Params != nil && (q.Params.Cursor != nil || q.Params.Name != "")) {
+	if q.Params != nil && (q.Params.Cursor != nil || q.Params.Name != "") {
 		return false
 	}
 	s.srvSync(ep)
@@ -257,14 +258,14 @@ func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndp
 	if list == nil {
 		return false
 	}
-	// A scoped key's run_program is described with the functions of its
-	// scope, as srvPolicyList describes it on the SDK's path: its list is
-	// its own. Any other is the endpoint's, made once per change of its
-	// tools (decoding and encoding the list each time cost more than the
-	// rest of the request).
-	kit := s.srvReach(r.Context())
-	if kit != nil {
-		out, ok := s.srvCoreListing(r, ep, sess, list, kit)
+	// Under a policy, or for a scoped key, the list is the caller's own:
+	// the tools it may see, run_program described with the functions it
+	// reaches, as srvPolicyList lists them on the SDK's path. Any other is
+	// the endpoint's, made once per change of its tools (decoding and
+	// encoding the list each time cost more than the rest of the request).
+	p, kit := s.eng.Policy(), s.srvReach(r.Context())
+	if p != nil || kit != nil {
+		out, ok := s.srvCoreListing(r, ep, sess, list, p, kit)
 		if ok {
 			srvWrite(w, sess.ss, q.ID, out, nil)
 		}
@@ -275,7 +276,7 @@ func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndp
 	out, ok := ep.taskList, ep.taskOK
 	ep.mu.Unlock()
 	if !kept {
-		out, ok = s.srvCoreListing(r, ep, sess, list, nil)
+		out, ok = s.srvCoreListing(r, ep, sess, list, nil, nil)
 		ep.mu.Lock()
 		ep.taskFrom, ep.taskList, ep.taskOK = list, out, ok
 		ep.mu.Unlock()
@@ -287,9 +288,10 @@ func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndp
 }
 
 // srvCoreListing is list with execution.taskSupport on the tools marked
-// task, and run_program described for kit when kit is not nil; false when
-// none is marked (the go-sdk answers, without it), or on a failure.
-func (s *Server) srvCoreListing(r *http.Request, ep *srvEndpoint, sess *srvSession, list []byte, kit *wield.Toolkit) ([]byte, bool) {
+// task; under the policy p or the scope kit (either not nil), only the
+// tools the caller may see, described for it (srvListFor). False when no
+// tool is marked (the go-sdk answers, without it), or on a failure.
+func (s *Server) srvCoreListing(r *http.Request, ep *srvEndpoint, sess *srvSession, list []byte, p wield.Policy, kit *wield.Toolkit) ([]byte, bool) {
 	ep.mu.Lock()
 	support := map[string]wield.TaskSupport{}
 	for name, t := range ep.synced {
@@ -306,20 +308,31 @@ func (s *Server) srvCoreListing(r *http.Request, ep *srvEndpoint, sess *srvSessi
 	if json.Unmarshal(list, &res) != nil || json.Unmarshal(res["tools"], &tools) != nil {
 		return nil, false
 	}
-	for _, t := range tools {
-		var name string
-		if json.Unmarshal(t["name"], &name) != nil {
-			continue
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		if json.Unmarshal(t["name"], &names[i]) != nil {
+			return nil, false
 		}
+	}
+	var visible map[string]*wield.Tool
+	if p != nil || kit != nil {
+		visible = s.srvListFor(r.Context(), p, s.srvCaller(sess.ss), kit, names)
+		kept := tools[:0]
+		kn := names[:0]
+		for i, t := range tools {
+			if visible[names[i]] != nil {
+				kept, kn = append(kept, t), append(kn, names[i])
+			}
+		}
+		tools, names = kept, kn
+	}
+	for i, t := range tools {
+		name := names[i]
 		if support[name] != "" {
 			t["execution"] = json.RawMessage(`{"taskSupport":"` + string(support[name]) + `"}`)
 		}
-		if wt, ok := s.reg.Tool(name); ok && kit != nil && wt.ForCaller != nil {
-			l := wield.ListFor(r.Context(), nil, s.reg, s.srvCaller(sess.ss), kit, []*wield.Tool{wt})
-			if len(l) != 1 {
-				return nil, false
-			}
-			d, err := json.Marshal(l[0].Description)
+		if desc, ok := s.srvDescribedFor(visible[name]); ok {
+			d, err := json.Marshal(desc)
 			if err != nil {
 				return nil, false
 			}

@@ -237,7 +237,10 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, eng *engine.En
 	go returnMemory(ctx, srv.Sessions)
 	fmt.Fprintf(a.stderr, "listening on http://%s/mcp\n", ln.Addr())
 	done := make(chan error, 1)
-	go func() { done <- hs.Serve(httpapi.LimitListener(ln, maxConns, log)) }()
+	// The MCP fast path's calls learn of a client gone away from their
+	// connection, not by watching every request's context, as under serve.
+	sl := mcpbridge.WatchConns(hs, httpapi.LimitListener(ln, maxConns, log))
+	go func() { done <- hs.Serve(sl) }()
 	select {
 	case err := <-done:
 		return fmt.Errorf("serve: %w", err)
