@@ -184,7 +184,9 @@ type srvEndpoint struct {
 	listed map[string]*mcp.Tool   // the same, as listed
 	headed map[string]bool        // listed tools whose schema binds arguments to headers (x-mcp-header)
 	warned map[*wield.Tool]bool   // tools left out, reported once
-	list   []byte                 // the tools/list result, encoded; nil after a change
+	// lists are the tools/list result, encoded, with cacheScope public
+	// ([0]) and private ([1]); nil after a change.
+	lists [2][]byte
 	// taskList is list as a 2025-11-25 session with task tools is given
 	// it (srvCoreList), made from the list taskFrom (that of list when it
 	// is current); taskOK is false when the go-sdk answers instead.
@@ -434,6 +436,13 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 		Logger:                    srvQuiet(s.log),
 		Capabilities:              caps,
 		SupportedProtocolVersions: s.opts.ProtocolVersions,
+		// A list answered through the SDK is marked as the fast path
+		// marks it (srvPrivate).
+		SetCacheable: func(ctx context.Context, req mcp.Request, c *mcp.Cacheable) {
+			if s.srvPrivate(srvWithRequester(ctx, req)) {
+				c.CacheScope = "private"
+			}
+		},
 	}
 	if len(s.opts.Resources) > 0 || len(s.templates) > 0 {
 		mopts.SubscribeHandler, mopts.UnsubscribeHandler = s.srvSubscribe, s.srvUnsubscribe
@@ -549,7 +558,7 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 			delete(ep.listed, name)
 			delete(ep.headed, name)
 		}
-		ep.list = nil
+		ep.lists = [2][]byte{}
 		ep.mcp.RemoveTools(gone...)
 	}
 	if len(changed) == 0 {
@@ -590,7 +599,7 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 		ep.synced[t.Name] = t
 		ep.listed[t.Name] = st
 		ep.headed[t.Name] = srvBindsHeaders(st)
-		ep.list = nil
+		ep.lists = [2][]byte{}
 	}
 	// A tool that now has problems and was listed before must go.
 	var dropped []string
@@ -600,7 +609,7 @@ func (s *Server) srvSync(ep *srvEndpoint) {
 				delete(ep.synced, t.Name)
 				delete(ep.listed, t.Name)
 				delete(ep.headed, t.Name)
-				ep.list = nil
+				ep.lists = [2][]byte{}
 				dropped = append(dropped, t.Name)
 			}
 		}

@@ -319,7 +319,7 @@ func (s *Server) srvEraFast(w http.ResponseWriter, r *http.Request, ep *srvEndpo
 			return false // a policy's list is the requester's own (srvPolicyList)
 		}
 		s.srvSync(ep)
-		list := ep.srvList()
+		list := ep.srvList(s.srvPrivate(r.Context()))
 		if len(list) < 2 || list[0] != '{' || list[1] == '}' {
 			return false
 		}

@@ -303,7 +303,7 @@ func (s *Server) srvFast(w http.ResponseWriter, r *http.Request, ep *srvEndpoint
 			return false // a policy's list is the requester's own (srvPolicyList)
 		}
 		s.srvSync(ep)
-		list := ep.srvList()
+		list := ep.srvList(s.srvPrivate(r.Context()))
 		if list == nil {
 			return false
 		}
@@ -548,13 +548,18 @@ func srvPlainID(id json.RawMessage) bool {
 }
 
 // srvList returns the encoded tools/list result, as the SDK builds it:
-// the tools sorted by name, in one page. It returns nil when they do not
-// fit one page of the SDK's.
-func (ep *srvEndpoint) srvList() []byte {
+// the tools sorted by name, in one page; its cacheScope private when the
+// list is a caller's (see srvPrivate), public otherwise. It returns nil
+// when they do not fit one page of the SDK's.
+func (ep *srvEndpoint) srvList(private bool) []byte {
+	i := 0
+	if private {
+		i = 1
+	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	if ep.list != nil {
-		return ep.list
+	if ep.lists[i] != nil {
+		return ep.lists[i]
 	}
 	if len(ep.listed) > mcp.DefaultPageSize {
 		return nil
@@ -564,12 +569,25 @@ func (ep *srvEndpoint) srvList() []byte {
 		tools = append(tools, t)
 	}
 	slices.SortFunc(tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
-	b, err := json.Marshal(&mcp.ListToolsResult{Cacheable: mcp.Cacheable{CacheScope: "public"}, Tools: tools})
+	scope := "public"
+	if private {
+		scope = "private"
+	}
+	b, err := json.Marshal(&mcp.ListToolsResult{Cacheable: mcp.Cacheable{CacheScope: scope}, Tools: tools})
 	if err != nil {
 		return nil // the SDK will fail the same way, and say so
 	}
-	ep.list = b
+	ep.lists[i] = b
 	return b
+}
+
+// srvPrivate says whether a list answered to the request of ctx is its
+// caller's own, to be cached by its client only (cacheScope "private"):
+// under a policy, or on a server with keys (whose keys may be scoped to
+// toolsets), callers see different lists, and a cache shared between them
+// must not hand one caller's list to another.
+func (s *Server) srvPrivate(ctx context.Context) bool {
+	return s.eng.Policy() != nil || wield.RequesterFrom(ctx) != "" || wield.ScopeFrom(ctx) != nil
 }
 
 // srvWrite writes a JSON-RPC response: result, or else jerr.

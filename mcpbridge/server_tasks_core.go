@@ -254,7 +254,7 @@ func (s *Server) srvCoreList(w http.ResponseWriter, r *http.Request, ep *srvEndp
 		return false
 	}
 	s.srvSync(ep)
-	list := ep.srvList()
+	list := ep.srvList(s.srvPrivate(r.Context()))
 	if list == nil {
 		return false
 	}
