@@ -48,15 +48,7 @@ func TestLoopSearchesAreRecorded(t *testing.T) {
 	t.Cleanup(func() { e.Close(context.Background()) })
 
 	f := &fakeModel{t: t, path: "/v1/chat/completions"}
-	f.script = []func(map[string]any) string{
-		func(map[string]any) string {
-			return openAIReply("", [3]string{"s1", "search_tools", `{"query":"evaluate an arithmetic expression"}`})
-		},
-		func(map[string]any) string {
-			return openAIReply("", [3]string{"c1", "calculator", `{"expression":"2**10"}`})
-		},
-		func(map[string]any) string { return openAIReply("1024") },
-	}
+	f.script = searchThenCalculate()
 	m, _ := openai.NewClient(openai.ClientOptions{Model: "gpt-test", BaseURL: serve(t, f) + "/v1", MaxRetries: -1})
 	a := &agent.Agent{Name: "big", Model: m, Toolkit: toolkit(t, reg, "big", names...)}
 	out, err := agent.NewLoop(e, nil).Run(ctx, a, "conv-search", []llm.Message{{Role: llm.RoleUser, Content: "2 to the 10th?"}})
@@ -126,15 +118,7 @@ func TestLoopLeavesToolkit(t *testing.T) {
 	for name, kit := range kits {
 		for range runsPerAgent {
 			f := &fakeModel{t: t, path: "/v1/chat/completions"}
-			f.script = []func(map[string]any) string{
-				func(map[string]any) string {
-					return openAIReply("", [3]string{"s1", "search_tools", `{"query":"evaluate an arithmetic expression"}`})
-				},
-				func(map[string]any) string {
-					return openAIReply("", [3]string{"c1", "calculator", `{"expression":"2**10"}`})
-				},
-				func(map[string]any) string { return openAIReply("1024") },
-			}
+			f.script = searchThenCalculate()
 			m, _ := openai.NewClient(openai.ClientOptions{Model: "gpt-test", BaseURL: serve(t, f) + "/v1", MaxRetries: -1})
 			a := &agent.Agent{Name: name, Model: m, Toolkit: kit}
 			go func() {
@@ -162,5 +146,19 @@ func TestLoopLeavesToolkit(t *testing.T) {
 	}
 	if _, ok := reg.Tool("search_tools"); !ok {
 		t.Error("search_tools is not registered: the runs' searches did not go through the engine")
+	}
+}
+
+// searchThenCalculate is a model's turns that search for a calculator,
+// call it for 2**10 and answer 1024.
+func searchThenCalculate() []func(map[string]any) string {
+	return []func(map[string]any) string{
+		func(map[string]any) string {
+			return openAIReply("", [3]string{"s1", "search_tools", `{"query":"evaluate an arithmetic expression"}`})
+		},
+		func(map[string]any) string {
+			return openAIReply("", [3]string{"c1", "calculator", `{"expression":"2**10"}`})
+		},
+		func(map[string]any) string { return openAIReply("1024") },
 	}
 }
