@@ -1,16 +1,12 @@
 package mcpbridge_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
-	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/mcpbridge"
 )
 
@@ -31,27 +27,7 @@ func (spoofScopeVariants) RoundTrip(r *http.Request) (*http.Response, error) {
 // reaches every tool (the header did not narrow it to ops), a scoped one
 // keeps its key's scope (ops), on both paths and in both eras.
 func TestScopeHeaderVariants(t *testing.T) {
-	reg := wield.NewRegistry(nil)
-	reg.MustRegister(wield.Func("outside", "Not in ops", func(context.Context, struct{}) (string, error) { return "x", nil }))
-	reg.MustRegister(wield.Func("reach", "Say what this call may reach, and who asks", func(ctx context.Context, _ struct{}) (string, error) {
-		who := wield.RequesterFrom(ctx)
-		c := wield.CallFrom(ctx)
-		switch {
-		case c == nil || c.Toolkit == nil:
-			return "everything " + who, nil
-		case c.Toolkit.Has("outside"):
-			return "outside too " + who, nil
-		}
-		return "ops only " + who, nil
-	}))
-	if err := reg.DefineToolset(wield.Toolset{Name: "ops", Tools: []string{"reach"}}); err != nil {
-		t.Fatal(err)
-	}
-	eng := engine.New(reg, nil)
-	fast := mcpbridge.NewServer(eng, reg, nil)
-	defer fast.Close()
-	sdk := mcpbridge.NewServer(eng, reg, &mcpbridge.ServerOptions{DisableFastPath: true})
-	defer sdk.Close()
+	fast, sdk := scopeServers(t)
 	for _, c := range []struct {
 		name  string
 		scope []string
@@ -72,21 +48,8 @@ func TestScopeHeaderVariants(t *testing.T) {
 						srv.Handler().ServeHTTP(w, r.WithContext(ctx))
 					}))
 					defer hs.Close()
-					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-					defer cancel()
-					var opts *mcp.ClientSessionOptions
-					if version != "" {
-						opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
-					}
-					cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx,
-						&mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", MaxRetries: -1, HTTPClient: &http.Client{Transport: spoofScopeVariants{}}}, opts)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer cs.Close()
-					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "reach", Arguments: map[string]any{}})
-					if err != nil || res.IsError || strings.TrimSpace(res.Content[0].(*mcp.TextContent).Text) != strings.TrimSpace(c.want) {
-						t.Errorf("reach: %v %+v, want %q", err, res, c.want)
+					if got := callReach(t, hs.URL+"/mcp", spoofScopeVariants{}, version); strings.TrimSpace(got) != strings.TrimSpace(c.want) {
+						t.Errorf("reach: %q, want %q", got, c.want)
 					}
 				})
 			}
