@@ -330,7 +330,7 @@ func (s *impServer) impTransport(bad *atomic.Pointer[string], info *impTaskInfo,
 		}
 		cmd.Stderr = &impLogWriter{log: s.im.log, server: cfg.Name}
 		raw := &impRawStdio{pending: map[string]chan *jsonrpc.Response{}, peeks: map[any]impPeek{}}
-		return &impFrameTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: s.im.opts.KillGrace}, bad: bad, raw: raw, info: info}, raw, nil
+		return &impFrameTransport{Transport: &impProcess{cmd: cmd, grace: s.im.opts.KillGrace, name: cfg.Name, log: s.im.log}, bad: bad, raw: raw, info: info}, raw, nil
 	case TransportSSE:
 		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxEventSize: max}, nil, nil
 	}

@@ -54,8 +54,11 @@
 // registered, vanished ones removed, changed ones updated. [Importer.Servers]
 // reports each server's state for a status page. [Importer.Close] stops the
 // stdio servers (a server that does not exit when its input closes gets
-// SIGTERM after [ImportOptions.KillGrace], and SIGKILL after as long again)
-// and removes the tools.
+// SIGTERM after [ImportOptions.KillGrace], and SIGKILL after as long again;
+// on Unix a stdio server runs in a process group of its own and the
+// signals go to the group, so that what a wrapper such as `sh -c` or npx
+// started goes too, and so does what a server leaves running when it
+// exits) and removes the tools.
 //
 // # Pinning
 //
