@@ -46,7 +46,8 @@ func everythingEntry(t *testing.T) string {
 // under its own token, and its log messages; a client that cancels a
 // call has wield send notifications/cancelled to the imported server (seen
 // on the server's input), gets no more notices of it, and the call is
-// recorded as canceled.
+// recorded as canceled; SIGTERM stops the server with its wrapper, and
+// nothing of it outlives wield.
 func TestJourneyMCPRelay(t *testing.T) {
 	entry := everythingEntry(t)
 	u := newUser(t)
@@ -55,7 +56,7 @@ func TestJourneyMCPRelay(t *testing.T) {
 	input := u.path("server-input.jsonl")
 	u.write("wield.yaml", `mcp_servers:
   - name: ev
-    command: [sh, -c, 'tee -a "$0" | exec node "$1" stdio', `+input+`, `+entry+`]
+    command: [sh, -c, 'tee -a "$0" | exec node "$1" stdio "$0"', `+input+`, `+entry+`]
     timeout: 60s
 `)
 	s := u.serve("--config", "wield.yaml")
@@ -209,4 +210,26 @@ func TestJourneyMCPRelay(t *testing.T) {
 	if code, took := s.stop(syscall.SIGTERM, 15*time.Second); code != 0 {
 		t.Errorf("exit %d after %v of SIGTERM, want 0:\n%s", code, took, s.stderr)
 	}
+	// The server, started through sh and running its simulated logging
+	// (so it does not exit when its input closes), is stopped with its
+	// wrapper: nothing whose command line names this journey's input file
+	// (tee, and node, given it as an argument it ignores) outlives wield.
+	if left := processesNaming(input); len(left) > 0 {
+		t.Errorf("still running after wield exited: %q", left)
+	}
+}
+
+// processesNaming returns the command lines of the running processes whose
+// command line contains s (zombies, which have none, are not listed).
+func processesNaming(s string) []string {
+	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var found []string
+	for _, d := range dirs {
+		b, err := os.ReadFile(d)
+		if err != nil || !bytes.Contains(b, []byte(s)) {
+			continue
+		}
+		found = append(found, string(bytes.ReplaceAll(bytes.TrimRight(b, "\x00"), []byte{0}, []byte{' '})))
+	}
+	return found
 }
