@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wieldhq/wield/internal/procgroup"
 )
 
 // impProcess is the transport of a stdio server: the go-sdk's newline
@@ -39,7 +41,7 @@ const impPipeDelay = time.Second
 
 func (t *impProcess) Connect(ctx context.Context) (mcp.Connection, error) {
 	cmd := t.cmd
-	impOwnGroup(cmd)
+	procgroup.Own(cmd)
 	cmd.WaitDelay = impPipeDelay
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -106,20 +108,39 @@ func (p *impProcessStdin) stop() error {
 	if !exited {
 		// Said, so that whoever waits for wield to exit knows why.
 		p.log.Info("mcp server did not exit when its stdin was closed; sending SIGTERM", "server", p.name, "pid", pid, "waited", p.grace)
-		impSignal(p.cmd, pid, impTerm)
+		_ = procgroup.Signal(p.cmd.Process, syscall.SIGTERM)
 		exited = wait()
 	}
 	if !exited {
 		p.log.Warn("mcp server did not exit on SIGTERM; killing it", "server", p.name, "pid", pid, "waited", p.grace)
-		impSignal(p.cmd, pid, impKill)
+		_ = procgroup.Signal(p.cmd.Process, syscall.SIGKILL)
 		if !wait() {
 			return fmt.Errorf("unresponsive subprocess %d", pid)
 		}
 	}
-	impEndGroup(pid, p.grace)
+	p.endGroup()
 	var ee *exec.ExitError
 	if errors.As(p.waitErr, &ee) || errors.Is(p.waitErr, exec.ErrWaitDelay) {
 		return nil // how it ended is not the caller's concern: it has
 	}
 	return p.waitErr
+}
+
+// endGroup ends what is left of the group of a server that has exited:
+// SIGTERM, then SIGKILL once the grace period has passed with any of it
+// still running.
+func (p *impProcessStdin) endGroup() {
+	proc := p.cmd.Process
+	if !procgroup.Alive(proc) {
+		return
+	}
+	_ = procgroup.Signal(proc, syscall.SIGTERM)
+	deadline := time.Now().Add(p.grace)
+	for time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		if !procgroup.Alive(proc) {
+			return
+		}
+	}
+	_ = procgroup.Signal(proc, syscall.SIGKILL)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsonenc"
+	"github.com/wieldhq/wield/internal/procgroup"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -279,6 +281,13 @@ func (c *Command) Handle(ctx context.Context, raw json.RawMessage) (json.RawMess
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = c.Dir
+	// A call that times out or is canceled ends the program with what it
+	// started (a script's children, a wrapper's program): on Unix it runs
+	// in a process group of its own, killed whole. What a program that
+	// exits leaves running in the background is its own; its output
+	// pipes are given up a second after it exits.
+	procgroup.Own(cmd)
+	cmd.Cancel = func() error { return procgroup.Signal(cmd.Process, os.Kill) }
 	cmd.WaitDelay = time.Second
 	max := c.MaxOutput
 	if max <= 0 {

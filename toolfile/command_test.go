@@ -1,10 +1,16 @@
 package toolfile
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -201,4 +207,48 @@ func TestEntryProblems(t *testing.T) {
 			t.Errorf("%q: problems = %v, want %s", tt.src, set.Problems, tt.want)
 		}
 	}
+}
+
+// TestCommandTimeoutEndsChildren: a program that times out is ended with
+// what it started: the child a shell started in the background is gone
+// too (before, it ran on, orphaned, after the call's timeout).
+func TestCommandTimeoutEndsChildren(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("process groups are Unix's")
+	}
+	needs(t, "sh")
+	needs(t, "sleep")
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	c := &Command{Argv: []string{"sh", "-c", `sleep 300 & echo $! > "$0"; wait`, pidFile}, Timeout: 500 * time.Millisecond}
+	if _, err := c.Handle(context.Background(), nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error = %v, want deadline exceeded", err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := os.FindProcess(child)
+	t.Cleanup(func() { _ = p.Kill() })
+	deadline := time.Now().Add(10 * time.Second)
+	for processRunning(child) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the program's child %d still runs after the call timed out", child)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processRunning reports whether pid runs (a zombie, exited and not yet
+// reaped, does not), from /proc.
+func processRunning(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i > 0 && i+2 < len(b) && b[i+2] != 'Z'
 }
