@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/wieldhq/wield"
@@ -61,9 +60,24 @@ func NamespacesOf(sets []wield.Toolset) []Namespace {
 	return out
 }
 
-// namespaceName is the rule wield applies to a namespace's name: the
-// function name rule, since the model calls tools through it.
-var namespaceName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// namespaceName tells whether name follows the rule wield applies to a
+// namespace's name (`^[A-Za-z0-9_-]{1,64}$`): the function name rule, since
+// the model calls tools through it. Checked by hand rather than by that
+// regular expression, whose {1,64} compiles to 64 nested repetitions: at
+// package init that recursion grew the main goroutine's stack three times
+// in every wield process, each copy reading the function table.
+func namespaceName(name string) bool {
+	if len(name) < 1 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // ExportDeferred is [Export] for a provider's own tool search, the
 // alternative to wield's search_tools for a catalog too large to send: the
@@ -96,7 +110,7 @@ func ExportDeferredIn(d Dialect, tools []*wield.Tool, load func(*wield.Tool) boo
 	}
 	inSpace := map[string]int{} // tool name -> index of its namespace
 	for i, ns := range spaces {
-		if !namespaceName.MatchString(ns.Name) {
+		if !namespaceName(ns.Name) {
 			return nil, nil, fmt.Errorf("%w: namespace %q (from the toolset of that name)", ErrNamespaceName, ns.Name)
 		}
 		for _, n := range ns.Tools {

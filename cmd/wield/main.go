@@ -37,6 +37,8 @@ import (
 
 	_ "time/tzdata" // current_time knows every zone even on machines without tzdata
 
+	_ "github.com/wieldhq/wield/cmd/wield/internal/memprofile" // heap profile sampling only with --pprof
+
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"

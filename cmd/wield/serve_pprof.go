@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"runtime"
 	"time"
 )
 
@@ -36,6 +37,11 @@ func servePprof(ctx context.Context, addr string, log *slog.Logger) (string, err
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", fmt.Errorf("--pprof: listen on %s: %w", addr, err)
+	}
+	// The heap profile samples allocations from now on if nothing asked
+	// for it at start (see package memprofile; 512 KiB is Go's default).
+	if runtime.MemProfileRate == 0 {
+		runtime.MemProfileRate = 512 * 1024
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
