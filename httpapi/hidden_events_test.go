@@ -247,3 +247,52 @@ func writePolicies(t *testing.T, set *policy.Set, src string) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkEventShown is the cost a stream's filter adds to an event
+// naming a tool, with policies: cached (package policy's Set has a
+// generation) and decided every time (a policy without one).
+func BenchmarkEventShown(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.cedar"), []byte(`@id("everyone") permit(principal, action, resource);
+@id("two-no-math") forbid(principal == Key::"config-2", action, resource) when { resource.tags.contains("math") };`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	set, err := policy.Load(policy.Enforce, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
+	reg.MustRegister(builtin.Echo(), builtin.Calculator())
+	if err := reg.DefineToolset(wield.Toolset{Name: "math", Tools: []string{"calculator"}}); err != nil {
+		b.Fatal(err)
+	}
+	store, err := sqlite.Open(context.Background(), filepath.Join(dir, "w.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close(context.Background())
+	for _, tt := range []struct {
+		name string
+		p    wield.Policy
+	}{{"cached", set}, {"uncached", struct{ wield.Policy }{set}}} {
+		b.Run(tt.name, func(b *testing.B) {
+			eng := engine.New(reg, &engine.Options{Policy: tt.p})
+			defer eng.Close(context.Background())
+			s, err := New(Options{Engine: eng, Store: store})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			r := httptest.NewRequest("GET", "/v1/events", nil)
+			r = r.WithContext(wield.WithRequester(r.Context(), "key:config-2"))
+			shown := s.eventShown(r)
+			events := []wield.Event{{Type: wield.EventExecutionCompleted, Tool: "echo"}, {Type: wield.EventExecutionCompleted, Tool: "calculator"}}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if shown(&events[i%2]) != (i%2 == 0) {
+					b.Fatal("wrong decision")
+				}
+			}
+		})
+	}
+}

@@ -64,10 +64,12 @@ func (s *Server) eventShown(r *http.Request) func(*wield.Event) bool {
 		}
 		t, ok := s.reg.Tool(e.Tool)
 		if ok {
-			if len(seen) >= maxDecided {
-				clear(seen)
+			if seen[e.Tool] != t {
+				if len(seen) >= maxDecided {
+					clear(seen)
+				}
+				seen[e.Tool] = t
 			}
-			seen[e.Tool] = t
 		} else if t = seen[e.Tool]; t == nil {
 			t = &wield.Tool{Name: e.Tool}
 		}
