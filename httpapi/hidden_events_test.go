@@ -103,6 +103,9 @@ func TestHiddenToolEventsAndFigures(t *testing.T) {
 	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
 	mark := wield.Func("mark", "Marks a point in the event stream", func(context.Context, struct{}) (string, error) { return "here", nil })
 	reg.MustRegister(builtin.Echo(), builtin.Calculator(), mark)
+	if _, err := reg.CreateToolkit("helper", "echo"); err != nil {
+		t.Fatal(err)
+	}
 	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -135,16 +138,24 @@ func TestHiddenToolEventsAndFigures(t *testing.T) {
 	call("secret-one", "echo", `{"message":"hi"}`)
 	call("secret-two", "calculator", `{"expression":"6*7"}`)
 	call("secret-two", "no_such_tool", `{"expression":"6*7"}`)
+	// As an agent whose toolkit has neither: no tool is looked for.
+	for _, tool := range []string{"calculator", "no_such_tool"} {
+		if code, b := do(t, hs, "POST", "/v1/tools/"+tool+"/call", "secret-two", `{"arguments":{"expression":"6*7"},"agent":"helper","caller":{"id":"helper","conversation_id":"c2"}}`); code != 200 {
+			t.Fatalf("key two calls %s as helper: %d %s", tool, code, b)
+		}
+	}
 	call("secret-one", "mark", `{}`)
 
 	got, _ := one.until(t, "mark")
 	want := []string{"execution_started calculator", "execution_completed calculator", "execution_started calculator", "execution_completed calculator",
-		"execution_started echo", "execution_completed echo", "execution_failed calculator", "execution_failed no_such_tool", "execution_started mark", "execution_completed mark"}
+		"execution_started echo", "execution_completed echo", "execution_failed calculator", "execution_failed no_such_tool",
+		"execution_failed calculator", "execution_failed no_such_tool", "execution_started mark", "execution_completed mark"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("key one's events (-want +got)\n%s", diff)
 	}
 	got, data := two.until(t, "mark")
-	want = []string{"execution_started echo", "execution_completed echo", "execution_failed calculator", "execution_failed no_such_tool", "execution_started mark", "execution_completed mark"}
+	want = []string{"execution_started echo", "execution_completed echo", "execution_failed calculator", "execution_failed no_such_tool",
+		"execution_failed calculator", "execution_failed no_such_tool", "execution_started mark", "execution_completed mark"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("key two's events: calculator is hidden from it (-want +got)\n%s", diff)
 	}
@@ -153,8 +164,10 @@ func TestHiddenToolEventsAndFigures(t *testing.T) {
 		same := func(tool, l string) string {
 			return varying.ReplaceAllString(strings.ReplaceAll(l, tool, "TOOL"), `"$1":_`)
 		}
-		if a, b := same("calculator", data[2]), same("no_such_tool", data[3]); a != b {
-			t.Errorf("key two's own call of calculator and of an unknown tool: events differ\n%s\n%s", a, b)
+		for i := 2; i < 6; i += 2 {
+			if a, b := same("calculator", data[i]), same("no_such_tool", data[i+1]); a != b {
+				t.Errorf("key two's own call of calculator and of an unknown tool: events differ\n%s\n%s", a, b)
+			}
 		}
 	}
 
@@ -168,9 +181,9 @@ func TestHiddenToolEventsAndFigures(t *testing.T) {
 	var st figures
 	eventually(t, func() bool {
 		_, b := do(t, hs, "GET", "/v1/statistics", "secret-one", "")
-		return json.Unmarshal(b, &st) == nil && st.Overall.Count == 6
+		return json.Unmarshal(b, &st) == nil && st.Overall.Count == 8
 	})
-	if st.Tools["calculator"].Count != 3 || st.Categories[string(wield.CategoryData)].Count != 2 {
+	if st.Tools["calculator"].Count != 4 || st.Categories[string(wield.CategoryData)].Count != 2 {
 		t.Errorf("key one's statistics: %+v", st)
 	}
 	st = figures{}
@@ -178,7 +191,7 @@ func TestHiddenToolEventsAndFigures(t *testing.T) {
 	if code != 200 || json.Unmarshal(b, &st) != nil {
 		t.Fatalf("key two's statistics: %d %s", code, b)
 	}
-	if st.Overall.Count != 4 || st.Tools["calculator"] != st.Tools["no_such_tool"] || st.Tools["calculator"].Failures != 1 ||
+	if st.Overall.Count != 6 || st.Tools["calculator"] != st.Tools["no_such_tool"] || st.Tools["calculator"].Failures != 2 ||
 		st.Categories[string(wield.CategoryData)].Count != 0 || strings.Contains(string(b), `"data"`) {
 		t.Errorf("key two's statistics count key one's calls of calculator, or tell its own from an unknown tool's: %s", b)
 	}

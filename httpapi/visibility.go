@@ -15,7 +15,7 @@ import (
 // tool's calls are not counted. Both treat the trace of a call for which no
 // tool was found (tool_not_found, "Can not find tool named …") as the
 // trace of a call of a tool that does not exist, whatever its name, as
-// recordShown does records: a call of a hidden tool leaves that very
+// recordShown does records (see foundNoTool): a call of a hidden tool leaves that very
 // trace, so that dropping it would tell the tool from an unknown one.
 
 // generational is a [wield.Policy] that says when its decisions change
@@ -23,10 +23,19 @@ import (
 // decisions of one that does, per tool, until the generation changes.
 type generational interface{ Generation() uint64 }
 
-// notFoundMessage is the error of a call of a tool that does not exist,
-// which a call of a tool hidden from its caller gets too (the engine's
-// msgNotFound): an event with it tells nothing of the tool it names.
-func notFoundMessage(tool string) string { return "Can not find tool named '" + tool + "'" }
+// foundNoTool reports whether e is the failure of a call for which no tool
+// was found, which tells nothing of the tool it names: a call of a tool
+// that does not exist, and of one hidden from its caller ("Can not find
+// tool named …", the engine's msgNotFound), or of a tool outside the
+// caller's toolkit ([wield.Toolkit].NotAvailable, decided before the tool
+// is looked for). Not one of a tool found disabled or held.
+func foundNoTool(e *wield.Event) bool {
+	if e.ErrorType != wield.ErrToolNotFound {
+		return false
+	}
+	q := "'" + e.Tool + "'"
+	return e.Error == "Can not find tool named "+q || strings.HasPrefix(e.Error, "Tool "+q+" not available in ")
+}
 
 // maxDecided bounds the decisions an event stream caches.
 const maxDecided = 4096
@@ -59,7 +68,7 @@ func (s *Server) eventShown(r *http.Request) func(*wield.Event) bool {
 		if e.Tool == "" {
 			return true
 		}
-		if e.ErrorType == wield.ErrToolNotFound && e.Error == notFoundMessage(e.Tool) {
+		if foundNoTool(e) {
 			return true
 		}
 		t, ok := s.reg.Tool(e.Tool)
