@@ -40,8 +40,8 @@ func foundNoTool(e *wield.Event) bool {
 // maxDecided bounds the decisions an event stream caches.
 const maxDecided = 4096
 
-// eventShown returns the filter of the events a request's caller may see
-// ("nil" when every one: there are no policies). It runs on the stream's
+// eventShown returns the filter of the events a request's caller may see,
+// nil when it may see every one (there are no policies). It runs on the stream's
 // goroutine, in [wield.Subscription.Next], never on the publisher's: its
 // decisions cost that stream only. They are cached per tool (the tool as
 // registered, its toolsets) for as long as the policies' generation stays,
