@@ -92,6 +92,13 @@ type StatsQuery struct {
 	// reaches, so that the totals and categories of a scoped key count no
 	// call of tools out of its scope.
 	Tools []string
+	// Hidden leaves out the calls of these tools, except those for which
+	// no tool was found (error type tool_not_found, with neither a tool
+	// version nor a category: what a call of a tool that does not exist
+	// records, and a call of a tool hidden from its caller too). A server
+	// sets it to the tools the policies hide from a caller, so that its
+	// figures tell no more of them than of tools that do not exist.
+	Hidden []string
 }
 
 // Statistics describe many calls: overall, per tool and per category.

@@ -16,7 +16,8 @@ import (
 // [agent.BriefSummary] instead; ?conversation= keeps one conversation's
 // calls. It covers the caller's newest [agent.MaxSummaryRecords] calls,
 // with truncated true when there are more. A key scoped to toolsets sees
-// the calls of its tools only.
+// the calls of its tools only, and no caller those of tools the policies
+// hide from it (see recordShown).
 func (s *Server) callerSummary(w http.ResponseWriter, r *http.Request) error {
 	p := r.URL.Query()
 	brief := false
@@ -31,8 +32,9 @@ func (s *Server) callerSummary(w http.ResponseWriter, r *http.Request) error {
 	if q.CallerID == "" {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "the path names no caller: use /v1/callers/{id}/summary")
 	}
-	if scope := s.scope(r); scope != nil {
-		q.Keep = func(rec *wield.Record) bool { return scope[rec.Call.Tool] }
+	if scope := s.scope(r); scope != nil || s.eng.Policy() != nil {
+		shown := s.recordShown(r)
+		q.Keep = func(rec *wield.Record) bool { return inScope(scope, rec.Call.Tool) && shown(rec) }
 	}
 	sum, err := agent.RecordedSummary(r.Context(), s.store, q)
 	if err != nil {

@@ -147,19 +147,21 @@ func (s *Server) recordShown(r *http.Request) func(*wield.Record) bool {
 // summary answers GET /v1/conversations/{id}/summary: the summary of one
 // conversation's calls. A scoped key's summary counts the calls of its
 // tools only, totals and success rate included: it is made from the
-// statistics of those tools, since the store's summary counts every call.
+// statistics of those tools, since the store's summary counts every call;
+// so is the summary of a caller the policies hide a tool of it from
+// (see figures).
 func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	var sum wield.Summary
 	if scope := s.scope(r); scope != nil {
-		st, err := s.store.Statistics(r.Context(), wield.StatsQuery{ConversationID: id, Tools: scopeTools(scope)})
+		st, err := s.figures(r, wield.StatsQuery{ConversationID: id, Tools: scopeTools(scope)})
 		if err != nil {
 			return err
 		}
 		sum = summaryOf(id, st)
 	} else {
 		var err error
-		if sum, err = s.store.Summary(r.Context(), id); err != nil {
+		if sum, err = s.summaryShown(r, id); err != nil {
 			return err
 		}
 	}
@@ -172,7 +174,8 @@ func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
 
 // statistics answers GET /v1/statistics?conversation=&since=&until=. A
 // scoped key's figures, overall and per category too, count the calls of
-// its tools only.
+// its tools only, and no caller's count those of tools the policies hide
+// from it (see figures).
 func (s *Server) statistics(w http.ResponseWriter, r *http.Request) error {
 	p := r.URL.Query()
 	q := wield.StatsQuery{ConversationID: p.Get("conversation")}
@@ -186,7 +189,7 @@ func (s *Server) statistics(w http.ResponseWriter, r *http.Request) error {
 	if scope := s.scope(r); scope != nil {
 		q.Tools = scopeTools(scope)
 	}
-	st, err := s.store.Statistics(r.Context(), q)
+	st, err := s.figures(r, q)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,10 @@ var eventTypes = map[wield.EventType]bool{
 //	event: execution_completed
 //	data: {"id":"0ke1x6ajm8c1q3n4w7yq2b5d9fh","type":"execution_completed","tool":"echo",...}
 //
-// Filters: type (repeatable or comma-separated), conversation, tool. Event
+// Filters: type (repeatable or comma-separated), conversation, tool. A
+// key scoped to toolsets gets the events of its tools only, and no caller
+// gets an event naming a tool the policies hide from it (see eventShown):
+// the filters run on the stream's goroutine, never stalling the bus. Event
 // IDs are unique across restarts and servers and increase along a stream
 // (see [wield.Event]). A client that reconnects with Last-Event-ID (or
 // ?last_event_id=) gets the events it missed that the bus still holds;
@@ -64,11 +67,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	if last == "" {
 		last = q.Get("last_event_id")
 	}
+	shown := s.eventShown(r)
 	filter := func(e *wield.Event) bool {
 		return (len(types) == 0 || types[e.Type]) &&
 			(conv == "" || e.ConversationID == conv) &&
 			(tool == "" || e.Tool == tool) &&
-			(e.Tool == "" || inScope(scope, e.Tool))
+			(e.Tool == "" || inScope(scope, e.Tool)) &&
+			(shown == nil || shown(e))
 	}
 	sub, exact := bus.SubscribeAfter(last, filter)
 	defer sub.Close()

@@ -91,6 +91,8 @@ type Set struct {
 	mode  Mode
 	paths []string
 	cur   atomic.Pointer[loaded]
+	// gen counts the sets put in force after the first (see Generation).
+	gen atomic.Uint64
 
 	// entities are the entities of the tools decided on, by tool and
 	// toolsets: a registered tool is not modified, and Cedar's values are
@@ -172,8 +174,15 @@ func (s *Set) reload() (changed bool, err error) {
 		return false, err
 	}
 	s.cur.Store(l)
+	s.gen.Add(1)
 	return true, nil
 }
+
+// Generation changes whenever a reload puts new policies in force (it
+// counts them): a cache of decisions made at one generation holds until
+// it changes. Read it before deciding, so that a decision cached under it
+// is never newer than the policies it names.
+func (s *Set) Generation() uint64 { return s.gen.Load() }
 
 // Files returns the policy files in force.
 func (s *Set) Files() []string { return slices.Clone(s.cur.Load().files) }

@@ -49,7 +49,8 @@ func rate(ok, total int64) float64 {
 }
 
 // Statistics counts the calls that match q (q.Tools, when not nil, keeps
-// those of the tools it names) and their latencies, overall,
+// those of the tools it names; q.Hidden leaves out those of the tools it
+// names that found their tool) and their latencies, overall,
 // per tool and per category (tools without a category under ""), in one
 // query. Percentiles are nearest-rank: p50
 // is the duration at rank ceil(0.5·n) of the sorted durations, which is what
@@ -76,6 +77,10 @@ func (s *Store) Statistics(ctx context.Context, q wield.StatsQuery) (wield.Stati
 	if q.Tools != nil {
 		// An empty list keeps no call: tool = ANY('{}') is false.
 		add("tool = ANY(?)", q.Tools)
+	}
+	if len(q.Hidden) > 0 {
+		args = append(args, q.Hidden, string(wield.ErrToolNotFound))
+		where = append(where, fmt.Sprintf("(tool <> ALL($%d) OR (error_type = $%d AND tool_version = '' AND category = ''))", len(args)-1, len(args)))
 	}
 	sql := `SELECT grouping(tool, category), tool, category, count(*), count(*) FILTER (WHERE NOT ok),
 		percentile_disc(0.5) WITHIN GROUP (ORDER BY duration),

@@ -43,7 +43,8 @@ func (s *Store) Summary(ctx context.Context, conversationID string) (wield.Summa
 }
 
 // Statistics describes the calls that q selects (q.Tools, when not nil,
-// keeps those of the tools it names), overall, per tool and per category
+// keeps those of the tools it names; q.Hidden leaves out those of the
+// tools it names that found their tool), overall, per tool and per category
 // (calls of tools without a category under the empty one).
 // Latencies are the calls' durations, queueing included; p50
 // and p95 are nearest-rank percentiles: the value at rank ceil(p·n) of the
@@ -75,6 +76,14 @@ func (s *Store) Statistics(ctx context.Context, q wield.StatsQuery) (wield.Stati
 				args = append(args, t)
 			}
 		}
+	}
+	if len(q.Hidden) > 0 {
+		where = append(where, "(tool NOT IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(q.Hidden)), ", ")+
+			") OR (error_type = ? AND coalesce(tool_version, '') = '' AND coalesce(category, '') = ''))")
+		for _, t := range q.Hidden {
+			args = append(args, t)
+		}
+		args = append(args, string(wield.ErrToolNotFound))
 	}
 	query := `SELECT tool, coalesce(category, ''), ok, duration_ns FROM calls`
 	if len(where) > 0 {

@@ -69,6 +69,12 @@ func statistics(recs []*wield.Record, keep func(*wield.Record) bool) wield.Stati
 	return st
 }
 
+// foundNoTool reports whether r is the record of a call for which no tool
+// was found: what StatsQuery.Hidden keeps of a hidden tool's calls.
+func foundNoTool(r *wield.Record) bool {
+	return r.Result.ErrorType == wield.ErrToolNotFound && r.ToolVersion == "" && r.Category == ""
+}
+
 func testStatistics(t *testing.T, e *env) {
 	empty, err := e.s.Statistics(t.Context(), wield.StatsQuery{})
 	if err != nil {
@@ -101,6 +107,28 @@ func testStatistics(t *testing.T, e *env) {
 	for i, d := range []time.Duration{3, 1, 2} {
 		r := rec("three", "conv-p", true, at(420+i))
 		r.Result.Duration = d * time.Millisecond
+		recs = append(recs, r)
+	}
+	// A tool that policies hide from some caller: its calls, and the
+	// traces of calls that found no tool (a caller it is hidden from, as
+	// for a tool that does not exist: tool_not_found with neither version
+	// nor category), and of calls that found it disabled or held
+	// (tool_not_found with its version, or its category).
+	for i := range 12 {
+		r := rec("secret", fmt.Sprintf("conv-%d", i%4), i%3 != 0, at(430+i))
+		r.ToolVersion, r.Category = "1.2.0", wield.CategoryData
+		switch i % 4 {
+		case 1:
+			r.ToolVersion, r.Category = "", ""
+			r.Result.OK, r.Result.ErrorType, r.Result.Error = false, wield.ErrToolNotFound, "Can not find tool named 'secret'"
+		case 2:
+			r.Result.OK, r.Result.ErrorType, r.Result.Error = false, wield.ErrToolNotFound, "Tool 'secret' is disabled and cannot be called"
+		case 3:
+			if i == 3 {
+				r.ToolVersion = ""
+				r.Result.OK, r.Result.ErrorType, r.Result.Error = false, wield.ErrToolNotFound, "Tool 'secret' is held and cannot be called"
+			}
+		}
 		recs = append(recs, r)
 	}
 	e.saveAll(t, recs, 8)
@@ -140,6 +168,15 @@ func testStatistics(t *testing.T, e *env) {
 			return r.Call.Caller.ConversationID == "conv-p" && r.Call.Tool == "three"
 		}},
 		{wield.StatsQuery{Tools: []string{}}, func(*wield.Record) bool { return false }},
+		// The tools the policies hide from a caller: their calls are
+		// left out, the traces of calls that found no tool stay.
+		{wield.StatsQuery{Hidden: []string{"secret"}}, func(r *wield.Record) bool { return r.Call.Tool != "secret" || foundNoTool(r) }},
+		{wield.StatsQuery{Hidden: []string{"secret", "tool-2", "nothing"}, ConversationID: "conv-1"}, func(r *wield.Record) bool {
+			return r.Call.Caller.ConversationID == "conv-1" && (r.Call.Tool != "secret" && r.Call.Tool != "tool-2" || foundNoTool(r))
+		}},
+		{wield.StatsQuery{Hidden: []string{"secret"}, Tools: []string{"secret", "three"}}, func(r *wield.Record) bool {
+			return r.Call.Tool == "three" || r.Call.Tool == "secret" && foundNoTool(r)
+		}},
 	}
 	for _, tt := range tests {
 		got, err := e.s.Statistics(t.Context(), tt.q)
