@@ -344,10 +344,15 @@ func (s *Server) wrap(rt route) http.Handler {
 			}
 			r = r.WithContext(ctx)
 		}
-		if r.Body != nil {
+		if r.Body != nil && (r.ContentLength < 0 || r.ContentLength > s.maxBody) {
 			// The server's own writer, not sw: through it net/http learns
 			// that the body was over the limit, and closes the connection
 			// after the 413 rather than reading on what the client sends.
+			// A body of a known length within the limit needs no limit of
+			// its own: net/http ends it at its Content-Length (HTTP/2
+			// refuses more data than declared), so the limiter, an
+			// allocation and an indirection of every read, would never
+			// act on it.
 			r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
 		}
 		if err := rt.h(sw, r); err != nil {
