@@ -344,10 +344,15 @@ func (s *Server) wrap(rt route) http.Handler {
 			}
 			r = r.WithContext(ctx)
 		}
-		if r.Body != nil {
+		if r.Body != nil && (r.ContentLength < 0 || r.ContentLength > s.maxBody) {
 			// The server's own writer, not sw: through it net/http learns
 			// that the body was over the limit, and closes the connection
 			// after the 413 rather than reading on what the client sends.
+			// A body of a known length within the limit needs no limit of
+			// its own: net/http ends it at its Content-Length (HTTP/2
+			// refuses more data than declared), so the limiter, an
+			// allocation and an indirection of every read, would never
+			// act on it.
 			r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
 		}
 		if err := rt.h(sw, r); err != nil {
@@ -410,19 +415,28 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // thing to wield and another to a proxy or filter that read it first.
 func decode[T any](r *http.Request, v *T) error {
 	body, err := readBody(r.Body, r.ContentLength)
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		return apiError(http.StatusRequestEntityTooLarge, CodeTooLarge, "the request body is over the limit")
-	case err != nil:
-		return apiError(http.StatusBadRequest, CodeBadRequest, "the request body could not be read")
-	case len(bytes.TrimSpace(body)) == 0:
+	if err != nil {
+		return bodyError(err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "the request body is empty: send a JSON object")
 	}
 	if err := jsondec.DecodeStrict(body, v); err != nil {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "the request body is not valid: "+err.Error())
 	}
 	return nil
+}
+
+// bodyError is the answer to a body that could not be read: a 413 when
+// it was over the limit. Apart from decode, so that the target errors.As
+// needs, which escapes, is allocated only on an error (it was an
+// allocation of every call).
+func bodyError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return apiError(http.StatusRequestEntityTooLarge, CodeTooLarge, "the request body is over the limit")
+	}
+	return apiError(http.StatusBadRequest, CodeBadRequest, "the request body could not be read")
 }
 
 // maxBodyHint is the largest Content-Length readBody trusts for its buffer:
