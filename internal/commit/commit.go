@@ -272,6 +272,30 @@ func (c *Committer[T]) run() {
 		b.err = err
 		close(b.done)
 		spare = items[:0]
+		if c.opts.Async {
+			c.pace(ticker.C)
+		}
+	}
+}
+
+// pace waits, after an async write, for the next tick of the interval,
+// unless a full batch waits already or Flush or Close asks for a write
+// (wake). Without it the writer took whatever had come during its last
+// write at once, so that under a steady load it wrote all the time in
+// small batches, and a batch's fixed costs (for SQLite: the transaction,
+// the pages every commit rewrites, the B-trees' last leaves written again
+// for a few rows each) were paid every few records instead of once an
+// interval.
+func (c *Committer[T]) pace(tick <-chan time.Time) {
+	c.mu.Lock()
+	full, closing := len(c.pending) >= c.opts.MaxBatch, c.closing
+	c.mu.Unlock()
+	if full || closing {
+		return
+	}
+	select {
+	case <-c.wake:
+	case <-tick:
 	}
 }
 

@@ -18,12 +18,14 @@ type sink struct {
 	fail    int // fail this many writes first
 	block   chan struct{}
 	largest int
+	delay   time.Duration // each write takes this long
 }
 
 func (s *sink) write(_ context.Context, items []int) error {
 	if s.block != nil {
 		<-s.block
 	}
+	time.Sleep(s.delay)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.writes++
@@ -117,6 +119,29 @@ func TestAsync(t *testing.T) {
 		}
 		if !slices.Equal(s.items[:250], want) {
 			t.Error("items out of order or lost after retries")
+		}
+	})
+}
+
+// TestAsyncPaced: under a steady trickle of items, an async writer whose
+// writes take a while writes once an interval, not again as soon as each
+// write ends with the few items that came meanwhile.
+func TestAsyncPaced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sink{delay: 5 * time.Millisecond}
+		c := New(s.write, Options{Async: true, Interval: 50 * time.Millisecond})
+		for i := range 1000 { // one a millisecond for a second
+			if err := c.Add(context.Background(), i); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if err := c.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		// Unpaced, a write every 5 ms: about 200.
+		if len(s.items) != 1000 || s.writes > 22 {
+			t.Errorf("%d items in %d writes; want 1000 in at most 22 (one per 50 ms)", len(s.items), s.writes)
 		}
 	})
 }
