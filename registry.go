@@ -51,7 +51,18 @@ type Registry struct {
 	toolkits map[string]*Toolkit
 	bus      *Bus
 	log      *slog.Logger
+
+	// removed are the tools last removed, by name, the oldest forgotten
+	// past maxRemoved (see Removed); removedOrder is their order.
+	removedMu    sync.Mutex
+	removed      map[string]*Tool
+	removedOrder []string
 }
+
+// maxRemoved is how many removed tools [Registry.Removed] remembers: more
+// than the events a bus keeps by default ([DefaultBusSize]), so that every
+// event a stream can still read of a removed tool finds it.
+const maxRemoved = 4096
 
 // RegistryOptions configure a [Registry]; nil means defaults.
 type RegistryOptions struct {
@@ -361,6 +372,11 @@ func (r *Registry) RemoveTools(names ...string) int {
 				next.order = append(next.order, x)
 			}
 		}
+		for _, x := range old.order {
+			if gone[x] {
+				r.remember(x.Tool)
+			}
+		}
 		r.snap.Store(next)
 		for _, x := range old.order {
 			if gone[x] {
@@ -417,11 +433,42 @@ func (r *Registry) Remove(name string) bool {
 			next.order = append(next.order, x)
 		}
 	}
+	r.remember(prev.Tool)
 	r.snap.Store(next)
 	delete(r.shadowed, name)
 	delete(r.defaults, name)
 	r.publish(Event{Type: EventToolRemoved, Tool: name, Source: prev.Tool.Source})
 	return true
+}
+
+// remember keeps t as the tool last removed under its name, before it
+// leaves the index, so that no reader finds it in neither.
+func (r *Registry) remember(t *Tool) {
+	r.removedMu.Lock()
+	defer r.removedMu.Unlock()
+	if r.removed == nil {
+		r.removed = map[string]*Tool{}
+	}
+	if _, ok := r.removed[t.Name]; !ok {
+		if len(r.removedOrder) >= maxRemoved {
+			delete(r.removed, r.removedOrder[0])
+			r.removedOrder = slices.Delete(r.removedOrder, 0, 1)
+		}
+		r.removedOrder = append(r.removedOrder, t.Name)
+	}
+	r.removed[t.Name] = t
+}
+
+// Removed returns the tool last removed under name, among the last 4096
+// names removed, whether or not a tool of that name is registered again.
+// Who decides on the events and the records of a tool that is no longer
+// registered (what a caller's policies let it see of it) decides on it as
+// it was, not by its name alone.
+func (r *Registry) Removed(name string) (*Tool, bool) {
+	r.removedMu.Lock()
+	defer r.removedMu.Unlock()
+	t, ok := r.removed[name]
+	return t, ok
 }
 
 // Entry returns the registered entry of a tool, or nil.

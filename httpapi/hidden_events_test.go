@@ -48,6 +48,12 @@ func openEvents(t *testing.T, hs *httptest.Server, key string) *eventStream {
 		resp.Body.Close()
 		t.Fatalf("GET /v1/events: %d", resp.StatusCode)
 	}
+	return readEvents(resp)
+}
+
+// readEvents reads the data of an open stream's events on a goroutine of
+// its own.
+func readEvents(resp *http.Response) *eventStream {
 	s := &eventStream{lines: make(chan string, 1024)}
 	go func() {
 		defer resp.Body.Close()

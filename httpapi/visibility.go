@@ -50,8 +50,10 @@ const maxDecided = 4096
 //
 // A tool no longer registered (the event of its removal, of a call that
 // ended after it) is decided as it was last seen by this stream, or as
-// registered when the stream opened; one never seen is decided by its name
-// alone.
+// registered when the stream opened, or as it was when it was removed
+// ([wield.Registry.Removed]: a stream that asks for removals only, or
+// resumes from before the tool was added, never saw it); one never
+// registered is decided by its name alone.
 func (s *Server) eventShown(r *http.Request) func(*wield.Event) bool {
 	p := s.eng.Policy()
 	if p == nil {
@@ -80,7 +82,9 @@ func (s *Server) eventShown(r *http.Request) func(*wield.Event) bool {
 				seen[e.Tool] = t
 			}
 		} else if t = seen[e.Tool]; t == nil {
-			t = &wield.Tool{Name: e.Tool}
+			if t, ok = s.reg.Removed(e.Tool); !ok {
+				t = &wield.Tool{Name: e.Tool}
+			}
 		}
 		return visible(ctx, p, g, s.reg, t, decided)
 	}

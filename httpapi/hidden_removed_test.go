@@ -1,0 +1,126 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/builtin"
+	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/sqlite"
+)
+
+// TestHiddenToolNeverSeenByTheStream: a tool the policies hide from a key
+// (by its tags), added and removed where the key's stream did not decide
+// on it while it was registered (a stream that asks for tool_removed only,
+// a stream that resumes from before it was added), is not told to that key:
+// its events name a tool that has gone, which the stream must decide on as
+// it was, not by its name alone (which no policy on tags or toolsets hides).
+func TestHiddenToolNeverSeenByTheStream(t *testing.T) {
+	set := policySet(t, `@id("everyone") permit(principal, action, resource);
+@id("two-no-math") forbid(principal == Key::"config-2", action, resource) when { resource.tags.contains("math") };`)
+	bus := wield.NewBus(0)
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus})
+	reg.MustRegister(builtin.Echo())
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(context.Background()) })
+	eng := engine.New(reg, &engine.Options{Policy: set, Store: store})
+	t.Cleanup(func() { eng.Close(context.Background()) })
+	keys, err := NewKeyring("", ConfigKey(0, "secret-one"), ConfigKey(1, "secret-two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Engine: eng, Store: store, Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+
+	tool := func(name string, tags ...string) *wield.Tool {
+		tl := wield.Func(name, "A tool of the test", func(context.Context, struct{}) (string, error) { return "ok", nil })
+		tl.Tags = tags
+		return tl
+	}
+	before := bus.Last()
+	removals := map[string]*eventStream{
+		"secret-one": openEventsAt(t, hs, "secret-one", "?type=tool_removed"),
+		"secret-two": openEventsAt(t, hs, "secret-two", "?type=tool_removed"),
+	}
+	reg.MustRegister(tool("abacus", "math"), tool("mark"))
+	if !reg.Remove("abacus") || !reg.Remove("mark") {
+		t.Fatal("a tool not removed")
+	}
+	resumed := map[string]*eventStream{
+		"secret-one": openEventsAt(t, hs, "secret-one", "?last_event_id="+before),
+		"secret-two": openEventsAt(t, hs, "secret-two", "?last_event_id="+before),
+	}
+	for _, key := range []string{"secret-one", "secret-two"} {
+		for how, st := range map[string]*eventStream{"removals only": removals[key], "resumed": resumed[key]} {
+			got := st.untilRemoved(t, "mark")
+			told := strings.Contains(strings.Join(got, ","), "abacus")
+			if key == "secret-one" && !told {
+				t.Errorf("%s, %s: nothing of abacus: %q", key, how, got)
+			}
+			if key == "secret-two" && told {
+				t.Errorf("%s, %s: abacus is hidden from it, yet told: %q", key, how, got)
+			}
+		}
+	}
+}
+
+// openEventsAt is openEvents with a query.
+func openEventsAt(t *testing.T, hs *httptest.Server, key, query string) *eventStream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, "GET", hs.URL+"/v1/events"+query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-API-Key", key)
+	resp, err := hs.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		t.Fatalf("GET /v1/events%s: %d", query, resp.StatusCode)
+	}
+	return readEvents(resp)
+}
+
+// untilRemoved returns the events of the stream up to and including the
+// removal of tool want, as "type tool" (bounded by ten seconds).
+func (s *eventStream) untilRemoved(t *testing.T, want string) (names []string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case l, ok := <-s.lines:
+			if !ok {
+				t.Fatalf("stream ended before the removal of %s; read %q", want, names)
+			}
+			var e wield.Event
+			if err := json.Unmarshal([]byte(l), &e); err != nil {
+				t.Fatalf("event %s: %v", l, err)
+			}
+			names = append(names, string(e.Type)+" "+e.Tool)
+			if e.Type == wield.EventToolRemoved && e.Tool == want {
+				return names
+			}
+		case <-timeout:
+			t.Fatalf("no removal of %s within 10s; read %q", want, names)
+		}
+	}
+}
