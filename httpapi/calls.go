@@ -136,7 +136,7 @@ func (s *Server) recordShown(r *http.Request) func(*wield.Record) bool {
 			return v
 		}
 		v := true
-		if t, ok := s.reg.Tool(name); ok {
+		if t, ok := s.knownTool(name); ok {
 			v = len(wield.VisibleTools(r.Context(), p, s.reg, wield.Caller{}, []*wield.Tool{t})) == 1
 		}
 		decided[name] = v

@@ -124,3 +124,59 @@ func (s *eventStream) untilRemoved(t *testing.T, want string) (names []string) {
 		}
 	}
 }
+
+// TestRemovedHiddenToolFigures: the calls of a tool the policies hid from
+// a key stay out of its statistics and call records once the tool is
+// removed: a tool that was never registered has no successful call to
+// show, so showing them would tell that a hidden tool was there.
+func TestRemovedHiddenToolFigures(t *testing.T) {
+	set := policySet(t, `@id("everyone") permit(principal, action, resource);
+@id("two-no-math") forbid(principal == Key::"config-2", action, resource) when { resource.tags.contains("math") };`)
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
+	abacus := wield.Func("abacus", "Counts", func(context.Context, struct{}) (string, error) { return "ok", nil })
+	abacus.Tags = []string{"math"}
+	reg.MustRegister(builtin.Echo(), abacus)
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(context.Background()) })
+	eng := engine.New(reg, &engine.Options{Policy: set, Store: store})
+	t.Cleanup(func() { eng.Close(context.Background()) })
+	keys, err := NewKeyring("", ConfigKey(0, "secret-one"), ConfigKey(1, "secret-two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Engine: eng, Store: store, Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+
+	for tool, args := range map[string]string{"abacus": `{}`, "echo": `{"message":"hi"}`} {
+		if code, b := do(t, hs, "POST", "/v1/tools/"+tool+"/call", "secret-one", `{"arguments":`+args+`,"caller":{"id":"agent-1","conversation_id":"c1"}}`); code != 200 {
+			t.Fatalf("key one calls %s: %d %s", tool, code, b)
+		}
+	}
+	eventually(t, func() bool {
+		_, b := do(t, hs, "GET", "/v1/statistics", "secret-one", "")
+		return strings.Contains(string(b), `"abacus"`) && strings.Contains(string(b), `"echo"`)
+	})
+	if !reg.Remove("abacus") {
+		t.Fatal("abacus not removed")
+	}
+	for _, path := range []string{"/v1/statistics", "/v1/calls", "/v1/conversations/c1/summary", "/v1/callers/agent-1/summary"} {
+		code, b := do(t, hs, "GET", path, "secret-two", "")
+		if code != 200 || !strings.Contains(string(b), "echo") {
+			t.Fatalf("key two: GET %s: %d %s", path, code, b)
+		}
+		if strings.Contains(string(b), "abacus") {
+			t.Errorf("key two: GET %s tells of the removed abacus, hidden from it: %s", path, b)
+		}
+		if code, b = do(t, hs, "GET", path, "secret-one", ""); code != 200 || !strings.Contains(string(b), "abacus") {
+			t.Errorf("key one: GET %s: %d %s", path, code, b)
+		}
+	}
+}

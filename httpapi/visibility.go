@@ -118,9 +118,20 @@ func visible(ctx context.Context, p wield.Policy, g generational, reg *wield.Reg
 	return v
 }
 
-// toolHidden returns whether the policies hide the registered tool name
-// from the request's caller (a tool not registered is not hidden: it is
-// one that does not exist), deciding each name once per request.
+// knownTool returns the tool registered as name, or the one last removed
+// under it ([wield.Registry.Removed]): the calls of a tool removed since
+// are decided on as it was. A name never registered is no tool.
+func (s *Server) knownTool(name string) (*wield.Tool, bool) {
+	if t, ok := s.reg.Tool(name); ok {
+		return t, true
+	}
+	return s.reg.Removed(name)
+}
+
+// toolHidden returns whether the policies hide the tool name, registered
+// or removed, from the request's caller (a tool never registered is not
+// hidden: it is one that does not exist), deciding each name once per
+// request.
 func (s *Server) toolHidden(r *http.Request, p wield.Policy) func(name string) bool {
 	decided := map[string]bool{}
 	return func(name string) bool {
@@ -128,7 +139,7 @@ func (s *Server) toolHidden(r *http.Request, p wield.Policy) func(name string) b
 			return h
 		}
 		h := false
-		if t, ok := s.reg.Tool(name); ok {
+		if t, ok := s.knownTool(name); ok {
 			h = len(wield.VisibleTools(r.Context(), p, s.reg, wield.Caller{}, []*wield.Tool{t})) == 0
 		}
 		decided[name] = h
