@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -90,7 +91,9 @@ func (p *impProcessStdin) Close() error {
 // group when the server itself has exited is signalled too (a wrapper
 // that exits leaves no server behind).
 func (p *impProcessStdin) stop() error {
-	if err := p.WriteCloser.Close(); err != nil && !errors.Is(err, io.ErrClosedPipe) {
+	// A server that exited by itself had its stdin closed by exec's Wait
+	// (os.ErrClosed): what it left of its group is still to be stopped.
+	if err := p.WriteCloser.Close(); err != nil && !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, os.ErrClosed) {
 		return fmt.Errorf("closing stdin: %w", err)
 	}
 	pid := p.cmd.Process.Pid
