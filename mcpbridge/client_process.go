@@ -56,10 +56,7 @@ func (t *impProcess) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	p := &impProcessStdin{WriteCloser: stdin, cmd: cmd, grace: t.grace, name: t.name, log: t.log, exited: make(chan struct{})}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.exited)
-	}()
+	go p.reap()
 	// Closing the connection closes the server's stdin, not its stdout:
 	// what it still writes is read until it exits (as the go-sdk's
 	// CommandTransport does).
@@ -75,9 +72,23 @@ type impProcessStdin struct {
 	log     *slog.Logger
 	exited  chan struct{} // closed when Wait has returned
 	waitErr error
+	// groupLeft says whether any of the server's process group was
+	// running when the server had exited: a group found empty then is
+	// gone for good, and its ID, the server's PID, free for the system to
+	// give again to a process that leads a group of its own (a command
+	// tool's program, another server), which endGroup must not signal.
+	groupLeft bool
 
 	once sync.Once
 	err  error
+}
+
+// reap waits for the server to exit and notes whether it left any of its
+// group behind, before the PID can be given again.
+func (p *impProcessStdin) reap() {
+	p.waitErr = p.cmd.Wait()
+	p.groupLeft = procgroup.Alive(p.cmd.Process)
+	close(p.exited)
 }
 
 func (p *impProcessStdin) Close() error {
@@ -134,7 +145,7 @@ func (p *impProcessStdin) stop() error {
 // still running.
 func (p *impProcessStdin) endGroup() {
 	proc := p.cmd.Process
-	if !procgroup.Alive(proc) {
+	if !p.groupLeft || !procgroup.Alive(proc) {
 		return
 	}
 	_ = procgroup.Signal(proc, syscall.SIGTERM)

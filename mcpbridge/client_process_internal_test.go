@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wieldhq/wield/internal/procgroup"
 )
 
 // TestStopAfterTheServerExited: a server that exits by itself (a
@@ -64,4 +66,44 @@ func running(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(b), ')')
 	return i < 0 || !strings.HasPrefix(string(b[i+1:]), " Z")
+}
+
+// TestStopSignalsNoReusedGroup: a server that exited leaving nothing of
+// its process group is not signalled as a group when it is closed later:
+// by then its PID may name another process group (the system gives a PID
+// again once its group is empty; every command tool's program leads a
+// group of its own). The reuse is played by pointing the exited server's
+// process at a running group, as the PID would.
+func TestStopSignalsNoReusedGroup(t *testing.T) {
+	cmd := exec.Command("true")
+	procgroup.Own(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &impProcessStdin{WriteCloser: stdin, cmd: cmd, grace: time.Second, name: "quick", log: slog.New(slog.NewTextHandler(io.Discard, nil)), exited: make(chan struct{})}
+	p.reap() // the server is gone, and with it its group
+
+	other := exec.Command("sleep", "300")
+	procgroup.Own(other)
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
+	cmd.Process.Pid = other.Process.Pid // the PID given again
+
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := syscall.Kill(other.Process.Pid, 0); err != nil {
+		t.Fatalf("the group that took the exited server's PID was signalled: %v", err)
+	}
+	var st syscall.WaitStatus
+	if pid, _ := syscall.Wait4(other.Process.Pid, &st, syscall.WNOHANG, nil); pid != 0 {
+		t.Fatalf("the group that took the exited server's PID was ended: %v", st)
+	}
 }
