@@ -3,6 +3,7 @@
 package procgroup_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,5 +49,21 @@ func TestSignalReachesTheGroup(t *testing.T) {
 			t.Fatalf("the shell's child %d outlived SIGTERM to the group", child)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSignalAfterTheGroupIsGone: signalling the group of a program that
+// has exited and been waited for, alone in its group, says
+// os.ErrProcessDone, as os.Process.Signal does: exec.Cmd's Wait, whose
+// Cancel may run just after the program exited, then reports the
+// program's own exit rather than the failure of the cancel.
+func TestSignalAfterTheGroupIsGone(t *testing.T) {
+	cmd := exec.Command("true")
+	procgroup.Own(cmd)
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := procgroup.Signal(cmd.Process, os.Kill); !errors.Is(err, os.ErrProcessDone) {
+		t.Errorf("Signal after the group is gone: %v; want os.ErrProcessDone", err)
 	}
 }

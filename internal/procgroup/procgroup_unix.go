@@ -18,13 +18,23 @@ func Own(cmd *exec.Cmd) {
 	cmd.SysProcAttr.Setpgid = true
 }
 
-// Signal sends sig to the process group of p, started with Own.
+// Signal sends sig to the process group of p, started with Own. A group
+// that no longer exists is [os.ErrProcessDone], as p.Signal says of a
+// process that has finished: exec.Cmd's Wait takes any other error of its
+// Cancel, which may run once the program has exited and been waited for,
+// for a failure of a program that succeeded.
 func Signal(p *os.Process, sig os.Signal) error {
 	s, ok := sig.(syscall.Signal)
 	if !ok {
 		return p.Signal(sig)
 	}
-	return syscall.Kill(-p.Pid, s)
+	if err := syscall.Kill(-p.Pid, s); err != nil {
+		if err == syscall.ESRCH {
+			return os.ErrProcessDone
+		}
+		return err
+	}
+	return nil
 }
 
 // Alive reports whether any process of p's group is left running. On
