@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -91,9 +92,10 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	scope := s.scope(r)
+	hidden := s.approvalHidden(r)
 	views := []ApprovalView{}
 	for _, a := range list {
-		if inScope(scope, a.Tool) && (callID == "" || a.CallID == callID) {
+		if inScope(scope, a.Tool) && (callID == "" || a.CallID == callID) && !hidden(a.Tool) {
 			views = append(views, s.view(a))
 		}
 	}
@@ -111,7 +113,27 @@ func (s *Server) approval(r *http.Request) (*wield.Approval, error) {
 	if !inScope(s.scope(r), a.Tool) {
 		return nil, outOfScope(a.Tool)
 	}
+	if s.approvalHidden(r)(a.Tool) {
+		// As an approval that does not exist: the store's own answer.
+		return nil, fmt.Errorf("approval %q: %w", r.PathValue("id"), wield.ErrNotFound)
+	}
 	return a, nil
+}
+
+// approvalHidden tells which approvals a request may not read because the
+// policies hide their tool from its key: those of a key that may not
+// decide approvals. A key with the approve right reads every approval in
+// its scope, hidden tools' included: an approver must see what it is
+// asked to decide, whether or not the policies let it call the tool.
+func (s *Server) approvalHidden(r *http.Request) func(tool string) bool {
+	p := s.eng.Policy()
+	if p == nil {
+		return func(string) bool { return false }
+	}
+	if k := KeyFrom(r.Context()); k == nil || k.Has(RightApprove) {
+		return func(string) bool { return false }
+	}
+	return s.toolHidden(r, p)
 }
 
 func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) error {

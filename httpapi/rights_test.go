@@ -24,6 +24,12 @@ import (
 // tool, toolset danger) with an approval inbox, on a store of its own.
 func rightsServer(t *testing.T, keys *Keyring, opts Options) (*Server, *httptest.Server, *engine.Engine) {
 	t.Helper()
+	return rightsServerUnder(t, keys, opts, nil)
+}
+
+// rightsServerUnder is rightsServer with the engine deciding by pol.
+func rightsServerUnder(t *testing.T, keys *Keyring, opts Options, pol wield.Policy) (*Server, *httptest.Server, *engine.Engine) {
+	t.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"), nil)
 	if err != nil {
@@ -45,7 +51,7 @@ func rightsServer(t *testing.T, keys *Keyring, opts Options) (*Server, *httptest
 	}
 	inbox := approval.New(store, &approval.Options{Poll: 20 * time.Millisecond})
 	t.Cleanup(func() { inbox.Close() })
-	eng := engine.New(reg, &engine.Options{Store: store, Approver: inbox})
+	eng := engine.New(reg, &engine.Options{Store: store, Approver: inbox, Policy: pol})
 	t.Cleanup(func() { eng.Close(context.Background()) })
 	opts.Engine, opts.Store, opts.Approvals, opts.Keys = eng, store, inbox, keys
 	s, err := New(opts)
@@ -435,4 +441,42 @@ func eventually(t *testing.T, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatal("condition not met within 5 s")
+}
+
+// TestHiddenToolApprovals: a key that may only read, from which the
+// policies hide purge, reads no approval of purge (the list leaves it out,
+// its ID answers as an approval that does not exist); a key that decides
+// approvals reads it, though the policies let it call nothing: an approver
+// must see what it is asked to decide.
+func TestHiddenToolApprovals(t *testing.T) {
+	set := policySet(t, `@id("callers") permit(principal == Key::"caller", action, resource);
+@id("reader") permit(principal == Key::"reader", action, resource) unless { resource.name == "purge" };`)
+	ring, err := NewKeyring("",
+		Key{ID: "caller", Hash: HashKey("c"), Right: RightCall},
+		Key{ID: "reader", Hash: HashKey("r"), Right: RightRead},
+		Key{ID: "approver", Hash: HashKey("a"), Right: RightRead, Rights: []Right{RightApprove}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hs, _ := rightsServerUnder(t, ring, Options{}, set)
+	wait := callAsync(t, hs, "c", "purge", `{"table":"users"}`)
+	a := pendingOf(t, hs, "a", "purge")
+	var list ApprovalList
+	if _, b := do(t, hs, "GET", "/v1/approvals", "r", ""); json.Unmarshal(b, &list) != nil || len(list.Approvals) != 0 {
+		t.Errorf("the reader's list of approvals: %s, want none (purge is hidden from it)", b)
+	}
+	hidden, hb := do(t, hs, "GET", "/v1/approvals/"+a.ID, "r", "")
+	unknown, ub := do(t, hs, "GET", "/v1/approvals/no-such-approval", "r", "")
+	if hidden != 404 || hidden != unknown || string(hb) != string(ub) {
+		t.Errorf("the reader reads purge's approval: %d %s; an unknown one: %d %s", hidden, hb, unknown, ub)
+	}
+	if code, b := do(t, hs, "GET", "/v1/approvals/"+a.ID, "a", ""); code != 200 {
+		t.Errorf("the approver reads purge's approval: %d %s", code, b)
+	}
+	if code, b := do(t, hs, "POST", "/v1/approvals/"+a.ID+"/approve", "a", `{"digest":"`+a.Digest+`"}`); code != 200 {
+		t.Fatalf("approve: %d %s", code, b)
+	}
+	if code, b := wait(); code != 200 {
+		t.Errorf("the approved call: %d %s", code, b)
+	}
 }
