@@ -112,24 +112,7 @@ func TestHiddenToolEventsAndFigures(t *testing.T) {
 	if _, err := reg.CreateToolkit("helper", "echo"); err != nil {
 		t.Fatal(err)
 	}
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close(context.Background()) })
-	eng := engine.New(reg, &engine.Options{Policy: set, Store: store})
-	t.Cleanup(func() { eng.Close(context.Background()) })
-	keys, err := NewKeyring("", ConfigKey(0, "secret-one"), ConfigKey(1, "secret-two"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Options{Engine: eng, Store: store, Keys: keys})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
+	hs := policyServer(t, reg, set)
 
 	one, two := openEvents(t, hs, "secret-one"), openEvents(t, hs, "secret-two")
 	call := func(key, tool, args string) {

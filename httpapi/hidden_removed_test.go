@@ -5,15 +5,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
-	"github.com/wieldhq/wield/engine"
-	"github.com/wieldhq/wield/sqlite"
 )
 
 // TestHiddenToolNeverSeenByTheStream: a tool the policies hide from a key
@@ -28,24 +25,7 @@ func TestHiddenToolNeverSeenByTheStream(t *testing.T) {
 	bus := wield.NewBus(0)
 	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus})
 	reg.MustRegister(builtin.Echo())
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close(context.Background()) })
-	eng := engine.New(reg, &engine.Options{Policy: set, Store: store})
-	t.Cleanup(func() { eng.Close(context.Background()) })
-	keys, err := NewKeyring("", ConfigKey(0, "secret-one"), ConfigKey(1, "secret-two"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Options{Engine: eng, Store: store, Keys: keys})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
+	hs := policyServer(t, reg, set)
 
 	tool := func(name string, tags ...string) *wield.Tool {
 		tl := wield.Func(name, "A tool of the test", func(context.Context, struct{}) (string, error) { return "ok", nil })
@@ -136,24 +116,7 @@ func TestRemovedHiddenToolFigures(t *testing.T) {
 	abacus := wield.Func("abacus", "Counts", func(context.Context, struct{}) (string, error) { return "ok", nil })
 	abacus.Tags = []string{"math"}
 	reg.MustRegister(builtin.Echo(), abacus)
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close(context.Background()) })
-	eng := engine.New(reg, &engine.Options{Policy: set, Store: store})
-	t.Cleanup(func() { eng.Close(context.Background()) })
-	keys, err := NewKeyring("", ConfigKey(0, "secret-one"), ConfigKey(1, "secret-two"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Options{Engine: eng, Store: store, Keys: keys})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
+	hs := policyServer(t, reg, set)
 
 	for tool, args := range map[string]string{"abacus": `{}`, "echo": `{"message":"hi"}`} {
 		if code, b := do(t, hs, "POST", "/v1/tools/"+tool+"/call", "secret-one", `{"arguments":`+args+`,"caller":{"id":"agent-1","conversation_id":"c1"}}`); code != 200 {

@@ -28,24 +28,7 @@ func TestHiddenToolAnswersAsUnknown(t *testing.T) {
 @id("two-no-calc") forbid(principal == Key::"config-2", action, resource == Tool::"calculator");`)
 	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0)})
 	reg.MustRegister(builtin.Echo(), builtin.Calculator())
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close(context.Background()) })
-	eng := engine.New(reg, &engine.Options{Policy: set, Store: store})
-	t.Cleanup(func() { eng.Close(context.Background()) })
-	keys, err := NewKeyring("", ConfigKey(0, "secret-one"), ConfigKey(1, "secret-two"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Options{Engine: eng, Store: store, Keys: keys})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
+	hs := policyServer(t, reg, set)
 
 	code, b := do(t, hs, "POST", "/v1/tools/calculator/call", "secret-one", `{"arguments":{"expression":"1+1"}}`)
 	var ones wield.Result
@@ -107,4 +90,30 @@ func TestHiddenToolAnswersAsUnknown(t *testing.T) {
 	if code, b = do(t, hs, "GET", "/v1/calls/"+ones.CallID, "secret-one", ""); code != 200 {
 		t.Errorf("key one reads its own call: %d %s", code, b)
 	}
+}
+
+// policyServer serves reg through an engine deciding by set, on a store of
+// its own, to two config keys: secret-one (config-1) and secret-two
+// (config-2).
+func policyServer(t *testing.T, reg *wield.Registry, set wield.Policy) *httptest.Server {
+	t.Helper()
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(context.Background()) })
+	eng := engine.New(reg, &engine.Options{Policy: set, Store: store})
+	t.Cleanup(func() { eng.Close(context.Background()) })
+	keys, err := NewKeyring("", ConfigKey(0, "secret-one"), ConfigKey(1, "secret-two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Engine: eng, Store: store, Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	return hs
 }
