@@ -73,12 +73,20 @@ func readEvents(resp *http.Response) *eventStream {
 // seconds), and the data of each.
 func (s *eventStream) until(t *testing.T, want string) (names []string, data []string) {
 	t.Helper()
+	return s.untilEvent(t, wield.EventExecutionCompleted, want)
+}
+
+// untilEvent returns the events of the stream up to and including the
+// first event of type typ naming tool want, as "type tool" (bounded by ten
+// seconds), and the data of each.
+func (s *eventStream) untilEvent(t *testing.T, typ wield.EventType, want string) (names []string, data []string) {
+	t.Helper()
 	timeout := time.After(10 * time.Second)
 	for {
 		select {
 		case l, ok := <-s.lines:
 			if !ok {
-				t.Fatalf("stream ended before an event of %s; read %q", want, names)
+				t.Fatalf("stream ended before a %s event of %s; read %q", typ, want, names)
 			}
 			var e wield.Event
 			if err := json.Unmarshal([]byte(l), &e); err != nil {
@@ -86,11 +94,11 @@ func (s *eventStream) until(t *testing.T, want string) (names []string, data []s
 			}
 			names = append(names, string(e.Type)+" "+e.Tool)
 			data = append(data, l)
-			if e.Type == wield.EventExecutionCompleted && e.Tool == want {
+			if e.Type == typ && e.Tool == want {
 				return names, data
 			}
 		case <-timeout:
-			t.Fatalf("no event of %s within 10s; read %q", want, names)
+			t.Fatalf("no %s event of %s within 10s; read %q", typ, want, names)
 		}
 	}
 }

@@ -2,12 +2,10 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
@@ -47,7 +45,7 @@ func TestHiddenToolNeverSeenByTheStream(t *testing.T) {
 	}
 	for _, key := range []string{"secret-one", "secret-two"} {
 		for how, st := range map[string]*eventStream{"removals only": removals[key], "resumed": resumed[key]} {
-			got := st.untilRemoved(t, "mark")
+			got, _ := st.untilEvent(t, wield.EventToolRemoved, "mark")
 			told := strings.Contains(strings.Join(got, ","), "abacus")
 			if key == "secret-one" && !told {
 				t.Errorf("%s, %s: nothing of abacus: %q", key, how, got)
@@ -78,31 +76,6 @@ func openEventsAt(t *testing.T, hs *httptest.Server, key, query string) *eventSt
 		t.Fatalf("GET /v1/events%s: %d", query, resp.StatusCode)
 	}
 	return readEvents(resp)
-}
-
-// untilRemoved returns the events of the stream up to and including the
-// removal of tool want, as "type tool" (bounded by ten seconds).
-func (s *eventStream) untilRemoved(t *testing.T, want string) (names []string) {
-	t.Helper()
-	timeout := time.After(10 * time.Second)
-	for {
-		select {
-		case l, ok := <-s.lines:
-			if !ok {
-				t.Fatalf("stream ended before the removal of %s; read %q", want, names)
-			}
-			var e wield.Event
-			if err := json.Unmarshal([]byte(l), &e); err != nil {
-				t.Fatalf("event %s: %v", l, err)
-			}
-			names = append(names, string(e.Type)+" "+e.Tool)
-			if e.Type == wield.EventToolRemoved && e.Tool == want {
-				return names
-			}
-		case <-timeout:
-			t.Fatalf("no removal of %s within 10s; read %q", want, names)
-		}
-	}
 }
 
 // TestRemovedHiddenToolFigures: the calls of a tool the policies hid from
