@@ -46,26 +46,12 @@ func TestStopAfterTheServerExited(t *testing.T) {
 	if err := conn.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	for running(child) {
+	for procgroup.Running(child) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the wrapper's child %d outlived the close", child)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// running reports whether process pid runs: not a zombie that its new
-// parent (init, in a container often late) has not reaped.
-func running(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true // no /proc: the signal reached it
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i < 0 || !strings.HasPrefix(string(b[i+1:]), " Z")
 }
 
 // TestStopSignalsNoReusedGroup: a server that exited leaving nothing of

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/hostilemcp"
+	"github.com/wieldhq/wield/internal/procgroup"
 	"github.com/wieldhq/wield/mcpbridge"
 )
 
@@ -86,21 +87,10 @@ func TestImportStopsProcessGroup(t *testing.T) {
 	// server's, reparented once the server exited; it is gone when a
 	// signal can no longer reach it (or it is a zombie of init's).
 	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(pid, 0) == nil && !zombie(pid) {
+	for procgroup.Running(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the server's child %d still runs after Close: it outlived its server", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// zombie reports whether pid has exited and waits to be reaped.
-func zombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
 }

@@ -1,7 +1,6 @@
 package toolfile
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/procgroup"
 )
 
 func TestCommandArgv(t *testing.T) {
@@ -234,21 +234,10 @@ func TestCommandTimeoutEndsChildren(t *testing.T) {
 	p, _ := os.FindProcess(child)
 	t.Cleanup(func() { _ = p.Kill() })
 	deadline := time.Now().Add(10 * time.Second)
-	for processRunning(child) {
+	for procgroup.Running(child) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the program's child %d still runs after the call timed out", child)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// processRunning reports whether pid runs (a zombie, exited and not yet
-// reaped, does not), from /proc.
-func processRunning(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i > 0 && i+2 < len(b) && b[i+2] != 'Z'
 }

@@ -16,23 +16,37 @@ func runningIn(pgid int) bool {
 		return true
 	}
 	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// pid (comm) state ppid pgrp …: comm may hold spaces and
-		// parentheses, so the fields are counted from the last ')'.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		fields := bytes.Fields(b[i+1:])
-		if len(fields) < 3 {
-			continue
-		}
-		if g, err := strconv.Atoi(string(fields[2])); err == nil && g == pgid && string(fields[0]) != "Z" {
+		state, g, ok := stat(f)
+		if ok && g == pgid && state != "Z" {
 			return true
 		}
 	}
 	return false
+}
+
+// running reports whether process pid runs, from /proc: not a zombie.
+func running(pid int) bool {
+	state, _, ok := stat("/proc/" + strconv.Itoa(pid) + "/stat")
+	return ok && state != "Z"
+}
+
+// stat reads a process's state and process group from its /proc stat
+// file; ok is false when it cannot be read (the process is gone).
+func stat(path string) (state string, pgrp int, ok bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", 0, false
+	}
+	// pid (comm) state ppid pgrp …: comm may hold spaces and parentheses,
+	// so the fields are counted from the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return "", 0, false
+	}
+	fields := bytes.Fields(b[i+1:])
+	if len(fields) < 3 {
+		return "", 0, false
+	}
+	g, err := strconv.Atoi(string(fields[2]))
+	return string(fields[0]), g, err == nil
 }

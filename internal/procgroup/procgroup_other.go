@@ -22,3 +22,14 @@ func Signal(p *os.Process, sig os.Signal) error {
 // Alive reports false: only p itself was signalled, and its Wait says
 // whether it is left.
 func Alive(*os.Process) bool { return false }
+
+// Running reports whether process pid can still be found (Windows finds a
+// process that has exited as long as a handle to it is open).
+func Running(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	_ = p.Release()
+	return true
+}

@@ -46,3 +46,8 @@ func Alive(p *os.Process) bool {
 	}
 	return runningIn(p.Pid)
 }
+
+// Running reports whether process pid runs; on Linux a zombie (exited, not
+// yet reaped) does not. For a process that is not the caller's child,
+// whose Wait cannot say.
+func Running(pid int) bool { return running(pid) }
