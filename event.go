@@ -39,6 +39,12 @@ const (
 	// operator accepts it (`wield pins accept`). Tool is its name, Source
 	// "mcp:SERVER", Message the server, the remote tool and what changed.
 	EventToolHeld EventType = "tool_held"
+
+	// EventExecutionProgress: a running call reported how far it has got
+	// ([ReportProgress]; an imported MCP tool's progress notifications
+	// among them). Progress holds the figures, Message the tool's words.
+	// At most one every [ProgressInterval] per call.
+	EventExecutionProgress EventType = "execution_progress"
 )
 
 // Event is one thing that happened, as published on a [Bus]. Only the fields
@@ -64,6 +70,8 @@ type Event struct {
 	// permission_decided event, so that a listener can approve or deny it
 	// without reading Message.
 	ApprovalID string `json:"approval_id,omitempty"`
+	// Progress is the figures of an execution_progress event.
+	Progress *Progress `json:"progress,omitempty"`
 	// Message is free text: a warning, a load error's location.
 	Message string `json:"message,omitempty"`
 	// Source is where a tool came from (a file), for load events.

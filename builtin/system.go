@@ -56,7 +56,8 @@ type SleepOutput struct {
 const MaxSleep = 300 * time.Second
 
 // Sleep returns the sleep tool: it waits, and stops early (canceled) when
-// the call's context ends, so it never holds a slot past its timeout.
+// the call's context ends, so it never holds a slot past its timeout. It
+// reports its progress each second, in seconds slept of the duration.
 func Sleep() *wield.Tool {
 	t := wield.Func("sleep", "Wait for a number of seconds (at most 300), for example before polling again.",
 		func(ctx context.Context, in SleepInput) (SleepOutput, error) {
@@ -67,11 +68,24 @@ func Sleep() *wield.Tool {
 			start := time.Now()
 			timer := time.NewTimer(d)
 			defer timer.Stop()
-			select {
-			case <-timer.C:
-				return SleepOutput{Slept: time.Since(start).Seconds()}, nil
-			case <-ctx.Done():
-				return SleepOutput{}, ctx.Err()
+			// Each second slept is reported (wield.ReportProgress: the
+			// call's execution_progress events, an MCP client's progress).
+			var tick <-chan time.Time
+			if d > time.Second {
+				t := time.NewTicker(time.Second)
+				defer t.Stop()
+				tick = t.C
+			}
+			for {
+				select {
+				case <-timer.C:
+					wield.ReportProgress(ctx, in.Duration, in.Duration, "")
+					return SleepOutput{Slept: time.Since(start).Seconds()}, nil
+				case <-tick:
+					wield.ReportProgress(ctx, time.Since(start).Round(time.Second).Seconds(), in.Duration, "")
+				case <-ctx.Done():
+					return SleepOutput{}, ctx.Err()
+				}
 			}
 		})
 	t.Category = wield.CategorySystem

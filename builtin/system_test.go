@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -100,5 +101,35 @@ func TestEnvTools(t *testing.T) {
 	}
 	if res := call(t, none, "set_env", `{"key":"WIELD_TEST_VISIBLE","value":"no"}`); res.ErrorType != wield.ErrApprovalDenied {
 		t.Errorf("set_env without an approver: got %s %s", res.Output, res.ErrorType)
+	}
+}
+
+// progressLog is a caller's progress reporter.
+type progressLog struct {
+	mu  sync.Mutex
+	got [][2]float64
+}
+
+func (p *progressLog) ReportProgress(done, total float64, _ string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.got = append(p.got, [2]float64{done, total})
+}
+
+// TestSleepProgress: sleep reports the seconds slept, each second and at
+// the end.
+func TestSleepProgress(t *testing.T) {
+	e := newEngine(t, builtin.Sleep())
+	p := &progressLog{}
+	ctx := context.WithValue(context.Background(), wield.ProgressKey, p)
+	res, err := e.Call(ctx, wield.Call{Tool: "sleep", Arguments: json.RawMessage(`{"duration":1.5}`)})
+	if err != nil || !res.OK {
+		t.Fatalf("got %+v %v", res, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// The second's report, unless a loaded machine let the end come first.
+	if n := len(p.got); n == 0 || n > 2 || p.got[n-1] != [2]float64{1.5, 1.5} || (n == 2 && p.got[0] != [2]float64{1, 1.5}) {
+		t.Errorf("reports %v, want [1 1.5] then [1.5 1.5]", p.got)
 	}
 }

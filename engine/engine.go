@@ -309,6 +309,7 @@ type call struct {
 	rec    wield.Record
 	rctx   runCtx
 	slot   slot
+	prog   progress
 	// detached is the context the record is saved under (see finish).
 	detached detachedCtx
 }

@@ -51,7 +51,10 @@ func (e *Engine) run(ctx context.Context, k *call, permit limit.Permit) {
 	}
 	rctx := k.rctx.init(ctx, &k.Call, k.res.StartedAt, limit)
 	rctx.slot, rctx.policy = &k.slot, e.opts.Policy
+	k.prog.e, k.prog.k = e, k
+	rctx.progress = &k.prog
 	defer rctx.release()
+	defer k.prog.end() // before the call's end is announced
 
 	e.publish(k, wield.EventExecutionStarted, "")
 	backoff := e.opts.Retry.Backoff

@@ -19,6 +19,7 @@ type runCtx struct {
 	deadline        time.Time
 	slot            *slot        // the call's concurrency slot, lent to a program's inner calls
 	policy          wield.Policy // the engine's, for tools that list tools
+	progress        *progress    // takes the handler's progress reports
 
 	mu    sync.Mutex
 	err   error
@@ -53,6 +54,9 @@ func (c *runCtx) Value(key any) any {
 	}
 	if key == wield.PolicyKey && c.policy != nil {
 		return c.policy
+	}
+	if key == wield.ProgressKey && c.progress != nil {
+		return c.progress
 	}
 	return c.Context.Value(key)
 }

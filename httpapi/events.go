@@ -17,7 +17,7 @@ var eventTypes = map[wield.EventType]bool{
 	wield.EventToolRemoved: true, wield.EventToolShadowed: true, wield.EventToolHeld: true, wield.EventReloadStarted: true,
 	wield.EventReloadCompleted: true, wield.EventLoadError: true, wield.EventValidationError: true,
 	wield.EventExecutionStarted: true, wield.EventExecutionCompleted: true, wield.EventExecutionFailed: true,
-	wield.EventPermissionRequested: true, wield.EventPermissionDecided: true,
+	wield.EventPermissionRequested: true, wield.EventPermissionDecided: true, wield.EventExecutionProgress: true,
 }
 
 // events answers GET /v1/events with a Server-Sent Events stream:

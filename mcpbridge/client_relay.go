@@ -23,7 +23,10 @@ import (
 // notifications/cancelled to the imported server (the go-sdk sends it when
 // the call's context ends). The notices go through [Progress] and [Log],
 // the path of every tool, so a relayed notice is one a Go tool could have
-// sent.
+// sent. Whoever the caller (REST, CLI, an MCP client that asked for no
+// progress), a call the engine runs asks the imported server for progress
+// too, and what it reports becomes the call's execution_progress events
+// (see [wield.ReportProgress]); log messages go to MCP clients only.
 //
 // A relay never holds the imported session's reader: what comes in is
 // stored and sent by the call's own goroutine, at most one progress notice
@@ -73,7 +76,8 @@ type impRelay struct {
 	ctx      context.Context // the call's: it carries the client's request
 	tool     string
 	token    string // names the call to the imported server
-	progress bool   // the client asked for progress, so the server is asked too
+	progress bool   // someone watches the call's progress, so the server is asked for it
+	client   bool   // the call came from an MCP client, which gets the log messages
 	wake     chan struct{}
 	stop     chan struct{}
 	finished chan struct{}
@@ -84,25 +88,34 @@ type impRelay struct {
 	dropped int
 }
 
-// begin starts the relay of a call made from ctx, or returns nil when the
-// call did not come from an MCP client that can be sent notices (a REST
-// caller, a stateless fast-path call). The relay must be ended.
+// begin starts the relay of a call made from ctx, or returns nil when
+// nothing can be told of it: neither an MCP client that can be sent notices
+// nor an engine that takes its progress (a call outside the engine). The
+// relay must be ended.
 func (rs *impRelays) begin(ctx context.Context, cs *mcp.ClientSession) *impRelay {
-	req := srvRequestFrom(ctx)
-	if rs == nil || req == nil || req.session == nil {
+	if rs == nil {
 		return nil
 	}
-	r := &impRelay{ctx: ctx, wake: make(chan struct{}, 1), stop: make(chan struct{}), finished: make(chan struct{})}
+	req := srvRequestFrom(ctx)
+	client := req != nil && req.session != nil
+	_, watched := ctx.Value(wield.ProgressKey).(wield.ProgressReporter)
+	if !client && !watched {
+		return nil
+	}
+	r := &impRelay{ctx: ctx, client: client, wake: make(chan struct{}, 1), stop: make(chan struct{}), finished: make(chan struct{})}
 	if c := wield.CallFrom(ctx); c != nil {
 		r.tool = c.Tool
 	}
 	r.token = "wield-" + strconv.FormatUint(rs.seq.Add(1), 10)
-	r.progress = req.params.GetProgressToken() != nil // without, logs are still relayed
+	// Without, an MCP client's logs are still relayed.
+	r.progress = watched || (client && req.params.GetProgressToken() != nil)
 	rs.mu.Lock()
 	rs.calls[r.token] = r
 	rs.active.Add(1)
 	rs.mu.Unlock()
-	rs.askLogs(ctx, cs)
+	if client {
+		rs.askLogs(ctx, cs)
+	}
 	go r.run()
 	return r
 }
@@ -178,6 +191,9 @@ func (rs *impRelays) onLog(p *mcp.LoggingMessageParams) {
 	// costs a count per message once the queues are full.
 	var m *mcp.LoggingMessageParams
 	for _, r := range calls {
+		if !r.client {
+			continue // its caller reads no MCP log
+		}
 		r.mu.Lock()
 		if len(r.logs) >= RelayLogs {
 			r.dropped++
@@ -259,13 +275,15 @@ func (r *impRelay) flush() {
 	// cannot be sent within relaySend is given up.
 	ctx, cancel := context.WithTimeout(r.ctx, relaySend)
 	defer cancel()
-	ss := srvRequestFrom(ctx).session
-	for _, m := range logs {
-		_ = ss.Log(ctx, m)
-	}
-	if dropped > 0 {
-		_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: LevelWarning, Logger: r.tool,
-			Data: fmt.Sprintf("wield dropped %d log messages of this call's MCP server: more than %d in %s", dropped, RelayLogs, RelayInterval)})
+	if r.client {
+		ss := srvRequestFrom(ctx).session
+		for _, m := range logs {
+			_ = ss.Log(ctx, m)
+		}
+		if dropped > 0 {
+			_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: LevelWarning, Logger: r.tool,
+				Data: fmt.Sprintf("wield dropped %d log messages of this call's MCP server: more than %d in %s", dropped, RelayLogs, RelayInterval)})
+		}
 	}
 	if p != nil {
 		_ = Progress(ctx, p.Progress, p.Total, p.Message)

@@ -24,7 +24,15 @@ import (
 // returns the client's session.
 func relayChain(t *testing.T, url string, copts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: wield.NewBus(0), Logger: slog.New(slog.DiscardHandler)})
+	cs, _ := relayChainBus(t, url, copts)
+	return cs
+}
+
+// relayChainBus is relayChain, with the bus of the engine's events.
+func relayChainBus(t *testing.T, url string, copts *mcp.ClientOptions) (*mcp.ClientSession, *wield.Bus) {
+	t.Helper()
+	bus := wield.NewBus(0)
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus, Logger: slog.New(slog.DiscardHandler)})
 	im := impImporter(t, reg, &mcpbridge.ImportOptions{Permission: wield.PermissionAuto})
 	if err := im.Add(t.Context(), mcpbridge.ServerConfig{Name: "up", URL: url, Enabled: true, Timeout: 30 * time.Second}); err != nil {
 		t.Fatal(err)
@@ -32,13 +40,16 @@ func relayChain(t *testing.T, url string, copts *mcp.ClientOptions) *mcp.ClientS
 	eng := impEngine(t, reg)
 	srv := mcpbridge.NewServer(eng, reg, &mcpbridge.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(srv.Close)
-	return srvConnect(t, &srvFixture{reg: reg, eng: eng, srv: srv}, srvStateful, "/mcp", copts)
+	return srvConnect(t, &srvFixture{reg: reg, eng: eng, srv: srv}, srvStateful, "/mcp", copts), bus
 }
 
 // TestRelayProgressAndLogs: the imported server's progress notices reach
 // the MCP client in order under the client's token, and its log messages
 // at the client's level only (below it, none). The imported server sends
-// each notice once the client has the one before, so none is coalesced.
+// each notice once the client has the one before, so none is coalesced. A
+// call whose client asks for no progress still asks the imported server
+// for it, and its progress becomes the call's execution_progress events
+// (the client gets none).
 func TestRelayProgressAndLogs(t *testing.T) {
 	got, copts := srvCollector()
 	seen := make(chan struct{}, 8)
@@ -47,7 +58,8 @@ func TestRelayProgressAndLogs(t *testing.T) {
 		progress(ctx, r)
 		seen <- struct{}{}
 	}
-	var tokens []any // the tokens the imported server was given
+	published := make(chan struct{}, 8) // execution_progress events of the call without a token
+	var tokens []any                    // the tokens the imported server was given
 	var mu sync.Mutex
 	work := impRemote{
 		tool: &mcp.Tool{Name: "work", InputSchema: impObject, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
@@ -55,6 +67,7 @@ func TestRelayProgressAndLogs(t *testing.T) {
 			tok := req.Params.GetProgressToken()
 			mu.Lock()
 			tokens = append(tokens, tok)
+			first := len(tokens) == 1 // the call whose client asked for progress
 			mu.Unlock()
 			_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "below", Data: "quiet"})
 			_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "error", Logger: "disk", Data: map[string]any{"free": 0}})
@@ -65,6 +78,19 @@ func TestRelayProgressAndLogs(t *testing.T) {
 				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i + 1), Total: 3, Message: word}); err != nil {
 					return nil, err
 				}
+				if !first {
+					// Past the call's result, a notice is dropped: wait
+					// until the first and the last are on the bus (the
+					// second comes within the engine's interval).
+					if word != "two" {
+						select {
+						case <-published:
+						case <-ctx.Done():
+							return nil, ctx.Err()
+						}
+					}
+					continue
+				}
 				select {
 				case <-seen:
 				case <-ctx.Done():
@@ -74,7 +100,7 @@ func TestRelayProgressAndLogs(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 		},
 	}
-	cs := relayChain(t, impNewGoServer(t, work).url(), copts)
+	cs, bus := relayChainBus(t, impNewGoServer(t, work).url(), copts)
 	ctx, cancel := context.WithTimeout(t.Context(), srvWait)
 	defer cancel()
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
@@ -107,14 +133,49 @@ func TestRelayProgressAndLogs(t *testing.T) {
 	}
 	mu.Unlock()
 
-	// A call that asks for no progress asks the imported server for none.
+	// A call that asks for no progress: the imported server is asked, its
+	// progress goes to the events, not to the client.
+	sub := bus.Subscribe(func(e *wield.Event) bool {
+		return e.Type == wield.EventExecutionProgress || e.Type == wield.EventExecutionCompleted
+	})
+	defer sub.Close()
+	stop := bus.Listen(func(e *wield.Event) bool { return e.Type == wield.EventExecutionProgress }, func(wield.Event) {
+		published <- struct{}{}
+	})
+	defer stop()
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "up__work", Arguments: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
+	var events []string
+	var id string // the call's, from its first progress event
+	for {
+		e, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("events: %v (so far %q)", err, events)
+		}
+		if e.Type == wield.EventExecutionCompleted {
+			if e.CallID == id {
+				break
+			}
+			continue // the first call's, published after its answer
+		}
+		id = e.CallID
+		events = append(events, fmt.Sprintf("%s %v/%v %s", e.Tool, e.Progress.Progress, e.Progress.Total, e.Message))
+	}
+	// "two" comes within wield.ProgressInterval of "one": not published
+	// unless the machine is that slow.
+	if len(events) < 2 || len(events) > 3 || events[0] != "up__work 1/3 one" || events[len(events)-1] != "up__work 3/3 three" {
+		t.Errorf("progress events of the call without a token: %q, want 1/3 one and 3/3 three", events)
+	}
+	select {
+	case p := <-got.progress:
+		t.Errorf("the client that asked for no progress got %s", p)
+	default:
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(tokens) != 2 || tokens[1] != nil {
-		t.Errorf("tokens given to the imported server: %v, want none for the second call", tokens)
+	if len(tokens) != 2 || tokens[1] == nil || tokens[1] == "mine" {
+		t.Errorf("tokens given to the imported server: %v, want one of wield's own for the second call", tokens)
 	}
 }
 

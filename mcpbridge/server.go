@@ -755,6 +755,7 @@ func (s *Server) srvCallIn(ctx context.Context, ep *srvEndpoint, ss *mcp.ServerS
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
 	}
 	ctx, end := s.srvTrace(ctx, ss, p)
+	ctx = srvWithProgress(ctx, srvRequestFrom(ctx))
 	// A scoped key's call, and its program's inner calls, stay in scope.
 	res, err := s.eng.Call(ctx, wield.Call{Tool: p.Name, Arguments: p.Arguments, Caller: caller, Toolkit: s.srvReach(ctx)})
 	end(res, err)

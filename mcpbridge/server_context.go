@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,8 +43,9 @@ type srvRequestKey struct{}
 // is nil for a call answered on the fast path of a stateless server, which
 // can send the client nothing but the result.
 type srvRequest struct {
-	session *mcp.ServerSession
-	params  *mcp.CallToolParamsRaw
+	session  *mcp.ServerSession
+	params   *mcp.CallToolParamsRaw
+	progress *srvProgress // when the client asked for progress (srvWithProgress)
 }
 
 func srvRequestFrom(ctx context.Context) *srvRequest {
@@ -55,25 +57,63 @@ func srvRequestFrom(ctx context.Context) *srvRequest {
 // client of a [Server].
 func FromMCP(ctx context.Context) bool { return srvRequestFrom(ctx) != nil }
 
-// Progress tells the MCP client how far the call has got: progress out of
-// total (0 when unknown), with an optional message. It does nothing, and
-// returns nil, when the client asked for no progress (sent no progress
-// token) or the call did not come over MCP, so tools can report progress
-// unconditionally. The error is the transport's.
+// Progress tells how far the call has got: progress out of total (0 when
+// unknown), with an optional message. It is [wield.ReportProgress]: an
+// execution_progress event on the engine's bus (the REST API's event
+// stream, the console), and, for a call from an MCP client that asked for
+// progress (sent a progress token), a notifications/progress to that
+// client. It returns nil when there is no client to tell, so tools can
+// report progress unconditionally; otherwise the error of the send to the
+// client.
 func Progress(ctx context.Context, progress, total float64, message string) error {
-	r := srvRequestFrom(ctx)
-	if r == nil {
-		return nil
-	}
-	token := r.params.GetProgressToken()
-	if token == nil || r.session == nil || srvEraGone(ctx) {
-		return nil
-	}
-	err := r.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Total: total, Message: message})
-	if err != nil {
-		return fmt.Errorf("progress: %w", err)
+	wield.ReportProgress(ctx, progress, total, message)
+	if r := srvRequestFrom(ctx); r != nil && r.progress != nil {
+		return r.progress.takeErr()
 	}
 	return nil
+}
+
+// srvProgress tells an MCP client the progress of its call: the engine
+// passes each of the call's reports on to it (see [wield.ProgressKey]).
+type srvProgress struct {
+	ctx context.Context // the request's, as the server handed it to the engine
+	r   *srvRequest
+
+	mu  sync.Mutex
+	err error // of the last send, for Progress
+}
+
+// srvWithProgress returns ctx with the reporter of the call's progress when
+// its client asked for progress.
+func srvWithProgress(ctx context.Context, r *srvRequest) context.Context {
+	if r == nil || r.session == nil || r.params.GetProgressToken() == nil {
+		return ctx
+	}
+	r.progress = &srvProgress{ctx: ctx, r: r}
+	return context.WithValue(ctx, wield.ProgressKey, r.progress)
+}
+
+func (p *srvProgress) ReportProgress(progress, total float64, message string) {
+	if srvEraGone(p.ctx) {
+		return
+	}
+	err := p.r.session.NotifyProgress(p.ctx, &mcp.ProgressNotificationParams{ProgressToken: p.r.params.GetProgressToken(),
+		Progress: progress, Total: total, Message: message})
+	if err != nil {
+		err = fmt.Errorf("progress: %w", err)
+	}
+	p.mu.Lock()
+	p.err = err
+	p.mu.Unlock()
+}
+
+// takeErr returns the error of the last send, and forgets it.
+func (p *srvProgress) takeErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.err
+	p.err = nil
+	return err
 }
 
 // LogLevel is the severity of a log message, as MCP (and syslog) name them.

@@ -38,8 +38,24 @@ onEvent((e) => {
       if (st) live.running.set(e.call_id, { ...st, waiting: false });
       break;
     }
+    case "execution_progress": {
+      // The row keeps its start; the newest report shows beside it.
+      const st = live.running.get(e.call_id);
+      if (st) live.running.set(e.call_id, { ...st, progress: e.progress, progress_message: e.message || "" });
+      break;
+    }
   }
 });
+
+// progressEl shows a running call's newest progress report: a bar when the
+// tool gave its total, the figures and the tool's message as text.
+export function progressEl(e) {
+  const p = e.progress;
+  const figures = p.total ? `${p.progress} of ${p.total}` : String(p.progress);
+  return h("span", { class: "progress-report small" },
+    p.total ? h("progress", { value: String(Math.min(p.progress, p.total)), max: String(p.total), "aria-label": `Progress of ${e.tool}` }) : null,
+    h("span", { class: "muted" }, e.progress_message ? `${figures}: ${e.progress_message}` : figures));
+}
 
 // TYPES are the kinds of rows the live page shows, for its type filter.
 const LIVE_TYPES = [
@@ -144,6 +160,7 @@ export function livePage(main, params = new URLSearchParams()) {
           h("a", { href: `#/tools/${encodeURIComponent(e.tool)}`, class: "strong" }, e.tool),
           h("span", { class: "muted" }, e.caller_id ? `by ${e.caller_id}` : ""),
           h("span", { class: "muted" }, "since ", timeEl(e.time, false)),
+          e.progress ? progressEl(e) : null,
           e.waiting ? h("a", { href: "#/approvals", class: "small" }, "Decide →") : null)))
       : empty(filtered && src.running.length ? "No running call matches the filter" : "Nothing is running", "Calls appear here the moment they start."));
     clear(doneEl, done.length

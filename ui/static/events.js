@@ -78,7 +78,7 @@ const TYPES = [
   "execution_started", "execution_completed", "execution_failed", "validation_error",
   "permission_requested", "permission_decided", "tool_loaded", "tool_added", "tool_updated",
   "tool_removed", "tool_shadowed", "reload_started", "reload_completed", "load_error",
-  "tool_held",
+  "tool_held", "execution_progress",
 ];
 
 function eventSource() {
