@@ -161,8 +161,8 @@ func confirmUser(t *testing.T) *user {
 }
 
 // onTerminal runs wield under a pseudo-terminal (util-linux script), typing
-// answer once the question is asked; it returns what the terminal showed
-// and the exit code.
+// answer once the question is asked (none when answer is ""); it returns
+// what the terminal showed and the exit code.
 func (u *user) onTerminal(answer string, args ...string) (string, int) {
 	u.t.Helper()
 	if _, err := exec.LookPath("script"); err != nil {
@@ -185,10 +185,12 @@ func (u *user) onTerminal(answer string, args ...string) (string, int) {
 	if err := cmd.Start(); err != nil {
 		u.t.Fatal(err)
 	}
-	if !eventually(20*time.Second, func() bool { return strings.Contains(out.String(), "[y/N]") }) {
-		u.t.Errorf("no question on the terminal:\n%s", out)
+	if answer != "" {
+		if !eventually(20*time.Second, func() bool { return strings.Contains(out.String(), "[y/N]") }) {
+			u.t.Errorf("no question on the terminal:\n%s", out)
+		}
+		in.Write([]byte(answer + "\n"))
 	}
-	in.Write([]byte(answer + "\n"))
 	err = cmd.Wait()
 	in.Close()
 	code := 0

@@ -130,3 +130,20 @@ func TestJourneyProgressEvents(t *testing.T) {
 		t.Errorf("the imported operation's progress events %q of calls %v, want its steps of %s", got, ids, id)
 	}
 }
+
+// TestJourneyCallProgressLine: `wield call` on a terminal shows, past the
+// first second, how long the call has run and the newest progress its tool
+// reported, and clears the line before the result.
+func TestJourneyCallProgressLine(t *testing.T) {
+	u := newUser(t)
+	out, code := u.onTerminal("", "call", "sleep", "duration=2.5")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "sleep running… 1s (1 of 2.5)") && !strings.Contains(out, "sleep running… 2s (2 of 2.5)") {
+		t.Errorf("no progress line with the tool's report on the terminal:\n%q", out)
+	}
+	if !strings.Contains(out, `"slept": 2.5`) {
+		t.Errorf("no result after the line:\n%q", out)
+	}
+}

@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httpapi"
 	"github.com/wieldhq/wield/internal/jsonenc"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 func (a *app) callCommand() *cobra.Command {
@@ -60,7 +63,7 @@ failed (would not run), 2 for usage errors.`,
 				return a.dryRun(cmd.Context(), wield.Call{Tool: argv[0], Arguments: args, Caller: caller, Timeout: timeout}, asJSON)
 			}
 			if c := a.client(); c != nil {
-				stop := a.progress(argv[0])
+				_, stop := a.progress(cmd.Context(), argv[0])
 				res, err := c.Call(cmd.Context(), argv[0], httpapi.CallRequest{Arguments: args,
 					Caller: wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation}, TimeoutMS: timeout.Milliseconds()})
 				stop()
@@ -82,8 +85,8 @@ failed (would not run), 2 for usage errors.`,
 					Caller:    wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation},
 					Timeout:   timeout,
 				}
-				stop := a.progress(argv[0])
-				res, err := eng.Call(cmd.Context(), c)
+				ctx, stop := a.progress(cmd.Context(), argv[0])
+				res, err := eng.Call(ctx, c)
 				stop()
 				if err != nil {
 					if res != nil {
@@ -128,16 +131,19 @@ func (a *app) printJSON(v any) error {
 }
 
 // progress shows, on a terminal, how long a call has been running once it
-// takes more than a second; the returned function stops it and clears the
-// line. Elsewhere (a pipe, a file, a test) it shows nothing.
-func (a *app) progress(tool string) (stop func()) {
+// takes more than a second, with the newest progress its tool reported
+// (when it runs here: the returned context takes the reports); the
+// returned function stops it and clears the line. Elsewhere (a pipe, a
+// file, a test) it shows nothing.
+func (a *app) progress(ctx context.Context, tool string) (context.Context, func()) {
 	f, ok := a.stderr.(*os.File)
 	if !ok {
-		return func() {}
+		return ctx, func() {}
 	}
 	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return func() {}
+		return ctx, func() {}
 	}
+	rep := &lineReport{}
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	start := time.Now()
@@ -155,13 +161,52 @@ func (a *app) progress(tool string) (stop func()) {
 				return
 			case <-t.C:
 				if d := time.Since(start); d > time.Second && !a.asking.Load() {
-					fmt.Fprintf(f, "\r%s running… %s", tool, d.Round(time.Second))
+					fmt.Fprintf(f, "\r\033[K%s running… %s%s", safetext.Line(tool), d.Round(time.Second), rep.text())
 					shown = true
 				}
 			}
 		}
 	}()
-	return func() { close(done); <-finished }
+	return context.WithValue(ctx, wield.ProgressKey, rep), func() { close(done); <-finished }
+}
+
+// lineReport keeps a call's newest progress report for the progress line.
+type lineReport struct {
+	mu   sync.Mutex
+	line string
+}
+
+func (r *lineReport) ReportProgress(done, total float64, message string) {
+	figures := strconv.FormatFloat(done, 'g', -1, 64)
+	if total > 0 {
+		figures += " of " + strconv.FormatFloat(total, 'g', -1, 64)
+	}
+	if message != "" {
+		// A tool's words on a terminal: escapes shown, not obeyed; cut
+		// so that the line stays one line.
+		figures += ": " + safetext.Line(clipRunes(message, 60))
+	}
+	r.mu.Lock()
+	r.line = " (" + figures + ")"
+	r.mu.Unlock()
+}
+
+func (r *lineReport) text() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.line
+}
+
+// clipRunes cuts s to at most n characters, marking the cut.
+func clipRunes(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "…"
+		}
+		i++
+	}
+	return s
 }
 
 // buildArgs makes the arguments object from --args or key=value pairs.
