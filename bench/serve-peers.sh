@@ -6,7 +6,7 @@
 # each server a process of its own: MCP tools/call at 1, 8 and 64
 # concurrent clients with a raw JSON-RPC client and with the go-sdk's
 # client, REST POST /v1/tools/echo/call, tools/list of 1,000 tools, RSS
-# idle, after the load and after 100,000 calls, the binary's size, and
+# idle, after the load, after 100,000 calls and 2 s later, the binary's size, and
 # issue 15's targets. Rounds are interleaved (every case on every server
 # back to back, round after round) and the tables show medians and
 # ratios measured in the same round: the machine is shared and noisy, so

@@ -126,6 +126,9 @@ func report(res *results, out io.Writer) error {
 	row(w, "of which anonymous, idle / after", longServers, func(s string) string {
 		return fmt.Sprintf("%.1f / %.1f MiB", mib(res.long[s].idleAnon), mib(res.long[s].anonAfter))
 	})
+	row(w, "RSS 2 s after the calls (anonymous)", longServers, func(s string) string {
+		return fmt.Sprintf("%.1f MiB (%.1f)", mib(res.long[s].quiet), mib(res.long[s].quietAnon))
+	})
 	row(w, "calls/s", longServers, func(s string) string { return group(res.long[s].rate) })
 	fmt.Fprintln(w)
 	names := make([]string, 0, len(res.logs))

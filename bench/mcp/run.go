@@ -67,7 +67,10 @@ type longRun struct {
 	after []int64 // after each quarter of Config.Long calls
 	// the anonymous parts, idle and after all calls (see ProcRSSAnon)
 	idleAnon, anonAfter int64
-	rate                float64 // calls/s over all of them
+	// RSS and its anonymous part 2 s after the calls, the server quiet
+	// (wield gives its free memory back once a busy server goes quiet)
+	quiet, quietAnon int64
+	rate             float64 // calls/s over all of them
 }
 
 // results is everything a run measured, for [report].
@@ -495,6 +498,13 @@ func (res *results) measureLong(p *process) (*longRun, error) {
 	}
 	l.rate = float64(cfg.Long) / time.Since(t0).Seconds()
 	if l.anonAfter, err = p.anon(); err != nil {
+		return nil, err
+	}
+	time.Sleep(2 * time.Second)
+	if l.quiet, err = p.rss(); err != nil {
+		return nil, err
+	}
+	if l.quietAnon, err = p.anon(); err != nil {
 		return nil, err
 	}
 	if cfg.Progress != nil {

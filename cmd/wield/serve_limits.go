@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"net/http"
-	"runtime/debug"
 	"time"
 
 	"github.com/wieldhq/wield/httpapi"
@@ -38,29 +36,4 @@ func mcpClientKey(r *http.Request) string {
 		return "key:" + k.ID
 	}
 	return ""
-}
-
-// returnMemory gives the memory of closed MCP sessions back to the system
-// once a thousand or more of those open at a peak have closed and the
-// count stopped falling, until ctx ends. Go's runtime would keep it until
-// its next collection, which a server left idle after a flood reaches only
-// every two minutes, and then hand it back slowly.
-func returnMemory(ctx context.Context, sessions func() int) {
-	tick := time.NewTicker(500 * time.Millisecond)
-	defer tick.Stop()
-	peak, last := 0, 0
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		n := sessions()
-		peak = max(peak, n)
-		if peak-n >= 1000 && n >= last {
-			debug.FreeOSMemory()
-			peak = n
-		}
-		last = n
-	}
 }
