@@ -289,3 +289,60 @@ func FuzzResponse(f *testing.F) {
 		}
 	})
 }
+
+// batch is what the batcher hands over at most at once (512 spans), of
+// spans like wield's execute_tool spans.
+func batch() []sdktrace.ReadOnlySpan {
+	res := resource.NewSchemaless(attribute.String("service.name", "wield"), attribute.String("telemetry.sdk.language", "go"))
+	stubs := make(tracetest.SpanStubs, 512)
+	t0 := time.Unix(1700000000, 0)
+	for i := range stubs {
+		stubs[i] = tracetest.SpanStub{
+			Name:        "execute_tool echo",
+			SpanContext: trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{byte(i), 1}, SpanID: trace.SpanID{byte(i), 2}, TraceFlags: trace.FlagsSampled}),
+			Parent:      trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{byte(i), 1}, SpanID: trace.SpanID{byte(i), 3}, Remote: true}),
+			SpanKind:    trace.SpanKindInternal, StartTime: t0, EndTime: t0.Add(time.Millisecond),
+			Attributes: []attribute.KeyValue{attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", "echo"),
+				attribute.String("gen_ai.tool.call.id", "01JD8X3Q9R7T2V5W8Y1Z4A6B9C"), attribute.String("gen_ai.tool.type", "function"),
+				attribute.Bool("wield.ok", true), attribute.Int("wield.attempts", 1), attribute.Int64("wield.queue_wait_us", 12), attribute.String("wield.category", "compute")},
+			Resource: res, InstrumentationScope: instrumentation.Scope{Name: "github.com/wieldhq/wield"},
+		}
+	}
+	return stubs.Snapshots()
+}
+
+// BenchmarkEncode is the body of a request of a full batch, written here
+// and, for comparison, by otlptrace's transform and the generated code.
+func BenchmarkEncode(b *testing.B) {
+	spans := batch()
+	b.Run("protobuf", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			marshalRequest(group(spans))
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := marshalJSON(group(spans)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("otlptrace-protobuf", func(b *testing.B) {
+		b.ReportAllocs()
+		c := &capture{}
+		exp, err := otlptrace.New(context.Background(), c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if err := exp.ExportSpans(context.Background(), spans); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := proto.Marshal(&coltracepb.ExportTraceServiceRequest{ResourceSpans: c.got}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
