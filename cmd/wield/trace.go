@@ -16,7 +16,6 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -32,17 +31,19 @@ import (
 // the standard way (OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTLP over HTTP; the other OTEL_*
 // variables apply too, read by internal/otlphttp as otlptracehttp reads
-// them, without the gRPC it links). It returns a nil tracer when none is,
-// and otherwise the tracer and the propagator; stop, never nil, flushes and
-// stops it within 10 s, logging a failure on log. It also makes every outbound request of the process (HTTP
-// tools, web_fetch, remote entries, imported MCP tools) carry the trace
-// context of the call that makes it (see [wield.SetTracePropagator]).
+// them, whose exporter writes the spans as otlptrace does, without the gRPC
+// and the protobuf runtime they link). It returns a nil tracer when none
+// is, and otherwise the tracer and the propagator; stop, never nil, flushes
+// and stops it within 10 s, logging a failure on log. It also makes every
+// outbound request of the process (HTTP tools, web_fetch, remote entries,
+// imported MCP tools) carry the trace context of the call that makes it
+// (see [wield.SetTracePropagator]).
 func tracing(ctx context.Context, log *slog.Logger) (tracer trace.Tracer, prop propagation.TextMapPropagator, stop func(), err error) {
 	stop = func() {}
 	if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
 		return nil, nil, stop, nil
 	}
-	exp, err := otlptrace.New(ctx, otlphttp.NewClient())
+	exp, err := otlphttp.New(ctx)
 	if err != nil {
 		return nil, nil, stop, fmt.Errorf("opentelemetry: %w", err)
 	}

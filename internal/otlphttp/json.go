@@ -6,8 +6,9 @@ import (
 	"math"
 	"strconv"
 
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // The OTLP/JSON encoding (OTLP specification, "JSON Protobuf Encoding"):
@@ -96,7 +97,7 @@ type jsonValue struct {
 	DoubleValue any            `json:"doubleValue,omitempty"`
 	ArrayValue  *jsonValues    `json:"arrayValue,omitempty"`
 	KvlistValue *jsonKeyValues `json:"kvlistValue,omitempty"`
-	BytesValue  []byte         `json:"bytesValue,omitempty"`
+	BytesValue  *[]byte        `json:"bytesValue,omitempty"`
 }
 
 type jsonValues struct {
@@ -107,19 +108,20 @@ type jsonKeyValues struct {
 	Values []jsonKeyValue `json:"values"`
 }
 
-func marshalJSON(spans []*tracepb.ResourceSpans) ([]byte, error) {
+func marshalJSON(groups []*resourceSpans) ([]byte, error) {
 	var out jsonRequest
-	for _, rs := range spans {
-		jr := jsonResourceSpans{SchemaURL: rs.SchemaUrl}
-		if r := rs.Resource; r != nil {
-			jr.Resource = &jsonResource{Attributes: keyValues(r.Attributes), DroppedAttributesCount: r.DroppedAttributesCount}
+	for _, rs := range groups {
+		var jr jsonResourceSpans
+		if rs.res != nil {
+			jr.Resource = &jsonResource{Attributes: keyValues(rs.res.Attributes())}
+			jr.SchemaURL = rs.res.SchemaURL()
 		}
-		for _, ss := range rs.ScopeSpans {
-			js := jsonScopeSpans{SchemaURL: ss.SchemaUrl}
-			if s := ss.Scope; s != nil {
-				js.Scope = &jsonScope{Name: s.Name, Version: s.Version, Attributes: keyValues(s.Attributes), DroppedAttributesCount: s.DroppedAttributesCount}
+		for _, ss := range rs.scopes {
+			js := jsonScopeSpans{SchemaURL: validUTF8(ss.scope.SchemaURL)}
+			if s := ss.scope; s != (instrumentation.Scope{}) {
+				js.Scope = &jsonScope{Name: validUTF8(s.Name), Version: validUTF8(s.Version), Attributes: keyValues(s.Attributes.ToSlice())}
 			}
-			for _, sp := range ss.Spans {
+			for _, sp := range ss.spans {
 				js.Spans = append(js.Spans, span(sp))
 			}
 			jr.ScopeSpans = append(jr.ScopeSpans, js)
@@ -129,24 +131,31 @@ func marshalJSON(spans []*tracepb.ResourceSpans) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-func span(sp *tracepb.Span) jsonSpan {
+func span(sp sdktrace.ReadOnlySpan) jsonSpan {
+	sc := sp.SpanContext()
+	tid, sid := sc.TraceID(), sc.SpanID()
+	st := sp.Status()
 	j := jsonSpan{
-		TraceID: hex.EncodeToString(sp.TraceId), SpanID: hex.EncodeToString(sp.SpanId), TraceState: sp.TraceState,
-		ParentSpanID: hex.EncodeToString(sp.ParentSpanId), Flags: sp.Flags, Name: sp.Name, Kind: int32(sp.Kind),
-		StartTimeUnixNano: uint64s(sp.StartTimeUnixNano), EndTimeUnixNano: uint64s(sp.EndTimeUnixNano),
-		Attributes: keyValues(sp.Attributes), DroppedAttributesCount: sp.DroppedAttributesCount,
-		DroppedEventsCount: sp.DroppedEventsCount, DroppedLinksCount: sp.DroppedLinksCount,
+		TraceID: hex.EncodeToString(tid[:]), SpanID: hex.EncodeToString(sid[:]), TraceState: validUTF8(sc.TraceState().String()),
+		Flags: flags(sc.TraceFlags(), sp.Parent()), Name: validUTF8(sp.Name()), Kind: spanKind(sp.SpanKind()),
+		StartTimeUnixNano: uint64s(unixNano(sp.StartTime())), EndTimeUnixNano: uint64s(unixNano(sp.EndTime())),
+		Attributes: keyValues(sp.Attributes()), DroppedAttributesCount: count(sp.DroppedAttributes()),
+		DroppedEventsCount: count(sp.DroppedEvents()), DroppedLinksCount: count(sp.DroppedLinks()),
+		Status: &jsonStatus{Message: validUTF8(st.Description), Code: statusCode(st.Code)},
 	}
-	for _, e := range sp.Events {
-		j.Events = append(j.Events, jsonEvent{TimeUnixNano: uint64s(e.TimeUnixNano), Name: e.Name,
-			Attributes: keyValues(e.Attributes), DroppedAttributesCount: e.DroppedAttributesCount})
+	if psid := sp.Parent().SpanID(); psid.IsValid() {
+		j.ParentSpanID = hex.EncodeToString(psid[:])
 	}
-	for _, l := range sp.Links {
-		j.Links = append(j.Links, jsonLink{TraceID: hex.EncodeToString(l.TraceId), SpanID: hex.EncodeToString(l.SpanId),
-			TraceState: l.TraceState, Attributes: keyValues(l.Attributes), DroppedAttributesCount: l.DroppedAttributesCount, Flags: l.Flags})
+	for _, e := range sp.Events() {
+		j.Events = append(j.Events, jsonEvent{TimeUnixNano: uint64s(unixNano(e.Time)), Name: validUTF8(e.Name),
+			Attributes: keyValues(e.Attributes), DroppedAttributesCount: count(e.DroppedAttributeCount)})
 	}
-	if s := sp.Status; s != nil && (s.Message != "" || s.Code != 0) {
-		j.Status = &jsonStatus{Message: s.Message, Code: int32(s.Code)}
+	for _, l := range sp.Links() {
+		tid, sid := l.SpanContext.TraceID(), l.SpanContext.SpanID()
+		// otlptrace leaves a link's trace state out.
+		j.Links = append(j.Links, jsonLink{TraceID: hex.EncodeToString(tid[:]), SpanID: hex.EncodeToString(sid[:]),
+			Attributes: keyValues(l.Attributes), DroppedAttributesCount: count(l.DroppedAttributeCount),
+			Flags: flags(l.SpanContext.TraceFlags(), l.SpanContext)})
 	}
 	return j
 }
@@ -158,50 +167,73 @@ func uint64s(v uint64) string {
 	return strconv.FormatUint(v, 10)
 }
 
-func keyValues(kvs []*commonpb.KeyValue) []jsonKeyValue {
+func keyValues(kvs []attribute.KeyValue) []jsonKeyValue {
 	var out []jsonKeyValue
 	for _, kv := range kvs {
-		out = append(out, jsonKeyValue{Key: kv.Key, Value: value(kv.Value)})
+		out = append(out, jsonKeyValue{Key: validUTF8(string(kv.Key)), Value: value(kv.Value)})
 	}
 	return out
 }
 
-func value(v *commonpb.AnyValue) jsonValue {
+func value(v attribute.Value) jsonValue {
 	var j jsonValue
-	switch x := v.GetValue().(type) {
-	case *commonpb.AnyValue_StringValue:
-		j.StringValue = &x.StringValue
-	case *commonpb.AnyValue_BoolValue:
-		j.BoolValue = &x.BoolValue
-	case *commonpb.AnyValue_IntValue:
-		j.IntValue = strconv.FormatInt(x.IntValue, 10)
-	case *commonpb.AnyValue_DoubleValue:
-		// The protobuf JSON mapping writes what JSON has no number for as
-		// a string.
-		switch f := x.DoubleValue; {
-		case math.IsNaN(f):
-			j.DoubleValue = "NaN"
-		case math.IsInf(f, 1):
-			j.DoubleValue = "Infinity"
-		case math.IsInf(f, -1):
-			j.DoubleValue = "-Infinity"
-		default:
-			j.DoubleValue = json.Number(strconv.FormatFloat(f, 'g', -1, 64))
-		}
-	case *commonpb.AnyValue_ArrayValue:
-		j.ArrayValue = &jsonValues{Values: []jsonValue{}}
-		for _, e := range x.ArrayValue.GetValues() {
-			j.ArrayValue.Values = append(j.ArrayValue.Values, value(e))
-		}
-	case *commonpb.AnyValue_KvlistValue:
-		j.KvlistValue = &jsonKeyValues{Values: keyValues(x.KvlistValue.GetValues())}
+	switch v.Type() {
+	case attribute.EMPTY:
+	case attribute.BOOL:
+		b := v.AsBool()
+		j.BoolValue = &b
+	case attribute.INT64:
+		j.IntValue = strconv.FormatInt(v.AsInt64(), 10)
+	case attribute.FLOAT64:
+		j.DoubleValue = double(v.AsFloat64())
+	case attribute.STRING:
+		s := validUTF8(v.AsString())
+		j.StringValue = &s
+	case attribute.BYTESLICE:
+		b := v.AsByteSlice()
+		j.BytesValue = &b
+	case attribute.BOOLSLICE:
+		j.ArrayValue = jsonArray(v.AsBoolSlice(), attribute.BoolValue)
+	case attribute.INT64SLICE:
+		j.ArrayValue = jsonArray(v.AsInt64Slice(), attribute.Int64Value)
+	case attribute.FLOAT64SLICE:
+		j.ArrayValue = jsonArray(v.AsFloat64Slice(), attribute.Float64Value)
+	case attribute.STRINGSLICE:
+		j.ArrayValue = jsonArray(v.AsStringSlice(), attribute.StringValue)
+	case attribute.SLICE:
+		j.ArrayValue = jsonArray(v.AsSlice(), func(v attribute.Value) attribute.Value { return v })
+	case attribute.MAP:
+		j.KvlistValue = &jsonKeyValues{Values: keyValues(v.AsMap())}
 		if j.KvlistValue.Values == nil {
 			j.KvlistValue.Values = []jsonKeyValue{}
 		}
-	case *commonpb.AnyValue_BytesValue:
-		j.BytesValue = x.BytesValue
+	default:
+		s := "INVALID"
+		j.StringValue = &s
 	}
 	return j
+}
+
+// double is a float64 as the protobuf JSON mapping writes it: what JSON
+// has no number for as a string.
+func double(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+}
+
+func jsonArray[T any](vs []T, value1 func(T) attribute.Value) *jsonValues {
+	a := &jsonValues{Values: make([]jsonValue, 0, len(vs))}
+	for _, v := range vs {
+		a.Values = append(a.Values, value(value1(v)))
+	}
+	return a
 }
 
 // unmarshalJSONResponse reads the partial success of an

@@ -3,22 +3,29 @@ package otlphttp
 import (
 	"compress/gzip"
 	"context"
-	"crypto/tls"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -60,29 +67,22 @@ func TestFromEnv(t *testing.T) {
 	}
 }
 
-func spans() []*tracepb.ResourceSpans {
-	str := func(k, v string) *commonpb.KeyValue {
-		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
-	}
-	return []*tracepb.ResourceSpans{{
-		Resource: &resourcepb.Resource{Attributes: []*commonpb.KeyValue{str("service.name", "wield")}},
-		ScopeSpans: []*tracepb.ScopeSpans{{
-			Scope: &commonpb.InstrumentationScope{Name: "github.com/wieldhq/wield"},
-			Spans: []*tracepb.Span{{
-				TraceId: []byte("0123456789abcdef"), SpanId: []byte("span0001"), ParentSpanId: []byte("parent01"),
-				Name: "tool echo", Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: 1700000000000000000, EndTimeUnixNano: 1700000000000001000,
-				Flags: 0x101,
-				Attributes: []*commonpb.KeyValue{str("wield.tool", "echo"),
-					{Key: "wield.attempts", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: 2}}},
-					{Key: "wield.ok", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: false}}},
-					{Key: "ratio", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: 0.5}}},
-					{Key: "tags", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{
-						Values: []*commonpb.AnyValue{{Value: &commonpb.AnyValue_StringValue{StringValue: "a"}}}}}}}},
-				Events: []*tracepb.Span_Event{{Name: "retry", TimeUnixNano: 1700000000000000500}},
-				Status: &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: "timeout"},
-			}},
-		}},
-	}}
+// spans is a batch of one span, as the SDK hands it to an exporter.
+func spans() []sdktrace.ReadOnlySpan {
+	return tracetest.SpanStubs{{
+		Name: "tool echo",
+		SpanContext: trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID([]byte("0123456789abcdef")),
+			SpanID: trace.SpanID([]byte("span0001")), TraceFlags: trace.FlagsSampled}),
+		Parent:    trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID([]byte("0123456789abcdef")), SpanID: trace.SpanID([]byte("parent01"))}),
+		SpanKind:  trace.SpanKindInternal,
+		StartTime: time.Unix(0, 1700000000000000000), EndTime: time.Unix(0, 1700000000000001000),
+		Attributes: []attribute.KeyValue{attribute.String("wield.tool", "echo"), attribute.Int("wield.attempts", 2), attribute.Bool("wield.ok", false),
+			attribute.Float64("ratio", 0.5), attribute.StringSlice("tags", []string{"a"})},
+		Events:               []sdktrace.Event{{Name: "retry", Time: time.Unix(0, 1700000000000000500)}},
+		Status:               sdktrace.Status{Code: codes.Error, Description: "timeout"},
+		Resource:             resource.NewSchemaless(attribute.String("service.name", "wield")),
+		InstrumentationScope: instrumentation.Scope{Name: "github.com/wieldhq/wield"},
+	}}.Snapshots()
 }
 
 // collector answers from a script and keeps the decoded bodies.
@@ -111,21 +111,21 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.answers[min(n, len(c.answers)-1)](w)
 }
 
-func newClient(t *testing.T, c *collector, env map[string]string) (*Client, *[]time.Duration) {
+func newExporter(t *testing.T, c *collector, env map[string]string) (*Exporter, *[]time.Duration) {
 	srv := httptest.NewServer(c)
 	t.Cleanup(srv.Close)
 	env["TRACES_ENDPOINT"] = srv.URL + "/v1/traces"
 	for k, v := range env {
 		t.Setenv("OTEL_EXPORTER_OTLP_"+k, v)
 	}
-	cl := NewClient()
+	cl, err := New(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var waits []time.Duration
 	now := time.Now()
 	cl.now = func() time.Time { return now }
 	cl.sleepy = func(_ context.Context, d time.Duration) error { waits = append(waits, d); now = now.Add(d); return nil }
-	if err := cl.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	return cl, &waits
 }
 
@@ -135,19 +135,19 @@ func ok(w http.ResponseWriter) { w.Header().Set("Content-Type", "application/x-p
 // generated code reads it, gzipped when asked, with the headers.
 func TestUploadProtobuf(t *testing.T) {
 	c := &collector{answers: []func(http.ResponseWriter){ok}}
-	cl, _ := newClient(t, c, map[string]string{"HEADERS": "api-key=k1", "COMPRESSION": "gzip"})
-	if err := cl.UploadTraces(context.Background(), spans()); err != nil {
+	cl, _ := newExporter(t, c, map[string]string{"HEADERS": "api-key=k1", "COMPRESSION": "gzip"})
+	if err := cl.ExportSpans(context.Background(), spans()); err != nil {
 		t.Fatal(err)
 	}
 	var got coltracepb.ExportTraceServiceRequest
 	if err := proto.Unmarshal(c.bodies[0], &got); err != nil {
 		t.Fatal(err)
 	}
-	if !proto.Equal(&got, &coltracepb.ExportTraceServiceRequest{ResourceSpans: spans()}) {
-		t.Errorf("got %v", &got)
+	if want := (&coltracepb.ExportTraceServiceRequest{ResourceSpans: viaOtlptrace(t, spans())}); !proto.Equal(&got, want) {
+		t.Errorf("got %v, want %v", &got, want)
 	}
 	h := c.headers[0]
-	if h.Get("Content-Type") != "application/x-protobuf" || h.Get("Api-Key") != "k1" || h.Get("Content-Encoding") != "gzip" || !strings.HasPrefix(h.Get("User-Agent"), "OTel OTLP Exporter Go/") {
+	if h.Get("Content-Type") != "application/x-protobuf" || h.Get("Api-Key") != "k1" || h.Get("Content-Encoding") != "gzip" || h.Get("User-Agent") != "OTel OTLP Exporter Go/"+otlptrace.Version() {
 		t.Errorf("headers %v", h)
 	}
 }
@@ -159,8 +159,8 @@ func TestUploadJSON(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{}`)
 	}}}
-	cl, _ := newClient(t, c, map[string]string{"PROTOCOL": "http/json"})
-	if err := cl.UploadTraces(context.Background(), spans()); err != nil {
+	cl, _ := newExporter(t, c, map[string]string{"PROTOCOL": "http/json"})
+	if err := cl.ExportSpans(context.Background(), spans()); err != nil {
 		t.Fatal(err)
 	}
 	var got any
@@ -229,8 +229,8 @@ func TestUploadFailures(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &collector{answers: tt.answers}
-			cl, waits := newClient(t, c, map[string]string{})
-			err := cl.UploadTraces(context.Background(), spans())
+			cl, waits := newExporter(t, c, map[string]string{})
+			err := cl.ExportSpans(context.Background(), spans())
 			if (tt.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 				t.Fatalf("got %v, want %q", err, tt.err)
 			}
@@ -244,22 +244,42 @@ func TestUploadFailures(t *testing.T) {
 	}
 }
 
-func TestStartAndStop(t *testing.T) {
-	cl := &Client{cfg: config{insecure: true, tls: nil}, stop: make(chan struct{})}
-	if err := cl.Start(context.Background()); err != nil {
+// TestNewAndShutdown: TLS files for an http:// endpoint are refused, and
+// an exporter shut down fails its exports at once.
+func TestNewAndShutdown(t *testing.T) {
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer tlsSrv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tlsSrv.Certificate().Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cl.cfg.tls = &tls.Config{}
-	if err := cl.Start(context.Background()); !errors.Is(err, errInsecureWithTLS) {
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://127.0.0.1:4318/v1/traces")
+	t.Setenv("OTEL_EXPORTER_OTLP_CERTIFICATE", ca)
+	if _, err := New(context.Background()); !errors.Is(err, errInsecureWithTLS) {
 		t.Errorf("insecure with TLS: %v", err)
 	}
-	// A stopped client's upload ends at once.
+	t.Setenv("OTEL_EXPORTER_OTLP_CERTIFICATE", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := New(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("done context: %v", err)
+	}
+
 	c := &collector{answers: []func(http.ResponseWriter){func(w http.ResponseWriter) { http.Error(w, "busy", 503) }}}
-	cl2, _ := newClient(t, c, map[string]string{})
-	cl2.sleepy = sleep
-	cl2.Stop(context.Background())
-	cl2.Stop(context.Background())
-	if err := cl2.UploadTraces(context.Background(), spans()); !errors.Is(err, context.Canceled) {
-		t.Errorf("upload after stop: %v", err)
+	cl, _ := newExporter(t, c, map[string]string{})
+	cl.sleepy = sleep
+	if err := cl.Shutdown(context.Background()); err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+	if err := cl.Shutdown(ctx); err != nil {
+		t.Errorf("second shutdown: %v", err)
+	}
+	if err := cl.ExportSpans(context.Background(), spans()); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "traces export: ") {
+		t.Errorf("export after shutdown: %v", err)
+	}
+	// An empty batch sends nothing.
+	cl2, _ := newExporter(t, c, map[string]string{})
+	if err := cl2.ExportSpans(context.Background(), []sdktrace.ReadOnlySpan{nil}); err != nil || len(c.bodies) != 0 {
+		t.Errorf("empty batch: %v, %d requests", err, len(c.bodies))
 	}
 }

@@ -1,17 +1,24 @@
 // Package otlphttp sends traces to an OpenTelemetry collector over OTLP/HTTP:
-// the [otlptrace.Client] that otlptracehttp provides, configured from the
-// same OTEL_EXPORTER_OTLP_* variables, without its dependencies.
+// an [sdktrace.SpanExporter] that does what otlptrace's exporter over
+// otlptracehttp's client does, configured from the same OTEL_EXPORTER_OTLP_*
+// variables, without their dependencies.
 //
 // otlptracehttp shares its configuration code with the gRPC exporter, so it
 // links google.golang.org/grpc (and through it golang.org/x/net/trace and
 // html/template) into every program that only speaks HTTP: 3.7 MB of the
 // wield binary (63.2 MB with it, 59.4 MB without, Go 1.26, linux/amd64).
-// The span conversion and the exporter are still otlptrace's own; what is
-// here is the HTTP part: the endpoint, headers, TLS files, insecure flag,
-// compression, protocol (http/protobuf or http/json) and timeout read from
-// the environment as otlptracehttp reads them, its retries of 429, 502, 503
-// and 504 (Retry-After honoured, 5 s growing to 30 s, for a minute at most),
-// its partial-success errors and its proxy from the environment.
+// otlptrace converts the spans into the generated types of
+// go.opentelemetry.io/proto/otlp, which bring the protobuf runtime, whose
+// package initialisation builds the descriptors of every generated file at
+// each start. So the spans are written here straight from the SDK's
+// [sdktrace.ReadOnlySpan] into an ExportTraceServiceRequest, in protobuf
+// (http/protobuf, the default) or in the OTLP JSON encoding (http/json), as
+// otlptrace's transform and the generated code would write them; and the
+// endpoint, headers, TLS files, insecure flag, compression, protocol and
+// timeout are read from the environment as otlptracehttp reads them, with
+// its retries of 429, 502, 503 and 504 (Retry-After honoured, 5 s growing to
+// 30 s, for a minute at most), its partial-success errors and its proxy from
+// the environment.
 package otlphttp
 
 import (
@@ -34,8 +41,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 const (
@@ -65,9 +71,9 @@ type config struct {
 	timeout    time.Duration
 }
 
-// Client is an [otlptrace.Client] over HTTP. Its zero value is not usable:
-// make one with [NewClient].
-type Client struct {
+// Exporter is an [sdktrace.SpanExporter] over OTLP/HTTP. Its zero value is
+// not usable: make one with [New].
+type Exporter struct {
 	cfg  config
 	http *http.Client
 	stop chan struct{}
@@ -78,21 +84,28 @@ type Client struct {
 	now    func() time.Time
 }
 
-var _ otlptrace.Client = (*Client)(nil)
+var _ sdktrace.SpanExporter = (*Exporter)(nil)
 
-// NewClient reads the configuration from the environment
+// New reads the configuration from the environment
 // (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, _HEADERS, _TIMEOUT, _COMPRESSION,
-// _PROTOCOL, _INSECURE, _CERTIFICATE, _CLIENT_CERTIFICATE, _CLIENT_KEY).
-// A value that cannot be read is reported to otel's error handler and left
-// out, as otlptracehttp does.
-func NewClient() *Client {
+// _PROTOCOL, _INSECURE, _CERTIFICATE, _CLIENT_CERTIFICATE, _CLIENT_KEY) and
+// makes the exporter. A value that cannot be read is reported to otel's
+// error handler and left out, as otlptracehttp does; TLS files for an
+// insecure endpoint are an error, as is a ctx already done.
+func New(ctx context.Context) (*Exporter, error) {
 	cfg := fromEnv(os.Getenv, os.ReadFile)
+	if cfg.insecure && cfg.tls != nil {
+		return nil, errInsecureWithTLS
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = http.ProxyFromEnvironment
 	if cfg.tls != nil {
 		t.TLSClientConfig = cfg.tls
 	}
-	return &Client{cfg: cfg, http: &http.Client{Transport: t, Timeout: cfg.timeout}, stop: make(chan struct{}), sleepy: sleep, now: time.Now}
+	return &Exporter{cfg: cfg, http: &http.Client{Transport: t, Timeout: cfg.timeout}, stop: make(chan struct{}), sleepy: sleep, now: time.Now}, nil
 }
 
 func fromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) config {
@@ -213,22 +226,19 @@ func headers(s string) map[string]string {
 	return h
 }
 
-// Start refuses TLS files for an insecure endpoint.
-func (c *Client) Start(ctx context.Context) error {
-	if c.cfg.insecure && c.cfg.tls != nil {
-		return errInsecureWithTLS
-	}
-	return ctx.Err()
-}
-
-// Stop ends the uploads under way.
-func (c *Client) Stop(ctx context.Context) error {
-	c.once.Do(func() { close(c.stop) })
-	return ctx.Err()
+// Shutdown ends the uploads under way; the exports after it fail at once.
+// Only the first call reports ctx's error, as otlptrace's exporter does.
+func (c *Exporter) Shutdown(ctx context.Context) error {
+	var err error
+	c.once.Do(func() {
+		close(c.stop)
+		err = ctx.Err()
+	})
+	return err
 }
 
 // URL is where the spans go.
-func (c *Client) URL() string {
+func (c *Exporter) URL() string {
 	scheme := "https"
 	if c.cfg.insecure {
 		scheme = "http"
@@ -236,8 +246,20 @@ func (c *Client) URL() string {
 	return (&url.URL{Scheme: scheme, Host: c.cfg.host, Path: c.cfg.path}).String()
 }
 
-// UploadTraces sends one batch, retrying what the collector says it may.
-func (c *Client) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpans) error {
+// ExportSpans sends one batch, retrying what the collector says it may. Its
+// errors start "traces export:", as otlptrace's do.
+func (c *Exporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	groups := group(spans)
+	if len(groups) == 0 {
+		return nil
+	}
+	if err := c.upload(ctx, groups); err != nil {
+		return fmt.Errorf("traces export: %w", err)
+	}
+	return nil
+}
+
+func (c *Exporter) upload(ctx context.Context, groups []*resourceSpans) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -252,9 +274,9 @@ func (c *Client) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpan
 	ctype := "application/x-protobuf"
 	if c.cfg.json {
 		ctype = "application/json"
-		body, err = marshalJSON(spans)
+		body, err = marshalJSON(groups)
 	} else {
-		body, err = marshalRequest(spans)
+		body = marshalRequest(groups)
 	}
 	if err != nil {
 		return fmt.Errorf("marshal spans: %w", err)
@@ -287,13 +309,14 @@ func (c *Client) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpan
 
 // send makes one attempt. throttle is negative when the error is final,
 // else the wait the collector asked for (0 when it did not say).
-func (c *Client) send(ctx context.Context, body []byte, ctype string) (throttle time.Duration, err error) {
+func (c *Exporter) send(ctx context.Context, body []byte, ctype string) (throttle time.Duration, err error) {
 	u := c.URL()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return -1, err
 	}
-	req.Header.Set("User-Agent", "OTel OTLP Exporter Go/"+otlptrace.Version())
+	// otlptrace's version, which is otel's: they are released together.
+	req.Header.Set("User-Agent", "OTel OTLP Exporter Go/"+otel.Version())
 	for k, v := range c.cfg.headers {
 		req.Header.Set(k, v)
 	}
