@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -228,5 +229,49 @@ func BenchmarkObserve(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.observe(res)
+	}
+}
+
+// TestMetricsConcurrent counts calls and requests from many goroutines
+// while the page is scraped: every count arrives and each page parses
+// (run with -race).
+func TestMetricsConcurrent(t *testing.T) {
+	m := NewMetrics()
+	const goroutines, each = 8, 500
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			rs := &routeSeries{}
+			for i := range each {
+				m.observe(&wield.Result{Tool: fmt.Sprint("tool_", i%10), OK: g%2 == 0, ErrorType: wield.ErrExecution, Duration: time.Millisecond})
+				m.requestOf(rs, "POST /v1/tools/{name}/call", http.StatusOK, time.Millisecond)
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 20 {
+			w := httptest.NewRecorder()
+			promPage(m, w)
+			p := expfmt.NewTextParser(model.LegacyValidation)
+			if _, err := p.TextToMetricFamilies(w.Body); err != nil {
+				t.Errorf("a page during the counting does not parse: %v", err)
+			}
+		}
+	})
+	wg.Wait()
+	w := httptest.NewRecorder()
+	promPage(m, w)
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := p.TextToMetricFamilies(w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls float64
+	for _, s := range fams["wield_calls_total"].Metric {
+		calls += s.Counter.GetValue()
+	}
+	requests := fams["wield_http_requests_total"].Metric[0].Counter.GetValue()
+	if calls != goroutines*each || requests != goroutines*each {
+		t.Errorf("%v calls and %v requests counted, want %d each", calls, requests, goroutines*each)
 	}
 }
