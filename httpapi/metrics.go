@@ -1,18 +1,19 @@
 package httpapi
 
 import (
+	"compress/gzip"
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/promtext"
 	"github.com/wieldhq/wield/limit"
 )
 
@@ -28,40 +29,45 @@ import (
 // error types; a route is one of the API's patterns (or "/" for any other
 // path); a status code is one from 100 to 599; an event type is one of
 // wield's.
+//
+// The page is written in the Prometheus text format (version 0.0.4,
+// gzipped when the scraper accepts it) by wield's own writer, not by
+// github.com/prometheus/client_golang, whose dependencies cost the binary
+// and the idle server more than the page is worth (see
+// internal/promtext); the families, the Go runtime's and the process's
+// among them, are those client_golang wrote.
 type Metrics struct {
-	reg       *prometheus.Registry
-	calls     *prometheus.CounterVec
-	duration  *prometheus.HistogramVec
-	queueWait *prometheus.HistogramVec
-	events    *prometheus.CounterVec
-	requests  *prometheus.CounterVec
-	latency   *prometheus.HistogramVec
+	reg       promtext.Registry
+	calls     *promtext.CounterVec
+	duration  *promtext.HistogramVec
+	queueWait *promtext.HistogramVec
+	events    *promtext.CounterVec
+	requests  *promtext.CounterVec
+	latency   *promtext.HistogramVec
 
 	// known reports the registry's tools once a server watches (see
 	// watch); before, only tool_not_found results are known unknown.
 	known atomic.Pointer[func(string) bool]
 	mu    sync.Mutex
 	tools map[string]bool // the tool labels given so far
-	// series holds each tool label's children of the call metrics, found
-	// once: WithLabelValues hashes the labels and locks the vector on
-	// every call, a tenth of the metrics' cost per call.
+	// series holds each tool label's series of the call metrics, found
+	// once: finding them by their labels locks the vector on every call.
 	series sync.Map // tool label → *toolSeries
 }
 
 // toolSeries are the call metrics of one tool label.
 type toolSeries struct {
-	ok        prometheus.Counter
-	duration  prometheus.Observer
-	queueWait prometheus.Observer
+	ok        *promtext.Counter
+	duration  *promtext.Histogram
+	queueWait *promtext.Histogram
 }
 
-// seriesOf returns the children of tool's call metrics.
+// seriesOf returns the series of tool's call metrics.
 func (m *Metrics) seriesOf(tool string) *toolSeries {
 	if ts, ok := m.series.Load(tool); ok {
 		return ts.(*toolSeries)
 	}
-	ts := &toolSeries{ok: m.calls.WithLabelValues(tool, "ok"), duration: m.duration.WithLabelValues(tool),
-		queueWait: m.queueWait.WithLabelValues(tool)}
+	ts := &toolSeries{ok: m.calls.With(tool, "ok"), duration: m.duration.With(tool), queueWait: m.queueWait.With(tool)}
 	got, _ := m.series.LoadOrStore(tool, ts)
 	return got.(*toolSeries)
 }
@@ -88,29 +94,45 @@ var errorTypes = map[wield.ErrorType]bool{
 }
 
 // NewMetrics returns metrics in a registry of their own, with the Go
-// runtime's and the process's collectors.
+// runtime's and the process's.
 func NewMetrics() *Metrics {
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
-		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "wield_calls_total",
-			Help: "Finished tool calls by tool and outcome (ok, or the error type)."}, []string{"tool", "outcome"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "wield_call_duration_seconds",
-			Help:    "Time from a call's arrival to its result, queueing included.",
-			Buckets: []float64{.0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5, 10, 30, 60}}, []string{"tool"}),
-		queueWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "wield_call_queue_wait_seconds",
-			Help:    "Time calls waited for capacity in the limiter.",
-			Buckets: []float64{.0001, .001, .01, .1, .5, 1, 5, 30}}, []string{"tool"}),
-		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "wield_events_total",
-			Help: "Events seen on the bus, by type (approvals requested and decided among them)."}, []string{"type"}),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "wield_http_requests_total",
-			Help: "HTTP requests by route and status code."}, []string{"route", "code"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "wield_http_request_duration_seconds",
-			Help: "Time to answer HTTP requests, by route (event streams excluded).", Buckets: prometheus.DefBuckets}, []string{"route"}),
+		calls: promtext.NewCounterVec("wield_calls_total", "Finished tool calls by tool and outcome (ok, or the error type).", "tool", "outcome"),
+		duration: promtext.NewHistogramVec("wield_call_duration_seconds", "Time from a call's arrival to its result, queueing included.",
+			[]float64{.0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5, 10, 30, 60}, "tool"),
+		queueWait: promtext.NewHistogramVec("wield_call_queue_wait_seconds", "Time calls waited for capacity in the limiter.",
+			[]float64{.0001, .001, .01, .1, .5, 1, 5, 30}, "tool"),
+		events:   promtext.NewCounterVec("wield_events_total", "Events seen on the bus, by type (approvals requested and decided among them).", "type"),
+		requests: promtext.NewCounterVec("wield_http_requests_total", "HTTP requests by route and status code.", "route", "code"),
+		latency: promtext.NewHistogramVec("wield_http_request_duration_seconds", "Time to answer HTTP requests, by route (event streams excluded).",
+			promtext.DefBuckets, "route"),
 	}
-	m.reg.MustRegister(m.calls, m.duration, m.queueWait, m.events, m.requests, m.latency, panicCollector{},
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, c := range []*promtext.CounterVec{m.calls, m.events, m.requests} {
+		m.reg.MustRegister(c.Collect, c.Name())
+	}
+	for _, h := range []*promtext.HistogramVec{m.duration, m.queueWait, m.latency} {
+		m.reg.MustRegister(h.Collect, h.Name())
+	}
+	m.reg.MustRegister(collectPanics, panicsName)
+	m.reg.MustRegister(promtext.GoRuntime(), goRuntimeNames...)
+	m.reg.MustRegister(promtext.Process(), processNames...)
 	return m
 }
+
+// The families of the Go runtime and of the process, which no metric of
+// one's own may take.
+var (
+	goRuntimeNames = []string{"go_goroutines", "go_threads", "go_gc_duration_seconds", "go_info", "go_memstats_last_gc_time_seconds",
+		"go_gc_gogc_percent", "go_gc_gomemlimit_bytes", "go_sched_gomaxprocs_threads", "go_memstats_alloc_bytes",
+		"go_memstats_alloc_bytes_total", "go_memstats_sys_bytes", "go_memstats_mallocs_total", "go_memstats_frees_total",
+		"go_memstats_heap_alloc_bytes", "go_memstats_heap_sys_bytes", "go_memstats_heap_idle_bytes", "go_memstats_heap_inuse_bytes",
+		"go_memstats_heap_released_bytes", "go_memstats_heap_objects", "go_memstats_stack_inuse_bytes", "go_memstats_stack_sys_bytes",
+		"go_memstats_mspan_inuse_bytes", "go_memstats_mspan_sys_bytes", "go_memstats_mcache_inuse_bytes", "go_memstats_mcache_sys_bytes",
+		"go_memstats_buck_hash_sys_bytes", "go_memstats_gc_sys_bytes", "go_memstats_other_sys_bytes", "go_memstats_next_gc_bytes"}
+	processNames = []string{"process_cpu_seconds_total", "process_open_fds", "process_max_fds", "process_virtual_memory_bytes",
+		"process_virtual_memory_max_bytes", "process_resident_memory_bytes", "process_start_time_seconds",
+		"process_network_receive_bytes_total", "process_network_transmit_bytes_total"}
+)
 
 // toolLabel is the tool label of a result (see [Metrics]).
 func (m *Metrics) toolLabel(res *wield.Result) string {
@@ -148,25 +170,32 @@ func codeLabel(status int) string {
 	return strconv.Itoa(status)
 }
 
-// panicCollector reports wield.CallbackPanics at scrape time; its kinds
-// are the names wield's packages give, not a client's.
-type panicCollector struct{}
+const panicsName = "wield_callback_panics_total"
 
-var panicsDesc = prometheus.NewDesc("wield_callback_panics_total",
-	"Panics of callbacks a program gave wield (bus listeners and filters, approvers, agent hooks...), contained and logged, by kind.", []string{"kind"}, nil)
-
-// Describe implements prometheus.Collector.
-func (panicCollector) Describe(ch chan<- *prometheus.Desc) { ch <- panicsDesc }
-
-// Collect implements prometheus.Collector.
-func (panicCollector) Collect(ch chan<- prometheus.Metric) {
+// collectPanics reports wield.CallbackPanics at scrape time; its kinds are
+// the names wield's packages give, not a client's.
+func collectPanics(add func(promtext.Family)) {
+	f := promtext.Family{Name: panicsName, Type: promtext.CounterType,
+		Help: "Panics of callbacks a program gave wield (bus listeners and filters, approvers, agent hooks...), contained and logged, by kind."}
 	for kind, n := range wield.CallbackPanics() {
-		ch <- prometheus.MustNewConstMetric(panicsDesc, prometheus.CounterValue, float64(n), kind)
+		f.Series = append(f.Series, promtext.Series{Labels: []promtext.Label{{Name: "kind", Value: kind}}, Value: float64(n)})
 	}
+	add(f)
 }
 
-// Registry returns the Prometheus registry, to add metrics of one's own.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+// CounterFunc adds a counter of one's own to the page: f gives its value
+// at each scrape. It fails on a name that is not a metric name of the
+// text format ([a-zA-Z_:][a-zA-Z0-9_:]*) or that the page has already.
+// (It replaces Registry, which returned client_golang's registry.)
+func (m *Metrics) CounterFunc(name, help string, f func() float64) error {
+	return m.reg.Register(promtext.Func(name, help, promtext.CounterType, f), name)
+}
+
+// GaugeFunc adds a gauge of one's own to the page, as [Metrics.CounterFunc]
+// adds a counter.
+func (m *Metrics) GaugeFunc(name, help string, f func() float64) error {
+	return m.reg.Register(promtext.Func(name, help, promtext.GaugeType, f), name)
+}
 
 // routeSeries are a route's series of the requests that most requests
 // are: those answered 200, and their latency. Looked up by their labels
@@ -175,8 +204,8 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 // 2026-11-27; they are looked up once, at the route's first such
 // request, so that a series appears in /metrics as it did, once counted.
 type routeSeries struct {
-	ok      atomic.Pointer[prometheus.Counter]
-	latency atomic.Pointer[prometheus.Observer]
+	ok      atomic.Pointer[promtext.Counter]
+	latency atomic.Pointer[promtext.Histogram]
 }
 
 // requestOf counts one HTTP request of route, through rs (the route's
@@ -186,30 +215,28 @@ func (m *Metrics) requestOf(rs *routeSeries, route string, status int, d time.Du
 		status = http.StatusOK
 	}
 	if rs == nil || status != http.StatusOK {
-		m.requests.WithLabelValues(route, codeLabel(status)).Inc()
+		m.requests.With(route, codeLabel(status)).Inc()
 	} else {
 		c := rs.ok.Load()
 		if c == nil {
-			ok := m.requests.WithLabelValues(route, codeLabel(status))
-			c = &ok
+			c = m.requests.With(route, codeLabel(status))
 			rs.ok.Store(c)
 		}
-		(*c).Inc()
+		c.Inc()
 	}
 	if route == "GET /v1/events" {
 		return
 	}
 	if rs == nil {
-		m.latency.WithLabelValues(route).Observe(d.Seconds())
+		m.latency.With(route).Observe(d.Seconds())
 		return
 	}
 	o := rs.latency.Load()
 	if o == nil {
-		l := m.latency.WithLabelValues(route)
-		o = &l
+		o = m.latency.With(route)
 		rs.latency.Store(o)
 	}
-	(*o).Observe(d.Seconds())
+	o.Observe(d.Seconds())
 }
 
 // observe counts one finished call.
@@ -226,36 +253,88 @@ func (m *Metrics) observe(res *wield.Result) {
 	if res.OK {
 		ts.ok.Inc()
 	} else {
-		m.calls.WithLabelValues(tool, outcome).Inc()
+		m.calls.With(tool, outcome).Inc()
 	}
 	ts.duration.Observe(res.Duration.Seconds())
 	ts.queueWait.Observe(res.QueueWait.Seconds())
 }
 
+// serveMetrics writes the page in the text format whatever the Accept
+// header asks (client_golang answered the protobuf format to a scraper
+// asking for it first, which Prometheus does only to read native
+// histograms, which wield has none of; a scraper takes the text format
+// from the Content-Type), gzipped when Accept-Encoding takes gzip, with
+// only the families named by name[] parameters when there are any.
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
-	promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
-	return nil
+	var keep func(string) bool
+	if names := r.URL.Query()["name[]"]; len(names) > 0 {
+		keep = func(n string) bool { return slices.Contains(names, n) }
+	}
+	fams := s.metrics.reg.Gather(keep)
+	h := w.Header()
+	h.Add("Vary", "Accept")
+	h.Add("Vary", "Accept-Encoding")
+	h.Set("Content-Type", promtext.ContentType)
+	if !acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		return promtext.Write(w, fams)
+	}
+	h.Set("Content-Encoding", "gzip")
+	gz := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(gz)
+	gz.Reset(w)
+	if err := promtext.Write(gz, fams); err != nil {
+		return err
+	}
+	return gz.Close()
+}
+
+// gzipWriters are kept between scrapes: a writer's state is ~800 KB.
+var gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+
+// acceptsGzip reports whether an Accept-Encoding header takes gzip (or *)
+// with a weight above 0 and above that of identity, as client_golang's
+// handler decided.
+func acceptsGzip(header string) bool {
+	gz, identity := -1.0, -1.0
+	for spec := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(spec, ";")
+		q := 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "q="); ok {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					q = f
+				}
+			}
+		}
+		switch strings.ToLower(strings.TrimSpace(coding)) {
+		case "gzip":
+			gz = max(gz, q)
+		case "identity":
+			identity = max(identity, q)
+		case "*":
+			gz, identity = max(gz, q), max(identity, q)
+		}
+	}
+	return gz > 0 && gz > identity
 }
 
 // watch registers the gauges of s's limiter, store and bus, and counts the
 // bus's events by type. It returns the function that stops the counting.
 func (m *Metrics) watch(s *Server) (stop func()) {
 	lim := s.eng.Limiter()
-	gauge := func(name, help string, f func() float64) {
-		_ = m.reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
-	}
-	counter := func(name, help string, f func() float64) {
-		_ = m.reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f))
-	}
+	// A second server watching the same metrics keeps the first's (the
+	// names are taken).
+	gauge := func(name, help string, f func() float64) { _ = m.GaugeFunc(name, help, f) }
+	counter := func(name, help string, f func() float64) { _ = m.CounterFunc(name, help, f) }
 	gauge("wield_limiter_in_flight", "Units of capacity in use.", func() float64 { return float64(lim.Metrics().Current) })
 	gauge("wield_limiter_queue_length", "Calls waiting for capacity.", func() float64 { return float64(lim.Metrics().QueueLength) })
 	gauge("wield_limiter_limit", "The global capacity.", func() float64 { return float64(lim.Metrics().Limit) })
 	counter("wield_limiter_acquired_total", "Permits granted.", func() float64 { return float64(lim.Metrics().Acquired) })
 	counter("wield_limiter_rejected_total", "Calls refused for lack of capacity.", func() float64 { return float64(lim.Metrics().Rejected) })
 	counter("wield_limiter_timeout_total", "Calls that waited too long for capacity.", func() float64 { return float64(lim.Metrics().TimedOut) })
-	_ = m.reg.Register(bucketCollector{lim: lim.Metrics})
+	_ = m.reg.Register(bucketCollector(lim.Metrics), bucketNames...)
 
-	_ = m.reg.Register(pendingCollector{s})
+	_ = m.reg.Register(pendingCollector(s), pendingName)
 	reg := s.reg
 	known := func(name string) bool { _, ok := reg.Tool(name); return ok }
 	m.known.Store(&known)
@@ -270,58 +349,48 @@ func (m *Metrics) watch(s *Server) (stop func()) {
 		if !eventTypes[e.Type] {
 			typ = OtherLabel
 		}
-		m.events.WithLabelValues(typ).Inc()
+		m.events.With(typ).Inc()
 	})
 }
+
+const pendingName = "wield_approvals_pending"
 
 // pendingCollector counts the pending approvals in the store at scrape
 // time: a count kept from the bus's events would miss approvals made or
 // decided by other processes sharing the store, and the request event comes
 // before the approval is stored.
-type pendingCollector struct{ s *Server }
-
-var pendingDesc = prometheus.NewDesc("wield_approvals_pending", "Approvals waiting for a decision.", nil, nil)
-
-// Describe implements prometheus.Collector.
-func (c pendingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- pendingDesc }
-
-// Collect implements prometheus.Collector.
-func (c pendingCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	list, err := c.s.decider.Pending(ctx)
-	if err != nil {
-		c.s.log.Warn("metrics: count pending approvals", "err", err)
-		return
+func pendingCollector(s *Server) promtext.Collector {
+	return func(add func(promtext.Family)) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		list, err := s.decider.Pending(ctx)
+		if err != nil {
+			s.log.Warn("metrics: count pending approvals", "err", err)
+			return
+		}
+		add(promtext.Family{Name: pendingName, Help: "Approvals waiting for a decision.", Type: promtext.GaugeType,
+			Series: []promtext.Series{{Value: float64(len(list))}}})
 	}
-	ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(len(list)))
 }
+
+var bucketNames = []string{"wield_limiter_bucket_in_flight", "wield_limiter_bucket_queue_length", "wield_limiter_bucket_limit"}
 
 // bucketCollector reports the limiter's buckets, whose names are known
 // only at scrape time.
-type bucketCollector struct {
-	lim func() limitMetrics
-}
-
-var (
-	bucketInFlight = prometheus.NewDesc("wield_limiter_bucket_in_flight", "Units a bucket holds.", []string{"bucket"}, nil)
-	bucketQueue    = prometheus.NewDesc("wield_limiter_bucket_queue_length", "Calls of a bucket waiting.", []string{"bucket"}, nil)
-	bucketLimit    = prometheus.NewDesc("wield_limiter_bucket_limit", "A bucket's limit (0: the global one only).", []string{"bucket"}, nil)
-)
-
-// Describe implements prometheus.Collector.
-func (c bucketCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- bucketInFlight
-	ch <- bucketQueue
-	ch <- bucketLimit
-}
-
-// Collect implements prometheus.Collector.
-func (c bucketCollector) Collect(ch chan<- prometheus.Metric) {
-	for name, b := range c.lim().Buckets {
-		ch <- prometheus.MustNewConstMetric(bucketInFlight, prometheus.GaugeValue, float64(b.Current), name)
-		ch <- prometheus.MustNewConstMetric(bucketQueue, prometheus.GaugeValue, float64(b.Queue), name)
-		ch <- prometheus.MustNewConstMetric(bucketLimit, prometheus.GaugeValue, float64(b.Limit), name)
+func bucketCollector(lim func() limitMetrics) promtext.Collector {
+	return func(add func(promtext.Family)) {
+		inFlight := promtext.Family{Name: bucketNames[0], Help: "Units a bucket holds.", Type: promtext.GaugeType}
+		queue := promtext.Family{Name: bucketNames[1], Help: "Calls of a bucket waiting.", Type: promtext.GaugeType}
+		limit := promtext.Family{Name: bucketNames[2], Help: "A bucket's limit (0: the global one only).", Type: promtext.GaugeType}
+		for name, b := range lim().Buckets {
+			l := []promtext.Label{{Name: "bucket", Value: name}}
+			inFlight.Series = append(inFlight.Series, promtext.Series{Labels: l, Value: float64(b.Current)})
+			queue.Series = append(queue.Series, promtext.Series{Labels: l, Value: float64(b.Queue)})
+			limit.Series = append(limit.Series, promtext.Series{Labels: l, Value: float64(b.Limit)})
+		}
+		add(inFlight)
+		add(queue)
+		add(limit)
 	}
 }
 

@@ -3,6 +3,10 @@
 // as Server-Sent Events, API keys scoped to toolsets, health and readiness
 // probes and Prometheus metrics; and [Client], a Go client of the same API.
 //
+// The metrics ([Metrics]) are written in the Prometheus text format by
+// wield's own writer; a program adds its own with [Metrics.CounterFunc]
+// and [Metrics.GaugeFunc].
+//
 // # Serving
 //
 //	srv, err := httpapi.New(httpapi.Options{Engine: e, Store: store})

@@ -9,6 +9,7 @@ package journeys
 // what a prompt-injected model holding the key would try.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +19,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // makeKey runs `wield keys create` with args and returns the secret it
@@ -245,7 +250,8 @@ func keysMCP(t *testing.T, c *http.Client, base, session, key, body string) (int
 // /metrics after other keys' calls whose arguments and outcomes are not its
 // business. It sees only its tools' calls, in totals and categories too,
 // and /metrics is refused (403 naming the metrics right), which a key made
-// with --rights metrics reads.
+// with --rights metrics reads: a page in the text format that counts the
+// calls just made, with the Go runtime's and the process's families.
 func TestJourneyAttackScopedFigures(t *testing.T) {
 	u := newUser(t)
 	u.write("configs/tool_sets/math.yaml", "name: math\ndescription: arithmetic\ntools:\n  - calculator\n")
@@ -327,6 +333,41 @@ func TestJourneyAttackScopedFigures(t *testing.T) {
 	if code != 200 || !strings.Contains(string(b), `wield_http_requests_total`) {
 		t.Errorf("/metrics with the metrics key: %d %.300s", code, b)
 	}
+	// What it reads parses as the text format and counts the calls just
+	// made (the client asked for gzip, as Go's transport does).
+	var fams map[string]*dto.MetricFamily
+	counted := func() bool {
+		code, b = s.do("GET", "/metrics", "", bearer(prom))
+		p := expfmt.NewTextParser(model.LegacyValidation)
+		var err error
+		if fams, err = p.TextToMetricFamilies(bytes.NewReader(b)); code != 200 || err != nil {
+			t.Fatalf("/metrics: %d %v\n%.300s", code, err, b)
+		}
+		return seriesValue(fams, "wield_calls_total", "outcome", "ok", "tool", "echo") == 3
+	}
+	if !eventually(5*time.Second, counted) {
+		t.Errorf("/metrics never counted the 3 echo calls:\n%s", grepLines(string(b), "wield_calls_total"))
+	}
+	for _, c := range []struct {
+		family string
+		labels []string
+		want   float64
+	}{
+		{"wield_calls_total", []string{"outcome", "ok", "tool", "calculator"}, 1},
+		{"wield_calls_total", []string{"outcome", "validation_error", "tool", "json_parse"}, 1},
+		{"wield_call_duration_seconds", []string{"tool", "echo"}, 3},
+		{"wield_http_requests_total", []string{"code", "200", "route", "POST /v1/tools/{name}/call"}, 5},
+		{"wield_http_requests_total", []string{"code", "403", "route", "GET /metrics"}, 2},
+	} {
+		if got := seriesValue(fams, c.family, c.labels...); got != c.want {
+			t.Errorf("%s%v = %v, want %v:\n%s", c.family, c.labels, got, c.want, grepLines(string(b), c.family))
+		}
+	}
+	for _, family := range []string{"go_goroutines", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds", "process_cpu_seconds_total", "process_open_fds"} {
+		if fams[family] == nil {
+			t.Errorf("no %s on /metrics", family)
+		}
+	}
 	if code, _ := s.stop(syscall.SIGTERM, 10*time.Second); code != 0 {
 		t.Errorf("serve exit %d:\n%s", code, s.stderr)
 	}
@@ -338,6 +379,37 @@ func TestJourneyAttackScopedFigures(t *testing.T) {
 		t.Errorf("keyless /metrics: %d %.200s", code, b)
 	}
 	s.stop(syscall.SIGTERM, 10*time.Second)
+}
+
+// seriesValue is the value of the series of family with the labels
+// (name, value...): a counter's or gauge's value, a histogram's count; -1
+// when there is none.
+func seriesValue(fams map[string]*dto.MetricFamily, family string, labels ...string) float64 {
+	f := fams[family]
+	if f == nil {
+		return -1
+	}
+next:
+	for _, m := range f.Metric {
+		for i := 0; i+1 < len(labels); i += 2 {
+			found := false
+			for _, l := range m.Label {
+				found = found || l.GetName() == labels[i] && l.GetValue() == labels[i+1]
+			}
+			if !found {
+				continue next
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue()
+		case m.Gauge != nil:
+			return m.Gauge.GetValue()
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount())
+		}
+	}
+	return -1
 }
 
 // TestJourneyAttackSelfApproval: a key that may call asks for a confirm
