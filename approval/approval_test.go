@@ -35,6 +35,12 @@ func newWorld(t *testing.T, path string, runs *atomic.Int64) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newWorldOver(store, store, runs)
+}
+
+// newWorldOver is newWorld over store, with the inbox keeping its
+// approvals through approvals (store itself, or a wrapper of it).
+func newWorldOver(store *sqlite.Store, approvals wield.ApprovalStore, runs *atomic.Int64) *world {
 	rm := wield.Func("rm", "Remove a file", func(_ context.Context, in rmIn) (string, error) {
 		runs.Add(1)
 		return "removed " + in.Path, nil
@@ -42,7 +48,7 @@ func newWorld(t *testing.T, path string, runs *atomic.Int64) *world {
 	rm.Annotations.Destructive = true
 	reg := wield.NewRegistry(nil)
 	reg.MustRegister(rm)
-	inbox := approval.New(store, &approval.Options{Poll: 20 * time.Millisecond})
+	inbox := approval.New(approvals, &approval.Options{Poll: 20 * time.Millisecond})
 	eng := engine.New(reg, &engine.Options{Store: store, Approver: inbox, ApprovalTimeout: time.Minute})
 	return &world{store: store, inbox: inbox, eng: eng, runs: runs}
 }
