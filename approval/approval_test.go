@@ -35,12 +35,13 @@ func newWorld(t *testing.T, path string, runs *atomic.Int64) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newWorldOver(store, store, runs)
+	return newWorldOver(store, store, nil, runs)
 }
 
 // newWorldOver is newWorld over store, with the inbox keeping its
-// approvals through approvals (store itself, or a wrapper of it).
-func newWorldOver(store *sqlite.Store, approvals wield.ApprovalStore, runs *atomic.Int64) *world {
+// approvals through approvals (store itself, or a wrapper of it), and the
+// engine asking wrap(inbox) (nil: the inbox).
+func newWorldOver(store *sqlite.Store, approvals wield.ApprovalStore, wrap func(*approval.Inbox) wield.Approver, runs *atomic.Int64) *world {
 	rm := wield.Func("rm", "Remove a file", func(_ context.Context, in rmIn) (string, error) {
 		runs.Add(1)
 		return "removed " + in.Path, nil
@@ -49,7 +50,11 @@ func newWorldOver(store *sqlite.Store, approvals wield.ApprovalStore, runs *atom
 	reg := wield.NewRegistry(nil)
 	reg.MustRegister(rm)
 	inbox := approval.New(approvals, &approval.Options{Poll: 20 * time.Millisecond})
-	eng := engine.New(reg, &engine.Options{Store: store, Approver: inbox, ApprovalTimeout: time.Minute})
+	var approver wield.Approver = inbox
+	if wrap != nil {
+		approver = wrap(inbox)
+	}
+	eng := engine.New(reg, &engine.Options{Store: store, Approver: approver, ApprovalTimeout: time.Minute})
 	return &world{store: store, inbox: inbox, eng: eng, runs: runs}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/approval"
 	"github.com/wieldhq/wield/sqlite"
 )
 
@@ -124,7 +125,7 @@ func TestCallerCancelsWhileStoring(t *testing.T) {
 				t.Fatal(err)
 			}
 			late := &storedLate{Store: store, canceled: make(chan struct{})}
-			w := newWorldOver(store, late, &runs)
+			w := newWorldOver(store, late, nil, &runs)
 			defer w.close(t)
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
@@ -144,5 +145,68 @@ func TestCallerCancelsWhileStoring(t *testing.T) {
 			}
 			checkCanceled(t, w, res, wield.ApprovalDenied, true)
 		})
+	}
+}
+
+// leavesOnDecision is the inbox, as a caller sees it that leaves (a plain
+// cancel) as the decision comes: after the inbox has it, before the engine
+// claims it.
+type leavesOnDecision struct {
+	*approval.Inbox
+	cancel context.CancelCauseFunc
+}
+
+func (a leavesOnDecision) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield.Decision, error) {
+	d, err := a.Inbox.Approve(ctx, req)
+	a.cancel(nil)
+	return d, err
+}
+
+// TestCallerLeavesAsApproved: a caller that leaves as its call is
+// approved, after the decision and before the engine claims it, has the
+// claim made all the same: the approval is claimed once, by this call,
+// which ends canceled (its caller gone before it could run), as its record
+// says. (Before, the claim under the ended context
+// failed, and the call was refused as if the store were unavailable, its
+// approval approved and unclaimed for a resumed run to act on again.)
+func TestCallerLeavesAsApproved(t *testing.T) {
+	var runs atomic.Int64
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	w := newWorldOver(store, store, func(in *approval.Inbox) wield.Approver { return leavesOnDecision{in, cancel} }, &runs)
+	defer w.close(t)
+	decided := make(chan error, 1)
+	go func() {
+		a := pendingOne(t, w.inbox)
+		_, err := w.inbox.Decide(context.Background(), a.ID, a.Digest, wield.Decision{Approved: true, By: "alice"})
+		decided <- err
+	}()
+	res, err := w.eng.Call(ctx, wield.Call{Tool: "rm", Arguments: json.RawMessage(`{"path":"/tmp/x"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-decided; err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorType != wield.ErrCanceled || runs.Load() != 0 {
+		t.Errorf("result %s %q, %d runs; want canceled (its caller gone), not run", res.ErrorType, res.Error, runs.Load())
+	}
+	list, err := w.store.Approvals(context.Background(), "")
+	if err != nil || len(list) != 1 {
+		t.Fatalf("approvals: %v %d", err, len(list))
+	}
+	if a := list[0]; a.Status != wield.ApprovalApproved || a.ClaimedAt.IsZero() {
+		t.Errorf("approval %s, claimed at %v; want approved and claimed", a.Status, a.ClaimedAt)
+	}
+	rec, err := w.store.Call(context.Background(), res.CallID)
+	if err != nil || rec.Result == nil {
+		t.Fatalf("record: %v", err)
+	}
+	if rec.Result.OK != res.OK || rec.Result.ErrorType != res.ErrorType {
+		t.Errorf("record %v %s, result %v %s; want the same", rec.Result.OK, rec.Result.ErrorType, res.OK, res.ErrorType)
 	}
 }

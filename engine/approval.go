@@ -146,8 +146,14 @@ func (e *Engine) hasApprover(k *call) bool {
 // reports whether the call goes on to run. When another run took the
 // decision up first (the caller was thought gone, or another server
 // resumed it), this call adopts that run's result instead of acting again.
+//
+// The claim is made whatever the caller does meanwhile: under a context
+// that ended it fails, or seems to (a SQLite statement that finishes as
+// the context ends reports the context's error), and the call would be
+// refused as if the store were down, its decision left for a resumed run
+// to act on again, or claimed and acted on by nobody.
 func (e *Engine) claim(ctx context.Context, k *call, c wield.ApprovalClaimer, id string, approved bool) bool {
-	err := c.ClaimApproval(ctx, id)
+	err := c.ClaimApproval(context.WithoutCancel(ctx), id)
 	switch {
 	case err == nil:
 		return approved
