@@ -210,3 +210,54 @@ func TestCallerLeavesAsApproved(t *testing.T) {
 		t.Errorf("record %v %s, result %v %s; want the same", rec.Result.OK, rec.Result.ErrorType, res.OK, res.ErrorType)
 	}
 }
+
+// TestCallerLeavesNamingApproval: a call that names its approved approval
+// (as an MCP client's retry with its requestState does) whose caller is
+// gone by the time the engine reads it has the approval read and claimed
+// all the same: claimed once, by this call, which ends canceled, as its
+// record says. (Before, the read under the ended context failed, and the
+// call was refused and recorded as if the store were unavailable, its
+// approval approved and unclaimed for a resumed run to act on again.)
+func TestCallerLeavesNamingApproval(t *testing.T) {
+	var runs atomic.Int64
+	w := newWorld(t, filepath.Join(t.TempDir(), "w.db"), &runs)
+	defer w.close(t)
+	left, leave := context.WithCancel(context.Background())
+	go func() {
+		pendingOne(t, w.inbox)
+		leave()
+	}()
+	call := wield.Call{Tool: "rm", Arguments: json.RawMessage(`{"path":"/tmp/x"}`)}
+	first, err := w.eng.Call(left, call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := w.store.Approvals(context.Background(), wield.ApprovalPending)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("pending approvals: %v %d", err, len(list))
+	}
+	if _, err := w.inbox.Decide(context.Background(), list[0].ID, list[0].Digest, wield.Decision{Approved: true, By: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	call.ID, call.ApprovalID = first.CallID, list[0].ID
+	res, err := w.eng.Call(gone, call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorType != wield.ErrCanceled || runs.Load() != 0 {
+		t.Errorf("result %s %q, %d runs; want canceled (its caller gone), not run", res.ErrorType, res.Error, runs.Load())
+	}
+	a, err := w.store.Approval(context.Background(), list[0].ID)
+	if err != nil || a.ClaimedAt.IsZero() {
+		t.Errorf("approval %+v (%v); want claimed", a, err)
+	}
+	rec, err := w.store.Call(context.Background(), res.CallID)
+	if err != nil || rec.Result == nil {
+		t.Fatalf("record: %v", err)
+	}
+	if rec.Result.ErrorType != res.ErrorType {
+		t.Errorf("record %s, result %s; want the same", rec.Result.ErrorType, res.ErrorType)
+	}
+}

@@ -225,8 +225,12 @@ func (e *Engine) approved(ctx context.Context, k *call) bool {
 		if !ok {
 			return k.fail(wield.ErrApprovalDenied, "the call names an approval, and the engine has no approval store to check it in")
 		}
+		// Read whatever the caller does meanwhile, as the decision is
+		// claimed (see claim): a read its end failed would refuse the
+		// call as if the store were down and leave the decision to be
+		// acted on again.
 		var err error
-		a, err = as.Approval(ctx, k.ApprovalID)
+		a, err = as.Approval(context.WithoutCancel(ctx), k.ApprovalID)
 		switch {
 		case errors.Is(err, wield.ErrNotFound):
 			return k.fail(wield.ErrApprovalDenied, fmt.Sprintf("approval %s does not exist", k.ApprovalID))
