@@ -213,8 +213,16 @@ func (in *Inbox) poke() {
 // ([wield.CanceledOnPurpose]) ends the approval too: it is denied, its
 // reason saying the caller canceled, and Approve fails with
 // [wield.ErrApprovalCanceled]. A caller that merely left leaves it pending.
+// Either holds when ctx ends before the request is stored: it is stored
+// all the same, and then ended or left pending.
 func (in *Inbox) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield.Decision, error) {
-	if err := in.store.CreateApproval(ctx, req); err != nil {
+	// Stored whatever the caller does meanwhile: a write its cancel
+	// interrupts may be made all the same (a SQLite statement that
+	// finishes as the context ends reports the context's error), and the
+	// wait below then ends it as the caller's end says (withdrawn, or
+	// left pending), rather than leaving the call neither waiting nor
+	// recorded, its approval perhaps stored and pending.
+	if err := in.store.CreateApproval(context.WithoutCancel(ctx), req); err != nil {
 		return wield.Decision{}, fmt.Errorf("approval: create %s: %w", req.ID, err)
 	}
 	if req.Pending != nil {

@@ -35,6 +35,13 @@ func newWorld(t *testing.T, path string, runs *atomic.Int64) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newWorldOver(store, store, nil, runs)
+}
+
+// newWorldOver is newWorld over store, with the inbox keeping its
+// approvals through approvals (store itself, or a wrapper of it), and the
+// engine asking wrap(inbox) (nil: the inbox).
+func newWorldOver(store *sqlite.Store, approvals wield.ApprovalStore, wrap func(*approval.Inbox) wield.Approver, runs *atomic.Int64) *world {
 	rm := wield.Func("rm", "Remove a file", func(_ context.Context, in rmIn) (string, error) {
 		runs.Add(1)
 		return "removed " + in.Path, nil
@@ -42,8 +49,12 @@ func newWorld(t *testing.T, path string, runs *atomic.Int64) *world {
 	rm.Annotations.Destructive = true
 	reg := wield.NewRegistry(nil)
 	reg.MustRegister(rm)
-	inbox := approval.New(store, &approval.Options{Poll: 20 * time.Millisecond})
-	eng := engine.New(reg, &engine.Options{Store: store, Approver: inbox, ApprovalTimeout: time.Minute})
+	inbox := approval.New(approvals, &approval.Options{Poll: 20 * time.Millisecond})
+	var approver wield.Approver = inbox
+	if wrap != nil {
+		approver = wrap(inbox)
+	}
+	eng := engine.New(reg, &engine.Options{Store: store, Approver: approver, ApprovalTimeout: time.Minute})
 	return &world{store: store, inbox: inbox, eng: eng, runs: runs}
 }
 

@@ -146,8 +146,14 @@ func (e *Engine) hasApprover(k *call) bool {
 // reports whether the call goes on to run. When another run took the
 // decision up first (the caller was thought gone, or another server
 // resumed it), this call adopts that run's result instead of acting again.
+//
+// The claim is made whatever the caller does meanwhile: under a context
+// that ended it fails, or seems to (a SQLite statement that finishes as
+// the context ends reports the context's error), and the call would be
+// refused as if the store were down, its decision left for a resumed run
+// to act on again, or claimed and acted on by nobody.
 func (e *Engine) claim(ctx context.Context, k *call, c wield.ApprovalClaimer, id string, approved bool) bool {
-	err := c.ClaimApproval(ctx, id)
+	err := c.ClaimApproval(context.WithoutCancel(ctx), id)
 	switch {
 	case err == nil:
 		return approved
@@ -219,8 +225,12 @@ func (e *Engine) approved(ctx context.Context, k *call) bool {
 		if !ok {
 			return k.fail(wield.ErrApprovalDenied, "the call names an approval, and the engine has no approval store to check it in")
 		}
+		// Read whatever the caller does meanwhile, as the decision is
+		// claimed (see claim): a read its end failed would refuse the
+		// call as if the store were down and leave the decision to be
+		// acted on again.
 		var err error
-		a, err = as.Approval(ctx, k.ApprovalID)
+		a, err = as.Approval(context.WithoutCancel(ctx), k.ApprovalID)
 		switch {
 		case errors.Is(err, wield.ErrNotFound):
 			return k.fail(wield.ErrApprovalDenied, fmt.Sprintf("approval %s does not exist", k.ApprovalID))
