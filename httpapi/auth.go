@@ -314,6 +314,10 @@ func writeKeys(path string, keys []Key) error {
 	return nil
 }
 
+// ErrKeyNameTaken is what [CreateKey] fails with for a name that a key not
+// revoked has.
+var ErrKeyNameTaken = errors.New("the name is taken")
+
 // keysMu serialises changes to keys files made by this process.
 var keysMu sync.Mutex
 
@@ -321,7 +325,10 @@ var keysMu sync.Mutex
 // implied; see [Right]) on the tools of toolsets (every tool when empty),
 // adds its hash to the keys file at path, and returns the secret, which is
 // shown once and kept nowhere. A key scoped to toolsets cannot have the
-// metrics right, whose series cover every tool.
+// metrics right, whose series cover every tool. A name, when given, must be
+// one no key of the file that is not revoked has (an error wrapping
+// [ErrKeyNameTaken]), as the API's POST /v1/keys requires, so that a key
+// can be revoked by its name.
 func CreateKey(path, name string, right Right, toolsets []string, more ...Right) (secret string, key Key, err error) {
 	base, extra := RightRead, []Right(nil)
 	for _, r := range append([]Right{right}, more...) {
@@ -355,6 +362,13 @@ func CreateKey(path, name string, right Right, toolsets []string, more ...Right)
 	keys, err := ReadKeys(path)
 	if err != nil {
 		return "", Key{}, fmt.Errorf("create key: %w", err)
+	}
+	if name != "" {
+		for _, k := range keys {
+			if k.Name == name && !k.Revoked {
+				return "", Key{}, fmt.Errorf("create key: key %s is already named %q: choose another name, or revoke it first: %w", k.ID, name, ErrKeyNameTaken)
+			}
+		}
 	}
 	if err := writeKeys(path, append(keys, key)); err != nil {
 		return "", Key{}, fmt.Errorf("create key: %w", err)
