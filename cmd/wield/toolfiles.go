@@ -43,14 +43,33 @@ func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, 
 		a.whenImported(func() { a.defineLate(reg, set) })
 		err = nil
 	}
+	if err != nil && !a.serving && a.importer != nil && errors.Is(err, wield.ErrNotFound) && a.importedPartly() {
+		// A configured MCP server did not answer (a warning, as on a
+		// first run): the toolsets and agents that name its tools are left
+		// out of this command rather than stopping it; the others are
+		// defined.
+		fmt.Fprintf(a.stderr, "warning: %v\n(left out: a configured MCP server does not answer now, and it may have the tool)\n", err)
+		err = nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load tool files: %w", err)
 	}
 	var agents []string
 	for _, ag := range set.Agents {
+		if _, ok := reg.Toolkit(ag.Name); !ok && !a.serving {
+			continue // left out above: not one to offer
+		}
 		agents = append(agents, ag.Name)
 	}
 	return agents, nil
+}
+
+// importedPartly reports whether a configured MCP server did not answer
+// the imports a command waited for.
+func (a *app) importedPartly() bool {
+	a.importsMu.Lock()
+	defer a.importsMu.Unlock()
+	return a.mcpDown
 }
 
 // defineLate defines the set's toolsets and agents that are not defined yet
