@@ -150,8 +150,8 @@ type app struct {
 	// mcpDown is set when a configured MCP server did not answer the
 	// imports of a command that waits for them (list, call, ...).
 	mcpDown bool
-	warnMu       sync.Mutex // warnf's lines, from goroutines
-	inbox        *approval.Inbox
+	warnMu  sync.Mutex // warnf's lines, from goroutines
+	inbox   *approval.Inbox
 	// asking is set while a confirm call's question waits on the terminal,
 	// so that progress does not write over it.
 	asking atomic.Bool
