@@ -147,16 +147,18 @@ func ConfigKey(i int, entry string) Key {
 
 // Keyring answers whether a presented secret is a valid key. It holds keys
 // given to it and, optionally, those of a keys file (see [CreateKey]),
-// which it reads again when the file changes, at most once a second, so a
-// revocation takes effect on a running server. The zero Keyring is not
-// usable; use [NewKeyring].
+// which it reads again when the file changes: checked at most once a second,
+// so a revocation takes effect on a running server within a second, and at
+// once for a secret that matches no key, so a key made while the server runs
+// works from the next request. The zero Keyring is not usable; use
+// [NewKeyring].
 type Keyring struct {
 	static []Key
 	path   string
 
 	mu      sync.Mutex
 	file    []Key
-	mod     time.Time
+	read    os.FileInfo // the keys file as last read; nil when missing
 	checked time.Time
 }
 
@@ -199,6 +201,21 @@ func (k *Keyring) Authenticate(secret string) (*Key, bool) {
 	if k.path != "" {
 		_ = k.reload(false) // a file that became unreadable keeps the keys last read
 	}
+	found := k.find(secret)
+	if found == nil && k.path != "" {
+		// A key made a moment ago (wield keys create, then a request at
+		// once) is in a file the throttled check above may not have looked
+		// at: a secret no key has looks again, at the file's metadata only
+		// unless it changed.
+		if changed, _ := k.reloadChanged(); changed {
+			found = k.find(secret)
+		}
+	}
+	return found, found != nil
+}
+
+// find returns the key, not revoked, whose secret is given, or nil.
+func (k *Keyring) find(secret string) *Key {
 	sum := sha256.Sum256([]byte(secret))
 	k.mu.Lock()
 	keys := append(slices.Clip(k.static), k.file...)
@@ -213,7 +230,7 @@ func (k *Keyring) Authenticate(secret string) (*Key, bool) {
 			found = &keys[i]
 		}
 	}
-	return found, found != nil
+	return found
 }
 
 // reload reads the keys file when it changed since the last read (or when
@@ -221,28 +238,44 @@ func (k *Keyring) Authenticate(secret string) (*Key, bool) {
 func (k *Keyring) reload(force bool) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	now := time.Now()
-	if !force && now.Sub(k.checked) < time.Second {
+	if !force && time.Since(k.checked) < time.Second {
 		return nil
 	}
-	k.checked = now
+	_, err := k.readLocked(force)
+	return err
+}
+
+// reloadChanged reads the keys file if it changed since the last read,
+// whenever the last check was, and reports whether it did.
+func (k *Keyring) reloadChanged() (bool, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.readLocked(false)
+}
+
+// readLocked reads the keys file when force is set or it is another file
+// than the one last read (replaced: the keys file is written by renaming a
+// new one over it), or its size or time changed. k.mu is held.
+func (k *Keyring) readLocked(force bool) (bool, error) {
+	k.checked = time.Now()
 	st, err := os.Stat(k.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		k.file, k.mod = nil, time.Time{}
-		return nil
+		changed := k.read != nil
+		k.file, k.read = nil, nil
+		return changed, nil
 	}
 	if err != nil {
-		return fmt.Errorf("read keys file %s: %w", k.path, err)
+		return false, fmt.Errorf("read keys file %s: %w", k.path, err)
 	}
-	if !force && st.ModTime().Equal(k.mod) {
-		return nil
+	if !force && k.read != nil && os.SameFile(k.read, st) && st.Size() == k.read.Size() && st.ModTime().Equal(k.read.ModTime()) {
+		return false, nil
 	}
 	keys, err := ReadKeys(k.path)
 	if err != nil {
-		return err
+		return false, err
 	}
-	k.file, k.mod = keys, st.ModTime()
-	return nil
+	k.file, k.read = keys, st
+	return true, nil
 }
 
 // keysFile is the JSON form of a keys file.
@@ -281,6 +314,10 @@ func writeKeys(path string, keys []Key) error {
 	return nil
 }
 
+// ErrKeyNameTaken is what [CreateKey] fails with for a name that a key not
+// revoked has.
+var ErrKeyNameTaken = errors.New("the name is taken")
+
 // keysMu serialises changes to keys files made by this process.
 var keysMu sync.Mutex
 
@@ -288,7 +325,10 @@ var keysMu sync.Mutex
 // implied; see [Right]) on the tools of toolsets (every tool when empty),
 // adds its hash to the keys file at path, and returns the secret, which is
 // shown once and kept nowhere. A key scoped to toolsets cannot have the
-// metrics right, whose series cover every tool.
+// metrics right, whose series cover every tool. A name, when given, must be
+// one no key of the file that is not revoked has (an error wrapping
+// [ErrKeyNameTaken]), as the API's POST /v1/keys requires, so that a key
+// can be revoked by its name.
 func CreateKey(path, name string, right Right, toolsets []string, more ...Right) (secret string, key Key, err error) {
 	base, extra := RightRead, []Right(nil)
 	for _, r := range append([]Right{right}, more...) {
@@ -322,6 +362,13 @@ func CreateKey(path, name string, right Right, toolsets []string, more ...Right)
 	keys, err := ReadKeys(path)
 	if err != nil {
 		return "", Key{}, fmt.Errorf("create key: %w", err)
+	}
+	if name != "" {
+		for _, k := range keys {
+			if k.Name == name && !k.Revoked {
+				return "", Key{}, fmt.Errorf("create key: key %s is already named %q: choose another name, or revoke it first: %w", k.ID, name, ErrKeyNameTaken)
+			}
+		}
 	}
 	if err := writeKeys(path, append(keys, key)); err != nil {
 		return "", Key{}, fmt.Errorf("create key: %w", err)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -87,5 +88,36 @@ func TestSecretOf(t *testing.T) {
 		if got := secretOf(r); got != tt.want {
 			t.Errorf("%s: %s = %q, want %q", tt.header, tt.value, got, tt.want)
 		}
+	}
+}
+
+// TestKeyringKeyMadeJustNow: a key made by another process (wield keys
+// create) right after the server checked the keys file works on the very
+// next request, not only once the file's once-a-second check comes round.
+func TestKeyringKeyMadeJustNow(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	first, _, err := CreateKey(file, "first", RightCall, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := NewKeyring(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ring.Authenticate(first); !ok {
+		t.Fatal("the first key does not authenticate")
+	}
+	for i := range 5 {
+		secret, k, err := CreateKey(file, fmt.Sprintf("next-%d", i), RightCall, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := ring.Authenticate(secret)
+		if !ok || got.ID != k.ID {
+			t.Fatalf("key %d made just now: Authenticate = %v, %v; want %s", i, got, ok, k.ID)
+		}
+	}
+	if _, ok := ring.Authenticate("wield_nobody"); ok {
+		t.Error("a secret no key has authenticates")
 	}
 }

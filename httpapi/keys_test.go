@@ -112,11 +112,23 @@ func TestKeysEndpoints(t *testing.T) {
 	if status, b := do(t, hs, "DELETE", "/v1/keys/nobody", admin, ""); status != 404 {
 		t.Errorf("revoking an unknown key: %d %s; want 404", status, b)
 	}
-	// Two keys of one name are revoked by ID only.
-	for range 2 {
-		if _, _, err := CreateKey(file, "twin", RightRead, nil); err != nil {
+	// Two keys of one name (a keys file written before CreateKey refused a
+	// taken name) are revoked by ID only.
+	for _, name := range []string{"twin", "twin-2"} {
+		if _, _, err := CreateKey(file, name, RightRead, nil); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, _, err := CreateKey(file, "twin", RightRead, nil); !errors.Is(err, ErrKeyNameTaken) {
+		t.Errorf("CreateKey with a taken name: %v, want ErrKeyNameTaken", err)
+	}
+	all, err := ReadKeys(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all[len(all)-1].Name = "twin"
+	if err := writeKeys(file, all); err != nil {
+		t.Fatal(err)
 	}
 	if status, b := do(t, hs, "DELETE", "/v1/keys/twin", admin, ""); status != 409 || !strings.Contains(string(b), "by its ID") {
 		t.Errorf("revoking an ambiguous name: %d %s; want 409", status, b)

@@ -575,3 +575,29 @@ func postJSON(url, body, key string) (int, []byte) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b
 }
+
+// TestJourneyKeyMadeWhileServing: the docs' order of things, `wield keys
+// create` while `wield serve` runs and a request with the new key at once:
+// the key works from that request, not only once the server's
+// once-a-second look at the keys file comes round (a 401 that a retry a
+// moment later does not get).
+func TestJourneyKeyMadeWhileServing(t *testing.T) {
+	u := newUser(t)
+	first, _ := makeKey(t, u, "--rights", "call", "--name", "first")
+	s := u.serve()
+	for i := range 3 {
+		// A request with a known key first: the server has just looked at
+		// the keys file when the next key is made.
+		if code, b := s.do("GET", "/v1/whoami", "", bearer(first)); code != 200 {
+			t.Fatalf("whoami with the first key: %d %s", code, b)
+		}
+		late, id := makeKey(t, u, "--rights", "call", "--name", fmt.Sprintf("late-%d", i))
+		code, b := s.do("GET", "/v1/whoami", "", bearer(late))
+		if code != 200 || !strings.Contains(string(b), id) {
+			t.Fatalf("whoami with key %s made just now: %d %s, want 200 naming it", id, code, b)
+		}
+	}
+	if code, _ := s.do("GET", "/v1/whoami", "", bearer("wield_nobody")); code != 401 {
+		t.Errorf("whoami with a secret no key has: %d, want 401", code)
+	}
+}

@@ -217,3 +217,38 @@ func cfgQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestJourneyConfigAgentOfMCPServerDown: toolsets-and-agents.md's analyst
+// agent names inner__current_time, a tool of the MCP server inner. On a
+// first run that server does not answer yet (a warning): `wield call echo`
+// and `wield list` still run, the analyst agent is left out with a warning
+// saying why, and the file's other agent is offered.
+func TestJourneyConfigAgentOfMCPServerDown(t *testing.T) {
+	u := newUser(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close() // nothing listens there now
+	u.write("tools/analyst.agent.yaml", "name: analyst\ndescription: Answers questions about the sales data\ntool_sets: [basics]\ntools: [calculator, inner__current_time]\noutput_strategy:\n  function_calling: true\n")
+	u.write("tools/basics.toolset.yaml", "name: basics\ndescription: Small tools\ntools: [echo]\n")
+	u.write("tools/helper.agent.yaml", "kind: agent\nname: helper\ntools: [echo, calculator]\n")
+	u.write("wield.yaml", "tool_dirs: [tools]\nmcp_servers:\n  - name: inner\n    url: \"http://"+closed+"/mcp\"\n")
+
+	r := u.wield("call", "echo", "--config", "wield.yaml", "message=hi")
+	if r.code != 0 || !strings.Contains(r.stdout, `"ok": true`) {
+		t.Fatalf("call echo while the MCP server is down: want exit 0 and the result\n%s", r)
+	}
+	for _, want := range []string{"mcp server inner", "does not answer now", `"analyst"`, "left out"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if r := u.wield("list", "--config", "wield.yaml", "--agent", "helper"); r.code != 0 || !strings.Contains(r.stdout, "calculator") {
+		t.Errorf("list --agent helper: want exit 0 with its tools\n%s", r)
+	}
+	if r := u.wield("list", "--config", "wield.yaml", "--toolset", "basics"); r.code != 0 || !strings.Contains(r.stdout, "echo") {
+		t.Errorf("list --toolset basics: want exit 0 with echo\n%s", r)
+	}
+}

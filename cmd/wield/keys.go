@@ -86,6 +86,9 @@ with approve: a model must not approve its own calls.`,
 				return usagef("--rights keys with --toolset: the keys right manages keys that reach every tool, so a key scoped to toolsets cannot have it")
 			}
 			secret, k, err := httpapi.CreateKey(file, name, list[0], toolsets, list[1:]...)
+			if errors.Is(err, httpapi.ErrKeyNameTaken) {
+				return usagef("--name: %s", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "create key: "), ": "+httpapi.ErrKeyNameTaken.Error()))
+			}
 			if err != nil {
 				return err
 			}
@@ -98,7 +101,7 @@ with approve: a model must not approve its own calls.`,
 			return nil
 		},
 	}
-	create.Flags().StringVar(&name, "name", "", "a name to recognise the key by")
+	create.Flags().StringVar(&name, "name", "", "a name to recognise the key by, unique among the keys not revoked")
 	create.Flags().StringVar(&rights, "rights", string(httpapi.RightCall), "the rights, separated by commas: read, call, approve, metrics, workflow, keys, pins (see above)")
 	create.Flags().StringSliceVar(&toolsets, "toolset", nil, "limit the key to the tools of this toolset (repeatable; default every tool)")
 
@@ -138,23 +141,54 @@ with approve: a model must not approve its own calls.`,
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 
 	revoke := &cobra.Command{
-		Use:   "revoke ID",
-		Short: "Revoke a key",
+		Use:   "revoke ID|NAME",
+		Short: "Revoke a key, by its ID or the name of one key not revoked",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := httpapi.RevokeKey(file, args[0])
+			id, err := keyByRef(file, args[0])
+			if err != nil {
+				return err
+			}
+			err = httpapi.RevokeKey(file, id)
 			if errors.Is(err, fs.ErrNotExist) {
-				return usagef("no key %s in %s", args[0], file)
+				return usagef("no key has the ID or the name %q in %s", args[0], file)
 			}
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "revoked key %s\n", args[0])
+			fmt.Fprintf(a.stderr, "revoked key %s\n", id)
 			return nil
 		},
 	}
 	cmd.AddCommand(create, list, revoke)
 	return cmd
+}
+
+// keyByRef returns the ID of the key ref names in the keys file: a key's
+// ID, or the name of exactly one key not revoked (as DELETE /v1/keys/{id}
+// takes it). A ref that names no key is returned as it is, for RevokeKey to
+// say so.
+func keyByRef(file, ref string) (string, error) {
+	keys, err := httpapi.ReadKeys(file)
+	if err != nil {
+		return "", err
+	}
+	var named []string
+	for _, k := range keys {
+		if k.ID == ref {
+			return ref, nil
+		}
+		if k.Name == ref && !k.Revoked {
+			named = append(named, k.ID)
+		}
+	}
+	switch len(named) {
+	case 0:
+		return ref, nil
+	case 1:
+		return named[0], nil
+	}
+	return "", usagef("keys %s are all named %q: revoke one by its ID", strings.Join(named, ", "), ref)
 }
 
 // rightList shows a key's rights as --rights takes them: "read,call,approve".

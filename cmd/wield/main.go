@@ -147,8 +147,11 @@ type app struct {
 	importsMu    sync.Mutex
 	importsDone  bool
 	afterImports []func()
-	warnMu       sync.Mutex // warnf's lines, from goroutines
-	inbox        *approval.Inbox
+	// mcpDown is set when a configured MCP server did not answer the
+	// imports of a command that waits for them (list, call, ...).
+	mcpDown bool
+	warnMu  sync.Mutex // warnf's lines, from goroutines
+	inbox   *approval.Inbox
 	// asking is set while a confirm call's question waits on the terminal,
 	// so that progress does not write over it.
 	asking atomic.Bool
@@ -346,6 +349,9 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 				fmt.Fprintf(a.stderr, "warning: %s: mcp server %s (%s) does not answer now (%s); it is tried again in the background, and its tools appear when it answers\n",
 					c.MCPServerAt[s.Name], s.Name, cmp.Or(s.URL, strings.Join(s.Command, " ")),
 					strings.TrimPrefix(reasonOf(err), "add: "+mcpbridge.ErrUnavailable.Error()+": "))
+				a.importsMu.Lock()
+				a.mcpDown = true
+				a.importsMu.Unlock()
 			case a.serving: // serving already: the server is left out
 				fmt.Fprintf(a.stderr, "warning: %s: mcp_servers: %v\n", a.config, err)
 			default:

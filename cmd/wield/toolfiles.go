@@ -15,8 +15,10 @@ import (
 // the first of a name in load order wins, and neither is an error (the
 // warnings go to stderr). serve with reload configured (reload.watch or an
 // interval) watches the folders and applies every change by the same rule;
-// it logs the problems instead of failing on them, as a reload does. It
-// returns the agents the files define.
+// it logs the problems instead of failing on them, as a reload does. A
+// command that waited for the MCP servers' imports, one of which did not
+// answer, leaves out the toolsets and agents naming a tool not found, with
+// a warning, instead of failing. It returns the agents the files define.
 func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, error) {
 	if c := a.cfg; a.serving && c != nil && (c.Reload.Watch || c.Reload.Interval > 0) {
 		w, err := l.Watch(context.Background(), reg, a.tools, &toolfile.WatchOptions{
@@ -43,14 +45,47 @@ func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, 
 		a.whenImported(func() { a.defineLate(reg, set) })
 		err = nil
 	}
+	if err != nil && !a.serving && a.importer != nil && allNotFound(err) && a.importedPartly() {
+		// A configured MCP server did not answer (a warning, as on a
+		// first run): the toolsets and agents that name its tools are left
+		// out of this command rather than stopping it; the others are
+		// defined.
+		fmt.Fprintf(a.stderr, "warning: %v\n(left out: a configured MCP server does not answer now, and it may have the tool)\n", err)
+		err = nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load tool files: %w", err)
 	}
 	var agents []string
 	for _, ag := range set.Agents {
+		if _, ok := reg.Toolkit(ag.Name); !ok && !a.serving {
+			continue // left out above: not one to offer
+		}
 		agents = append(agents, ag.Name)
 	}
 	return agents, nil
+}
+
+// allNotFound reports whether err, or every error joined in it, is a
+// tool not found: other mistakes still stop the command.
+func allNotFound(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !allNotFound(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, wield.ErrNotFound)
+}
+
+// importedPartly reports whether a configured MCP server did not answer
+// the imports a command waited for.
+func (a *app) importedPartly() bool {
+	a.importsMu.Lock()
+	defer a.importsMu.Unlock()
+	return a.mcpDown
 }
 
 // defineLate defines the set's toolsets and agents that are not defined yet
