@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -18,11 +19,20 @@ type progress struct {
 	e *Engine
 	k *call
 
-	mu     sync.Mutex
-	last   time.Time // when the last event was published
-	ended  bool      // the call has ended: reports are dropped
-	looked bool      // up was looked for
-	up     wield.ProgressReporter
+	mu      sync.Mutex
+	last    time.Time // when the last event was published
+	full    bool      // a report reaching its total was published out of turn
+	ended   bool      // the call has ended: reports are dropped
+	looked  bool      // up was looked for
+	up      wield.ProgressReporter
+	pending *report     // the newest report not published yet (within the interval)
+	timer   *time.Timer // publishes pending once the interval is over
+}
+
+// report is one progress report, as a handler made it.
+type report struct {
+	done, total float64
+	message     string
 }
 
 // progressNow tells the time to the progress reports (tests set it).
@@ -33,9 +43,16 @@ const maxProgressMessage = 1 << 10
 
 // ReportProgress passes the report on to the caller's reporter, and
 // publishes it unless one was published less than wield.ProgressInterval
-// ago (a report that reaches its total is always published: the bar ends
-// full). Once the call has ended, reports are dropped.
+// ago; then it is published when the interval is over, unless a newer one
+// comes first (the newest wins). The first report that reaches its total is
+// published at once (the bar ends full); later ones keep the interval, so
+// that a handler repeating it cannot flood the bus, whose history every
+// watcher shares. Once the call has ended, reports are dropped, and so is a
+// report that is not a finite number (which no event could carry as JSON).
 func (p *progress) ReportProgress(done, total float64, message string) {
+	if !finite(done) || !finite(total) {
+		return
+	}
 	now := progressNow()
 	k := p.k
 	p.mu.Lock()
@@ -49,22 +66,19 @@ func (p *progress) ReportProgress(done, total float64, message string) {
 		p.looked = true
 	}
 	up := p.up
-	final := total > 0 && done >= total
-	if p.e.bus != nil && !k.dry && (final || p.last.IsZero() || now.Sub(p.last) >= wield.ProgressInterval) {
-		p.last = now
-		// Published under mu, so that none follows the call's end (see end).
-		p.e.bus.Publish(wield.Event{
-			Type:           wield.EventExecutionProgress,
-			Time:           now,
-			Tool:           k.Tool,
-			CallID:         k.ID,
-			CallerID:       k.Caller.ID,
-			ConversationID: k.Caller.ConversationID,
-			// A person reads it (the console, a terminal): control and
-			// bidirectional characters shown as escapes, not obeyed.
-			Message:  safetext.Line(p.e.redactor.text(clipText(message, maxProgressMessage))),
-			Progress: &wield.Progress{Progress: done, Total: total},
-		})
+	if p.e.bus != nil && !k.dry {
+		final := total > 0 && done >= total && !p.full
+		switch {
+		case final || p.last.IsZero() || now.Sub(p.last) >= wield.ProgressInterval:
+			p.full = p.full || final
+			p.pending = nil
+			p.publish(now, report{done, total, message})
+		default:
+			p.pending = &report{done, total, message}
+			if p.timer == nil {
+				p.timer = time.AfterFunc(p.last.Add(wield.ProgressInterval).Sub(now), p.flush)
+			}
+		}
 	}
 	p.mu.Unlock()
 	if up != nil {
@@ -72,13 +86,59 @@ func (p *progress) ReportProgress(done, total float64, message string) {
 	}
 }
 
+// flush publishes the report kept back within the interval.
+func (p *progress) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.timer = nil
+	if p.ended || p.pending == nil {
+		return
+	}
+	now := progressNow()
+	if wait := p.last.Add(wield.ProgressInterval).Sub(now); wait > 0 {
+		// A report reaching its total was published since the timer was set.
+		p.timer = time.AfterFunc(wait, p.flush)
+		return
+	}
+	r := *p.pending
+	p.pending = nil
+	p.publish(now, r)
+}
+
+// publish publishes r as an event; p.mu is held, so that none follows the
+// call's end (see end).
+func (p *progress) publish(now time.Time, r report) {
+	k := p.k
+	p.last = now
+	p.e.bus.Publish(wield.Event{
+		Type:           wield.EventExecutionProgress,
+		Time:           now,
+		Tool:           k.Tool,
+		CallID:         k.ID,
+		CallerID:       k.Caller.ID,
+		ConversationID: k.Caller.ConversationID,
+		// A person reads it (the console, a terminal): control and
+		// bidirectional characters shown as escapes, not obeyed. Redacted
+		// before it is cut, so that no cut hides a secret from the redactor.
+		Message:  safetext.Line(clipText(p.e.redactor.text(r.message), maxProgressMessage)),
+		Progress: &wield.Progress{Progress: r.done, Total: r.total},
+	})
+}
+
 // end drops the reports that come after the call has ended (a handler
-// that outlived its timeout may still report).
+// that outlived its timeout may still report), and the one kept back.
 func (p *progress) end() {
 	p.mu.Lock()
 	p.ended = true
+	p.pending = nil
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
 	p.mu.Unlock()
 }
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // clipText cuts s to at most n bytes, on a character boundary, marking the cut.
 func clipText(s string, n int) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,7 +30,7 @@ func (r *recorder) ReportProgress(done, total float64, message string) {
 
 // TestProgressEvents: a handler's reports become execution_progress events
 // between the call's start and end, at most one per wield.ProgressInterval
-// but the one reaching the total always, their messages cut and escaped for
+// but the first reaching the total at once, their messages cut and escaped for
 // a person; every report reaches the caller's reporter; a report that is not
 // a finite number, or that comes after the call has ended, goes nowhere.
 func TestProgressEvents(t *testing.T) {
@@ -112,5 +113,83 @@ func TestProgressEvents(t *testing.T) {
 	wantUp := []string{"1/4 one", "2/4 two", "3/4 three\x1b[2J\u202e", "4/4 done", "6/0 " + strings.Repeat("é", 12)}
 	if diff := cmp.Diff(wantUp, up.got); diff != "" {
 		t.Errorf("the caller's reporter (-want +got):\n%s", diff)
+	}
+}
+
+// TestProgressBounds: what a handler reports reaches the event stream
+// bounded and whole. A report repeating its total is published out of turn
+// once, then keeps the interval (a handler, or an imported server, cannot
+// flood the bus); the newest report kept back within an interval is
+// published when the interval is over; a report that is not a finite
+// number, even one made to the reporter itself, publishes nothing (no JSON
+// could carry it); and a message is redacted before it is cut, so a cut
+// through a secret does not hide it from the redactor.
+func TestProgressBounds(t *testing.T) {
+	pad := strings.Repeat("a", 1000)
+	for _, tc := range []struct {
+		name   string
+		report func(ctx context.Context)
+		want   []string
+	}{
+		{"total repeated", func(ctx context.Context) {
+			for range 1000 {
+				wield.ReportProgress(ctx, 1, 1, "again")
+			}
+			time.Sleep(2 * time.Second)
+		}, []string{"1/1 again @0s", "1/1 again @500ms"}},
+		{"newest wins", func(ctx context.Context) {
+			wield.ReportProgress(ctx, 1, 4, "one")
+			wield.ReportProgress(ctx, 2, 4, "two")
+			time.Sleep(100 * time.Millisecond)
+			wield.ReportProgress(ctx, 3, 4, "three")
+			time.Sleep(2 * time.Second)
+		}, []string{"1/4 one @0s", "3/4 three @500ms"}},
+		{"not a number", func(ctx context.Context) {
+			r := ctx.Value(wield.ProgressKey).(wield.ProgressReporter)
+			r.ReportProgress(math.NaN(), 1, "nan")
+			r.ReportProgress(1, math.Inf(1), "inf")
+			r.ReportProgress(1, 2, "half")
+		}, []string{"1/2 half @0s"}},
+		{"secret at the cut", func(ctx context.Context) {
+			wield.ReportProgress(ctx, 1, 2, pad+" https://bob:hunter2hunter2@example.com/x")
+		}, []string{"1/2 " + pad + " https://[REDACTED]@exam… @0s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				tool := wield.Raw("work", "reports progress", &jsonschema.Schema{Type: "object"},
+					wield.HandlerFunc(func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+						tc.report(ctx)
+						return json.RawMessage(`{}`), nil
+					}))
+				bus := wield.NewBus(4096)
+				reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus})
+				reg.MustRegister(tool)
+				e := New(reg, nil)
+				defer e.Close(context.Background())
+				sub := bus.Subscribe(func(ev *wield.Event) bool { return ev.Type == wield.EventExecutionProgress })
+				defer sub.Close()
+				if res, err := e.Call(context.Background(), wield.Call{Tool: "work"}); err != nil || !res.OK {
+					t.Fatalf("call: %v %+v", err, res)
+				}
+				synctest.Wait()
+				var got []string
+				for range 2000 {
+					ctx, cancel := context.WithCancel(context.Background())
+					cancel()
+					ev, err := sub.Next(ctx)
+					if err != nil {
+						break
+					}
+					if _, err := json.Marshal(ev); err != nil {
+						t.Errorf("event %+v: %v", ev, err)
+					}
+					got = append(got, fmt.Sprintf("%v/%v %s @%v", ev.Progress.Progress, ev.Progress.Total, ev.Message, ev.Time.Sub(start)))
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("events (-want +got):\n%s", diff)
+				}
+			})
+		})
 	}
 }
