@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -25,6 +26,7 @@ type progress struct {
 	ended   bool      // the call has ended: reports are dropped
 	looked  bool      // up was looked for
 	up      wield.ProgressReporter
+	inners  int         // reports of inner calls taken (see inner)
 	pending *report     // the newest report not published yet (within the interval)
 	timer   *time.Timer // publishes pending once the interval is over
 }
@@ -81,9 +83,37 @@ func (p *progress) ReportProgress(done, total float64, message string) {
 		}
 	}
 	p.mu.Unlock()
-	if up != nil {
+	switch outer := up.(type) {
+	case nil:
+	case *progress:
+		outer.inner(done, total, message)
+	default:
 		up.ReportProgress(done, total, message) // its pace and bounds are its own
 	}
+}
+
+// inner takes the report of an inner call made by this call's handler (a
+// program's): its figures are the inner call's, not this call's, so this
+// call reports that one more inner report came, with no total, and gives
+// the inner figures in the message (not the inner tool's name, which a
+// policy may hide from one who sees the program). A program's caller thus
+// learns that it is getting on (an MCP client's timeout that progress
+// resets stays reset) without a bar that goes back at each inner call, or
+// ends full while the program goes on, and an MCP client's progress
+// increases with each notice, as MCP requires.
+func (p *progress) inner(done, total float64, message string) {
+	p.mu.Lock()
+	p.inners++
+	n := p.inners
+	p.mu.Unlock()
+	text := strconv.FormatFloat(done, 'g', -1, 64)
+	if total > 0 {
+		text += " of " + strconv.FormatFloat(total, 'g', -1, 64)
+	}
+	if message != "" {
+		text += ": " + message
+	}
+	p.ReportProgress(float64(n), 0, text)
 }
 
 // flush publishes the report kept back within the interval.

@@ -193,3 +193,76 @@ func TestProgressBounds(t *testing.T) {
 		})
 	}
 }
+
+// lines is a caller's progress reporter that keeps the whole reports.
+type lines struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (r *lines) ReportProgress(done, total float64, message string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, fmt.Sprintf("%v/%v %s", done, total, message))
+}
+
+// TestProgressInner: the reports of a program's inner calls reach the
+// program's caller, and its events, as the program's count of them, with
+// no total, the inner figures in the message: the program's
+// progress increases with each report (as MCP requires of a client's
+// notices) and never ends full while the program goes on, though each
+// inner call ends full. The inner calls' own events keep their figures.
+func TestProgressInner(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		bus := wield.NewBus(256)
+		reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus})
+		e := New(reg, nil)
+		defer e.Close(context.Background())
+		reg.MustRegister(wield.Raw("work", "reports progress", &jsonschema.Schema{Type: "object"},
+			wield.HandlerFunc(func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+				wield.ReportProgress(ctx, 1, 2, "a")
+				time.Sleep(time.Second)
+				wield.ReportProgress(ctx, 2, 2, "b")
+				return json.RawMessage(`{}`), nil
+			})))
+		reg.MustRegister(wield.Raw("program", "calls work twice", &jsonschema.Schema{Type: "object"},
+			wield.HandlerFunc(func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+				for range 2 {
+					if res, err := e.Call(ctx, wield.Call{Tool: "work"}); err != nil || !res.OK {
+						return nil, fmt.Errorf("inner call: %v %+v", err, res)
+					}
+				}
+				return json.RawMessage(`{}`), nil
+			})))
+		sub := bus.Subscribe(func(ev *wield.Event) bool { return ev.Type == wield.EventExecutionProgress })
+		defer sub.Close()
+		up := &lines{}
+		ctx := context.WithValue(context.Background(), wield.ProgressKey, up)
+		if res, err := e.Call(ctx, wield.Call{Tool: "program"}); err != nil || !res.OK {
+			t.Fatalf("call: %v %+v", err, res)
+		}
+		synctest.Wait()
+		got := map[string][]string{}
+		for range 100 {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			ev, err := sub.Next(ctx)
+			if err != nil {
+				break
+			}
+			got[ev.Tool] = append(got[ev.Tool], fmt.Sprintf("%v/%v %s @%v", ev.Progress.Progress, ev.Progress.Total, ev.Message, ev.Time.Sub(start)))
+		}
+		want := map[string][]string{
+			"program": {"1/0 1 of 2: a @0s", "2/0 2 of 2: b @1s", "3/0 1 of 2: a @1.5s", "4/0 2 of 2: b @2s"},
+			"work":    {"1/2 a @0s", "2/2 b @1s", "1/2 a @1s", "2/2 b @2s"},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("events (-want +got):\n%s", diff)
+		}
+		wantUp := []string{"1/0 1 of 2: a", "2/0 2 of 2: b", "3/0 1 of 2: a", "4/0 2 of 2: b"}
+		if diff := cmp.Diff(wantUp, up.got); diff != "" {
+			t.Errorf("the program's caller's reporter (-want +got):\n%s", diff)
+		}
+	})
+}
