@@ -21,6 +21,7 @@ type progress struct {
 	k *call
 
 	mu      sync.Mutex
+	first   time.Time // when the first event was published
 	last    time.Time // when the last event was published
 	full    bool      // a report reaching its total was published out of turn
 	ended   bool      // the call has ended: reports are dropped
@@ -45,7 +46,8 @@ const maxProgressMessage = 1 << 10
 
 // ReportProgress passes the report on to the caller's reporter, and
 // publishes it unless one was published less than wield.ProgressInterval
-// ago; then it is published when the interval is over, unless a newer one
+// ago (longer in a long call: see due); then it is published when the
+// interval is over, unless a newer one
 // comes first (the newest wins). The first report that reaches its total is
 // published at once (the bar ends full); later ones keep the interval, so
 // that a handler repeating it cannot flood the bus, whose history every
@@ -71,14 +73,14 @@ func (p *progress) ReportProgress(done, total float64, message string) {
 	if p.e.bus != nil && !k.dry {
 		final := total > 0 && done >= total && !p.full
 		switch {
-		case final || p.last.IsZero() || now.Sub(p.last) >= wield.ProgressInterval:
+		case final || p.last.IsZero() || !now.Before(p.due()):
 			p.full = p.full || final
 			p.pending = nil
 			p.publish(now, report{done, total, message})
 		default:
 			p.pending = &report{done, total, message}
 			if p.timer == nil {
-				p.timer = time.AfterFunc(p.last.Add(wield.ProgressInterval).Sub(now), p.flush)
+				p.timer = time.AfterFunc(p.due().Sub(now), p.flush)
 			}
 		}
 	}
@@ -125,7 +127,7 @@ func (p *progress) flush() {
 		return
 	}
 	now := progressNow()
-	if wait := p.last.Add(wield.ProgressInterval).Sub(now); wait > 0 {
+	if wait := p.due().Sub(now); wait > 0 {
 		// A report reaching its total was published since the timer was set.
 		p.timer = time.AfterFunc(wait, p.flush)
 		return
@@ -135,10 +137,27 @@ func (p *progress) flush() {
 	p.publish(now, r)
 }
 
+// due is when the call's next event may be published: wield.ProgressInterval
+// after the last, or a sixteenth of the time since the first when that is
+// longer, so that a long call's events stay few in the history the bus keeps
+// for every watcher (each is 1/16 later than the one before: about
+// 16·(1 + ln(T/8 s)) events for reports over T, 76 over five minutes where
+// one every 500 ms would be 600). p.mu is held.
+func (p *progress) due() time.Time {
+	return p.last.Add(max(wield.ProgressInterval, p.last.Sub(p.first)/progressSlowdown))
+}
+
+// progressSlowdown: a call's events come at least the time since its first
+// one over this apart (see due).
+const progressSlowdown = 16
+
 // publish publishes r as an event; p.mu is held, so that none follows the
 // call's end (see end).
 func (p *progress) publish(now time.Time, r report) {
 	k := p.k
+	if p.first.IsZero() {
+		p.first = now
+	}
 	p.last = now
 	p.e.bus.Publish(wield.Event{
 		Type:           wield.EventExecutionProgress,

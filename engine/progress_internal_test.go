@@ -266,3 +266,61 @@ func TestProgressInner(t *testing.T) {
 		}
 	})
 }
+
+// TestProgressLongCall: a call reporting every 100 ms for five minutes
+// (as an imported server may, at the relay's pace) publishes few enough
+// events that it does not push the other calls' events out of the bus's
+// history (DefaultBusSize): each event comes a sixteenth of the call's
+// reporting time after the one before, once that is more than
+// wield.ProgressInterval, the newest report each time; the last report,
+// which reaches the total, is published at once.
+func TestProgressLongCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		bus := wield.NewBus(wield.DefaultBusSize)
+		reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus})
+		e := New(reg, nil)
+		defer e.Close(context.Background())
+		const n = 3000 // one every 100 ms
+		reg.MustRegister(wield.Raw("long", "reports progress", &jsonschema.Schema{Type: "object"},
+			wield.HandlerFunc(func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+				for i := range n {
+					wield.ReportProgress(ctx, float64(i+1), n, "")
+					time.Sleep(100 * time.Millisecond)
+				}
+				return json.RawMessage(`{}`), nil
+			})))
+		sub := bus.Subscribe(func(ev *wield.Event) bool { return ev.Type == wield.EventExecutionProgress })
+		defer sub.Close()
+		if res, err := e.Call(context.Background(), wield.Call{Tool: "long", Timeout: time.Hour}); err != nil || !res.OK {
+			t.Fatalf("call: %v %+v", err, res)
+		}
+		synctest.Wait()
+		var got []time.Duration
+		var last float64
+		for range n {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			ev, err := sub.Next(ctx)
+			if err != nil {
+				break
+			}
+			at := ev.Time.Sub(start)
+			// The newest report: the one made at that instant, or the one
+			// before when the event's timer ran first.
+			if newest := float64(at/(100*time.Millisecond)) + 1; ev.Progress.Progress != newest && ev.Progress.Progress != newest-1 {
+				t.Errorf("event at %v: progress %v, want the newest report, %v", at, ev.Progress.Progress, newest)
+			}
+			got, last = append(got, at), ev.Progress.Progress
+		}
+		if len(got) < 16 || len(got) > 80 || last != n {
+			t.Fatalf("%d events over five minutes, the last %v of %d, want 16 to 80 ending with the total: at %v", len(got), last, n, got)
+		}
+		t.Logf("%d events", len(got))
+		for i := 1; i < len(got)-1; i++ { // the last is the total's
+			if gap, least := got[i]-got[i-1], max(wield.ProgressInterval, got[i-1]/16); gap < least {
+				t.Errorf("event %d at %v, %v after the one before, want at least %v", i, got[i], gap, least)
+			}
+		}
+	})
+}
