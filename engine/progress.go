@@ -118,6 +118,15 @@ func (p *progress) inner(done, total float64, message string) {
 	p.ReportProgress(float64(n), 0, text)
 }
 
+// innerReports takes the reports made for a program's inner call before it
+// runs (an approver's, of the wait for a decision), as inner calls' own
+// reports reach the program (see progress.inner).
+type innerReports struct{ p *progress }
+
+func (r innerReports) ReportProgress(done, total float64, message string) {
+	r.p.inner(done, total, message)
+}
+
 // flush publishes the report kept back within the interval.
 func (p *progress) flush() {
 	p.mu.Lock()

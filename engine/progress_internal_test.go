@@ -324,3 +324,46 @@ func TestProgressLongCall(t *testing.T) {
 		}
 	})
 }
+
+// TestProgressInnerApproval: what an approver reports while a program's
+// inner call waits for a decision (mcpbridge's approver tells an MCP
+// client what it waits for) reaches the program's caller as an inner
+// report, counted, not as the program's own figures (which went back to 0
+// at the second inner call's wait).
+func TestProgressInnerApproval(t *testing.T) {
+	bus := wield.NewBus(64)
+	reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus})
+	approver := wield.ApproverFunc(func(ctx context.Context, req *wield.ApprovalRequest) (wield.Decision, error) {
+		wield.ReportProgress(ctx, 0, 0, "waiting for approval")
+		return wield.Decision{Approved: true, By: "test"}, nil
+	})
+	e := New(reg, &Options{Approver: approver})
+	defer e.Close(context.Background())
+	work := wield.Raw("work", "reports progress", &jsonschema.Schema{Type: "object"},
+		wield.HandlerFunc(func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			wield.ReportProgress(ctx, 1, 1, "done")
+			return json.RawMessage(`{}`), nil
+		}))
+	work.Permission = wield.PermissionConfirm
+	work.AllowedCallers = []string{"direct", "program"}
+	reg.MustRegister(work)
+	reg.MustRegister(wield.Raw("program", "calls work twice", &jsonschema.Schema{Type: "object"},
+		wield.HandlerFunc(func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			for range 2 {
+				c := wield.Call{Tool: "work", Caller: wield.Caller{ID: "p", Type: wield.CallerProgram}}
+				if res, err := e.Call(ctx, c); err != nil || !res.OK {
+					return nil, fmt.Errorf("inner call: %v %+v", err, res)
+				}
+			}
+			return json.RawMessage(`{}`), nil
+		})))
+	up := &lines{}
+	ctx := context.WithValue(context.Background(), wield.ProgressKey, up)
+	if res, err := e.Call(ctx, wield.Call{Tool: "program"}); err != nil || !res.OK {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	want := []string{"1/0 0: waiting for approval", "2/0 1 of 1: done", "3/0 0: waiting for approval", "4/0 1 of 1: done"}
+	if diff := cmp.Diff(want, up.got); diff != "" {
+		t.Errorf("the program's caller's reporter (-want +got):\n%s", diff)
+	}
+}
