@@ -54,6 +54,12 @@ const maxProgressMessage = 1 << 10
 // watcher shares. Once the call has ended, reports are dropped, and so is a
 // report that is not a finite number (which no event could carry as JSON).
 func (p *progress) ReportProgress(done, total float64, message string) {
+	p.report(done, total, message, message)
+}
+
+// report is ReportProgress with the message of the event (shown) apart from
+// the one the caller's reporter is told (see inner).
+func (p *progress) report(done, total float64, shown, told string) {
 	if !finite(done) || !finite(total) {
 		return
 	}
@@ -76,9 +82,9 @@ func (p *progress) ReportProgress(done, total float64, message string) {
 		case final || p.last.IsZero() || !now.Before(p.due()):
 			p.full = p.full || final
 			p.pending = nil
-			p.publish(now, report{done, total, message})
+			p.publish(now, report{done, total, shown})
 		default:
-			p.pending = &report{done, total, message}
+			p.pending = &report{done, total, shown}
 			if p.timer == nil {
 				p.timer = time.AfterFunc(p.due().Sub(now), p.flush)
 			}
@@ -88,17 +94,20 @@ func (p *progress) ReportProgress(done, total float64, message string) {
 	switch outer := up.(type) {
 	case nil:
 	case *progress:
-		outer.inner(done, total, message)
+		outer.inner(done, total, told)
 	default:
-		up.ReportProgress(done, total, message) // its pace and bounds are its own
+		up.ReportProgress(done, total, told) // its pace and bounds are its own
 	}
 }
 
 // inner takes the report of an inner call made by this call's handler (a
 // program's): its figures are the inner call's, not this call's, so this
-// call reports that one more inner report came, with no total, and gives
-// the inner figures in the message (not the inner tool's name, which a
-// policy may hide from one who sees the program). A program's caller thus
+// call reports that one more inner report came, with no total, and tells
+// its caller the inner figures and message (not the inner tool's name). Its
+// event has no message: whoever watches the events may see the program but
+// not the inner tool, which a policy may hide from them (the inner call's
+// own events, figures and message, go to those who may see it). A
+// program's caller thus
 // learns that it is getting on (an MCP client's timeout that progress
 // resets stays reset) without a bar that goes back at each inner call, or
 // ends full while the program goes on, and an MCP client's progress
@@ -115,7 +124,7 @@ func (p *progress) inner(done, total float64, message string) {
 	if message != "" {
 		text += ": " + message
 	}
-	p.ReportProgress(float64(n), 0, text)
+	p.report(float64(n), 0, "", text)
 }
 
 // innerReports takes the reports made for a program's inner call before it
