@@ -146,7 +146,7 @@ func (p *progress) flush() {
 	}
 	now := progressNow()
 	if wait := p.due().Sub(now); wait > 0 {
-		// A report reaching its total was published since the timer was set.
+		// Another event was published since the timer was set.
 		p.timer = time.AfterFunc(wait, p.flush)
 		return
 	}
@@ -159,8 +159,8 @@ func (p *progress) flush() {
 // after the last, or a sixteenth of the time since the first when that is
 // longer, so that a long call's events stay few in the history the bus keeps
 // for every watcher (each is 1/16 later than the one before: about
-// 16·(1 + ln(T/8 s)) events for reports over T, 76 over five minutes where
-// one every 500 ms would be 600). p.mu is held.
+// 16·(1 + ln(T/8 s)) events for reports over T: 77 over five minutes where
+// one every 500 ms was 601, TestProgressLongCall). p.mu is held.
 func (p *progress) due() time.Time {
 	return p.last.Add(max(wield.ProgressInterval, p.last.Sub(p.first)/progressSlowdown))
 }
