@@ -7,9 +7,12 @@ import (
 )
 
 // ProgressInterval is the least time between two execution_progress events
-// of one call: a tool may report as often as it likes (an MCP client that
+// of one call (once the call has reported for longer than 8 s, a sixteenth
+// of that time is: a long call's events stay few, about 77 over five
+// minutes): a tool may report as often as it likes (an MCP client that
 // asked for progress is told at its own pace), and the event stream, whose
-// history every watcher shares, carries the newest report of each interval.
+// history every watcher shares, carries the newest report of each interval
+// (published at the interval's end) and the first that reaches its total.
 const ProgressInterval = 500 * time.Millisecond
 
 type progressKey struct{}
@@ -35,7 +38,7 @@ type Progress struct {
 // it has got: progress out of total (0 when unknown), with an optional
 // message. The engine publishes it as an [EventExecutionProgress] event
 // (at most one every [ProgressInterval] per call, the newest winning, and
-// the one that reaches total always; nothing after the call has ended),
+// the first that reaches total at once; nothing after the call has ended),
 // which the REST API's event stream and the console show;
 // mcpbridge.Progress also sends it to an MCP client that asked for
 // progress. Outside the engine, and for a progress or total that is not a

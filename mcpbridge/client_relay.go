@@ -31,7 +31,7 @@ import (
 // A relay never holds the imported session's reader: what comes in is
 // stored and sent by the call's own goroutine, at most one progress notice
 // every [RelayInterval] (the newest: progress only grows, so the ones in
-// between are coalesced) and at most [RelayLogs] log messages in each
+// between are coalesced; one that goes back is dropped) and at most [RelayLogs] log messages in each
 // interval; the log messages past that are counted and the client is told
 // how many were dropped. A log message over [RelayLogSize] bytes is
 // replaced by a notice of its size. Log messages are not tied to a call in
@@ -84,6 +84,8 @@ type impRelay struct {
 
 	mu      sync.Mutex
 	newest  *mcp.ProgressNotificationParams // the newest not yet sent
+	top     float64                         // the greatest progress the server reported (see onProgress)
+	topped  bool                            // top is set
 	logs    []*mcp.LoggingMessageParams
 	dropped int
 }
@@ -166,6 +168,16 @@ func (rs *impRelays) onProgress(p *mcp.ProgressNotificationParams) {
 	}
 	q := &mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: relayClip(p.Message, relayMessage)}
 	r.mu.Lock()
+	if r.topped && q.Progress < r.top {
+		// MCP's progress increases with each notice: one that goes back
+		// would take the client's bar (and the console's) back, and
+		// break the rule the coalescing relies on. One that stays is
+		// kept: servers that give a new message at the same figure are
+		// common.
+		r.mu.Unlock()
+		return
+	}
+	r.top, r.topped = q.Progress, true
 	r.newest = q
 	r.mu.Unlock()
 	r.poke()

@@ -183,8 +183,10 @@ func (r *lineReport) ReportProgress(done, total float64, message string) {
 	}
 	if message != "" {
 		// A tool's words on a terminal: escapes shown, not obeyed; cut
-		// so that the line stays one line.
-		figures += ": " + safetext.Line(clipRunes(message, 60))
+		// so that the line stays one line, after the escapes, which
+		// take up to six columns a character (cut before too, so that a
+		// long message costs no more than a short one).
+		figures += ": " + clipRunes(safetext.Line(clipRunes(message, progressWords)), progressWords)
 	}
 	r.mu.Lock()
 	r.line = " (" + figures + ")"
@@ -196,6 +198,10 @@ func (r *lineReport) text() string {
 	defer r.mu.Unlock()
 	return r.line
 }
+
+// progressWords is how many characters of a tool's progress message the
+// progress line shows.
+const progressWords = 60
 
 // clipRunes cuts s to at most n characters, marking the cut.
 func clipRunes(s string, n int) string {
