@@ -66,10 +66,10 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 		defer stop()
 	}
 	actx, cancel := context.WithDeadline(ctx, req.ExpiresAt)
-	if outer, ok := ctx.Value(wield.ProgressKey).(*progress); ok {
+	if outer, ok := ctx.Value(wield.ProgressKey).(*progressRef); ok {
 		// A program's inner call: what the approver reports of the wait
 		// is the inner call's, not the program's own (see progress.inner).
-		actx = context.WithValue(actx, wield.ProgressKey, innerReports{outer})
+		actx = context.WithValue(actx, wield.ProgressKey, innerReports{outer.state()})
 	}
 	// A server that shuts down ends the wait (EndApprovalWaits), as a
 	// caller that leaves would: the approval stays pending.

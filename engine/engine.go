@@ -309,7 +309,7 @@ type call struct {
 	rec    wield.Record
 	rctx   runCtx
 	slot   slot
-	prog   progress
+	prog   progressRef
 	// detached is the context the record is saved under (see finish).
 	detached detachedCtx
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -30,6 +31,42 @@ type progress struct {
 	inners  int         // reports of inner calls taken (see inner)
 	pending *report     // the newest report not published yet (within the interval)
 	timer   *time.Timer // publishes pending once the interval is over
+}
+
+// progressRef is the reporter a call's handler context gives
+// (wield.ProgressKey): the state behind it is made at the call's first
+// report, since most calls make none, and a call carries only this.
+type progressRef struct {
+	e *Engine
+	k *call
+	p atomic.Pointer[progress]
+}
+
+// endedProgress stands for the state of a call that ended before reporting
+// anything: it drops every report.
+var endedProgress = &progress{ended: true}
+
+func (r *progressRef) ReportProgress(done, total float64, message string) {
+	r.state().ReportProgress(done, total, message)
+}
+
+// state returns the call's progress state, made at the first use.
+func (r *progressRef) state() *progress {
+	if p := r.p.Load(); p != nil {
+		return p
+	}
+	np := &progress{e: r.e, k: r.k}
+	if r.p.CompareAndSwap(nil, np) {
+		return np
+	}
+	return r.p.Load()
+}
+
+// end ends the call's progress (see progress.end).
+func (r *progressRef) end() {
+	if old := r.p.Swap(endedProgress); old != nil && old != endedProgress {
+		old.end()
+	}
 }
 
 // report is one progress report, as a handler made it.
@@ -93,8 +130,8 @@ func (p *progress) report(done, total float64, shown, told string) {
 	p.mu.Unlock()
 	switch outer := up.(type) {
 	case nil:
-	case *progress:
-		outer.inner(done, total, told)
+	case *progressRef:
+		outer.state().inner(done, total, told)
 	default:
 		up.ReportProgress(done, total, told) // its pace and bounds are its own
 	}

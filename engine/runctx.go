@@ -19,7 +19,7 @@ type runCtx struct {
 	deadline        time.Time
 	slot            *slot        // the call's concurrency slot, lent to a program's inner calls
 	policy          wield.Policy // the engine's, for tools that list tools
-	progress        *progress    // takes the handler's progress reports
+	progress        *progressRef // takes the handler's progress reports
 
 	mu    sync.Mutex
 	err   error
