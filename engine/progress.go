@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/safetext"
@@ -224,7 +223,7 @@ func (p *progress) publish(now time.Time, r report) {
 		// A person reads it (the console, a terminal): control and
 		// bidirectional characters shown as escapes, not obeyed. Redacted
 		// before it is cut, so that no cut hides a secret from the redactor.
-		Message:  safetext.Line(clipText(p.e.redactor.text(r.message), maxProgressMessage)),
+		Message:  safetext.Line(safetext.Clip(p.e.redactor.text(r.message), maxProgressMessage)),
 		Progress: &wield.Progress{Progress: r.done, Total: r.total},
 	})
 }
@@ -243,14 +242,3 @@ func (p *progress) end() {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
-
-// clipText cuts s to at most n bytes, on a character boundary, marking the cut.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}

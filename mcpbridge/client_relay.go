@@ -9,10 +9,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 // An imported tool called by an MCP client of a [Server] passes on what the
@@ -166,7 +166,7 @@ func (rs *impRelays) onProgress(p *mcp.ProgressNotificationParams) {
 	if r == nil || !r.progress {
 		return
 	}
-	q := &mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: relayClip(p.Message, relayMessage)}
+	q := &mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: safetext.Clip(p.Message, relayMessage)}
 	r.mu.Lock()
 	if r.topped && q.Progress < r.top {
 		// MCP's progress increases with each notice: one that goes back
@@ -235,7 +235,7 @@ func (rs *impRelays) logMessage(p *mcp.LoggingMessageParams) *mcp.LoggingMessage
 	if !relayLevels[level] {
 		level = LevelInfo
 	}
-	return &mcp.LoggingMessageParams{Level: level, Logger: relayClip(p.Logger, 200), Data: json.RawMessage(data)}
+	return &mcp.LoggingMessageParams{Level: level, Logger: safetext.Clip(p.Logger, 200), Data: json.RawMessage(data)}
 }
 
 var relayLevels = map[LogLevel]bool{LevelDebug: true, LevelInfo: true, LevelNotice: true, LevelWarning: true,
@@ -300,15 +300,4 @@ func (r *impRelay) flush() {
 	if p != nil {
 		_ = Progress(ctx, p.Progress, p.Total, p.Message)
 	}
-}
-
-// relayClip cuts s to at most n bytes, on a character boundary.
-func relayClip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 // An imported tool that runs as a task on its server is called as any
@@ -670,7 +671,7 @@ func (tc *impTaskCall) follow(ctx context.Context, v *impTaskView) (json.RawMess
 					if v.Error != nil && v.Error.Message != "" {
 						msg = v.Error.Message
 					}
-					return nil, tc.fail("failed the task: "+relayClip(msg, relayMessage), "")
+					return nil, tc.fail("failed the task: "+safetext.Clip(msg, relayMessage), "")
 				}
 				if len(v.Result) == 0 || string(v.Result) == "null" {
 					if !fetched {
@@ -691,7 +692,7 @@ func (tc *impTaskCall) follow(ctx context.Context, v *impTaskView) (json.RawMess
 			}
 			msg := "cancelled the task"
 			if v.StatusMessage != "" {
-				msg += ": " + relayClip(v.StatusMessage, relayMessage)
+				msg += ": " + safetext.Clip(v.StatusMessage, relayMessage)
 			}
 			return nil, tc.fail(msg, "")
 		case "input_required":
@@ -822,7 +823,7 @@ func (tc *impTaskCall) relayStatus(v *impTaskView) {
 	tc.status = v.StatusMessage
 	tc.shown++
 	r.mu.Lock()
-	r.newest = &mcp.ProgressNotificationParams{Progress: float64(tc.shown), Message: relayClip(v.StatusMessage, relayMessage)}
+	r.newest = &mcp.ProgressNotificationParams{Progress: float64(tc.shown), Message: safetext.Clip(v.StatusMessage, relayMessage)}
 	r.mu.Unlock()
 	r.poke()
 }

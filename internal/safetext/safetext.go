@@ -88,3 +88,17 @@ func hex2(c byte) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[c>>4], digits[c&15]})
 }
+
+// Clip cuts s to at most n bytes, on a character boundary, and marks the
+// cut with "…" (not counted in n): text a tool or a server sent, kept to a
+// bound before it is stored, relayed or shown. Text of n bytes or fewer is
+// returned as it is.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

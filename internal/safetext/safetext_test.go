@@ -52,3 +52,22 @@ func FuzzLine(f *testing.F) {
 		}
 	})
 }
+
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly", 7, "exactly"},
+		{"abcdef", 3, "abc…"},
+		{"aé", 2, "a…"}, // é is 2 bytes: not cut in half
+		{"ééé", 5, "éé…"},
+		{"é", 0, "…"},
+	} {
+		if got := Clip(c.in, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
