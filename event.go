@@ -130,9 +130,10 @@ type Bus struct {
 // most a thousand times a second.
 const DefaultLinger = time.Millisecond
 
-// DefaultBusSize is how many events [NewBus] keeps when given no size: two
-// events a call, the last 512 calls, for slow subscribers and for streams
-// that resume. Every event kept is live heap (~250 bytes with its IDs),
+// DefaultBusSize is how many events [NewBus] keeps when given no size: at
+// two events a call, the last 512 calls (fewer when calls report progress:
+// a few execution_progress events each, see [ProgressInterval]), for slow
+// subscribers and for streams that resume. Every event kept is live heap (~250 bytes with its IDs),
 // which the collector's goal counts twice: 4096 were a quarter of a
 // default server's live heap under load.
 const DefaultBusSize = 1024
