@@ -422,3 +422,13 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
+
+// listed reports whether the tool named appears in /v1/tools within limit
+// (an imported server's tools come after wield serve listens).
+func (s *server) listed(name string, limit time.Duration) bool {
+	s.t.Helper()
+	return eventually(limit, func() bool {
+		_, body := s.do("GET", "/v1/tools", "")
+		return bytes.Contains(body, []byte(`"`+name+`"`))
+	})
+}

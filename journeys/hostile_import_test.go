@@ -8,7 +8,6 @@ package journeys
 // signal ends the wait, and the model is told what the server did.
 
 import (
-	"bytes"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -28,10 +27,7 @@ func TestJourneyHostileImportServe(t *testing.T) {
 	if took := time.Since(began); took > 3*time.Second {
 		t.Errorf("wield serve listened after %v beside a server that never lists its tools", took)
 	}
-	if !eventually(10*time.Second, func() bool {
-		_, body := s.do("GET", "/v1/tools", "")
-		return bytes.Contains(body, []byte(`"good__echo"`))
-	}) {
+	if !s.listed("good__echo", 10*time.Second) {
 		t.Errorf("good__echo never appeared in /v1/tools:\n%s", s.stderr)
 	}
 	code, took := s.stop(syscall.SIGTERM, 10*time.Second)

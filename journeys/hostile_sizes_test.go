@@ -83,10 +83,7 @@ func TestJourneyHostileMCPHugeResults(t *testing.T) {
 	u := newUser(t)
 	u.write("wield.yaml", fmt.Sprintf("mcp_servers:\n  - {name: h, url: %q, max_response: %d}\n", url, maxResponse))
 	s := u.serve("--config", "wield.yaml")
-	if !eventually(20*time.Second, func() bool {
-		_, body := s.do("GET", "/v1/tools", "")
-		return bytes.Contains(body, []byte(`"h__huge"`))
-	}) {
+	if !s.listed("h__huge", 20*time.Second) {
 		t.Fatalf("h__huge never appeared in /v1/tools:\n%s", s.stderr)
 	}
 	t.Logf("peak RSS once the tools are listed: %d MiB", peakRSS(t, s.cmd.Process.Pid)>>20)

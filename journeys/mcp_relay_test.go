@@ -61,10 +61,7 @@ func TestJourneyMCPRelay(t *testing.T) {
 `)
 	s := u.serve("--config", "wield.yaml")
 	const long = "ev__trigger-long-running-operation"
-	if !eventually(60*time.Second, func() bool {
-		_, body := s.do("GET", "/v1/tools", "")
-		return bytes.Contains(body, []byte(`"`+long+`"`))
-	}) {
+	if !s.listed(long, 60*time.Second) {
 		t.Fatalf("%s never appeared in /v1/tools:\n%s", long, s.stderr)
 	}
 
