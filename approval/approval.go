@@ -222,13 +222,20 @@ func (in *Inbox) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield
 	// wait below then ends it as the caller's end says (withdrawn, or
 	// left pending), rather than leaving the call neither waiting nor
 	// recorded, its approval perhaps stored and pending.
+	//
+	// The caller counts as waiting here from before the request is
+	// stored: whoever sees it pending (a console asking Waiter, Resume
+	// looking for decisions to take up) sees its caller too.
+	wake := in.await(req.ID)
 	if err := in.store.CreateApproval(context.WithoutCancel(ctx), req); err != nil {
+		in.unawait(req.ID)
 		return wield.Decision{}, fmt.Errorf("approval: create %s: %w", req.ID, err)
 	}
 	if req.Pending != nil {
 		req.Pending()
 	}
-	d, err := in.wait(ctx, req.ID)
+	d, err := in.wait(ctx, req.ID, wake)
+	in.unawait(req.ID) // before it may become an orphan, below
 	early := req.ExpiresAt.IsZero() || time.Now().Before(req.ExpiresAt)
 	if err != nil && early && wield.CanceledOnPurpose(ctx) && in.withdraw(ctx, req.ID) {
 		return wield.Decision{}, fmt.Errorf("approval %s: %w", req.ID, wield.ErrApprovalCanceled)
@@ -282,18 +289,25 @@ func (in *Inbox) withdraw(ctx context.Context, id string) bool {
 // the request is stored (see wield.PendingNotifier).
 func (in *Inbox) NotifiesPending() bool { return true }
 
-// wait waits for the decision on approval id.
-func (in *Inbox) wait(ctx context.Context, id string) (wield.Decision, error) {
+// await registers this process's caller as waiting for approval id and
+// returns the channel a decision wakes; unawait ends that.
+func (in *Inbox) await(id string) chan struct{} {
 	in.listen()
 	wake := make(chan struct{}, 1)
 	in.mu.Lock()
 	in.waiters[id] = wake
 	in.mu.Unlock()
-	defer func() {
-		in.mu.Lock()
-		delete(in.waiters, id)
-		in.mu.Unlock()
-	}()
+	return wake
+}
+
+func (in *Inbox) unawait(id string) {
+	in.mu.Lock()
+	delete(in.waiters, id)
+	in.mu.Unlock()
+}
+
+// wait waits for the decision on approval id, woken by wake (see await).
+func (in *Inbox) wait(ctx context.Context, id string, wake chan struct{}) (wield.Decision, error) {
 	tick := time.NewTicker(in.poll)
 	defer tick.Stop()
 	for {
@@ -444,7 +458,7 @@ func (in *Inbox) resume(ctx context.Context, r Runner) {
 func (in *Inbox) takeUp(ctx context.Context, r Runner) {
 	list, err := in.unclaimed(ctx)
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !errors.Is(err, wield.ErrClosed) { // closed: the server is stopping
 			in.log.Warn("approval: look for decisions to take up; looking again later", "error", err)
 		}
 		return

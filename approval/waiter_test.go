@@ -9,6 +9,7 @@ import (
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/approval"
+	"github.com/wieldhq/wield/sqlite"
 )
 
 // TestWaiter: a pending approval's caller waits here; once it left, on a
@@ -41,5 +42,43 @@ func TestWaiter(t *testing.T) {
 	}
 	if got := w.inbox.Waiter(a.ID); got != approval.WaiterNone {
 		t.Errorf("after the caller left: %q, want %q", got, approval.WaiterNone)
+	}
+}
+
+// seenStore is a SQLite store that asks the inbox, the moment an approval
+// is stored, who waits for it: what a console listing it then would show.
+type seenStore struct {
+	*sqlite.Store
+	inbox *approval.Inbox
+	seen  chan approval.Waiter
+}
+
+func (s *seenStore) CreateApproval(ctx context.Context, req *wield.ApprovalRequest) error {
+	err := s.Store.CreateApproval(ctx, req)
+	s.seen <- s.inbox.Waiter(req.ID)
+	return err
+}
+
+// TestWaiterFromTheStart: an approval is never seen pending without its
+// waiting caller (a console read "elsewhere" in the instant between the
+// store's write and the wait).
+func TestWaiterFromTheStart(t *testing.T) {
+	var runs atomic.Int64
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := &seenStore{Store: store, seen: make(chan approval.Waiter, 1)}
+	w := newWorldOver(store, seen, nil, &runs)
+	seen.inbox = w.inbox
+	defer w.close(t)
+	cctx, leave := context.WithCancel(context.Background())
+	done := w.eng.Go(cctx, wield.Call{Tool: "rm", Arguments: json.RawMessage(`{"path":"/w"}`)})
+	if got := <-seen.seen; got != approval.WaiterHere {
+		t.Errorf("as the approval is stored: %q, want %q", got, approval.WaiterHere)
+	}
+	leave()
+	if _, err := done.Wait(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
