@@ -73,7 +73,7 @@ func report(res *results, out io.Writer) error {
 		return fmt.Sprintf("%.1f / %.1f MiB", mib(res.idleAnon[s]), mib(res.anon[s]))
 	})
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "The rest of the RSS is pages of the program's file: how many of them count depends on how the file came into the page cache (the same wield binary idled at 26.5 MiB of them after cp, at 30-38 MiB as the linker's output or a copy written in 1 MiB writes: larger folios, mapped whole), so the anonymous part is the figure that compares the programs.\n\n")
+	fmt.Fprintf(w, "The rest of the RSS is pages of the program's file. wield gives back those its start touched once it listens (madvise MADV_PAGEOUT on its own program's mappings: they stay in the page cache, no longer in its resident set), which the peers do not; how many count otherwise depends on how the file came into the page cache (larger folios are mapped whole), so the anonymous part is the figure that compares the programs' own memory.\n\n")
 
 	restServers := []string{srvPlain, srvWield, srvWieldAsync}
 	fmt.Fprintf(w, "### REST: POST /v1/tools/echo/call, raw client\n\n")

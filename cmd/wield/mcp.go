@@ -236,6 +236,7 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, eng *engine.En
 	closeUnusedOnShutdown(hs)
 	go returnMemory(ctx, srv.Sessions)
 	fmt.Fprintf(a.stderr, "listening on http://%s/mcp\n", ln.Addr())
+	go releaseAfterStart(log)
 	done := make(chan error, 1)
 	// The MCP fast path's calls learn of a client gone away from their
 	// connection, not by watching every request's context, as under serve.

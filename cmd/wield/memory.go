@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -90,4 +91,15 @@ func (m *memoryReturn) due(s memorySample) bool {
 func (m *memoryReturn) returned(s memorySample) {
 	m.peak, m.last = s.sessions, s.sessions
 	m.cycles, m.allocs = s.cycles, s.allocs
+}
+
+// releaseAfterStart gives back what starting a server used once and
+// serving does not need: the pages of the program file it touched
+// ([releaseStartPages]). A failure costs only memory, so it is logged at
+// debug level.
+func releaseAfterStart(log *slog.Logger) {
+	n, err := releaseStartPages()
+	if err != nil {
+		log.Debug("could not give back the program's start-up pages", "advised_bytes", n, "err", err)
+	}
 }

@@ -427,6 +427,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	// accepts connections: the listener is open, and they queue until
 	// Serve takes them.
 	fmt.Fprintf(a.stderr, "listening on http://%s\n", bound)
+	go releaseAfterStart(log)
 	handler := withConsole(srv.Handler())
 	if keys.Empty() {
 		// Without keys the server trusts whoever reaches it on loopback:
