@@ -3,7 +3,9 @@ package journeys
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -42,10 +44,11 @@ func programResident(t *testing.T, pid int) int64 {
 	return kib << 10
 }
 
-// TestJourneyStartPagesGivenBack: `wield serve` and `wield mcp --http`,
-// started as the README says, give back the pages of their program that
-// starting touched (a quarter of the binary at most stays resident, where
-// about half of it did: 24 of 46 MB), and serve calls after that.
+// TestJourneyStartPagesGivenBack: `wield serve`, `wield mcp --http` and
+// `wield mcp` over stdio, started as the README says, give back the pages
+// of their program that starting touched (a quarter of the binary at most
+// stays resident, where about half of it did: 24 of 46 MB), and serve
+// calls after that.
 func TestJourneyStartPagesGivenBack(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("MADV_PAGEOUT is Linux's")
@@ -87,4 +90,53 @@ func TestJourneyStartPagesGivenBack(t *testing.T) {
 			}
 		})
 	}
+
+	// `wield mcp` over stdio, as an MCP client starts it: ready once it
+	// answers initialize.
+	t.Run("mcp", func(t *testing.T) {
+		cmd := exec.Command(bin, "mcp")
+		cmd.Dir, cmd.Env = u.dir, u.env
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		if _, err := io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"journey","version":"1"}}}`+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		line := make(chan string, 1)
+		go func() {
+			r := bufio.NewReader(out)
+			l, _ := r.ReadString('\n')
+			line <- l
+			_, _ = io.Copy(io.Discard, r)
+		}()
+		select {
+		case l := <-line:
+			if !strings.Contains(l, `"id":1`) || !strings.Contains(l, "protocolVersion") {
+				t.Fatalf("initialize answered %q", l)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("no answer to initialize within a minute")
+		}
+		var resident int64
+		for i := 0; i < 50; i++ {
+			time.Sleep(100 * time.Millisecond)
+			if resident = programResident(t, cmd.Process.Pid); resident <= st.Size()/4 {
+				break
+			}
+		}
+		t.Logf("mcp over stdio: %.1f MiB of the %.1f MB program resident", float64(resident)/(1<<20), float64(st.Size())/1e6)
+		if resident > st.Size()/4 {
+			t.Errorf("wield mcp keeps %.1f MiB of its %.1f MB program resident after start, want a quarter at most", float64(resident)/(1<<20), float64(st.Size())/1e6)
+		}
+		_ = in.Close()
+	})
 }

@@ -166,6 +166,7 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 				return err
 			}
 			defer closeOut()
+			go releaseAfterStart(log)
 			return srv.ServeStdio(ctx, a.stdin, out)
 		}
 		return a.mcpHTTP(ctx, srv, eng, f, log)

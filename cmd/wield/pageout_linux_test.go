@@ -56,3 +56,27 @@ func TestReleaseStartPages(t *testing.T) {
 		t.Errorf("program pages resident: %d KiB after, from %d KiB: not given back", after, before)
 	}
 }
+
+// TestParseMapping: the lines of /proc/self/maps, a path with spaces and a
+// replaced file's " (deleted)" among them.
+func TestParseMapping(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want mapping
+		ok   bool
+	}{
+		{"00400000-00452000 r-xp 00000000 fd:01 1234                               /usr/bin/wield", mapping{0x400000, 0x452000, "fd:01", 1234, "/usr/bin/wield"}, true},
+		{"7f00-8f00 r--p 00001000 08:02 99 /opt/my tools/wield (deleted)", mapping{0x7f00, 0x8f00, "08:02", 99, "/opt/my tools/wield (deleted)"}, true},
+		{"7ffd1000-7ffd2000 rw-p 00000000 00:00 0                          [stack]", mapping{0x7ffd1000, 0x7ffd2000, "00:00", 0, "[stack]"}, true},
+		{"7ffd1000-7ffd2000 rw-p 00000000 00:00 0", mapping{0x7ffd1000, 0x7ffd2000, "00:00", 0, ""}, true},
+		{"", mapping{}, false},
+		{"zz-10 r-xp 0 fd:01 1 /x", mapping{}, false},
+		{"20-10 r-xp 0 fd:01 1 /x", mapping{}, false},
+		{"10-20 r-xp 0 fd:01 x /x", mapping{}, false},
+	} {
+		got, ok := parseMapping(c.line)
+		if ok != c.ok || ok && got != c.want {
+			t.Errorf("parseMapping(%q) = %+v, %v; want %+v, %v", c.line, got, ok, c.want, c.ok)
+		}
+	}
+}
