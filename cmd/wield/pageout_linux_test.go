@@ -25,12 +25,11 @@ func exeResident(t *testing.T) int {
 	kib, ours := 0, false
 	sc := bufio.NewScanner(bytes.NewReader(smaps))
 	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		switch {
-		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
-			ino, _ := strconv.ParseUint(f[4], 10, 64)
-			ours = ino == exe.Ino
-		case ours && len(f) == 3 && f[0] == "Rss:":
+		if m, ok := parseMapping(sc.Text()); ok { // a mapping's first line
+			ours = m.inode == exe.Ino
+			continue
+		}
+		if f := strings.Fields(sc.Text()); ours && len(f) == 3 && f[0] == "Rss:" {
 			n, _ := strconv.Atoi(f[1])
 			kib += n
 		}
