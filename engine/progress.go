@@ -130,10 +130,23 @@ func (p *progress) report(done, total float64, shown, told string) {
 	switch outer := up.(type) {
 	case nil:
 	case *progressRef:
-		outer.state().inner(done, total, told)
+		outer.state().inner(done, total, told) // told as it leaves the engine, by the outer call
 	default:
-		up.ReportProgress(done, total, told) // its pace and bounds are its own
+		// Its pace and bounds are its own; the message is the one an event
+		// would carry, so that a secret a tool reports reaches no MCP
+		// client either.
+		up.ReportProgress(done, total, p.e.progressText(told))
 	}
+}
+
+// progressText is a progress message as it leaves the engine, on an
+// execution_progress event or to the caller's reporter (an MCP client's
+// notifications/progress): redacted, then cut to maxProgressMessage (so
+// that no cut hides a secret from the redactor), with control and
+// bidirectional characters shown as escapes, not obeyed, since a person
+// reads it (the console, a terminal, an MCP client's window).
+func (e *Engine) progressText(message string) string {
+	return safetext.Line(safetext.Clip(e.redactor.text(message), maxProgressMessage))
 }
 
 // inner takes the report of an inner call made by this call's handler (a
@@ -220,11 +233,8 @@ func (p *progress) publish(now time.Time, r report) {
 		CallID:         k.ID,
 		CallerID:       k.Caller.ID,
 		ConversationID: k.Caller.ConversationID,
-		// A person reads it (the console, a terminal): control and
-		// bidirectional characters shown as escapes, not obeyed. Redacted
-		// before it is cut, so that no cut hides a secret from the redactor.
-		Message:  safetext.Line(safetext.Clip(p.e.redactor.text(r.message), maxProgressMessage)),
-		Progress: &wield.Progress{Progress: r.done, Total: r.total},
+		Message:        p.e.progressText(r.message),
+		Progress:       &wield.Progress{Progress: r.done, Total: r.total},
 	})
 }
 

@@ -19,7 +19,8 @@ import (
 // TestProgressEvents: a handler's reports become execution_progress events
 // between the call's start and end, at most one per wield.ProgressInterval
 // but the first reaching the total at once, their messages cut and escaped for
-// a person; every report reaches the caller's reporter; a report that is not
+// a person; every report reaches the caller's reporter, its message as an
+// event would carry it; a report that is not
 // a finite number, or that comes after the call has ended, goes nowhere.
 func TestProgressEvents(t *testing.T) {
 	base := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
@@ -98,7 +99,8 @@ func TestProgressEvents(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
-	wantUp := []string{"1/4 one", "2/4 two", "3/4 three\x1b[2J\u202e", "4/4 done", "6/0 " + long}
+	// Every report, each message as an event would carry it.
+	wantUp := []string{"1/4 one", "2/4 two", `3/4 three\x1b[2J\u202e`, "4/4 done", "6/0 " + long[:1024] + "…"}
 	if diff := cmp.Diff(wantUp, up.got); diff != "" {
 		t.Errorf("the caller's reporter (-want +got):\n%s", diff)
 	}
@@ -254,6 +256,82 @@ func TestProgressInner(t *testing.T) {
 		wantUp := []string{"1/0 1 of 2: a", "2/0 2 of 2: b", "3/0 1 of 2: a", "4/0 2 of 2: b"}
 		if diff := cmp.Diff(wantUp, up.got); diff != "" {
 			t.Errorf("the program's caller's reporter (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestProgressCallerToldAsEvent: the caller's reporter (an MCP server's,
+// which sends notifications/progress) is told each message as the call's
+// event carries it: redacted, cut to 1 KiB and escaped, a program's inner
+// call's message too (results are not this test's business).
+func TestProgressCallerToldAsEvent(t *testing.T) {
+	pad := strings.Repeat("a", 1000)
+	messages := []string{
+		"fetching https://bob:hunter2hunter2@example.com/x",
+		"token=s3cr3t-value-1234 sent",
+		"\x1b[2J\u202ecleared",
+		pad + " https://bob:hunter2hunter2@example.com/x",
+	}
+	synctest.Test(t, func(t *testing.T) {
+		bus := wield.NewBus(256)
+		reg := wield.NewRegistry(&wield.RegistryOptions{Bus: bus})
+		e := New(reg, nil)
+		defer e.Close(context.Background())
+		reg.MustRegister(wield.Raw("work", "reports progress", &jsonschema.Schema{Type: "object"},
+			wield.HandlerFunc(func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+				for i, m := range messages {
+					wield.ReportProgress(ctx, float64(i+1), float64(len(messages)+1), m)
+					time.Sleep(time.Second) // each is published
+				}
+				return json.RawMessage(`{}`), nil
+			})))
+		reg.MustRegister(wield.Raw("program", "calls work", &jsonschema.Schema{Type: "object"},
+			wield.HandlerFunc(func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+				if res, err := e.Call(ctx, wield.Call{Tool: "work"}); err != nil || !res.OK {
+					return nil, fmt.Errorf("inner call: %v %+v", err, res)
+				}
+				return json.RawMessage(`{}`), nil
+			})))
+		for _, tool := range []string{"work", "program"} {
+			sub := bus.Subscribe(func(ev *wield.Event) bool { return ev.Type == wield.EventExecutionProgress && ev.Tool == "work" })
+			up := &lines{}
+			ctx := context.WithValue(context.Background(), wield.ProgressKey, up)
+			if res, err := e.Call(ctx, wield.Call{Tool: tool}); err != nil || !res.OK {
+				t.Fatalf("call %s: %v %+v", tool, err, res)
+			}
+			synctest.Wait()
+			var events []string
+			for range 100 {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				ev, err := sub.Next(ctx)
+				if err != nil {
+					break
+				}
+				events = append(events, ev.Message)
+			}
+			sub.Close()
+			var told []string
+			for _, l := range up.got {
+				_, m, _ := strings.Cut(l, " ")
+				if tool == "program" {
+					_, m, _ = strings.Cut(m, ": ") // after the inner figures
+				}
+				told = append(told, m)
+			}
+			if len(events) != len(messages) {
+				t.Fatalf("%s: %d events of work, want %d: %q", tool, len(events), len(messages), events)
+			}
+			for _, m := range told {
+				if strings.Contains(m, "hunter2") || strings.Contains(m, "s3cr3t") || strings.ContainsAny(m, "\x1b\u202e") || len(m) > maxProgressMessage+len("…")+len(" of 5: ")+8 {
+					t.Errorf("%s: the caller was told %q", tool, m)
+				}
+			}
+			if tool == "work" {
+				if diff := cmp.Diff(events, told); diff != "" {
+					t.Errorf("work: the caller's messages, against the events' (-events +caller):\n%s", diff)
+				}
+			}
 		}
 	})
 }

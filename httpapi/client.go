@@ -451,6 +451,8 @@ type StreamEvent struct {
 	Message        string          `json:"message,omitempty"`
 	Source         string          `json:"source,omitempty"`
 	DurationMS     float64         `json:"duration_ms,omitempty"`
+	// Progress is the figures of an execution_progress event.
+	Progress *wield.Progress `json:"progress,omitempty"`
 }
 
 // EventStream reads a stream of events; Close it when done.

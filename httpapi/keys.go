@@ -201,7 +201,11 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 	}
 	for i, ts := range req.Toolsets {
 		if _, ok := s.reg.Toolset(ts); !ok {
-			return apiError(http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("toolsets[%d]: no toolset %q", i, ts))
+			var names []string
+			for _, t := range s.reg.Toolsets() {
+				names = append(names, t.Name)
+			}
+			return apiError(http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("toolsets[%d]: %v", i, &ChoiceError{Kind: "toolset", Name: ts, Choices: names}))
 		}
 		if slices.Contains(req.Toolsets[:i], ts) {
 			return apiError(http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("toolsets[%d]: %q is named twice", i, ts))

@@ -85,7 +85,7 @@ func TestKeysEndpoints(t *testing.T) {
 		{`{"name":"` + strings.Repeat("n", 65) + `"}`, 400, "at most 64"},
 		{`{"name":"x","rights":["root"]}`, 400, `rights[0]: unknown right \"root\"`},
 		{`{"name":"x","rights":["call","call"]}`, 400, "named twice"},
-		{`{"name":"x","toolsets":["nope"]}`, 400, `toolsets[0]: no toolset \"nope\"`},
+		{`{"name":"x","toolsets":["nope"]}`, 400, `toolsets[0]: unknown toolset \"nope\": the toolsets are math`},
 		{`{"name":"x","rights":["keys"],"toolsets":["math"]}`, 400, "cannot have the \\\"keys\\\" right"},
 		{`{"name":"x","Rights":["call"]}`, 400, "Rights"},
 	}

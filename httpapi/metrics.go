@@ -55,9 +55,12 @@ type Metrics struct {
 	series sync.Map // tool label → *toolSeries
 }
 
-// toolSeries are the call metrics of one tool label.
+// toolSeries are the call metrics of one tool label. ok is found at the
+// tool's first call that succeeds, not before: a series appears in /metrics
+// once counted, as Prometheus clients do it, and a tool whose calls all
+// failed has no wield_calls_total{outcome="ok"} at 0.
 type toolSeries struct {
-	ok        *promtext.Counter
+	ok        atomic.Pointer[promtext.Counter]
 	duration  *promtext.Histogram
 	queueWait *promtext.Histogram
 }
@@ -67,7 +70,7 @@ func (m *Metrics) seriesOf(tool string) *toolSeries {
 	if ts, ok := m.series.Load(tool); ok {
 		return ts.(*toolSeries)
 	}
-	ts := &toolSeries{ok: m.calls.With(tool, "ok"), duration: m.duration.With(tool), queueWait: m.queueWait.With(tool)}
+	ts := &toolSeries{duration: m.duration.With(tool), queueWait: m.queueWait.With(tool)}
 	got, _ := m.series.LoadOrStore(tool, ts)
 	return got.(*toolSeries)
 }
@@ -251,7 +254,12 @@ func (m *Metrics) observe(res *wield.Result) {
 	tool := m.toolLabel(res)
 	ts := m.seriesOf(tool)
 	if res.OK {
-		ts.ok.Inc()
+		ok := ts.ok.Load()
+		if ok == nil {
+			ok = m.calls.With(tool, "ok")
+			ts.ok.Store(ok)
+		}
+		ok.Inc()
 	} else {
 		m.calls.With(tool, outcome).Inc()
 	}

@@ -129,6 +129,29 @@ func TestMetricsLabelValues(t *testing.T) {
 	}
 }
 
+// TestMetricsNoZeroSeries: a labelled counter's series appears when it is
+// first counted, as Prometheus clients do it: a tool whose calls all failed
+// has no wield_calls_total{outcome="ok"} at 0 (which a rate or an alert on
+// "ok" would read as a tool that ran and never succeeded).
+func TestMetricsNoZeroSeries(t *testing.T) {
+	h := newMetricsServer(t)
+	call(t, h, "echo", `{"arguments":{}}`) // no message: a validation error
+	page := strings.Join(series(t, h), "\n")
+	if !strings.Contains(page, `wield_calls_total{outcome="validation_error",tool="echo"} 1`) {
+		t.Fatalf("the failed call is not counted:\n%s", grep(page, "wield_calls_total"))
+	}
+	for _, line := range series(t, h) {
+		name, _, _ := strings.Cut(line, "{")
+		if strings.HasSuffix(line, " 0") && strings.HasSuffix(name, "_total") && strings.Contains(line, "{") {
+			t.Errorf("a labelled counter at 0, never counted: %s", line)
+		}
+	}
+	call(t, h, "echo", `{"arguments":{"message":"hi"}}`)
+	if page := strings.Join(series(t, h), "\n"); !strings.Contains(page, `wield_calls_total{outcome="ok",tool="echo"} 1`) {
+		t.Errorf("the call that succeeded is not counted:\n%s", grep(page, "wield_calls_total"))
+	}
+}
+
 // TestCallbackPanicsExported: /metrics shows the panics of callbacks.
 func TestCallbackPanicsExported(t *testing.T) {
 	wield.Protect(nil, "metrics_test", func() { panic("counted") })

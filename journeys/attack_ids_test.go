@@ -74,7 +74,7 @@ func artifactOf(t *testing.T, s *server, key, id string) (int, string, int) {
 func TestJourneyAttackArtifactsOtherKey(t *testing.T) {
 	u := newUser(t)
 	u.write("configs/tool_sets/math.yaml", mathWithArtifacts)
-	a, _ := makeKey(t, u, "--name", "a", "--toolset", "math", "--rights", "call")
+	a, _ := makeKey(t, u, "--name", "a", "--toolset", "math", "--rights", "call", "--tools", "configs")
 	b, _ := makeKey(t, u, "--name", "b", "--rights", "call")
 	s := u.serve("--tools", "configs")
 

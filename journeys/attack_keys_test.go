@@ -256,10 +256,16 @@ func TestJourneyAttackScopedFigures(t *testing.T) {
 	u := newUser(t)
 	u.write("configs/tool_sets/math.yaml", "name: math\ndescription: arithmetic\ntools:\n  - calculator\n")
 	ops, _ := makeKey(t, u, "--rights", "call", "--name", "ops")
-	math, _ := makeKey(t, u, "--rights", "call", "--toolset", "math", "--name", "math")
+	math, _ := makeKey(t, u, "--rights", "call", "--toolset", "math", "--name", "math", "--tools", "configs")
 	prom, promID := makeKey(t, u, "--rights", "metrics", "--name", "prometheus")
 	if r := u.wield("keys", "create", "--rights", "metrics", "--toolset", "math"); r.code != 2 || !strings.Contains(r.stderr, "every tool") {
 		t.Errorf("a scoped metrics key: want exit 2 saying why:\n%s", r)
+	}
+	// A toolset the tool files do not define would scope a key to nothing:
+	// refused, naming the toolsets there are, and no key made.
+	if r := u.wield("keys", "create", "--rights", "call", "--toolset", "maths", "--name", "typo", "--tools", "configs"); r.code != 2 ||
+		!strings.Contains(r.stderr, `unknown toolset "maths": the toolsets are math`) || r.stdout != "" {
+		t.Errorf("a key of an unknown toolset: want exit 2 naming the toolsets there are:\n%s", r)
 	}
 	r := u.must("keys", "list")
 	if line := lineOf(r.stdout, promID); !strings.Contains(line, "prometheus  read,metrics ") {

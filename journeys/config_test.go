@@ -97,9 +97,9 @@ func TestJourneyConfigFirstRun(t *testing.T) {
 		t.Fatalf("a first run's list: want exit 0:\n%s", r)
 	}
 	for _, want := range []string{
-		`warning: config.yml:12:7: tools.allowedPaths[1]: the folder "./docs" (` + u.path("docs") + `) does not exist yet`,
-		`warning: config.yml:13:7: tools.allowedPaths[2]: the folder "./src" (` + u.path("src") + `) does not exist yet`,
-		"warning: config.yml:18:14: web_search is off: environment variable WEB_SEARCH_API_KEY is not set",
+		`config.yml:12:7: warning: tools.allowedPaths[1]: the folder "./docs" (` + u.path("docs") + `) does not exist yet`,
+		`config.yml:13:7: warning: tools.allowedPaths[2]: the folder "./src" (` + u.path("src") + `) does not exist yet`,
+		"config.yml:18:14: warning: web_search is off: environment variable WEB_SEARCH_API_KEY is not set",
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
@@ -108,7 +108,7 @@ func TestJourneyConfigFirstRun(t *testing.T) {
 	if strings.Contains(r.stderr, "./data") {
 		t.Errorf("a warning about ./data, which exists:\n%s", r.stderr)
 	}
-	if mcpDown && !strings.Contains(r.stderr, "warning: config.yml:23:7: mcp server filesystem (http://localhost:3000) does not answer now") {
+	if mcpDown && !strings.Contains(r.stderr, "config.yml:23:7: warning: mcp server filesystem (http://localhost:3000) does not answer now") {
 		t.Errorf("no warning naming the MCP server that does not answer:\n%s", r.stderr)
 	}
 	if strings.Contains(r.stderr, "database") || strings.Contains(r.stderr, "3001") {

@@ -52,7 +52,7 @@ func TestJourneyHostileImportList(t *testing.T) {
 		t.Errorf("mcp tools listed %v, want [good__echo]:\n%s", got, r)
 	}
 	for _, w := range []string{
-		`warning: wield.yaml:2:6: mcp server hang (` + h + ` -hang-list) does not answer now (mcp server "hang" did not list its tools within 2s (timeout))`,
+		`wield.yaml:2:6: warning: mcp server hang (` + h + ` -hang-list) does not answer now (mcp server "hang" did not list its tools within 2s (timeout))`,
 		`mcp server "slow" did not list its tools within 2s (timeout); the `,
 	} {
 		if !strings.Contains(r.stderr, w) {

@@ -62,7 +62,7 @@ func TestJourneyProgramSeams(t *testing.T) {
 	u.write("tools/tool_sets/notes.yaml", "name: notes\ndescription: notes\ntools:\n  - note\n  - secret_note\n")
 	alice, _ := makeKey(t, u, "--name", "alice", "--rights", "call,read")
 	bob, bobID := makeKey(t, u, "--name", "bob", "--rights", "call,read")
-	ops, _ := makeKey(t, u, "--name", "ops", "--toolset", "ops", "--rights", "call")
+	ops, _ := makeKey(t, u, "--name", "ops", "--toolset", "ops", "--rights", "call", "--tools", "tools")
 	u.write("tools/policies.cedar", `@id("everyone")
 permit(principal, action == Action::"call", resource);
 

@@ -143,3 +143,24 @@ func TestJourneyCallProgressLine(t *testing.T) {
 		t.Errorf("no result after the line:\n%q", out)
 	}
 }
+
+// TestJourneyCallServerProgressLine: `wield call --server` on a terminal
+// shows the same line as a local call, the figures read from the server's
+// /v1/events (the call's execution_progress events, found by the call ID
+// the command chose), with a key scoped to a toolset holding the tool.
+func TestJourneyCallServerProgressLine(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/naps.toolset.yaml", "name: naps\ndescription: waiting\ntools: [sleep]\n")
+	key, _ := makeKey(t, u, "--name", "napper", "--toolset", "naps", "--rights", "call", "--tools", "tools")
+	s := u.serve("--tools", "tools")
+	out, code := u.onTerminal("", "call", "sleep", "duration=2.5", "--server", s.url, "--key", key)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "sleep running… 1s (1 of 2.5)") && !strings.Contains(out, "sleep running… 2s (2 of 2.5)") {
+		t.Errorf("no progress line with the tool's report on the terminal:\n%q", out)
+	}
+	if !strings.Contains(out, `"slept": 2.5`) || !strings.Contains(out, `"call_id": "cli-`) {
+		t.Errorf("no result, under the call ID the command chose, after the line:\n%q", out)
+	}
+}

@@ -45,7 +45,7 @@ func TestJourneyScopedKeyMCP(t *testing.T) {
 	u.write("configs/tool_sets/math.yaml", "name: math\ndescription: arithmetic\ntools:\n  - calculator\n")
 	u.write("configs/tool_sets/text.yaml", "name: text\ndescription: words\ntools:\n  - echo\n")
 	u.write("wield.yaml", "mcp: {max_sessions_per_client: 1}\n")
-	math, _ := makeKey(t, u, "--name", "s", "--toolset", "math", "--rights", "call")
+	math, _ := makeKey(t, u, "--name", "s", "--toolset", "math", "--rights", "call", "--tools", "configs")
 	ops, _ := makeKey(t, u, "--name", "ops", "--rights", "call")
 	s := u.serve("--config", "wield.yaml", "--tools", "configs")
 

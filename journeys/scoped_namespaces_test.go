@@ -19,7 +19,7 @@ func TestJourneyScopedNamespaces(t *testing.T) {
 	u := newUser(t)
 	u.write("configs/tool_sets/math.yaml", "name: math\ndescription: arithmetic\ntools:\n  - calculator\n")
 	u.write("configs/tool_sets/a_payroll.yaml", "name: a_payroll\ndescription: Salaries of the finance team\ntools:\n  - calculator\n  - echo\n")
-	math, _ := makeKey(t, u, "--name", "s", "--toolset", "math", "--rights", "call")
+	math, _ := makeKey(t, u, "--name", "s", "--toolset", "math", "--rights", "call", "--tools", "configs")
 	s := u.serve("--tools", "configs")
 	code, b := s.do("GET", "/v1/tools?format=responses&deferred=true&namespaces=true", "", bearer(math))
 	if code != 200 || !strings.Contains(string(b), `"math"`) || !strings.Contains(string(b), `"calculator"`) {

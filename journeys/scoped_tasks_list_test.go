@@ -19,7 +19,7 @@ func TestJourneyScopedTaskList(t *testing.T) {
 	u.write("tools/nap.yaml", napTool)
 	u.write("tools/notes.yaml", seamTools())
 	u.write("tools/tool_sets/ops.yaml", "name: ops\ndescription: programs and naps\ntools:\n  - run_program\n  - nap\n")
-	ops, _ := makeKey(t, u, "--name", "ops", "--toolset", "ops", "--rights", "call")
+	ops, _ := makeKey(t, u, "--name", "ops", "--toolset", "ops", "--rights", "call", "--tools", "tools")
 	s := u.serve("--tools", "tools", "--programs")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

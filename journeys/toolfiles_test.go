@@ -294,8 +294,12 @@ func TestJourneyToolFilesShadowBuiltin(t *testing.T) {
 	if line := lineOf(r.stdout, "echo"); !strings.Contains(line, "Echo through the shell's echo") {
 		t.Errorf("list shows echo as %q, want the file's", line)
 	}
-	if !strings.Contains(r.stderr, `tools/echo.yaml:1:1: tool "echo" shadows the built-in tool`) {
+	if !strings.Contains(r.stderr, `tools/echo.yaml:1:1: warning: tool "echo" shadows the built-in tool`) {
 		t.Errorf("no warning that the built-in is shadowed:\n%s", r)
+	}
+	// validate tells it the same way (one code path).
+	if v := u.must("validate", "--tools", "tools"); !strings.Contains(v.stdout, `tools/echo.yaml:1:1: warning: tool "echo" shadows the built-in tool`) {
+		t.Errorf("validate does not tell the shadowed built-in as list does:\n%s", v)
 	}
 	r = u.must("call", "echo", "message=hi", "--tools", "tools")
 	if !strings.Contains(r.stdout, `"stdout": "mine: hi\n"`) {

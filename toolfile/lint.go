@@ -21,6 +21,11 @@ func (l *Loader) Lint(paths ...string) []Problem {
 	return set.Problems
 }
 
+// Sort orders the problems by file, line and column, keeping the order in
+// which they were found among those of one place: the one order in which
+// loading, [Lint], and every command that prints problems give them.
+func (ps Problems) Sort() { sortProblems(ps) }
+
 func sortProblems(ps []Problem) {
 	slices.SortStableFunc(ps, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))

@@ -2,12 +2,15 @@ package toolfile
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wieldhq/wield"
 	"go.yaml.in/yaml/v3"
@@ -67,7 +70,7 @@ func (d *decoder) parse(src []byte) []*yaml.Node {
 			return docs
 		}
 		if err != nil {
-			line, col, msg := syntaxError(src, err)
+			line, col, msg := syntaxError(src, strings.EqualFold(filepath.Ext(d.file), ".json"), err)
 			d.problems = append(d.problems, Problem{File: d.file, Line: line, Col: col, Message: "syntax error: " + msg})
 			return nil
 		}
@@ -86,31 +89,117 @@ func (d *decoder) parse(src []byte) []*yaml.Node {
 	}
 }
 
-// syntaxError splits yaml.v3's "yaml: line N: message". The error has no
-// column, so the position is the first non-blank column of line N; 1:1 when
-// there is no line either.
-func syntaxError(src []byte, err error) (line, col int, msg string) {
-	msg = strings.TrimPrefix(err.Error(), "yaml: ")
-	rest, ok := strings.CutPrefix(msg, "line ")
-	if !ok {
-		return 1, 1, msg
-	}
-	num, text, ok := strings.Cut(rest, ": ")
-	n, perr := strconv.Atoi(num)
-	if !ok || perr != nil || n < 1 {
-		return 1, 1, msg
-	}
-	lines := bytes.Split(src, []byte("\n"))
-	col = 1
-	if n <= len(lines) {
-		for _, r := range string(lines[n-1]) {
-			if r != ' ' && r != '\t' {
-				break
+// syntaxError places a syntax error yaml.v3 reported for src. Its message
+// says "yaml: line N: ..." at best, and N is not where the error is: for
+// the parser's errors it counts lines from 0, it is the line where the
+// enclosing construct began when there is one (a block mapping's first key
+// for a line indented wrongly further down), and it is missing for errors
+// that have no line at all (a control character or bad UTF-8 anywhere, an
+// unknown anchor), which then read as 1:1. So the line is found again: a
+// character yaml refuses to read is placed exactly; otherwise the line is
+// the one whose addition to the file makes the same error appear (parsing
+// is left to right, so no line before it has the error), and the column is
+// that line's first character other than a space (yaml.v3 keeps no column).
+// A .json file's error is placed, and told, by encoding/json.
+func syntaxError(src []byte, isJSON bool, err error) (line, col int, msg string) {
+	full := err.Error()
+	msg = strings.TrimPrefix(full, "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, text, ok := strings.Cut(rest, ": "); ok {
+			if _, perr := strconv.Atoi(num); perr == nil {
+				msg = text
 			}
-			col++
 		}
 	}
-	return n, col, text
+	if off := unreadable(src); off >= 0 && readerError(msg) {
+		line, col = lineCol(src, off)
+		return line, col, msg
+	}
+	if isJSON {
+		// JSON is all flow style, where the end of the file makes the same
+		// error as a missing comma or bracket: encoding/json knows where.
+		var v any
+		var se *json.SyntaxError
+		if jerr := json.Unmarshal(src, &v); errors.As(jerr, &se) && se.Offset > 0 {
+			line, col = lineCol(src, int(se.Offset)-1)
+			return line, col, se.Error()
+		}
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	lo, hi := 0, len(lines)  // the first lo lines parse without this error; all hi lines with it
+	end := func(n int) int { // the length of the first n lines
+		k := 0
+		for _, l := range lines[:n] {
+			k += len(l)
+		}
+		return k
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if perr := parseAll(src[:end(mid)]); perr != nil && perr.Error() == full {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	if hi < 1 {
+		return 1, 1, msg
+	}
+	col = 1
+	for _, r := range string(bytes.TrimRight(lines[hi-1], "\r\n")) {
+		if r != ' ' {
+			break
+		}
+		col++
+	}
+	return hi, col, msg
+}
+
+// parseAll parses every document of src, for syntaxError.
+func parseAll(src []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// unreadable returns the offset of the first character yaml.v3 refuses to
+// read (invalid UTF-8, or a control character other than tab, line feed and
+// carriage return), or -1.
+func unreadable(src []byte) int {
+	for i := 0; i < len(src); {
+		r, n := utf8.DecodeRune(src[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			return i
+		case r == '\t' || r == '\n' || r == '\r' || r == 0x85:
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0xfffe || r == 0xffff:
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// readerError reports whether msg is one of yaml.v3's errors about the
+// characters of the file, which carry no position.
+func readerError(msg string) bool {
+	return msg == "control characters are not allowed" || strings.Contains(msg, "UTF-8") || msg == "invalid Unicode character"
+}
+
+// lineCol turns a byte offset of src into a 1-based line and column, the
+// column counted in characters as yaml.v3 counts it.
+func lineCol(src []byte, off int) (line, col int) {
+	before := src[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	start := bytes.LastIndexByte(before, '\n') + 1
+	return line, utf8.RuneCount(before[start:]) + 1
 }
 
 // maxAliasNodes bounds how many nodes aliases add to a file when followed,

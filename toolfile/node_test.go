@@ -49,11 +49,29 @@ func TestYAML(t *testing.T) {
 		{"alias bomb", bomb, nil, []string{`f.yaml:5:36: aliases expand the file by more than 100000 nodes`}},
 		{"syntax error", "name: a\n  entry: x\n", nil, []string{`f.yaml:2:3: syntax error: mapping values are not allowed in this context`}},
 		{"unknown anchor", "name: *x\n", nil, []string{`f.yaml:1:1: syntax error: unknown anchor 'x' referenced`}},
+		// yaml.v3 counts the parser's lines from 0, names where the
+		// construct began, or names no line at all: the position is found
+		// again.
+		{"unknown anchor further down", "name: a\n" + entry + "description: *x\n", nil, []string{`f.yaml:3:1: syntax error: unknown anchor 'x' referenced`}},
+		{"unclosed flow sequence", "name: a\n" + entry + "tags:\n  - x\n  - [y\nversion: 1\n", nil, []string{`f.yaml:5:3: syntax error: did not find expected ',' or ']'`}},
+		{"unclosed flow sequence on line 1", "name: [a\n" + entry, nil, []string{`f.yaml:1:1: syntax error: did not find expected ',' or ']'`}},
+		{"bad indentation deep in a mapping", "name: a\n" + entry + "annotations:\n  read_only: true\n  idempotent: true\n   open_world: true\n", nil,
+			[]string{`f.yaml:6:4: syntax error: mapping values are not allowed in this context`}},
+		{"key less indented in a mapping", "name: a\nentry:\n  type: builtin\n  handler: b\n x: 1\n", nil, []string{`f.yaml:5:2: syntax error: did not find expected key`}},
+		{"control character", "name: a\n" + entry + "description: \"a\x01b\"\n", nil, []string{`f.yaml:3:16: syntax error: control characters are not allowed`}},
+		{"invalid UTF-8", "name: a\n" + entry + "description: é\xff\n", nil, []string{`f.yaml:3:15: syntax error: invalid leading UTF-8 octet`}},
+		{"json file", "{\n  \"name\": \"a\",\n  \"version\": \"1\",\n  \"entry\": {\"type\": \"builtin\", \"handler\": \"b\"}\n  \"description\": \"d\"\n}\n", nil,
+			[]string{`f.json:5:3: syntax error: invalid character '"' after object key:value pair`}},
+		{"second document", "name: a\n" + entry + "---\nname: b\nentry: {type: builtin\n", nil, []string{`f.yaml:5:1: syntax error: did not find expected ',' or '}'`}},
 	}
 	l := Loader{Builtins: map[string]wield.Handler{"b": wield.HandlerFunc(nil)}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			set, _ := l.Load(context.Background(), "f.yaml", []byte(tt.src))
+			name := "f.yaml"
+			if strings.HasPrefix(tt.name, "json file") {
+				name = "f.json"
+			}
+			set, _ := l.Load(context.Background(), name, []byte(tt.src))
 			var got, problems []string
 			for _, d := range set.Defs {
 				got = append(got, strings.TrimSpace(strings.Join([]string{d.Name, d.Version, d.Description}, " ")))

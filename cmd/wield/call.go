@@ -36,6 +36,11 @@ A tool with the confirm permission asks on a terminal (the tool, its arguments,
 [y/N]), and the answer is the recorded decision; elsewhere stderr names the
 pending approval and the 'wield approvals approve ID' command that gives it.
 
+On a terminal, a call that runs more than a second shows a line with how long
+it has run and the newest progress its tool reported; with --server the figures
+come from the server's event stream (/v1/events), for which the command names
+the call itself (an ID "cli-...", the call_id of its result).
+
 With --dry-run the tool does not run: the call goes through the engine's steps up
 to the tool (lookup, validation, idempotent replay, permission, approval,
 limiter) and a report says what it would do now: the arguments as the tool would
@@ -63,9 +68,14 @@ failed (would not run), 2 for usage errors.`,
 				return a.dryRun(cmd.Context(), wield.Call{Tool: argv[0], Arguments: args, Caller: caller, Timeout: timeout}, asJSON)
 			}
 			if c := a.client(); c != nil {
-				_, stop := a.progress(cmd.Context(), argv[0])
-				res, err := c.Call(cmd.Context(), argv[0], httpapi.CallRequest{Arguments: args,
-					Caller: wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation}, TimeoutMS: timeout.Milliseconds()})
+				req := httpapi.CallRequest{Arguments: args,
+					Caller: wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation}, TimeoutMS: timeout.Milliseconds()}
+				ctx, stop := a.progress(cmd.Context(), argv[0])
+				if rep, ok := ctx.Value(wield.ProgressKey).(*lineReport); ok {
+					req.ID = "cli-" + wield.NewID()
+					stop = a.followProgress(ctx, c, argv[0], req, rep, stop)
+				}
+				res, err := c.Call(cmd.Context(), argv[0], req)
 				stop()
 				if err != nil {
 					return err
@@ -168,6 +178,44 @@ func (a *app) progress(ctx context.Context, tool string) (context.Context, func(
 		}
 	}()
 	return context.WithValue(ctx, wield.ProgressKey, rep), func() { close(done); <-finished }
+}
+
+// followProgress passes the progress the server publishes of the call req
+// (GET /v1/events: its execution_progress events, found by the call ID the
+// request chose) to the progress line, as a local call's reports reach it;
+// the returned function stops reading and then stop. The stream is open,
+// and the server listening on the bus, before the call is sent, so none of
+// the call's events is missed; every key may read the events of the tools
+// it may call (a scoped key, those of its toolsets; the policies hide no
+// event of a call they let it make). A server whose events cannot be read
+// (none published, an answer that is not a stream) leaves the line with the
+// time only, as before.
+func (a *app) followProgress(ctx context.Context, c *httpapi.Client, tool string, req httpapi.CallRequest, rep *lineReport, stop func()) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	events, err := c.Events(ctx, httpapi.EventQuery{Types: []string{string(wield.EventExecutionProgress)}, Tool: tool, ConversationID: req.Caller.ConversationID})
+	if err != nil {
+		cancel()
+		return stop
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			e, err := events.Next()
+			if err != nil {
+				return
+			}
+			if e.CallID == req.ID && e.Progress != nil {
+				rep.ReportProgress(e.Progress.Progress, e.Progress.Total, e.Message)
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		events.Close()
+		<-done
+		stop()
+	}
 }
 
 // lineReport keeps a call's newest progress report for the progress line.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield/httpapi"
+	"github.com/wieldhq/wield/toolfile"
 )
 
 // defaultKeysFile is where API keys are kept without --keys: $WIELD_KEYS,
@@ -67,11 +69,14 @@ grants more, each on its own, none implying another:
             it callable ('wield pins accept', the console's MCP imports)
 
 Give the key an agent uses call, and the person who approves another key
-with approve: a model must not approve its own calls.`,
+with approve: a model must not approve its own calls.
+
+--toolset takes the toolsets that the tool files of --config and --tools
+define (give the server's): a name none defines is refused.`,
 		Example: `  wield keys create --rights call --name agent
   wield keys create --rights approve --name reviewer
   wield keys create --rights metrics --name prometheus
-  wield keys create --toolset math --toolset text --rights read --name dashboard
+  wield keys create --toolset math --toolset text --rights read --name dashboard --config wield.yaml
   wield keys create --rights call,approve,metrics,keys --name admin`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -84,6 +89,9 @@ with approve: a model must not approve its own calls.`,
 			}
 			if slices.Contains(list, httpapi.RightKeys) && len(toolsets) > 0 {
 				return usagef("--rights keys with --toolset: the keys right manages keys that reach every tool, so a key scoped to toolsets cannot have it")
+			}
+			if err := a.checkToolsets(cmd.Context(), toolsets); err != nil {
+				return err
 			}
 			secret, k, err := httpapi.CreateKey(file, name, list[0], toolsets, list[1:]...)
 			if errors.Is(err, httpapi.ErrKeyNameTaken) {
@@ -103,7 +111,7 @@ with approve: a model must not approve its own calls.`,
 	}
 	create.Flags().StringVar(&name, "name", "", "a name to recognise the key by, unique among the keys not revoked")
 	create.Flags().StringVar(&rights, "rights", string(httpapi.RightCall), "the rights, separated by commas: read, call, approve, metrics, workflow, keys, pins (see above)")
-	create.Flags().StringSliceVar(&toolsets, "toolset", nil, "limit the key to the tools of this toolset (repeatable; default every tool)")
+	create.Flags().StringSliceVar(&toolsets, "toolset", nil, "limit the key to the tools of this toolset, one the tool files of --config or --tools define (repeatable; default every tool)")
 
 	var asJSON bool
 	list := &cobra.Command{
@@ -162,6 +170,41 @@ with approve: a model must not approve its own calls.`,
 	}
 	cmd.AddCommand(create, list, revoke)
 	return cmd
+}
+
+// checkToolsets refuses, as a usage error, a --toolset that the tool files
+// of --config and --tools do not define (the server's, given the same
+// flags), or one named twice: a key scoped to a toolset the server does not
+// have would reach no tool, and silently. The message lists the toolsets
+// there are, as 'wield list --toolset' and POST /v1/keys do.
+func (a *app) checkToolsets(ctx context.Context, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	var known []string
+	if len(a.tools) > 0 {
+		l := &toolfile.Loader{Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs()}
+		set, err := l.LoadDirs(ctx, a.tools...)
+		if err != nil {
+			return fmt.Errorf("--toolset: load tool files to find the toolsets:\n%w", err)
+		}
+		for _, ts := range set.Toolsets {
+			known = append(known, ts.Name)
+		}
+	}
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			return usagef("--toolset: %q is named twice", n)
+		}
+		if !slices.Contains(known, n) {
+			err := usagef("--toolset: %v", &httpapi.ChoiceError{Kind: "toolset", Name: n, Choices: known})
+			if len(a.tools) == 0 {
+				err = usagef("--toolset: %v (toolsets are defined by the tool files of --config or --tools, which name none here)", &httpapi.ChoiceError{Kind: "toolset", Name: n})
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // keyByRef returns the ID of the key ref names in the keys file: a key's

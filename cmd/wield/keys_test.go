@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,5 +35,47 @@ func TestKeysNames(t *testing.T) {
 	_, out, _ = run(t, "keys", "list", "--keys", keys)
 	if strings.Count(out, "active") != 1 || strings.Count(out, "revoked") != 1 {
 		t.Errorf("keys list after revoking agent and making it again:\n%s", out)
+	}
+}
+
+// TestKeysToolsets: `wield keys create --toolset` takes only a toolset that
+// the tool files of --tools (or --config) define, as POST /v1/keys does: an
+// unknown one is a usage error (exit 2) that lists those there are, and no
+// key is made.
+func TestKeysToolsets(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.json")
+	tools := filepath.Join(dir, "tools")
+	if err := os.Mkdir(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{
+		"math.toolset.yaml": "name: math\ndescription: Sums\ntools: [echo]\n",
+		"text.toolset.yaml": "name: text\ndescription: Words\ntools: [echo]\n",
+	} {
+		if err := os.WriteFile(filepath.Join(tools, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		args []string
+		code int
+		errs string // in stderr
+	}{
+		{[]string{"--tools", tools, "--toolset", "math", "--toolset", "text"}, 0, "on toolsets math, text"},
+		{[]string{"--tools", tools, "--toolset", "maths"}, 2, `--toolset: unknown toolset "maths": the toolsets are math, text`},
+		{[]string{"--tools", tools, "--toolset", "math", "--toolset", "math"}, 2, `--toolset: "math" is named twice`},
+		{[]string{"--toolset", "math"}, 2, `--toolset: unknown toolset "math": there are no toolsets (toolsets are defined by the tool files of --config or --tools`},
+	}
+	for _, tt := range tests {
+		args := append([]string{"keys", "create", "--keys", keys, "--rights", "read"}, tt.args...)
+		code, out, errs := run(t, args...)
+		if code != tt.code || !strings.Contains(errs, tt.errs) || (code != 0) != (out == "") {
+			t.Errorf("wield %s: exit %d, stdout %q, stderr %q; want exit %d saying %q", strings.Join(args, " "), code, out, errs, tt.code, tt.errs)
+		}
+	}
+	_, out, _ := run(t, "keys", "list", "--keys", keys)
+	if n := strings.Count(out, "active"); n != 1 {
+		t.Errorf("keys list: %d keys, want the one made with known toolsets:\n%s", n, out)
 	}
 }

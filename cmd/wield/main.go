@@ -196,22 +196,21 @@ func (a *app) command() *cobra.Command {
 		var ps toolfile.Problems
 		if errors.As(err, &ps) {
 			// The warnings first, as warnings; the error is the rest.
-			var errs toolfile.Problems
+			var errs, warnings toolfile.Problems
 			for _, p := range ps {
 				if p.Warning {
-					fmt.Fprintln(a.stderr, "warning:", p)
+					warnings = append(warnings, p)
 				} else {
 					errs = append(errs, p)
 				}
 			}
+			writeProblems(a.stderr, warnings, nil)
 			return errs
 		}
 		if err != nil {
 			return err
 		}
-		for _, p := range cfg.Warnings {
-			fmt.Fprintln(a.stderr, "warning:", p)
-		}
+		writeProblems(a.stderr, cfg.Warnings, nil)
 		a.cfg = cfg
 		a.tools = append(cfg.ToolDirs, a.tools...)
 		if !cmd.Flags().Changed("db") && cfg.Store != "" {
@@ -346,7 +345,7 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 			case errors.Is(err, mcpbridge.ErrUnavailable):
 				// Nothing may listen yet on a first run: said where the
 				// server is written, and tried again until it answers.
-				fmt.Fprintf(a.stderr, "warning: %s: mcp server %s (%s) does not answer now (%s); it is tried again in the background, and its tools appear when it answers\n",
+				fmt.Fprintf(a.stderr, "%s: warning: mcp server %s (%s) does not answer now (%s); it is tried again in the background, and its tools appear when it answers\n",
 					c.MCPServerAt[s.Name], s.Name, cmp.Or(s.URL, strings.Join(s.Command, " ")),
 					strings.TrimPrefix(reasonOf(err), "add: "+mcpbridge.ErrUnavailable.Error()+": "))
 				a.importsMu.Lock()

@@ -328,7 +328,12 @@ func TestServeKeys(t *testing.T) {
 	}
 	caller := mk("--rights", "call", "--name", "ci")
 	reader := mk("--rights", "read")
-	math := mk("--rights", "call", "--toolset", "math")
+	// --toolset takes a toolset of the tool files the server loads.
+	tools := filepath.Join(t.TempDir(), "t.yaml")
+	if err := os.WriteFile(tools, []byte(serveTools), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	math := mk("--rights", "call", "--toolset", "math", "--tools", tools)
 	revoked := mk()
 	code, out, _ := run(t, "keys", "list", "--keys", keys, "--json")
 	var listed []httpapi.Key

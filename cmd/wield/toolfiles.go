@@ -34,9 +34,7 @@ func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, 
 		return nil, fmt.Errorf("load tool files:\n%w", err)
 	}
 	err = set.Apply(reg)
-	for _, p := range set.Problems {
-		fmt.Fprintln(a.stderr, "warning:", p)
-	}
+	writeProblems(a.stderr, set.Problems, nil) // warnings: LoadDirs returned no error
 	if err != nil && a.serving && a.importer != nil && errors.Is(err, wield.ErrNotFound) {
 		// serve and mcp import MCP servers in the background: a toolset or
 		// an agent that names a tool of one not imported yet is defined
@@ -97,7 +95,7 @@ func (a *app) defineLate(reg *wield.Registry, set *toolfile.Set) {
 			continue
 		}
 		if err := reg.DefineToolset(ts.Toolset); err != nil {
-			a.warnf("warning: %s:%d: %v", ts.File, ts.Line, err)
+			a.warnf("%s:%d: warning: %v", ts.File, ts.Line, err)
 		}
 	}
 	for _, ag := range set.Agents {
@@ -105,7 +103,7 @@ func (a *app) defineLate(reg *wield.Registry, set *toolfile.Set) {
 			continue
 		}
 		if _, err := reg.CreateToolkit(ag.Name, ag.Toolkit()...); err != nil {
-			a.warnf("warning: %s:%d: %v", ag.File, ag.Line, err)
+			a.warnf("%s:%d: warning: %v", ag.File, ag.Line, err)
 		}
 	}
 }

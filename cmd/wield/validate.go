@@ -13,7 +13,6 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/httptool"
-	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/anthropic"
 	"github.com/wieldhq/wield/llm/gemini"
@@ -85,20 +84,7 @@ warning, unless --dialect names that dialect: then it is an error.`,
 				line, col := max(p.Line, 1), max(p.Col, 1)
 				problems = append(problems, toolfile.Problem{File: p.File, Line: line, Col: col, Message: "policy: " + p.Message})
 			}
-			errs, warnings := 0, 0
-			for _, p := range problems {
-				kind := ""
-				if p.Warning {
-					kind = "warning: "
-					warnings++
-				} else {
-					errs++
-				}
-				fmt.Fprintf(a.stdout, "%s:%d:%d: %s%s\n", safetext.Line(p.File), p.Line, p.Col, kind, safetext.Line(p.Message))
-			}
-			for _, p := range notes {
-				fmt.Fprintf(a.stdout, "%s:%d:%d: info: %s\n", safetext.Line(p.File), p.Line, p.Col, safetext.Line(p.Message))
-			}
+			errs, warnings := writeProblems(a.stdout, problems, notes)
 			if errs > 0 {
 				fmt.Fprintf(a.stderr, "%s, %s\n", countOf(errs, "error"), countOf(warnings, "warning"))
 				return exitError{1}
@@ -140,14 +126,23 @@ func dialectProblems(set *toolfile.Set, names []string, asked bool) ([]toolfile.
 		}
 		ds = append(ds, d)
 	}
+	// The tools a command would have: the first of a name (the others are
+	// shadowed, and said so), not two of a name that no dialect takes.
+	var tools []*wield.Tool
+	var defs []*toolfile.Def
+	for i, t := range set.Tools {
+		if !slices.ContainsFunc(tools, func(u *wield.Tool) bool { return u.Name == t.Name }) {
+			tools, defs = append(tools, t), append(defs, set.Defs[i])
+		}
+	}
 	var out []toolfile.Problem
 	for _, d := range ds {
-		_, ps := llm.Export(d, set.Tools)
+		_, ps := llm.Export(d, tools)
 		for _, p := range ps {
 			pr := toolfile.Problem{Line: 1, Col: 1, Warning: !asked, Message: p.String()}
-			for i, t := range set.Tools {
+			for i, t := range tools {
 				if t.Name == p.Tool {
-					pr.File, pr.Line, pr.Col = set.Defs[i].File, set.Defs[i].Line, set.Defs[i].Col
+					pr.File, pr.Line, pr.Col = defs[i].File, defs[i].Line, defs[i].Col
 					break
 				}
 			}

@@ -96,6 +96,12 @@ type Options struct {
 	// and progress goes to tokens nobody asked for as well as to the
 	// call's own, when it has one.
 	FloodLog, FloodProgress, FloodListChanged int
+	// ProgressMessage, when set, makes every tools/call that has a
+	// progress token send one notifications/progress with this message,
+	// then wait ProgressWait (a secret a server reports, say) before it
+	// answers, so that the notice is relayed before the result.
+	ProgressMessage string
+	ProgressWait    time.Duration
 	// FloodSize pads each flooded notification with that many bytes.
 	FloodSize int
 	// FloodIdle sends FloodListChanged list_changed notifications once the
@@ -261,6 +267,16 @@ func New(o Options) (*mcp.Server, error) {
 				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && p != nil {
 					if err := flood(ctx, ss, o, p.GetProgressToken(), pad); err != nil {
 						return nil, err
+					}
+					if tok := p.GetProgressToken(); tok != nil && o.ProgressMessage != "" {
+						if err := ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: o.ProgressMessage}); err != nil {
+							return nil, err
+						}
+						select {
+						case <-ctx.Done():
+							return nil, ctx.Err()
+						case <-time.After(o.ProgressWait):
+						}
 					}
 				}
 				if o.HangCall {

@@ -57,6 +57,8 @@ func main() {
 	flag.IntVar(&o.FloodLog, "flood-log", 0, "notifications/message sent by each tools/call before it answers")
 	flag.IntVar(&o.FloodProgress, "flood-progress", 0, "notifications/progress sent by each tools/call, for its token and others")
 	flag.IntVar(&o.FloodListChanged, "flood-list-changed", 0, "notifications/tools/list_changed sent by each tools/call")
+	flag.StringVar(&o.ProgressMessage, "progress-message", "", "a notifications/progress message each tools/call with a progress token sends")
+	flag.DurationVar(&o.ProgressWait, "progress-wait", 500*time.Millisecond, "how long a tools/call waits after its -progress-message")
 	flag.IntVar(&o.FloodSize, "flood-size", 0, "bytes of padding in each flooded notification")
 	flag.BoolVar(&o.FloodIdle, "flood-idle", false, "also send -flood-list-changed list_changed once the client is initialized")
 	addr := flag.String("http", "", "serve streamable HTTP on this address (127.0.0.1 only) instead of stdio")

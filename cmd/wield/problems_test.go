@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestProblemsOneWay: `wield validate` and `wield list` tell the problems
+// of the same files the same way (one line form, escaped) and in the same
+// order, sorted by file, line and column; validate adds the dialects'
+// warnings in that order too, and only of the tools a command would have
+// (not the shadowed second of a name, which no dialect would see).
+func TestProblemsOneWay(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		// A name the dialects refuse, in the first file.
+		"a.yaml": "name: Bad-Name.x\ndescription: refused by the dialects\nentry: {type: builtin, handler: echo}\n",
+		// Shadows a built-in, in a later file.
+		"b.yaml": "name: sleep\ndescription: mine\nparameters:\n  - {name: message, type: string}\nentry: {type: builtin, handler: echo}\n",
+		// Two of a name; the second one's file sorts first.
+		"c.yaml": "name: greet\ndescription: first\nentry: {type: builtin, handler: echo}\n",
+		"d.yaml": "name: greet\ndescription: second\nentry: {type: builtin, handler: echo}\n",
+		// A file whose name would write to the terminal.
+		"e\x1b[2J.yaml": "name: calculator\ndescription: mine\nentry: {type: builtin, handler: echo}\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, vout, _ := run(t, "validate", "--tools", dir)
+	code, _, lerr := run(t, "list", "--tools", dir)
+	if code != 0 {
+		t.Fatalf("list: exit %d\n%s", code, lerr)
+	}
+	lines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, dir) {
+				out = append(out, strings.TrimPrefix(l, dir+string(filepath.Separator)))
+			}
+		}
+		return out
+	}
+	v, l := lines(vout), lines(lerr)
+	if len(l) == 0 {
+		t.Fatalf("list told no problems:\n%s", lerr)
+	}
+	// What list tells, validate tells the same way and in the same order.
+	var common []string
+	for _, x := range v {
+		if slices.Contains(l, x) {
+			common = append(common, x)
+		}
+	}
+	if diff := cmp.Diff(l, common); diff != "" {
+		t.Errorf("list's problems, as validate tells them (-list +validate):\n%s\nvalidate:\n%s", diff, vout)
+	}
+	place := func(s string) string { f, _, _ := strings.Cut(s, ": "); return f }
+	if !slices.IsSortedFunc(v, func(a, b string) int { return strings.Compare(place(a), place(b)) }) {
+		t.Errorf("validate's problems are not sorted by place:\n%s", strings.Join(v, "\n"))
+	}
+	for _, x := range append(v, l...) {
+		if strings.ContainsAny(x, "\x1b") {
+			t.Errorf("a problem writes an escape sequence: %q", x)
+		}
+		if strings.Contains(x, "comes earlier in the list") {
+			t.Errorf("validate warns of a duplicate that no dialect sees: %s", x)
+		}
+	}
+}
