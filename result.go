@@ -53,6 +53,21 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	return r.marshalJSON()
 }
 
+// AppendJSON appends to b what MarshalJSON returns, so that a server can
+// write results from a buffer it reuses (an HTTP answer of wield serve was
+// one allocation of a few hundred bytes the more without it). On error, b
+// is returned as it was, with the error MarshalJSON returns.
+func (r *Result) AppendJSON(b []byte) ([]byte, error) {
+	if out, ok := r.appendJSON(b); ok {
+		return out, nil
+	}
+	j, err := r.marshalJSON()
+	if err != nil {
+		return b, err
+	}
+	return append(b, j...), nil
+}
+
 // resultMS is Result's JSON shape.
 type resultMS struct {
 	*resultJSON

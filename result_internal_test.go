@@ -64,6 +64,16 @@ func TestResultAppendJSON(t *testing.T) {
 		if string(got) != string(want) || (err == nil) != (wantErr == nil) {
 			t.Errorf("case %d:\n got %s (%v)\nwant %s (%v)", i, got, err, want, wantErr)
 		}
+		// AppendJSON: the same after what b held, or b as it was on error,
+		// whether the fast path or encoding/json writes it.
+		prefix := []byte("prefix:")
+		app, err := r.AppendJSON(append(make([]byte, 0, 4), prefix...))
+		if wantErr != nil {
+			want = nil
+		}
+		if string(app) != string(prefix)+string(want) || (err == nil) != (wantErr == nil) {
+			t.Errorf("case %d: AppendJSON:\n got %s (%v)\nwant %s%s (%v)", i, app, err, prefix, want, wantErr)
+		}
 	}
 	// The common shape takes the fast path.
 	if _, ok := resultCases()[1].appendJSON(nil); !ok {
