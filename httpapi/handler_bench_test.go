@@ -78,12 +78,13 @@ func echoHandler(tb testing.TB) http.Handler {
 
 // TestCallHandlerAllocs holds the REST call's own allocations (counted,
 // as steady as the code where time is not on a shared machine): the body
-// is read into a pooled buffer and the answer encoded into one, 12 → 10
-// allocations an echo call (2026-11-28). What is left: the request's
-// status writer, the call request and the tool's input decoded (a copy of
-// the arguments among them), the engine's call, the normalised arguments,
-// the tool's output. net/http's own (the request, its headers, the
-// answer's headers) come on top in a server.
+// is read into a pooled buffer, the answer encoded into one, and jsondec
+// decodes into the caller's value instead of a copy: 12 → 9 allocations
+// an echo call (2026-11-28). What is left: the request's status writer,
+// the call request, the tool's input and a copy of the arguments, the
+// engine's call, the normalised arguments, the tool's output and its
+// decoded message. net/http's own (the request, its headers, the answer's
+// headers) come on top in a server.
 func TestCallHandlerAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's sync.Pool drops a share of what is put back: allocation counts measure it, not the code")
@@ -111,7 +112,7 @@ func TestCallHandlerAllocs(t *testing.T) {
 		}
 	})
 	t.Logf("allocations per call: %.0f", n)
-	const most = 10
+	const most = 9
 	if n > most {
 		t.Errorf("POST /v1/tools/echo/call makes %.0f allocations in process, want at most %d", n, most)
 	}
