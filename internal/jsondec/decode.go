@@ -78,11 +78,12 @@ var strictOptions = jsonv2.RejectUnknownMembers(true)
 // the reference decoder, which refuses what nests deeper than its own limit.
 const maxDepth = 10000
 
-//
-// It decodes into *v itself, zeroed first, and puts back what *v held when
-// it reports false: a T decoded aside and copied in was an allocation of
-// every decoding (two of a REST call), as it escapes through reflect, and
-// *v has already escaped for the same reason in every caller.
+// decode is Decode's and DecodeStrict's fast path; false leaves the
+// input to the reference decoder. It decodes into *v itself, zeroed
+// first, and puts back what *v held when it reports false: a T decoded
+// aside and copied in was an allocation of every decoding, as it escapes
+// through reflect; *v escapes for the same reason, which costs nothing
+// where it escaped already (a typed tool's input).
 func decode[T any](data []byte, v *T, strict bool) bool {
 	old := *v
 	var zero T
