@@ -433,6 +433,10 @@ func decode[T any](r *http.Request, v *T) error {
 	if err != nil {
 		return bodyError(err)
 	}
+	// Read to its end: closed now, net/http, finishing the answer, sees a
+	// body read whole instead of reading on to find its end (io.CopyN, an
+	// io.LimitReader and a buffer from a pool, for every request).
+	_ = r.Body.Close()
 	if len(bytes.TrimSpace(body)) == 0 {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "the request body is empty: send a JSON object")
 	}
