@@ -101,3 +101,32 @@ func FuzzResultJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestMSFast holds ms to its definition, msText: every duration up to
+// 3 ms, durations around each tie and each power of two up to 2^41 ns,
+// a spread of others, and negative ones.
+func TestMSFast(t *testing.T) {
+	check := func(d time.Duration) {
+		if got, want := ms(d), msText(d); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("ms(%d) = %v, msText says %v", int64(d), got, want)
+		}
+	}
+	for d := time.Duration(-3000); d <= 3*time.Millisecond; d++ {
+		check(d)
+	}
+	for p := 10; p <= 41; p++ {
+		for _, base := range []time.Duration{1 << p, (1 << p) / 1000 * 1000} {
+			for off := time.Duration(-1002); off <= 1002; off++ {
+				check(base + off)
+			}
+		}
+	}
+	x := uint64(0x9e3779b97f4a7c15)
+	for range 200000 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		check(time.Duration(x % (1 << 42)))
+		check(time.Duration(x%(1<<40))/1000*1000 + 500)
+	}
+}
