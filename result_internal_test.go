@@ -64,6 +64,16 @@ func TestResultAppendJSON(t *testing.T) {
 		if string(got) != string(want) || (err == nil) != (wantErr == nil) {
 			t.Errorf("case %d:\n got %s (%v)\nwant %s (%v)", i, got, err, want, wantErr)
 		}
+		// AppendJSON: the same after what b held, or b as it was on error,
+		// whether the fast path or encoding/json writes it.
+		prefix := []byte("prefix:")
+		app, err := r.AppendJSON(append(make([]byte, 0, 4), prefix...))
+		if wantErr != nil {
+			want = nil
+		}
+		if string(app) != string(prefix)+string(want) || (err == nil) != (wantErr == nil) {
+			t.Errorf("case %d: AppendJSON:\n got %s (%v)\nwant %s%s (%v)", i, app, err, prefix, want, wantErr)
+		}
 	}
 	// The common shape takes the fast path.
 	if _, ok := resultCases()[1].appendJSON(nil); !ok {
@@ -90,4 +100,33 @@ func FuzzResultJSON(f *testing.F) {
 			t.Errorf("\nslow %s (%v)\nwant %s (%v)", slow, err, want, wantErr)
 		}
 	})
+}
+
+// TestMSFast holds ms to its definition, msText: every duration up to
+// 3 ms, durations around each tie and each power of two up to 2^41 ns,
+// a spread of others, and negative ones.
+func TestMSFast(t *testing.T) {
+	check := func(d time.Duration) {
+		if got, want := ms(d), msText(d); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("ms(%d) = %v, msText says %v", int64(d), got, want)
+		}
+	}
+	for d := time.Duration(-3000); d <= 3*time.Millisecond; d++ {
+		check(d)
+	}
+	for p := 10; p <= 41; p++ {
+		for _, base := range []time.Duration{1 << p, (1 << p) / 1000 * 1000} {
+			for off := time.Duration(-1002); off <= 1002; off++ {
+				check(base + off)
+			}
+		}
+	}
+	x := uint64(0x9e3779b97f4a7c15)
+	for range 200000 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		check(time.Duration(x % (1 << 42)))
+		check(time.Duration(x%(1<<40))/1000*1000 + 500)
+	}
 }

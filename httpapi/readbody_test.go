@@ -114,3 +114,44 @@ func TestBodyOverLimitCloses(t *testing.T) {
 		t.Errorf("status %d, close %v: want 413 and the connection closed", resp.StatusCode, resp.Close)
 	}
 }
+
+// closeCounter is a request body that counts its Close calls.
+type closeCounter struct {
+	io.Reader
+	closed int
+}
+
+func (c *closeCounter) Close() error { c.closed++; return nil }
+
+// TestDecodeBody decodes bodies one after another: a body read to its end
+// is closed (so that net/http, finishing the answer, does not read on to
+// find its end), and what a decoded value holds is its own, not the
+// pooled buffer the next body is read into.
+func TestDecodeBody(t *testing.T) {
+	bodies := []string{
+		`{"tool":"echo","arguments":{"message":"first"},"caller":{"conversation_id":"c1"}}`,
+		`{"tool":"other","arguments":{"message":"second, longer than the first"},"caller":{"conversation_id":"c2"}}`,
+	}
+	var got []CallRequest
+	for _, b := range bodies {
+		r := httptest.NewRequest(http.MethodPost, "/v1/tools/echo/call", nil)
+		body := &closeCounter{Reader: strings.NewReader(b)}
+		r.Body, r.ContentLength = body, int64(len(b))
+		var req CallRequest
+		if err := decode(r, &req); err != nil {
+			t.Fatal(err)
+		}
+		if body.closed != 1 {
+			t.Errorf("%s: the body was closed %d times, want once", b, body.closed)
+		}
+		got = append(got, req)
+	}
+	for i, want := range []struct{ tool, args, conv string }{
+		{"echo", `{"message":"first"}`, "c1"},
+		{"other", `{"message":"second, longer than the first"}`, "c2"},
+	} {
+		if got[i].Tool != want.tool || string(got[i].Arguments) != want.args || got[i].Caller.ConversationID != want.conv {
+			t.Errorf("request %d: got %q %s %q, want %q %s %q", i, got[i].Tool, got[i].Arguments, got[i].Caller.ConversationID, want.tool, want.args, want.conv)
+		}
+	}
+}

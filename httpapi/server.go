@@ -417,11 +417,26 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // anything after the value are a 400 that names the key or field; a body
 // over the limit is a 413. A lenient reading would let a body mean one
 // thing to wield and another to a proxy or filter that read it first.
+//
+// The body is read into a buffer kept from request to request: what v
+// holds once decoded is copied out of it (strings, json.RawMessage), and
+// the error's text is taken before the buffer goes back.
 func decode[T any](r *http.Request, v *T) error {
-	body, err := readBody(r.Body, r.ContentLength)
+	bp := bodyBufs.Get().(*[]byte)
+	body, err := readBodyInto((*bp)[:0], r.Body, r.ContentLength)
+	defer func() {
+		if cap(body) <= maxBodyHint {
+			*bp = body[:0]
+			bodyBufs.Put(bp)
+		}
+	}()
 	if err != nil {
 		return bodyError(err)
 	}
+	// Read to its end: closed now, net/http, finishing the answer, sees a
+	// body read whole instead of reading on to find its end (io.CopyN, an
+	// io.LimitReader and a buffer from a pool, for every request).
+	_ = r.Body.Close()
 	if len(bytes.TrimSpace(body)) == 0 {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "the request body is empty: send a JSON object")
 	}
@@ -430,6 +445,9 @@ func decode[T any](r *http.Request, v *T) error {
 	}
 	return nil
 }
+
+// bodyBufs are the buffers decode reads bodies into.
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // bodyError is the answer to a body that could not be read: a 413 when
 // it was over the limit. Apart from decode, so that the target errors.As
@@ -455,12 +473,21 @@ const maxBodyHint = 64 << 10
 // medians of 6). A body longer than announced reads on, growing the buffer
 // (net/http itself stops one at its Content-Length).
 func readBody(body io.Reader, size int64) ([]byte, error) {
+	return readBodyInto(nil, body, size)
+}
+
+// readBodyInto is readBody into b's room, which it grows when the body
+// needs more.
+func readBodyInto(b []byte, body io.Reader, size int64) ([]byte, error) {
+	b = b[:0]
 	if size < 0 || size > maxBodyHint {
-		return io.ReadAll(body)
+		size = 512 // as io.ReadAll starts
 	}
 	// One byte more than announced, so that the read that meets the end
 	// does not find the buffer full and grow it.
-	b := make([]byte, 0, size+1)
+	if int64(cap(b)) < size+1 {
+		b = make([]byte, 0, size+1)
+	}
 	for {
 		n, err := body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -314,15 +315,27 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// The result's own MarshalJSON, called directly, spares encoding/json
-	// a second pass over its output.
-	b, err := res.MarshalJSON()
-	if err != nil {
-		return err
+	// The result's own encoder, called directly, spares encoding/json a
+	// second pass over its output; it writes into a buffer kept from
+	// answer to answer, as Write copies what it is given.
+	bp := answerBufs.Get().(*[]byte)
+	b, err := res.AppendJSON((*bp)[:0])
+	if err == nil {
+		writeBody(w, http.StatusOK, b)
 	}
-	writeBody(w, http.StatusOK, b)
-	return nil
+	if cap(b) <= maxPooledAnswer {
+		*bp = b[:0]
+		answerBufs.Put(bp)
+	}
+	return err
 }
+
+// answerBufs are the buffers results are encoded in for their answers.
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooledAnswer bounds the buffers answerBufs keeps: the answer of a
+// large output is encoded in one that goes after it.
+const maxPooledAnswer = 64 << 10
 
 // dryRunOf reads the dry_run query parameter of a call: true or 1 asks
 // for a dry run, false, 0 or none for the call; anything else is a 400.

@@ -384,6 +384,7 @@ func (s *Server) srvServeEndpoint(w http.ResponseWriter, r *http.Request, toolse
 		return
 	}
 	srvNoteRequester(r)
+	defer srvBodyBack(r)
 	if s.srvCheckEnvelope(w, r) || s.srvServeTasks(w, r, ep) {
 		return
 	}

@@ -1,6 +1,8 @@
 package mcpbridge_test
 
 import (
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -78,4 +80,55 @@ func jsonText(v any) string {
 	}
 	walk(v)
 	return b.String()
+}
+
+// srvCloseCounter is a request body that counts its Close calls.
+type srvCloseCounter struct {
+	io.Reader
+	closed int
+}
+
+func (c *srvCloseCounter) Close() error { c.closed++; return nil }
+
+// TestServerClosesReadBody wants a tools/call's body, read to its end by
+// the envelope check, closed and back in its request once answered, in a
+// session and in the stateless era: net/http, finishing the answer, then
+// sees a body read whole instead of reading on to find its end.
+func TestServerClosesReadBody(t *testing.T) {
+	f := srvNew(t, nil, nil)
+	h := f.srv.Handler()
+	w := srvPost(h, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	id := w.Header().Get("Mcp-Session-Id")
+	if w.Code != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d %s", w.Code, w.Body)
+	}
+	session := []string{"Mcp-Session-Id", id, "Mcp-Protocol-Version", "2025-11-25"}
+	srvPost(h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, session...)
+	for _, tc := range []struct {
+		name    string
+		body    string
+		headers []string
+		want    string
+	}{
+		{"session", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, session, `"echo":"hi"`},
+		{"stateless era", srvEraBody, srvEraEchoHeaders, `\"echo\":\"hi\"`},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+		body := &srvCloseCounter{Reader: strings.NewReader(tc.body)}
+		r.Body, r.ContentLength = body, int64(len(tc.body))
+		r.Host = "127.0.0.1"
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		for i := 0; i+1 < len(tc.headers); i += 2 {
+			r.Header.Set(tc.headers[i], tc.headers[i+1])
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), tc.want) {
+			t.Fatalf("%s: %d %s", tc.name, w.Code, w.Body)
+		}
+		if body.closed == 0 || r.Body != io.ReadCloser(body) {
+			t.Errorf("%s: the body was closed %d times, the request's body is %T: want it closed and back", tc.name, body.closed, r.Body)
+		}
+	}
 }

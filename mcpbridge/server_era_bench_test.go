@@ -30,8 +30,9 @@ func srvPost(h http.Handler, body string, headers ...string) *httptest.ResponseR
 // TestServerEraCallAllocs holds a 2026-07-28 tools/call to the cost of a
 // 2025-11-25 session's, counted in allocations (as steady as the code,
 // where time is not on a shared machine): no per-request session, no
-// encoding/json reading of _meta, no SDK types for the result. Today 59
-// against 51 (72 against 65 before each path's context, request and
+// encoding/json reading of _meta, no SDK types for the result. Today 57
+// against 50 (59 against 51 before jsondec decoded in place, 2026-11-28;
+// 72 against 65 before each path's context, request and
 // params became one allocation, 2026-11-27; 63 against 55 before the
 // disconnect watch moved to the connection); it was 163 before the era's
 // fast path took the handshake era's reader and writer.

@@ -103,6 +103,12 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 	if err != nil {
 		return false
 	}
+	// Read to its end: closed now, and given back to the request once it
+	// is answered (srvBodyBack), net/http sees a body read whole instead
+	// of reading on to find its end (io.CopyN: an io.LimitReader and a
+	// buffer from a pool, for every request).
+	_ = back.orig.Close()
+	back.whole = true
 	if srvIsStatelessEra(r) && !s.opts.DisableFastPath {
 		// A request of the stateless era its fast path can answer is read
 		// as strictly (srvEraDecode), and read once: whatever it accepts
@@ -516,6 +522,17 @@ type srvBody struct {
 	// stateless era its fast path can answer, eraReq.
 	era    bool
 	eraReq srvEraRequest
+	// whole: orig was read to its end and closed (see srvCheckEnvelope).
+	whole bool
+}
+
+// srvBodyBack gives r back the body net/http gave it, once srvCheckEnvelope
+// read it whole and closed it, for net/http to find it so as it finishes
+// the answer. Nothing reads r once it is answered.
+func srvBodyBack(r *http.Request) {
+	if b, ok := r.Body.(*srvBody); ok && b.whole {
+		r.Body = b.orig
+	}
 }
 
 // newSrvBody puts body back in front of orig: alone, or followed by what

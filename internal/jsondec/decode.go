@@ -78,9 +78,17 @@ var strictOptions = jsonv2.RejectUnknownMembers(true)
 // the reference decoder, which refuses what nests deeper than its own limit.
 const maxDepth = 10000
 
+// decode is Decode's and DecodeStrict's fast path; false leaves the
+// input to the reference decoder. It decodes into *v itself, zeroed
+// first, and puts back what *v held when it reports false: a T decoded
+// aside and copied in was an allocation of every decoding, as it escapes
+// through reflect; *v escapes for the same reason, which costs nothing
+// where it escaped already (a typed tool's input).
 func decode[T any](data []byte, v *T, strict bool) bool {
-	var tmp T
-	rv := reflect.ValueOf(&tmp).Elem()
+	old := *v
+	var zero T
+	*v = zero
+	rv := reflect.ValueOf(v).Elem()
 	d := decoders.Get().(*decoder)
 	d.data, d.i, d.strict, d.depth = data, 0, strict, 0
 	d.ws()
@@ -94,9 +102,9 @@ func decode[T any](data []byte, v *T, strict bool) bool {
 	d.data = nil
 	decoders.Put(d)
 	if err != nil {
+		*v = old
 		return false
 	}
-	*v = tmp
 	return true
 }
 

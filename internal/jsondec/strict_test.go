@@ -182,3 +182,33 @@ func FuzzDecodeStrict(f *testing.F) {
 		compareStrict[map[string]any](t, string(in))
 	})
 }
+
+// TestDecodeInPlace wants *v replaced, not merged into, by both ways of
+// decoding, and no allocation for a value that holds none (a T decoded
+// aside and copied in was one for every decoding).
+func TestDecodeInPlace(t *testing.T) {
+	type counts struct {
+		A int  `json:"a"`
+		B int  `json:"b"`
+		C bool `json:"c"`
+	}
+	in := []byte(`{"a":1,"c":true}`)
+	for _, tt := range []struct {
+		name   string
+		decode func([]byte, *counts) error
+	}{{"Decode", Decode[counts]}, {"DecodeStrict", DecodeStrict[counts]}} {
+		v := counts{A: 7, B: 8}
+		if err := tt.decode(in, &v); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if diff := cmp.Diff(counts{A: 1, C: true}, v); diff != "" {
+			t.Errorf("%s (-want +got)\n%s", tt.name, diff)
+		}
+		if raceEnabled {
+			continue // the race detector's sync.Pool drops decoders on purpose
+		}
+		if n := testing.AllocsPerRun(100, func() { _ = tt.decode(in, &v) }); n != 0 {
+			t.Errorf("%s: %.0f allocations a decoding, want none", tt.name, n)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsondec
+
+const raceEnabled = false
