@@ -432,8 +432,9 @@ func envInt(t *testing.T, name string, def int) int {
 // client raised so that only max_sessions (the default, 5,000) stops it:
 // sessions idle for WIELD_FLOOD_IDLE seconds (2) expire and make room, so
 // the flood goes on at the rate they do. RSS must stay under 200 MB
-// throughout and, like the goroutines, come back within 20% of the idle
-// figure WIELD_FLOOD_SETTLE seconds (5; 60 in the script) after the flood.
+// throughout and WIELD_FLOOD_SETTLE seconds (5; 60 in the script) after
+// the flood come back to at most floodRSSSlack above the idle figure, and
+// the goroutines within 20% of theirs.
 func TestJourneyMCPFlood(t *testing.T) {
 	sessions := envInt(t, "WIELD_FLOOD_SESSIONS", 2000)
 	idle := time.Duration(envInt(t, "WIELD_FLOOD_IDLE", 2)) * time.Second
@@ -460,13 +461,21 @@ func TestJourneyMCPFlood(t *testing.T) {
 	if f.peakRSS > 200e6 {
 		t.Errorf("peak RSS %.1f MB, want under 200 MB", f.peakRSS/1e6)
 	}
-	if f.settledRSS > f.idleRSS*1.2 {
-		t.Errorf("RSS %v after the flood %.1f MB, want within 20%% of the idle %.1f MB", settle, f.settledRSS/1e6, f.idleRSS/1e6)
+	if f.settledRSS > f.idleRSS+floodRSSSlack {
+		t.Errorf("RSS %v after the flood %.1f MB, want at most %.0f MB above the idle %.1f MB", settle, f.settledRSS/1e6, floodRSSSlack/1e6, f.idleRSS/1e6)
 	}
 	if f.settledGo > f.idleGo*1.2 {
 		t.Errorf("goroutines %v after the flood %.0f, want within 20%% of the idle %.0f", settle, f.settledGo, f.idleGo)
 	}
 }
+
+// floodRSSSlack is how far above its idle figure the RSS of a server may
+// stay after a flood of sessions: what the flood's own code paths (refusal,
+// expiry, the return of memory) bring into memory of the program, which
+// the idle figure does not hold since the server gives back its start-up
+// pages. It was 20% of the idle figure while that was ~28 MB; a session
+// that kept 3 KB past its end would exceed it at 2,000 sessions.
+const floodRSSSlack = 6e6
 
 // flood sends initialize requests to url's /mcp from 32 connections until
 // n sessions are opened (or limit passes), sampling the RSS of process pid
