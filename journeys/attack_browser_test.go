@@ -78,6 +78,7 @@ Promise.all(settle).then(() => setTimeout(() => { document.title = "done"; }, 50
 </script></body></html>`
 
 func TestJourneyAttackBrowserOtherLoopbackPort(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	chrome := journeyChromium(t)
 	u := newUser(t)
 	u.write("tools/touch.yaml", touchTool)

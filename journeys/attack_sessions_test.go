@@ -140,6 +140,7 @@ func TestJourneyAttackSessionFlood(t *testing.T) {
 // they are closed (404 to the next request), their place is free, and the
 // goroutines they held are given back.
 func TestJourneyAttackSessionIdle(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	u := newUser(t)
 	u.write("wield.yaml", "mcp: {session_idle: 2s, max_sessions_per_client: 50}\n")
 	s := u.serve("--config", "wield.yaml")
@@ -213,6 +214,7 @@ func trickle(t *testing.T, addr, path string, limit time.Duration) (time.Duratio
 // (the REST API and /mcp) and at `wield mcp --http`: each is cut after
 // server.body_timeout, while an event stream lasts as long as its client.
 func TestJourneyAttackTrickledBody(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	u := newUser(t)
 	u.write("wield.yaml", "server: {body_timeout: 1s}\n")
 	s := u.serve("--config", "wield.yaml", "--heartbeat", "200ms")

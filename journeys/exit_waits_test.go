@@ -179,6 +179,7 @@ func TestJourneyExitTaskQuestion(t *testing.T) {
 // client is answered that the grace period ended, and the process exits
 // within the grace period and the cut margin.
 func TestJourneyExitLongMCPCall(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	for _, cmd := range []string{"serve", "mcp --http"} {
 		for _, era := range []string{"2025-11-25", "2026-07-28"} {
 			t.Run(cmd+" "+era, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,15 +30,34 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// bin is the wield binary built from this tree for the whole suite.
-var bin string
+// bin is the wield binary built from this tree for the whole suite, in
+// binDir, where the other programs journeys build once go too.
+var bin, binDir string
+
+// waitBound is how many journeys that call t.Parallel run at once when
+// -parallel is not given. Those are the ones that spend seconds waiting on
+// the programs they run (a task's lease, a grace period, a tool's nap, an
+// idle session's expiry) while using little CPU, so more of them overlap
+// than the default of one per core; journeys with tight time bounds, and
+// those that load the CPU or measure memory under a flood, stay serial.
+const waitBound = 4
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(waitBound)); err != nil {
+			fmt.Fprintln(os.Stderr, "journeys:", err)
+			os.Exit(1)
+		}
+	}
 	dir, err := os.MkdirTemp("", "wield-journeys-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "journeys:", err)
 		os.Exit(1)
 	}
+	binDir = dir
 	bin = filepath.Join(dir, "wield")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/wield")
 	build.Dir = ".."

@@ -95,6 +95,7 @@ func TestJourneyHostileImportSignal(t *testing.T) {
 }
 
 func TestJourneyHostileImportBadFrame(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	h := hostileMCP(t)
 	u := newUser(t)
 	for _, tc := range []struct{ mode, want string }{

@@ -9,25 +9,42 @@ package journeys
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// hostileMCP builds internal/hostilemcp's stdio server for one journey.
+// hostileMCP is internal/hostilemcp's stdio server, built on first use.
 func hostileMCP(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "hostile-mcp")
-	build := exec.Command("go", "build", "-o", path, "./internal/hostilemcp/cmd/hostile-mcp")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build hostile-mcp: %v\n%s", err, out)
+	hostile.once.Do(func() {
+		path := filepath.Join(binDir, "hostile-mcp")
+		build := exec.Command("go", "build", "-o", path, "./internal/hostilemcp/cmd/hostile-mcp")
+		build.Dir = ".."
+		if out, err := build.CombinedOutput(); err != nil {
+			hostile.err = fmt.Errorf("build hostile-mcp: %v\n%s", err, out)
+			return
+		}
+		hostile.path = path
+	})
+	if hostile.err != nil {
+		t.Fatal(hostile.err)
 	}
-	return path
+	return hostile.path
+}
+
+// hostile is the hostile-mcp binary, built once for the journeys that run
+// it (each link took about half a second).
+var hostile struct {
+	once sync.Once
+	path string
+	err  error
 }
 
 // pinnedTools lists the tools of a server in the user's pins file.

@@ -244,6 +244,7 @@ func TestJourneyLifecycleRestart(t *testing.T) {
 // within the grace period; their callers get their results, the records
 // say ok, and the server exits once they are done.
 func TestJourneyLifecycleInFlight(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	u := newUser(t)
 	for _, setup := range lcSetups(t, u) {
 		t.Run(setup.name, func(t *testing.T) {
@@ -295,6 +296,7 @@ func TestJourneyLifecycleInFlight(t *testing.T) {
 // it, and the server exits just after the grace period. A second SIGTERM
 // (or Ctrl-C pressed twice) ends the grace period at once.
 func TestJourneyLifecycleCut(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	cases := []struct {
 		name   string
 		grace  string

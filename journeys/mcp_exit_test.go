@@ -245,6 +245,7 @@ func TestJourneyMCPTaskOwner(t *testing.T) {
 // result, and the task goes on on the first server, where tasks/result
 // asked again gives its result.
 func TestJourneyMCPExitRemoteTask(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	if testing.Short() {
 		t.Skip("uses PostgreSQL")
 	}

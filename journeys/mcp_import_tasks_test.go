@@ -20,6 +20,7 @@ import (
 // `wield call` (SIGINT), cancel the inner task: the inner server's record
 // of it says canceled.
 func TestJourneyMCPImportTask(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	in := newUser(t)
 	in.write("tools/nap.yaml", napTool)
 	inner := in.serve("--tools", "tools")

@@ -49,6 +49,7 @@ func everythingEntry(t *testing.T) string {
 // recorded as canceled; SIGTERM stops the server with its wrapper, and
 // nothing of it outlives wield.
 func TestJourneyMCPRelay(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	entry := everythingEntry(t)
 	u := newUser(t)
 	// The server's input is copied to a file on its way, to see what wield

@@ -174,6 +174,7 @@ func TestJourneyMCPTaskAfter(t *testing.T) {
 // within the lease, while its own task, whose lease it renews, stays
 // working.
 func TestJourneyMCPTaskKilled(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	u := newUser(t)
 	u.write("tools/nap.yaml", napTool)
 	s := u.serve("--tools", "tools")

@@ -107,6 +107,7 @@ func mtRecord(t *testing.T, s *server, id string) (ok bool, errorType, message s
 // on the other, working, then completed with its result; tasks/cancel sent
 // to the other stops the tool on the first.
 func TestJourneyMCPTasks(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	u := newUser(t)
 	u.write("tools/nap.yaml", napTool)
 

@@ -29,6 +29,7 @@ func pinsConfig(h, title string) string {
 // the pins right: a call key is refused (403), a pins key accepts and the
 // tool is callable at once.
 func TestJourneyPinsAccept(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	h := hostileMCP(t)
 	u := newUser(t)
 	u.write("wield.yaml", pinsConfig(h, "Echo the arguments"))

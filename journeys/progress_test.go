@@ -74,6 +74,7 @@ func progressEvents(ctx context.Context, t *testing.T, s *server) func(tool stri
 // the caller is no MCP client; each event names the call the REST answer
 // names.
 func TestJourneyProgressEvents(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
 	entry := everythingEntry(t)
 	u := newUser(t)
 	u.write("wield.yaml", `mcp_servers:

@@ -19,6 +19,7 @@ import (
 // (simulate-research-query, MCP 2025-11-25 tasks) over stdio and
 // streamable HTTP as a normal call, and times one out.
 func TestImportTaskEverything(t *testing.T) {
+	t.Parallel() // seconds of waiting on a peer's task, little CPU: overlaps the others
 	entry := impNPMServer(t, "server-everything")
 	for _, mode := range []string{"stdio", "streamableHttp"} {
 		t.Run(mode, func(t *testing.T) {
@@ -58,6 +59,7 @@ func TestImportTaskEverything(t *testing.T) {
 // stdio (the go-sdk's handler) and HTTP (wield's own), and the report
 // says the answer.
 func TestImportTaskEverythingElicit(t *testing.T) {
+	t.Parallel() // seconds of waiting on a peer's task, little CPU: overlaps the others
 	entry := impNPMServer(t, "server-everything")
 	for _, mode := range []string{"stdio", "streamableHttp"} {
 		t.Run(mode, func(t *testing.T) {

@@ -356,6 +356,7 @@ func TestImportTaskCore(t *testing.T) {
 // statuses fail the call, a pollInterval of 0 or 1e12 is bounded, and a
 // result over MaxResponse is not read.
 func TestImportTaskHostile(t *testing.T) {
+	t.Parallel() // seconds of waiting on a peer's task, little CPU: overlaps the others
 	t.Run("never ends", func(t *testing.T) {
 		p := &taskPeer{t: t, caps: true,
 			task:   func() map[string]any { return taskOf("forever", "working", 0) },

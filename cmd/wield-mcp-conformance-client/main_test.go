@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -108,40 +109,53 @@ func TestConformance(t *testing.T) {
 			t.Errorf("scenario %s is expected to pass but the suite does not list it", name)
 		}
 	}
-	var pass []string
-	for _, name := range all {
-		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, "--require", preload, suite, "client",
-				"--command", self, "--scenario", name, "--output-dir", t.TempDir())
-			cmd.Dir = t.TempDir()
-			cmd.Env = append(os.Environ(), "WIELD_CONFORMANCE_CLIENT=1")
-			out, runErr := cmd.CombinedOutput()
-			m := passed.FindSubmatch(out)
-			if m == nil {
-				t.Fatalf("conformance %s: no result (%v)\n%s", name, runErr, out)
-			}
-			ok, _ := strconv.Atoi(string(m[1]))
-			total, _ := strconv.Atoi(string(m[2]))
-			failed, _ := strconv.Atoi(string(m[3]))
-			good := runErr == nil && total > 0 && failed == 0 && ok == total
-			t.Logf("%d of %d checks passed", ok, total)
-			switch want := slices.Contains(wantPass, name); {
-			case good:
-				pass = append(pass, name)
-				if !want {
-					t.Logf("conformance %s passes now: add it to wantPass", name)
+	// The scenarios run in parallel (each a node process with a server of
+	// its own on a port of its own, which waits on the client more than it
+	// computes), within one group so that the count below is taken once
+	// they have all finished.
+	var (
+		mu   sync.Mutex
+		pass []string
+	)
+	t.Run("scenarios", func(t *testing.T) {
+		for _, name := range all {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, node, "--require", preload, suite, "client",
+					"--command", self, "--scenario", name, "--output-dir", t.TempDir())
+				cmd.Dir = t.TempDir()
+				cmd.Env = append(os.Environ(), "WIELD_CONFORMANCE_CLIENT=1")
+				out, runErr := cmd.CombinedOutput()
+				m := passed.FindSubmatch(out)
+				if m == nil {
+					t.Fatalf("conformance %s: no result (%v)\n%s", name, runErr, out)
 				}
-			case want:
-				t.Errorf("conformance %s: %d of %d checks passed, %d failed (%v)\n%s", name, ok, total, failed, runErr, out)
-			case knownFailures[name] != "":
-				t.Logf("conformance %s fails as known: %s", name, knownFailures[name])
-			default:
-				t.Logf("conformance %s fails, for a reason not recorded in knownFailures:\n%s", name, failedChecks(out))
-			}
-		})
-	}
+				ok, _ := strconv.Atoi(string(m[1]))
+				total, _ := strconv.Atoi(string(m[2]))
+				failed, _ := strconv.Atoi(string(m[3]))
+				good := runErr == nil && total > 0 && failed == 0 && ok == total
+				t.Logf("%d of %d checks passed", ok, total)
+				switch want := slices.Contains(wantPass, name); {
+				case good:
+					mu.Lock()
+					pass = append(pass, name)
+					mu.Unlock()
+					if !want {
+						t.Logf("conformance %s passes now: add it to wantPass", name)
+					}
+				case want:
+					t.Errorf("conformance %s: %d of %d checks passed, %d failed (%v)\n%s", name, ok, total, failed, runErr, out)
+				case knownFailures[name] != "":
+					t.Logf("conformance %s fails as known: %s", name, knownFailures[name])
+				default:
+					t.Logf("conformance %s fails, for a reason not recorded in knownFailures:\n%s", name, failedChecks(out))
+				}
+			})
+		}
+	})
+	slices.Sort(pass)
 	t.Logf("wield passes %d of %d client scenarios (the Go SDK's client: %d): %s", len(pass), len(all), sdkPasses, strings.Join(pass, ", "))
 	if len(pass) < sdkPasses {
 		t.Errorf("wield passes %d client scenarios, fewer than the Go SDK's client (%d)", len(pass), sdkPasses)

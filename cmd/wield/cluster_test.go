@@ -134,25 +134,24 @@ redis: {url: "redis://127.0.0.1:6379/0", prefix: %q, lease_ttl: 2s, share_events
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		exited := make(chan struct{})
+		go func() {
+			cmd.Wait()
+			close(exited)
+		}()
 		t.Cleanup(func() {
 			cmd.Process.Kill()
-			cmd.Wait()
+			<-exited
 			if t.Failed() {
 				t.Logf("%s log:\n%s", name, logs.String())
 			}
 		})
 		procs = append(procs, cmd)
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			if b, err := os.ReadFile(addrFile); err == nil && len(bytes.TrimSpace(b)) > 0 {
-				urls = append(urls, "http://"+strings.TrimSpace(string(b)))
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s did not start:\n%s", name, logs.String())
-			}
-			time.Sleep(20 * time.Millisecond)
+		addr, err := clusterAddr(addrFile, exited, 60*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err) // its log follows, from the cleanup
 		}
+		urls = append(urls, "http://"+addr)
 	}
 
 	// Server 1's event stream shows the calls of the others too.
@@ -304,5 +303,52 @@ redis: {url: "redis://127.0.0.1:6379/0", prefix: %q, lease_ttl: 2s, share_events
 		}
 	case <-time.After(5 * time.Second):
 		t.Error("s1's event stream never showed another server's call")
+	}
+}
+
+// clusterAddr waits, up to limit, for a server to write its address to
+// addrFile, and returns it; a server that exits first (its store refused,
+// say) is an error at once, not after the whole limit.
+func clusterAddr(addrFile string, exited <-chan struct{}, limit time.Duration) (string, error) {
+	deadline := time.After(limit)
+	for {
+		if b, err := os.ReadFile(addrFile); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			return strings.TrimSpace(string(b)), nil
+		}
+		select {
+		case <-exited:
+			return "", fmt.Errorf("exited before writing its address to %s", addrFile)
+		case <-deadline:
+			return "", fmt.Errorf("wrote no address to %s within %v", addrFile, limit)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// TestClusterAddr: TestCluster's wait for a server's address ends as soon as
+// the server has exited without one (it waited its whole minute), and
+// returns the address a server wrote.
+func TestClusterAddr(t *testing.T) {
+	dir := t.TempDir()
+	exited := make(chan struct{})
+	close(exited)
+	start := time.Now()
+	addr, err := clusterAddr(filepath.Join(dir, "none"), exited, time.Minute)
+	if err == nil || !strings.Contains(err.Error(), "exited before writing its address") {
+		t.Errorf("a server that exited: %q, %v; want the error that says so", addr, err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("a server that exited was waited for %v", took)
+	}
+
+	file := filepath.Join(dir, "addr")
+	if err := os.WriteFile(file, []byte("127.0.0.1:4321\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if addr, err := clusterAddr(file, make(chan struct{}), time.Minute); addr != "127.0.0.1:4321" || err != nil {
+		t.Errorf("a server that wrote its address: %q, %v", addr, err)
+	}
+	if _, err := clusterAddr(filepath.Join(dir, "none"), make(chan struct{}), 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "within 50ms") {
+		t.Errorf("a server that never wrote its address: %v, want a timeout", err)
 	}
 }
