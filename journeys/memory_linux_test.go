@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,9 +49,6 @@ func programResident(t *testing.T, pid int) int64 {
 // stays resident, where about half of it did: 24 of 46 MB), and serve
 // calls after that.
 func TestJourneyStartPagesGivenBack(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("MADV_PAGEOUT is Linux's")
-	}
 	st, err := os.Stat(bin)
 	if err != nil {
 		t.Fatal(err)
