@@ -185,21 +185,25 @@ func (a *app) progress(ctx context.Context, tool string) (context.Context, func(
 // request chose) to the progress line, as a local call's reports reach it;
 // the returned function stops reading and then stop. The stream is open,
 // and the server listening on the bus, before the call is sent, so none of
-// the call's events is missed; every key may read the events of the tools
-// it may call (a scoped key, those of its toolsets; the policies hide no
-// event of a call they let it make). A server whose events cannot be read
-// (none published, an answer that is not a stream) leaves the line with the
-// time only, as before.
+// the call's events is missed, unless the server takes longer than
+// progressOpenWait to answer it: the call does not wait longer for its
+// progress line, and the stream is read from when it opens. Every key may
+// read the events of the tools it may call (a scoped key, those of its
+// toolsets; the policies hide no event of a call they let it make). A
+// server whose events cannot be read (none published, an answer that is
+// not a stream) leaves the line with the time only, as before.
 func (a *app) followProgress(ctx context.Context, c *httpapi.Client, tool string, req httpapi.CallRequest, rep *lineReport, stop func()) func() {
 	ctx, cancel := context.WithCancel(ctx)
-	events, err := c.Events(ctx, httpapi.EventQuery{Types: []string{string(wield.EventExecutionProgress)}, Tool: tool, ConversationID: req.Caller.ConversationID})
-	if err != nil {
-		cancel()
-		return stop
-	}
+	opened := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		events, err := c.Events(ctx, httpapi.EventQuery{Types: []string{string(wield.EventExecutionProgress)}, Tool: tool, ConversationID: req.Caller.ConversationID})
+		close(opened)
+		if err != nil {
+			return
+		}
+		defer events.Close()
 		for {
 			e, err := events.Next()
 			if err != nil {
@@ -210,13 +214,22 @@ func (a *app) followProgress(ctx context.Context, c *httpapi.Client, tool string
 			}
 		}
 	}()
+	wait := time.NewTimer(progressOpenWait)
+	select {
+	case <-opened:
+	case <-wait.C:
+	}
+	wait.Stop()
 	return func() {
-		cancel()
-		events.Close()
+		cancel() // ends the request, and with it a read of its body
 		<-done
 		stop()
 	}
 }
+
+// progressOpenWait is how long a call waits for the server to open its
+// event stream (a local server answers in a millisecond).
+const progressOpenWait = time.Second
 
 // lineReport keeps a call's newest progress report for the progress line.
 type lineReport struct {

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"github.com/wieldhq/wield/httpapi"
 )
 
 // TestProgressLineWidth: the progress line shows at most progressWords
@@ -27,6 +33,52 @@ func TestProgressLineWidth(t *testing.T) {
 		}
 		if strings.ContainsAny(words, "\x1b\u202e") || !utf8.ValidString(words) {
 			t.Errorf("message %.8q shown as %q: not escaped", msg, got)
+		}
+	}
+}
+
+// TestFollowProgressServerHangs: a server that never answers the event
+// stream, or answers it and then says nothing, neither holds the call back
+// nor keeps the command from exiting once the call is over.
+func TestFollowProgressServerHangs(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("tool") == "answers" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+		}
+		select { // no answer, or no event
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	a := &app{}
+	c := httpapi.NewClient(srv.URL, "k")
+	for _, tool := range []string{"silent", "answers"} {
+		start := time.Now()
+		followed := make(chan func(), 1)
+		go func() {
+			followed <- a.followProgress(context.Background(), c, tool, httpapi.CallRequest{ID: "cli-1"}, &lineReport{}, func() {})
+		}()
+		var stop func()
+		select {
+		case stop = <-followed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("tool %s: the call waited %v for the event stream to open", tool, time.Since(start))
+		}
+		if d := time.Since(start); d > 2*progressOpenWait {
+			t.Errorf("tool %s: the call waited %v for the event stream, want at most %v", tool, d, progressOpenWait)
+		}
+		stopped := make(chan struct{})
+		start = time.Now()
+		go func() { stop(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("tool %s: stopping the progress line waited %v on the event stream", tool, time.Since(start))
 		}
 	}
 }
