@@ -491,7 +491,7 @@ func (c *Client) Events(ctx context.Context, q EventQuery) (*EventStream, error)
 		return nil, answerError(resp.StatusCode, b)
 	}
 	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	sc.Buffer(make([]byte, 0, 64<<10), maxStreamEvent)
 	return &EventStream{body: resp.Body, sc: sc}, nil
 }
 
@@ -513,6 +513,9 @@ func (s *EventStream) Next() (StreamEvent, error) {
 			}
 			return e, nil
 		case bytes.HasPrefix(line, []byte("data: ")):
+			if len(data)+len(line) > maxStreamEvent {
+				return StreamEvent{}, fmt.Errorf("read event: larger than %d bytes (data lines with no blank line after them)", maxStreamEvent)
+			}
 			data = append(data, line[len("data: "):]...)
 		case bytes.HasPrefix(line, []byte(": lost")):
 			n, err := strconv.ParseInt(string(bytes.TrimSpace(line[len(": lost"):])), 10, 64)
@@ -528,6 +531,9 @@ func (s *EventStream) Next() (StreamEvent, error) {
 	}
 	return StreamEvent{}, io.EOF
 }
+
+// maxStreamEvent bounds an event the client reads, its data lines together.
+const maxStreamEvent = 4 << 20
 
 // Lost reports what the stream has said it could not deliver so far: n
 // events counted by the server (the client fell behind), and gap when the

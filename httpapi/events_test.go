@@ -3,7 +3,9 @@ package httpapi
 import (
 	"bufio"
 	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -154,5 +156,46 @@ func TestClientEventsLost(t *testing.T) {
 		}
 		stream.Close()
 		cancel()
+	}
+}
+
+// TestEventStreamBoundsEvent: an event's data lines are held until the
+// blank line that ends it; a server that never sends one cannot make the
+// client hold more than an event's limit, and the client says so.
+func TestEventStreamBoundsEvent(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		line := "data: " + strings.Repeat("x", 1<<10) + "\n"
+		for range 8 << 10 { // 8 MiB, twice the limit
+			if _, err := io.WriteString(w, line); err != nil {
+				return
+			}
+		}
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	events, err := NewClient(srv.URL, "").Events(context.Background(), EventQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer events.Close()
+	got := make(chan error, 1)
+	go func() {
+		_, err := events.Next()
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		if err == nil || !strings.Contains(err.Error(), "larger than") {
+			t.Errorf("Next = %v, want an error saying the event is too large", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Next still reading an event of 8 MiB with no end")
 	}
 }
