@@ -93,7 +93,7 @@ out): stderr names those lines.`,
 					l := toolfile.Loader{Builtins: toolfile.HandlersOf(builtin.Defaults()...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs()}
 					set, err := l.LoadDirs(cmd.Context(), agentFile)
 					if err != nil {
-						return fmt.Errorf("agent %s:\n%w", agentFile, err)
+						return loadError{"agent " + agentFile, err}
 					}
 					if len(set.Agents) != 1 {
 						return usagef("agent %s: the file holds %d agents; name a file with exactly one", agentFile, len(set.Agents))

@@ -186,7 +186,7 @@ func (a *app) checkToolsets(ctx context.Context, names []string) error {
 		l := &toolfile.Loader{Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs()}
 		set, err := l.LoadDirs(ctx, a.tools...)
 		if err != nil {
-			return fmt.Errorf("--toolset: load tool files to find the toolsets:\n%w", err)
+			return loadError{"--toolset: load tool files to find the toolsets", err}
 		}
 		for _, ts := range set.Toolsets {
 			known = append(known, ts.Name)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/toolfile"
@@ -36,3 +38,26 @@ func writeProblems(w io.Writer, problems, notes []toolfile.Problem) (errs, warni
 	}
 	return errs, warnings
 }
+
+// loadError is the error of tool files that did not load, as a command
+// stops with it: what the command was doing, then the problems as
+// writeProblems tells them (sorted, escaped: the error is printed on a
+// terminal, and a file's name is anybody's). Other errors follow as they
+// are.
+type loadError struct {
+	doing string
+	err   error
+}
+
+func (e loadError) Error() string {
+	var ps toolfile.Problems
+	if !errors.As(e.err, &ps) {
+		return e.doing + ":\n" + e.err.Error()
+	}
+	var b strings.Builder
+	b.WriteString(e.doing + ":\n")
+	writeProblems(&b, ps, nil)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (e loadError) Unwrap() error { return e.err }

@@ -74,3 +74,36 @@ func TestProblemsOneWay(t *testing.T) {
 		}
 	}
 }
+
+// TestProblemsThatStopEscaped: problems that stop a command (a file that
+// does not load) are told escaped too, as writeProblems tells them: a file
+// name or a quoted key cannot write to the terminal, whichever command
+// loaded the files.
+func TestProblemsThatStopEscaped(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"bad\x1b[2J.yaml": "name: [\n",
+		"key.yaml":        "name: k\ndescription: d\n\u202ekey: 1\nentry: {type: builtin, handler: echo}\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"list", "--tools", dir},
+		{"call", "--tools", dir, "echo", "message=hi"},
+		{"keys", "create", "--keys", filepath.Join(t.TempDir(), "keys.json"), "--tools", dir, "--toolset", "x"},
+	} {
+		code, _, stderr := run(t, args...)
+		if code == 0 {
+			t.Errorf("%v: exit 0, want the problems to stop it\n%s", args[0], stderr)
+		}
+		if !strings.Contains(stderr, "bad") || !strings.Contains(stderr, "key.yaml") {
+			t.Errorf("%v: the problems are not told:\n%s", args[0], stderr)
+		}
+		if strings.ContainsAny(stderr, "\x1b\u202e") {
+			t.Errorf("%v: a problem writes to the terminal: %q", args[0], stderr)
+		}
+	}
+}

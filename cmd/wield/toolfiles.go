@@ -31,7 +31,7 @@ func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, 
 	}
 	set, err := l.LoadDirs(context.Background(), a.tools...)
 	if err != nil {
-		return nil, fmt.Errorf("load tool files:\n%w", err)
+		return nil, loadError{"load tool files", err}
 	}
 	err = set.Apply(reg)
 	writeProblems(a.stderr, set.Problems, nil) // warnings: LoadDirs returned no error
