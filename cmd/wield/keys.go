@@ -72,7 +72,8 @@ Give the key an agent uses call, and the person who approves another key
 with approve: a model must not approve its own calls.
 
 --toolset takes the toolsets that the tool files of --config and --tools
-define (give the server's): a name none defines is refused.`,
+define (give the server's), and programs when --programs or wield.yaml
+offers run_program: a name none defines is refused.`,
 		Example: `  wield keys create --rights call --name agent
   wield keys create --rights approve --name reviewer
   wield keys create --rights metrics --name prometheus
@@ -174,7 +175,8 @@ define (give the server's): a name none defines is refused.`,
 
 // checkToolsets refuses, as a usage error, a --toolset that the tool files
 // of --config and --tools do not define (the server's, given the same
-// flags), or one named twice: a key scoped to a toolset the server does not
+// flags) and that is not the programs toolset of a server offering
+// run_program, or one named twice: a key scoped to a toolset the server does not
 // have would reach no tool, and silently. The message lists the toolsets
 // there are, as 'wield list --toolset' and POST /v1/keys do.
 func (a *app) checkToolsets(ctx context.Context, names []string) error {
@@ -192,13 +194,19 @@ func (a *app) checkToolsets(ctx context.Context, names []string) error {
 			known = append(known, ts.Name)
 		}
 	}
+	// The server's own: run_program's, when it offers programs.
+	if mode, err := a.programsMode(); err != nil {
+		return err
+	} else if mode != "" && !slices.Contains(known, programsToolset) {
+		known = append(known, programsToolset)
+	}
 	for i, n := range names {
 		if slices.Contains(names[:i], n) {
 			return usagef("--toolset: %q is named twice", n)
 		}
 		if !slices.Contains(known, n) {
 			err := usagef("--toolset: %v", &httpapi.ChoiceError{Kind: "toolset", Name: n, Choices: known})
-			if len(a.tools) == 0 {
+			if len(known) == 0 {
 				err = usagef("--toolset: %v (toolsets are defined by the tool files of --config or --tools, which name none here)", &httpapi.ChoiceError{Kind: "toolset", Name: n})
 			}
 			return err

@@ -79,3 +79,35 @@ func TestKeysToolsets(t *testing.T) {
 		t.Errorf("keys list: %d keys, want the one made with known toolsets:\n%s", n, out)
 	}
 }
+
+// TestKeysToolsetPrograms: the programs toolset, which a server offering
+// run_program has (--programs, or programs.enabled in wield.yaml) without
+// any tool file defining it, is a toolset keys create takes; without
+// programs it is refused like any toolset the server does not have.
+func TestKeysToolsetPrograms(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.json")
+	cfg := filepath.Join(dir, "wield.yaml")
+	if err := os.WriteFile(cfg, []byte("programs:\n  enabled: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	off := filepath.Join(dir, "off.yaml")
+	if err := os.WriteFile(off, []byte("programs:\n  enabled: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--programs", "--name", "a"}, 0},
+		{[]string{"--config", cfg, "--name", "b"}, 0},
+		{[]string{"--config", cfg, "--programs=off", "--name", "c"}, 2},
+		{[]string{"--config", off, "--name", "d"}, 2},
+		{[]string{"--name", "e"}, 2},
+	} {
+		args := append([]string{"keys", "create", "--keys", keys, "--rights", "call", "--toolset", "programs"}, tt.args...)
+		if code, _, errs := run(t, args...); code != tt.code {
+			t.Errorf("wield %s: exit %d, want %d\n%s", strings.Join(args, " "), code, tt.code, errs)
+		}
+	}
+}

@@ -29,6 +29,23 @@ func (l *lateInvoker) Call(ctx context.Context, c wield.Call) (*wield.Result, er
 	return e.Call(ctx, c)
 }
 
+// programsMode is how the flags and wield.yaml offer run_program: "wait"
+// or "fail" (inner calls that need approval wait, or stop the program), or
+// "" when they do not.
+func (a *app) programsMode() (string, error) {
+	mode := a.programs
+	if mode == "" && a.cfg != nil && a.cfg.Programs.Enabled {
+		mode = cmp.Or(a.cfg.Programs.OnApproval, "wait")
+	}
+	switch mode {
+	case "", "off":
+		return "", nil
+	case "wait", "fail":
+		return mode, nil
+	}
+	return "", usagef("--programs=%s: use --programs (inner calls wait for approval), --programs=fail (they stop the program) or --programs=off", a.programs)
+}
+
 // offerPrograms registers run_program and the programs toolset when
 // --programs (or mcp --code) asks for them. The returned function, called
 // with the engine once there is one, hands it the engine and writes the
@@ -40,20 +57,13 @@ func (l *lateInvoker) Call(ctx context.Context, c wield.Call) (*wield.Result, er
 // the same; the flag, when given, wins (--programs=off turns off what the
 // file enables).
 func (a *app) offerPrograms(reg *wield.Registry) (func(*engine.Engine), error) {
-	mode := a.programs
+	mode, err := a.programsMode()
+	if mode == "" || err != nil {
+		return nil, err
+	}
 	var file toolfile.Programs
 	if a.cfg != nil {
 		file = a.cfg.Programs
-	}
-	if mode == "" && file.Enabled {
-		mode = cmp.Or(file.OnApproval, "wait")
-	}
-	switch mode {
-	case "", "off":
-		return nil, nil
-	case "wait", "fail":
-	default:
-		return nil, usagef("--programs=%s: use --programs (inner calls wait for approval), --programs=fail (they stop the program) or --programs=off", a.programs)
 	}
 	late := &lateInvoker{}
 	opts := program.Options{Invoker: late, Registry: reg, FailOnApproval: mode == "fail", MaxCalls: file.MaxCalls, Timeout: file.Timeout}
