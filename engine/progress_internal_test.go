@@ -164,13 +164,7 @@ func TestProgressBounds(t *testing.T) {
 				}
 				synctest.Wait()
 				var got []string
-				for range 2000 {
-					ctx, cancel := context.WithCancel(context.Background())
-					cancel()
-					ev, err := sub.Next(ctx)
-					if err != nil {
-						break
-					}
+				for _, ev := range published(sub, 2000) {
 					if _, err := json.Marshal(ev); err != nil {
 						t.Errorf("event %+v: %v", ev, err)
 					}
@@ -237,13 +231,7 @@ func TestProgressInner(t *testing.T) {
 		}
 		synctest.Wait()
 		got := map[string][]string{}
-		for range 100 {
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			ev, err := sub.Next(ctx)
-			if err != nil {
-				break
-			}
+		for _, ev := range published(sub, 100) {
 			got[ev.Tool] = append(got[ev.Tool], fmt.Sprintf("%v/%v %s @%v", ev.Progress.Progress, ev.Progress.Total, ev.Message, ev.Time.Sub(start)))
 		}
 		want := map[string][]string{
@@ -301,13 +289,7 @@ func TestProgressCallerToldAsEvent(t *testing.T) {
 			}
 			synctest.Wait()
 			var events []string
-			for range 100 {
-				ctx, cancel := context.WithCancel(context.Background())
-				cancel()
-				ev, err := sub.Next(ctx)
-				if err != nil {
-					break
-				}
+			for _, ev := range published(sub, 100) {
 				events = append(events, ev.Message)
 			}
 			sub.Close()
@@ -367,13 +349,7 @@ func TestProgressLongCall(t *testing.T) {
 		synctest.Wait()
 		var got []time.Duration
 		var last float64
-		for range n {
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			ev, err := sub.Next(ctx)
-			if err != nil {
-				break
-			}
+		for _, ev := range published(sub, n) {
 			at := ev.Time.Sub(start)
 			// The newest report: the one made at that instant, or the one
 			// before when the event's timer ran first.
@@ -435,4 +411,20 @@ func TestProgressInnerApproval(t *testing.T) {
 	if diff := cmp.Diff(want, up.got); diff != "" {
 		t.Errorf("the program's caller's reporter (-want +got):\n%s", diff)
 	}
+}
+
+// published is what sub holds now, at most max events: Next with a context
+// already ended gives an event that is there and fails when none is.
+func published(sub *wield.Subscription, max int) []wield.Event {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out []wield.Event
+	for len(out) < max {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			break
+		}
+		out = append(out, ev)
+	}
+	return out
 }
