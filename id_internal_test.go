@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/wieldhq/wield/internal/racedetect"
 )
 
 // TestIDEncoding checks the encoder against math/big: 135 bits as 27 base32
@@ -212,7 +214,7 @@ func TestIDChunks(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if raceEnabled {
+	if racedetect.Enabled {
 		return // the race detector's pool drops chunks: counts measure it, not NewID
 	}
 	if n := testing.AllocsPerRun(10*idChunk, func() { _ = NewID() }); n > 0.5 {

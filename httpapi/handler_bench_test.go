@@ -11,6 +11,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/internal/racedetect"
 )
 
 // sinkWriter is a ResponseWriter that keeps nothing: what a handler costs
@@ -86,7 +87,7 @@ func echoHandler(tb testing.TB) http.Handler {
 // decoded message. net/http's own (the request, its headers, the answer's
 // headers) come on top in a server.
 func TestCallHandlerAllocs(t *testing.T) {
-	if raceEnabled {
+	if racedetect.Enabled {
 		t.Skip("the race detector's sync.Pool drops a share of what is put back: allocation counts measure it, not the code")
 	}
 	h := echoHandler(t)

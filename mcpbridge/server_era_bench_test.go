@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/internal/racedetect"
 	"github.com/wieldhq/wield/mcpbridge"
 )
 
@@ -37,7 +38,7 @@ func srvPost(h http.Handler, body string, headers ...string) *httptest.ResponseR
 // disconnect watch moved to the connection); it was 163 before the era's
 // fast path took the handshake era's reader and writer.
 func TestServerEraCallAllocs(t *testing.T) {
-	if raceEnabled {
+	if racedetect.Enabled {
 		t.Skip("the race detector's sync.Pool drops a share of what is put back: allocation counts measure it, not the code")
 	}
 	f := srvNew(t, nil, &engine.Options{})

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/racedetect"
 )
 
 // TestMemoryOutsideGo bounds what the store holds in memory that is not
@@ -32,7 +33,7 @@ func TestMemoryOutsideGo(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc/self/status")
 	}
-	if raceEnabled {
+	if racedetect.Enabled {
 		t.Skip("the race detector's shadow memory is anonymous memory Go does not account for")
 	}
 	if testing.Short() {

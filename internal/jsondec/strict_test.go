@@ -8,6 +8,8 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wieldhq/wield/internal/racedetect"
 )
 
 // strictJSON is what DecodeStrict stands in for: encoding/json/v2 with
@@ -204,7 +206,7 @@ func TestDecodeInPlace(t *testing.T) {
 		if diff := cmp.Diff(counts{A: 1, C: true}, v); diff != "" {
 			t.Errorf("%s (-want +got)\n%s", tt.name, diff)
 		}
-		if raceEnabled {
+		if racedetect.Enabled {
 			continue // the race detector's sync.Pool drops decoders on purpose
 		}
 		if n := testing.AllocsPerRun(100, func() { _ = tt.decode(in, &v) }); n != 0 {

@@ -1,8 +1,0 @@
-//go:build race
-
-package httpapi
-
-// raceEnabled: under the race detector sync.Pool drops a share of what is
-// put back, on purpose, so counts of allocations measure the detector,
-// not the code; the tests that count them skip the count.
-const raceEnabled = true

@@ -1,5 +1,0 @@
-//go:build !race
-
-package jsondec
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package mcpbridge_test
-
-const raceEnabled = false

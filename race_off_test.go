@@ -1,5 +1,0 @@
-//go:build !race
-
-package wield
-
-const raceEnabled = false
