@@ -43,8 +43,9 @@ func top3(ix *Index, reqs []request) int {
 }
 
 // TestRelevanceLeaveOneOut measures each variant of the shipped ranking
-// (no related-term table, each table alone, and each field's and each
-// query-time weight lower and higher than shipped) on every seen set, and
+// (no related-term table, each table alone, each field's and each
+// query-time weight lower and higher than shipped, and a third table from
+// word vectors, embed_terms_test.go, in several ways) on every seen set, and
 // chooses among them as tuning would, honestly: each set in turn is held out, the
 // variant with the most top-3 hits on the other sets is chosen (the
 // shipped ranking on a tie), and its figure on the held-out set counts.
