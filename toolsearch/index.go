@@ -552,7 +552,7 @@ func queryTerms(query string, vocab map[string]int32, table relatedTable) []qter
 			}
 		})
 	})
-	relatedOf(table, query, vocab, addWeighted)
+	relatedOf(table, query, addWeighted)
 	var prev string
 	words(query, func(w string) {
 		w = strings.ToLower(w)

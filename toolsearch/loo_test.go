@@ -43,9 +43,8 @@ func top3(ix *Index, reqs []request) int {
 }
 
 // TestRelevanceLeaveOneOut measures each variant of the shipped ranking
-// (no related-term table, each table alone, each field's and each
-// query-time weight lower and higher than shipped, and a third table from
-// word vectors, embed_terms_test.go, in several ways) on every seen set, and
+// (no related-term table, each table alone, and each field's and each
+// query-time weight lower and higher than shipped) on every seen set, and
 // chooses among them as tuning would, honestly: each set in turn is held out, the
 // variant with the most top-3 hits on the other sets is chosen (the
 // shipped ranking on a tie), and its figure on the held-out set counts.
@@ -70,15 +69,12 @@ func TestRelevanceLeaveOneOut(t *testing.T) {
 		// set sets the package's weights for the variant and returns what
 		// restores them.
 		set func() (restore func())
-		// build makes the variant's table once set has set its weights
-		// (the shipped tables where it is nil).
-		build func() relatedTable
 	}
 	shipped := fieldWeight
 	variants := []variant{
 		{name: "shipped"}, {name: "plain", plain: true},
-		{name: "hand-written table alone", table: buildRelated(relatedTerms(), nil, nil)},
-		{name: "WordNet table alone", table: buildRelated(nil, wordnetTerms(), nil)},
+		{name: "hand-written table alone", table: buildRelated(relatedTerms(), nil)},
+		{name: "WordNet table alone", table: buildRelated(nil, wordnetTerms())},
 	}
 	for _, f := range []struct {
 		field int
@@ -120,87 +116,6 @@ func TestRelevanceLeaveOneOut(t *testing.T) {
 		}})
 	}
 
-	// The table from the word vectors (embedTerms): each combination of
-	// tables, for the words the index lacks or for every word, its weight,
-	// fewer neighbours, and, given -embeddings, tables made with other
-	// settings.
-	hand, wn, embed := relatedTerms(), wordnetTerms(), embedTerms()
-	unknownOnly := func(on bool) func() func() {
-		return func() func() {
-			old := embedUnknownOnly
-			embedUnknownOnly = on
-			return func() { embedUnknownOnly = old }
-		}
-	}
-	with := func(name string, build func() relatedTable, sets ...func() func()) variant {
-		return variant{name: name, build: build, set: func() func() {
-			var undo []func()
-			for _, s := range sets {
-				undo = append(undo, s())
-			}
-			return func() {
-				for _, u := range slices.Backward(undo) {
-					u()
-				}
-			}
-		}}
-	}
-	tables := func(h, w, e map[string]string) func() relatedTable {
-		return func() relatedTable { return buildRelated(h, w, e) }
-	}
-	weight := func(w float64) func() func() {
-		return func() func() {
-			old := embedWeight
-			embedWeight = w
-			return func() { embedWeight = old }
-		}
-	}
-	variants = append(variants,
-		with("vector table alone", tables(nil, nil, embed)),
-		with("hand and vector tables", tables(hand, nil, embed)),
-		with("WordNet and vector tables", tables(nil, wn, embed)),
-		with("all three tables", tables(hand, wn, embed)),
-		with("vector table alone, every word", tables(nil, nil, embed), unknownOnly(false)),
-		with("all three tables, every word", tables(hand, wn, embed), unknownOnly(false)),
-	)
-	for _, w := range []float64{0.1, 0.3, 0.4} {
-		variants = append(variants, with(fmt.Sprintf("all three, vector weight %g", w), tables(hand, wn, embed), weight(w)))
-	}
-	for _, n := range []int{1, 2} {
-		nearest := map[string]string{}
-		for k, v := range embed {
-			fs := strings.Fields(v)
-			nearest[k] = strings.Join(fs[:min(n, len(fs))], " ")
-		}
-		variants = append(variants, with(fmt.Sprintf("all three, %d nearest", n), tables(hand, wn, nearest)))
-	}
-	if *embeddingsFile != "" {
-		vs := embedVectors(t)
-		vocab := toolVocabulary()
-		for _, sources := range []int{10000, 30000, 60000, 100000} {
-			for _, n := range []int{3, 5} {
-				for _, floor := range []float64{0.5, 0.6, 0.7} {
-					s := embedSettings{sources: sources, neighbours: n, floor: floor}
-					if s == committedEmbed {
-						continue
-					}
-					e := vs.table(vocab, s)
-					for _, on := range []bool{true, false} {
-						variants = append(variants, with(fmt.Sprintf("all three, vectors %d/%d/%g, unknown only %v", sources, n, floor, on),
-							tables(hand, wn, e), unknownOnly(on)))
-					}
-				}
-			}
-		}
-		// Terms from the general vocabulary, not the package's.
-		general := vs.table(nil, embedSettings{sources: 20000, neighbours: 3, floor: 0.65, general: 20000})
-		for _, on := range []bool{true, false} {
-			variants = append(variants,
-				with(fmt.Sprintf("all three, general 20000/3/0.65, unknown only %v", on), tables(hand, wn, general), unknownOnly(on)),
-				with(fmt.Sprintf("general 20000/3/0.65 alone, unknown only %v", on), tables(nil, nil, general), unknownOnly(on)))
-		}
-	}
-
 	sets := seenSets()
 	hits := make([][]int, len(variants)) // by variant, then set
 	defaultIx := New(tools)
@@ -216,12 +131,7 @@ func TestRelevanceLeaveOneOut(t *testing.T) {
 			defer func() { ix.plain, ix.table = false, nil }()
 			if v.set != nil {
 				defer v.set()()
-				// with the variant's weights:
-				if v.build != nil {
-					ix.table = v.build()
-				} else {
-					ix.table = shippedRelated()
-				}
+				ix.table = buildRelated(relatedTerms(), wordnetTerms()) // with the variant's weights
 			}
 			var line []string
 			total := 0

@@ -221,49 +221,28 @@ var relatedWeight = 0.35
 // request means.
 var wordnetWeight = 0.25
 
-// embedWeight discounts a term from a table made from word vectors (the
-// tests' embedTerms, in embed_terms_test.go): words used alike in news and
-// encyclopedia text are not always alike in meaning ("hot" is near
-// "cold").
-var embedWeight = 0.2
-
-// relatedKey is one key of relatedTerms, wordnetTerms or a word-vector
-// table past its first word, with the terms it adds and their weight.
+// relatedKey is one key of relatedTerms or wordnetTerms past its first
+// word, with the terms it adds and their weight.
 type relatedKey struct {
 	rest   []string
 	terms  []string
 	weight float64
-	// unknown: only for a word that no tool of the index uses.
-	unknown bool
 }
 
-// embedUnknownOnly keeps a word-vector table's terms to the words of a
-// query that no tool of the index uses: they fill the gaps of the index's
-// vocabulary, and leave alone a word some tool's description has.
-var embedUnknownOnly = true
-
-// related is the table the package searches with.
-var related = sync.OnceValue(shippedRelated)
-
-// shippedRelated builds the table of relatedTerms and wordnetTerms. A
-// third, from word vectors (embed_terms_test.go), is measured by
-// TestRelevanceLeaveOneOut and not shipped: chosen on the sets seen it
-// did no better than this on the sets held out (README, "Large toolkits").
-func shippedRelated() relatedTable { return buildRelated(relatedTerms(), wordnetTerms(), nil) }
+// related is the table of relatedTerms and wordnetTerms together.
+var related = sync.OnceValue(func() relatedTable { return buildRelated(relatedTerms(), wordnetTerms()) })
 
 // relatedTable maps the first stemmed word of each key to its keys,
 // longest first.
 type relatedTable map[string][]relatedKey
 
-// buildRelated makes the table of a hand-written map, of WordNet's and of
-// one from word vectors, whose keys and terms are stemmed already (see
-// wordnetTerms). A hand-written key wins over the others for the same
-// stemmed words; a key of WordNet's and of the vectors' adds the terms of
-// both, each at its weight.
-func buildRelated(hand, wordnet, embed map[string]string) relatedTable {
-	m := make(relatedTable, len(hand)+len(wordnet)+len(embed))
-	put := func(key []string, ts []string, weight float64, unknown bool) {
-		m[key[0]] = append(m[key[0]], relatedKey{rest: key[1:], terms: ts, weight: weight, unknown: unknown})
+// buildRelated makes the table of a hand-written map and of WordNet's,
+// whose keys and terms are stemmed already (see wordnetTerms). A
+// hand-written key wins over WordNet's for the same stemmed words.
+func buildRelated(hand, wordnet map[string]string) relatedTable {
+	m := make(relatedTable, len(hand)+len(wordnet))
+	put := func(key []string, ts []string, weight float64) {
+		m[key[0]] = append(m[key[0]], relatedKey{rest: key[1:], terms: ts, weight: weight})
 	}
 	seen := make(map[string]bool, len(hand))
 	for _, k := range slices.Sorted(maps.Keys(hand)) {
@@ -273,22 +252,15 @@ func buildRelated(hand, wordnet, embed map[string]string) relatedTable {
 			continue
 		}
 		seen[strings.Join(key, " ")] = true
-		put(key, terms(hand[k]), relatedWeight, false)
+		put(key, terms(hand[k]), relatedWeight)
 	}
-	for _, generated := range []struct {
-		table   map[string]string
-		weight  float64
-		unknown bool
-	}{{wordnet, wordnetWeight, false}, {embed, embedWeight, embedUnknownOnly}} {
-		for k, v := range generated.table {
-			if !seen[k] {
-				put(strings.Fields(k), strings.Fields(v), generated.weight, generated.unknown)
-			}
+	for k, v := range wordnet {
+		if !seen[k] {
+			put(strings.Fields(k), strings.Fields(v), wordnetWeight)
 		}
 	}
 	for _, ks := range m {
-		// Stable: WordNet's key comes before the vectors' same key.
-		slices.SortStableFunc(ks, func(a, b relatedKey) int {
+		slices.SortFunc(ks, func(a, b relatedKey) int {
 			return cmp.Or(cmp.Compare(len(b.rest), len(a.rest)), slices.Compare(a.rest, b.rest))
 		})
 	}
@@ -300,9 +272,8 @@ func buildRelated(hand, wordnet, embed map[string]string) relatedTable {
 // matched longest first, left to right, and a word belongs to one key at
 // most: "jot down" is a note, and its "down" is not also an outage. A
 // phrasal verb may have its object between verb and particle, as English
-// allows: "kick them out" matches "kick out". A key marked unknown adds
-// nothing for a word of vocab, the index's terms.
-func relatedOf(table relatedTable, query string, vocab map[string]int32, add func(term string, weight float64)) {
+// allows: "kick them out" matches "kick out".
+func relatedOf(table relatedTable, query string, add func(term string, weight float64)) {
 	var ws []string
 	words(query, func(w string) { ws = append(ws, keyWord(w)) })
 	var used []bool // particles taken by a separated phrasal verb
@@ -312,21 +283,11 @@ func relatedOf(table relatedTable, query string, vocab map[string]int32, add fun
 			continue
 		}
 		n := 1
-		ks := table[ws[i]]
 	keys:
-		for j, k := range ks {
+		for _, k := range table[ws[i]] {
 			if i+1+len(k.rest) <= len(ws) && slices.Equal(k.rest, ws[i+1:i+1+len(k.rest)]) {
-				// The same key of another table follows this one.
-				for _, k2 := range ks[j:] {
-					if !slices.Equal(k2.rest, k.rest) {
-						break
-					}
-					if k2.unknown && vocabHas(vocab, ws[i]) {
-						continue
-					}
-					for _, t := range k2.terms {
-						add(t, k2.weight)
-					}
+				for _, t := range k.terms {
+					add(t, k.weight)
 				}
 				n += len(k.rest)
 				break

@@ -340,8 +340,8 @@ var layers = []struct {
 	setup func(*Index)
 }{
 	{"plain", func(ix *Index) { ix.plain = true }},
-	{"hand-written table", func(ix *Index) { ix.table = buildRelated(relatedTerms(), nil, nil) }},
-	{"WordNet table", func(ix *Index) { ix.table = buildRelated(nil, wordnetTerms(), nil) }},
+	{"hand-written table", func(ix *Index) { ix.table = buildRelated(relatedTerms(), nil) }},
+	{"WordNet table", func(ix *Index) { ix.table = buildRelated(nil, wordnetTerms()) }},
 	{"both", nil},
 }
 

@@ -380,12 +380,12 @@ func TestRelatedWordnet(t *testing.T) {
 	}
 	collect := func(table relatedTable, q string) []term {
 		var got []term
-		relatedOf(table, q, nil, func(t string, w float64) { got = append(got, term{t, w}) })
+		relatedOf(table, q, func(t string, w float64) { got = append(got, term{t, w}) })
 		return got
 	}
 	hand := map[string]string{"junk": "prune"}
 	wn := map[string]string{"junk": "discard trash", "mend": "restor fix", "throw out": "discard"}
-	table := buildRelated(hand, wn, nil)
+	table := buildRelated(hand, wn)
 	tests := []struct {
 		query string
 		want  []term
@@ -410,7 +410,7 @@ func TestRelatedWordnet(t *testing.T) {
 	}
 	// The table is the same from one build to the next.
 	for range 3 {
-		if diff := cmp.Diff(table, buildRelated(hand, wn, nil), cmp.AllowUnexported(relatedKey{})); diff != "" {
+		if diff := cmp.Diff(table, buildRelated(hand, wn), cmp.AllowUnexported(relatedKey{})); diff != "" {
 			t.Fatalf("buildRelated differs between builds (-first +again):\n%s", diff)
 		}
 	}
@@ -418,22 +418,18 @@ func TestRelatedWordnet(t *testing.T) {
 
 // BenchmarkBuildRelated measures the one-time cost, on a process's first
 // search, of building the related-term tables: the hand-written one alone
-// as the reference, with WordNet's, and with the word vectors' too.
+// as the reference, and with WordNet's.
 func BenchmarkBuildRelated(b *testing.B) {
 	b.ReportAllocs()
-	var hand, both, all time.Duration
+	var hand, both time.Duration
 	for b.Loop() {
 		start := time.Now()
-		buildRelated(relatedTerms(), nil, nil)
+		buildRelated(relatedTerms(), nil)
 		mid := time.Now()
-		buildRelated(relatedTerms(), wordnetTerms(), nil)
-		last := time.Now()
-		buildRelated(relatedTerms(), wordnetTerms(), embedTerms())
-		all += time.Since(last)
-		both += last.Sub(mid)
+		buildRelated(relatedTerms(), wordnetTerms())
+		both += time.Since(mid)
 		hand += mid.Sub(start)
 	}
 	b.ReportMetric(float64(hand.Microseconds())/float64(b.N), "hand-µs/build")
 	b.ReportMetric(float64(both.Microseconds())/float64(b.N), "with-wordnet-µs/build")
-	b.ReportMetric(float64(all.Microseconds())/float64(b.N), "with-vectors-µs/build")
 }
