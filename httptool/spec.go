@@ -38,7 +38,8 @@ type Spec struct {
 	// URL is the address template, such as
 	// https://api.example.com/v1/users/{id}?q={query}. Path values are
 	// path-escaped, query values query-escaped; a query pair whose parameter
-	// has no value is left out. A URL that is a single placeholder ({url})
+	// has no value is left out. A path value that makes a segment "." or
+	// ".." is refused (validation_error): the request would leave the path. A URL that is a single placeholder ({url})
 	// takes the parameter as the whole address.
 	URL string
 	// Query adds query parameters, name to value template; those whose
@@ -375,6 +376,13 @@ func (h *handler) request(ctx context.Context, p params) (*http.Request, error) 
 		if missing != "" {
 			continue
 		}
+		if i := strings.IndexFunc(v, badHeaderRune); i >= 0 {
+			// net/http would refuse it at the round trip, as a transport
+			// failure: retried, and not naming the parameter.
+			return nil, wield.Errorf(wield.ErrValidation,
+				"header %s: the value holds the control character %U (from %s); header values are one line of text",
+				k, []rune(v[i:])[0], strings.Join(names(h.headers[k], false), ", "))
+		}
 		req.Header.Set(k, v)
 	}
 	if err := h.authorize(req); err != nil {
@@ -384,6 +392,12 @@ func (h *handler) request(ctx context.Context, p params) (*http.Request, error) 
 	// traceparent of the tool file's cannot pose as the call's.
 	wield.InjectTrace(ctx, req.Header.Set)
 	return req, nil
+}
+
+// badHeaderRune is a character a header value may not hold: a control
+// character other than tab (CR and LF would start another header).
+func badHeaderRune(r rune) bool {
+	return (r < 0x20 && r != '\t') || r == 0x7f
 }
 
 func (h *handler) authorize(req *http.Request) error {
