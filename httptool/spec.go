@@ -68,7 +68,10 @@ type Spec struct {
 }
 
 // Auth says how a [Spec] authenticates. The secret is read from the
-// environment at each call, so it never sits in a tool file.
+// environment at each call, so it never sits in a tool file. It is sent to
+// the origin of the Spec's URL only: a redirect to another origin is
+// followed without it, and without the Headers that read ${ENV} or are
+// named as secrets.
 type Auth struct {
 	// Type is "api_key", "bearer" or "basic".
 	Type string
@@ -141,6 +144,7 @@ type handler struct {
 	max     int64
 	client  *http.Client
 	secrets *secret.Names // response headers kept out of the output
+	creds   []string      // request headers that hold credentials: never sent to another origin
 }
 
 func newHandler(input *jsonschema.Schema, spec Spec, guard *Guard) (*handler, error) {
@@ -254,7 +258,62 @@ func newHandler(input *jsonschema.Schema, spec Spec, guard *Guard) (*handler, er
 		timeout = DefaultTimeout
 	}
 	h.client = guard.Client(timeout)
+	h.creds = h.credentialHeaders()
+	if len(h.creds) > 0 {
+		check := h.client.CheckRedirect
+		h.client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+			if err := check(req, via); err != nil {
+				return err
+			}
+			if !sameOrigin(req.URL, via[0].URL) {
+				for _, k := range h.creds {
+					req.Header.Del(k)
+				}
+			}
+			return nil
+		}
+	}
 	return h, nil
+}
+
+// credentialHeaders are the headers the tool sends that hold credentials:
+// the auth header, and the configured headers that read the environment
+// or whose names are secret names. They go to the origin the URL names
+// only: net/http copies every header to a redirect's target but
+// Authorization and Cookie (and those too within a host, to another port
+// or from https to http), so an API that redirects, or has an open
+// redirect a model reaches through a parameter, would hand the tool's key
+// to any host.
+func (h *handler) credentialHeaders() []string {
+	var out []string
+	if a := h.auth; a != nil {
+		switch {
+		case a.Type == "api_key" && a.In == "header":
+			out = append(out, a.Name)
+		case a.Type == "bearer", a.Type == "basic":
+			out = append(out, "Authorization")
+		}
+	}
+	for _, k := range sortedKeys(h.headers) {
+		if len(names(h.headers[k], true)) > 0 || h.secrets.Match(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// sameOrigin reports whether a and b have one scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -116,3 +116,80 @@ func TestHeaderValueOneLine(t *testing.T) {
 		t.Errorf("server got %d requests, want 1 (the tab)", sent)
 	}
 }
+
+// TestRedirectDropsCredentials: the credentials a tool file attaches (its
+// auth header, headers that read the environment or are named as secrets)
+// go to the origin its URL names, not to another that origin redirects to.
+// net/http kept every header but Authorization and Cookie across hosts
+// (and kept those too to another port or from https to http): an API that
+// redirected (or had an open redirect the model could reach through a
+// parameter) sent the tool's key to any host.
+func TestRedirectDropsCredentials(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		got  http.Header
+		path string
+	)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got, path = r.Header.Clone(), r.URL.Path
+		mu.Unlock()
+	}))
+	defer other.Close()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/landed", http.StatusFound)
+		case "/here":
+			http.Redirect(w, r, "/landed", http.StatusFound)
+		default:
+			mu.Lock()
+			got, path = r.Header.Clone(), r.URL.Path
+			mu.Unlock()
+		}
+	}))
+	defer origin.Close()
+	t.Setenv("WIELD_TEST_KEY", "k3y")
+	t.Setenv("WIELD_TEST_SIG", "s1g")
+	creds := []string{"X-Api-Token", "X-Signed", "X-Session-Token"}
+	specFor := func(p string, auth *Auth) Spec {
+		return Spec{URL: origin.URL + p, Auth: auth, Headers: map[string]string{
+			"X-Lang": "{lang}", "X-Signed": "${WIELD_TEST_SIG}", "X-Session-Token": "{id}"}}
+	}
+	for _, tt := range []struct {
+		name, path string
+		auth       *Auth
+		authHeader string
+		landed     string
+		kept       bool
+	}{
+		{"api key to another origin", "/away", &Auth{Type: "api_key", Name: "X-Api-Token", Env: "WIELD_TEST_KEY"}, "X-Api-Token", "/landed", false},
+		{"bearer to another origin", "/away", &Auth{Type: "bearer", Env: "WIELD_TEST_KEY"}, "Authorization", "/landed", false},
+		{"basic to another origin", "/away", &Auth{Type: "basic", Env: "WIELD_TEST_KEY:WIELD_TEST_SIG"}, "Authorization", "/landed", false},
+		{"api key within the origin", "/here", &Auth{Type: "api_key", Name: "X-Api-Token", Env: "WIELD_TEST_KEY"}, "X-Api-Token", "/landed", true},
+		{"bearer within the origin", "/here", &Auth{Type: "bearer", Env: "WIELD_TEST_KEY"}, "Authorization", "/landed", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tool, err := New("t", "t", testInput, specFor(tt.path, tt.auth), localOnly())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tool.Handler.Handle(context.Background(), json.RawMessage(`{"lang":"fr","id":"tok"}`)); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if path != tt.landed {
+				t.Fatalf("landed at %q, want %q", path, tt.landed)
+			}
+			if got.Get("X-Lang") != "fr" {
+				t.Errorf("X-Lang %q, want fr: only credentials are dropped", got.Get("X-Lang"))
+			}
+			for _, h := range append(creds[1:], tt.authHeader) {
+				if has := got.Get(h) != ""; has != tt.kept {
+					t.Errorf("%s = %q after the redirect, want it kept: %v", h, got.Get(h), tt.kept)
+				}
+			}
+		})
+	}
+}
