@@ -250,6 +250,18 @@ func newHandler(input *jsonschema.Schema, spec Spec, guard *Guard) (*handler, er
 		}
 		h.auth = &a
 	}
+	if spec.URL != "" && !h.url.fixedOrigin() {
+		// Credentials go to the origin the tool file writes (see
+		// credentialHeaders); a URL whose host is a parameter has none.
+		if h.auth != nil {
+			errs = append(errs, fmt.Errorf("auth: the url's scheme and host are a parameter's (%s), so the model would choose where the credential goes; write them in the url", spec.URL))
+		}
+		for _, k := range sortedKeys(spec.Headers) {
+			if len(names(spec.Headers[k], true)) > 0 && h.secrets.Match(k) {
+				errs = append(errs, fmt.Errorf("header %s reads the environment and is named as a secret, but the url's scheme and host are a parameter's (%s), so the model would choose where it goes; write them in the url", k, spec.URL))
+			}
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

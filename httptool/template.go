@@ -109,6 +109,17 @@ func parseURLTemplate(tmpl string) (urlTemplate, error) {
 	return t, nil
 }
 
+// fixedOrigin reports whether the template writes the scheme, host and
+// port itself: no placeholder before the path.
+func (t urlTemplate) fixedOrigin() bool {
+	if t.whole != "" {
+		return false
+	}
+	_, rest, _ := strings.Cut(t.path, "://")
+	authority, _, _ := strings.Cut(rest, "/")
+	return !placeholder.MatchString(authority)
+}
+
 // names returns the parameters the URL refers to.
 func (t urlTemplate) names() []string {
 	if t.whole != "" {

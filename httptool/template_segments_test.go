@@ -193,3 +193,37 @@ func TestRedirectDropsCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestCredentialsNeedAFixedOrigin: a tool whose URL's scheme and host are
+// a parameter ({url}, https://{host}/…) cannot carry auth or a secret
+// header read from the environment: the model would choose where the
+// credential goes (any public host passes the guard). It was sent there.
+func TestCredentialsNeedAFixedOrigin(t *testing.T) {
+	input := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"url": {Type: "string"}, "host": {Type: "string"}, "id": {Type: "string"}}}
+	bearer := &Auth{Type: "bearer", Env: "WIELD_TEST_TOKEN"}
+	for _, tt := range []struct {
+		name string
+		spec Spec
+		ok   bool
+	}{
+		{"whole url with auth", Spec{URL: "{url}", Auth: bearer}, false},
+		{"host parameter with auth", Spec{URL: "https://{host}/v1/{id}", Auth: bearer}, false},
+		{"port parameter with auth", Spec{URL: "https://api.example.com:{id}/v1", Auth: bearer}, false},
+		{"whole url with a secret header", Spec{URL: "{url}", Headers: map[string]string{"Authorization": "Bearer ${WIELD_TEST_TOKEN}"}}, false},
+		{"whole url with another env header", Spec{URL: "{url}", Headers: map[string]string{"X-Client": "${WIELD_TEST_VERSION}"}}, true},
+		{"whole url with a secret header from a parameter", Spec{URL: "{url}", Headers: map[string]string{"Authorization": "{id}"}}, true},
+		{"whole url without credentials", Spec{URL: "{url}"}, true},
+		{"fixed host with auth", Spec{URL: "https://api.example.com/v1/{id}?h={host}", Auth: bearer}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New("t", "t", input, tt.spec, localOnly())
+			if tt.ok && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !tt.ok && (err == nil || !strings.Contains(err.Error(), "the model would choose where")) {
+				t.Fatalf("error %v, want one saying the model would choose where the credential goes", err)
+			}
+		})
+	}
+}
