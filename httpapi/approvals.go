@@ -110,11 +110,9 @@ func (s *Server) approval(r *http.Request) (*wield.Approval, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !inScope(s.scope(r), a.Tool) {
-		return nil, outOfScope(a.Tool)
-	}
-	if s.approvalHidden(r)(a.Tool) {
-		// As an approval that does not exist: the store's own answer.
+	if !inScope(s.scope(r), a.Tool) || s.approvalHidden(r)(a.Tool) {
+		// As an approval that does not exist: the store's own answer (for
+		// another scope's tool too, which a 403 named).
 		return nil, fmt.Errorf("approval %q: %w", r.PathValue("id"), wield.ErrNotFound)
 	}
 	return a, nil

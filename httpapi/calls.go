@@ -100,11 +100,10 @@ func (s *Server) getCall(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if rec.Call != nil && !inScope(s.scope(r), rec.Call.Tool) {
-		return outOfScope(rec.Call.Tool)
-	}
-	if !s.recordShown(r)(rec) {
-		// As for an ID no call has.
+	if (rec.Call != nil && !inScope(s.scope(r), rec.Call.Tool)) || !s.recordShown(r)(rec) {
+		// As for an ID no call has: a call of another scope's tool, or of
+		// one the policies hide, is none of this key's (a 403 naming the
+		// tool told it what the ID was).
 		return fmt.Errorf("call %s: %w", id, wield.ErrNotFound)
 	}
 	writeJSON(w, http.StatusOK, callRecord(rec))

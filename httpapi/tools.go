@@ -260,6 +260,13 @@ func (s *Server) call(r *http.Request, scope map[string]bool, req CallRequest) (
 	}
 	c := wield.Call{ID: req.ID, Tool: req.Tool, Arguments: req.Arguments, Caller: req.Caller,
 		Timeout: time.Duration(req.TimeoutMS) * time.Millisecond, Priority: req.Priority, IdempotencyKey: req.IdempotencyKey}
+	if k := KeyFrom(r.Context()); k != nil && c.IdempotencyKey != "" {
+		// An idempotency key is its API key's own: the engine answers a
+		// key from the first call that used it, so one shared by every
+		// client let another key read the first one's output (and learn
+		// which keys it had used).
+		c.IdempotencyKey = "key:" + k.ID + "/" + c.IdempotencyKey
+	}
 	if req.Agent != "" {
 		k, ok := s.reg.Toolkit(req.Agent)
 		if !ok {

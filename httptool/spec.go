@@ -38,7 +38,8 @@ type Spec struct {
 	// URL is the address template, such as
 	// https://api.example.com/v1/users/{id}?q={query}. Path values are
 	// path-escaped, query values query-escaped; a query pair whose parameter
-	// has no value is left out. A URL that is a single placeholder ({url})
+	// has no value is left out. A path value that makes a segment "." or
+	// ".." is refused (validation_error): the request would leave the path. A URL that is a single placeholder ({url})
 	// takes the parameter as the whole address.
 	URL string
 	// Query adds query parameters, name to value template; those whose
@@ -67,7 +68,10 @@ type Spec struct {
 }
 
 // Auth says how a [Spec] authenticates. The secret is read from the
-// environment at each call, so it never sits in a tool file.
+// environment at each call, so it never sits in a tool file. It is sent to
+// the origin of the Spec's URL only: a redirect to another origin is
+// followed without it, and without the Headers that read ${ENV} or are
+// named as secrets.
 type Auth struct {
 	// Type is "api_key", "bearer" or "basic".
 	Type string
@@ -140,6 +144,7 @@ type handler struct {
 	max     int64
 	client  *http.Client
 	secrets *secret.Names // response headers kept out of the output
+	creds   []string      // request headers that hold credentials: never sent to another origin
 }
 
 func newHandler(input *jsonschema.Schema, spec Spec, guard *Guard) (*handler, error) {
@@ -245,6 +250,18 @@ func newHandler(input *jsonschema.Schema, spec Spec, guard *Guard) (*handler, er
 		}
 		h.auth = &a
 	}
+	if spec.URL != "" && !h.url.fixedOrigin() {
+		// Credentials go to the origin the tool file writes (see
+		// credentialHeaders); a URL whose host is a parameter has none.
+		if h.auth != nil {
+			errs = append(errs, fmt.Errorf("auth: the url's scheme and host are a parameter's (%s), so the model would choose where the credential goes; write them in the url", spec.URL))
+		}
+		for _, k := range sortedKeys(spec.Headers) {
+			if len(names(spec.Headers[k], true)) > 0 && h.secrets.Match(k) {
+				errs = append(errs, fmt.Errorf("header %s reads the environment and is named as a secret, but the url's scheme and host are a parameter's (%s), so the model would choose where it goes; write them in the url", k, spec.URL))
+			}
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -253,7 +270,62 @@ func newHandler(input *jsonschema.Schema, spec Spec, guard *Guard) (*handler, er
 		timeout = DefaultTimeout
 	}
 	h.client = guard.Client(timeout)
+	h.creds = h.credentialHeaders()
+	if len(h.creds) > 0 {
+		check := h.client.CheckRedirect
+		h.client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+			if err := check(req, via); err != nil {
+				return err
+			}
+			if !sameOrigin(req.URL, via[0].URL) {
+				for _, k := range h.creds {
+					req.Header.Del(k)
+				}
+			}
+			return nil
+		}
+	}
 	return h, nil
+}
+
+// credentialHeaders are the headers the tool sends that hold credentials:
+// the auth header, and the configured headers that read the environment
+// or whose names are secret names. They go to the origin the URL names
+// only: net/http copies every header to a redirect's target but
+// Authorization and Cookie (and those too within a host, to another port
+// or from https to http), so an API that redirects, or has an open
+// redirect a model reaches through a parameter, would hand the tool's key
+// to any host.
+func (h *handler) credentialHeaders() []string {
+	var out []string
+	if a := h.auth; a != nil {
+		switch {
+		case a.Type == "api_key" && a.In == "header":
+			out = append(out, a.Name)
+		case a.Type == "bearer", a.Type == "basic":
+			out = append(out, "Authorization")
+		}
+	}
+	for _, k := range sortedKeys(h.headers) {
+		if len(names(h.headers[k], true)) > 0 || h.secrets.Match(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// sameOrigin reports whether a and b have one scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -375,6 +447,13 @@ func (h *handler) request(ctx context.Context, p params) (*http.Request, error) 
 		if missing != "" {
 			continue
 		}
+		if i := strings.IndexFunc(v, badHeaderRune); i >= 0 {
+			// net/http would refuse it at the round trip, as a transport
+			// failure: retried, and not naming the parameter.
+			return nil, wield.Errorf(wield.ErrValidation,
+				"header %s: the value holds the control character %U (from %s); header values are one line of text",
+				k, []rune(v[i:])[0], strings.Join(names(h.headers[k], false), ", "))
+		}
 		req.Header.Set(k, v)
 	}
 	if err := h.authorize(req); err != nil {
@@ -384,6 +463,12 @@ func (h *handler) request(ctx context.Context, p params) (*http.Request, error) 
 	// traceparent of the tool file's cannot pose as the call's.
 	wield.InjectTrace(ctx, req.Header.Set)
 	return req, nil
+}
+
+// badHeaderRune is a character a header value may not hold: a control
+// character other than tab (CR and LF would start another header).
+func badHeaderRune(r rune) bool {
+	return (r < 0x20 && r != '\t') || r == 0x7f
 }
 
 func (h *handler) authorize(req *http.Request) error {

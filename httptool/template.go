@@ -109,6 +109,17 @@ func parseURLTemplate(tmpl string) (urlTemplate, error) {
 	return t, nil
 }
 
+// fixedOrigin reports whether the template writes the scheme, host and
+// port itself: no placeholder before the path.
+func (t urlTemplate) fixedOrigin() bool {
+	if t.whole != "" {
+		return false
+	}
+	_, rest, _ := strings.Cut(t.path, "://")
+	authority, _, _ := strings.Cut(rest, "/")
+	return !placeholder.MatchString(authority)
+}
+
 // names returns the parameters the URL refers to.
 func (t urlTemplate) names() []string {
 	if t.whole != "" {
@@ -140,6 +151,9 @@ func (t urlTemplate) build(p params, extra map[string]string) (*url.URL, error) 
 		path, missing, _ := expand(t.path, p, url.PathEscape, false)
 		if missing != "" {
 			return nil, fmt.Errorf("parameter %q (in the URL path) has no value", missing)
+		}
+		if err := t.dotSegment(path); err != nil {
+			return nil, err
 		}
 		var q []string
 		for _, pair := range t.query {
@@ -191,6 +205,30 @@ func (t urlTemplate) build(p params, extra map[string]string) (*url.URL, error) 
 		}
 	}
 	return u, nil
+}
+
+// dotSegment refuses a path whose parameters made a segment "." or "..":
+// servers resolve those (Go's ServeMux redirects /users/../admin to
+// /admin), so a value would move the request out of the path the tool
+// file fixed, to any path of the host, with the tool's credentials. A value
+// cannot make a "/" (path values are escaped), so the expanded path has the
+// template's segments, one for one.
+func (t urlTemplate) dotSegment(path string) error {
+	got := strings.Split(path, "/")
+	tmpl := strings.Split(t.path, "/")
+	if len(got) != len(tmpl) {
+		return fmt.Errorf("the URL path %q does not keep the template's segments", path)
+	}
+	for i, seg := range got {
+		if (seg == "." || seg == "..") && seg != tmpl[i] {
+			what := "a parameter"
+			if ns := names(tmpl[i], false); len(ns) > 0 {
+				what = fmt.Sprintf("parameter %q", ns[0])
+			}
+			return fmt.Errorf("%s (in the URL path) makes the segment %q, which would move the request up the path; a path value must be a name, not . or ..", what, seg)
+		}
+	}
+	return nil
 }
 
 // bodyTemplate is a request body. A JSON template is parsed once; at call

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wieldhq/wield/internal/schemadec"
 )
 
 // ElicitFunc answers a server's request for input from the user
@@ -43,12 +43,8 @@ func impFormDefaults(schema any) (map[string]any, bool) {
 	if schema == nil {
 		return content, true
 	}
-	b, err := json.Marshal(schema)
-	if err != nil {
-		return nil, false
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := schemadec.FromValue(schema) // a server's: nested as deep as it likes
+	if err != nil || s == nil {
 		return nil, false
 	}
 	for name, p := range s.Properties {

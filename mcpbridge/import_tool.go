@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsonenc"
+	"github.com/wieldhq/wield/internal/schemadec"
 )
 
 // impConvertTool makes the wield tool of a remote tool: category mcp, the
@@ -143,21 +144,10 @@ func impTags(meta mcp.Meta, extra []string) []string {
 
 // impSchema reads a schema as the SDK decoded it (a map), or nil for none.
 func impSchema(v any) (*jsonschema.Schema, error) {
-	if v == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	if string(b) == "null" {
-		return nil, nil
-	}
-	var sc jsonschema.Schema
-	if err := json.Unmarshal(b, &sc); err != nil {
-		return nil, err
-	}
-	return &sc, nil
+	// schemadec, not json.Unmarshal: jsonschema-go decodes a schema again
+	// at every schema it holds, which a server sends nested as deep as it
+	// likes.
+	return schemadec.FromValue(v)
 }
 
 // impSameTool reports whether two conversions of a tool would look the same

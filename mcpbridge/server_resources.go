@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 // Resource is a resource a [Server] offers besides its tools
@@ -35,7 +36,8 @@ type Resource struct {
 // ResourceTemplate is a family of resources named by a URI template
 // ([ServerOptions].ResourceTemplates) such as "notes://{id}/text": each
 // {name} matches one path segment (no "/", "?" or "#"). The text of a
-// resource read is Text, a Go template of the variables ({{.id}}).
+// resource read is Text, a Go template of the variables ({{.id}}). Its
+// resources are made at each read: they cannot be subscribed to.
 // Completions lists the values offered for each variable by
 // completion/complete.
 type ResourceTemplate struct {
@@ -153,29 +155,27 @@ func (s *Server) resReadFixed(r Resource, uri string) (*mcp.ReadResourceResult, 
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{rc}}, nil
 }
 
-// srvKnownResource reports whether uri is one of the configured resources,
-// or of a configured template.
-func (s *Server) srvKnownResource(uri string) bool {
+// srvSubscribe accepts subscriptions to the configured resources; the SDK
+// keeps track of who subscribed to what. Only to those: the SDK keeps each
+// URI subscribed to in a map it never shrinks (a closed session leaves the
+// URI behind), so a URI a template matches, any of countless and of any
+// length, would let a client grow the server's memory for its whole life;
+// and a template's resources are made at each read, never changing.
+func (s *Server) srvSubscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
 	for _, r := range s.opts.Resources {
 		if r.URI == uri {
-			return true
+			return nil
 		}
 	}
 	for _, t := range s.templates {
 		if _, ok := t.match(uri); ok {
-			return true
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+				"resource %s is made by the template %s at each read and never changes: only the listed resources (resources/list) can be subscribed to",
+				safetext.Clip(uri, 200), t.URITemplate)}
 		}
 	}
-	return false
-}
-
-// srvSubscribe accepts subscriptions to the configured resources; the SDK
-// keeps track of who subscribed to what.
-func (s *Server) srvSubscribe(_ context.Context, req *mcp.SubscribeRequest) error {
-	if !s.srvKnownResource(req.Params.URI) {
-		return mcp.ResourceNotFoundError(req.Params.URI)
-	}
-	return nil
+	return mcp.ResourceNotFoundError(uri)
 }
 
 func (s *Server) srvUnsubscribe(context.Context, *mcp.UnsubscribeRequest) error { return nil }

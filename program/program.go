@@ -195,7 +195,9 @@ func Run(ctx context.Context, code string, opts Options) (Output, error) {
 		return out, r.failure(ctx, thread, err)
 	}
 	if v, ok := globals["result"]; ok {
-		if n := deepSize(v, opts.MaxValue); n > opts.MaxValue {
+		if n := deepSize(v, opts.MaxValue); n >= nestedTooDeep {
+			return out, wield.Errorf(wield.ErrExecution, "the program's result is nested deeper than %d levels, the limit", MaxNesting)
+		} else if n > opts.MaxValue {
 			return out, wield.Errorf(wield.ErrExecution, "the program's result would be about %d bytes, over the limit of %d", n, opts.MaxValue)
 		}
 		b, err := encode(thread, v)
@@ -288,7 +290,9 @@ func (r *run) tools(ctx context.Context) []*wield.Tool {
 func (r *run) printBuiltin(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	n := 0
 	for _, a := range args {
-		n += deepSize(a, r.opts.MaxPrint)
+		if n += deepSize(a, r.opts.MaxPrint); n >= nestedTooDeep {
+			return nil, tooDeep("what the program prints")
+		}
 	}
 	if r.print.Len()+n > r.opts.MaxPrint+2*len(args) {
 		return nil, fmt.Errorf("the program printed more than %d bytes", r.opts.MaxPrint)
@@ -363,7 +367,7 @@ func (r *run) invoke(thread *starlark.Thread, tool string, args *starlark.Dict) 
 	if n := len(res.Output); n > r.opts.MaxValue {
 		return nil, r.lim.tooBig("the output of "+tool, n)
 	}
-	return decode(thread, res.Output)
+	return decode(thread, res.Output, "the output of "+tool)
 }
 
 func encode(thread *starlark.Thread, v starlark.Value) (string, error) {
@@ -374,9 +378,12 @@ func encode(thread *starlark.Thread, v starlark.Value) (string, error) {
 	return string(out.(starlark.String)), nil
 }
 
-func decode(thread *starlark.Thread, b []byte) (starlark.Value, error) {
+func decode(thread *starlark.Thread, b []byte, what string) (starlark.Value, error) {
 	if !json.Valid(b) { // a tool whose output is text
 		return starlark.String(b), nil
+	}
+	if textNesting(string(b)) { // Starlark's decoder recurses: its stack would overflow
+		return nil, tooDeep(what)
 	}
 	return starlark.Call(thread, starjson.Module.Members["decode"], starlark.Tuple{starlark.String(b)}, nil)
 }

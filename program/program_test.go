@@ -104,6 +104,10 @@ func TestTenInnerCallsUnderOneParent(t *testing.T) {
 }
 
 func TestSandboxLimits(t *testing.T) {
+	// deep is a list 200,000 deep: Starlark writes such a value out by
+	// recursion, each level scanning the levels above for a cycle (hours),
+	// and reads JSON text so deep by recursion (a stack overflow, fatal).
+	const deep = "x = []\nfor i in range(200000):\n    x = [x]\n"
 	tests := []struct {
 		name, code string
 		opts       program.Options
@@ -127,6 +131,14 @@ func TestSandboxLimits(t *testing.T) {
 		{"json of shared elements", "s = 'x' * 1000000\nj = json.encode([s] * 1000)\n", program.Options{}, wield.ErrExecution, "over the program's limit"},
 		{"arguments of shared elements", "s = 'x' * 1000000\nadd(a=[s] * 1000)\n", program.Options{}, wield.ErrExecution, "arguments of add"},
 		{"result of shared elements", "s = 'x' * 1000000\nresult = [s] * 1000\n", program.Options{}, wield.ErrExecution, "program's result would be"},
+		{"deep JSON text", "n = 2000000\nv = json.decode('[' * n + ']' * n)\n", program.Options{}, wield.ErrExecution, "the JSON text: nested deeper than 1000 levels"},
+		{"str of a deep list", deep + "s = str(x)\n", program.Options{}, wield.ErrExecution, "the argument of str: nested deeper than 1000 levels"},
+		{"repr of a deep dict", "x = {}\nfor i in range(200000):\n    x = {'a': x}\ns = repr(x)\n", program.Options{}, wield.ErrExecution, "nested deeper than 1000 levels"},
+		{"json of a deep list", deep + "s = json.encode(x)\n", program.Options{}, wield.ErrExecution, "nested deeper than 1000 levels"},
+		{"print of a deep list", deep + "print(x)\n", program.Options{}, wield.ErrExecution, "what the program prints: nested deeper than 1000 levels"},
+		{"format of a deep list", deep + "s = '%s' % (x,)\n", program.Options{}, wield.ErrExecution, "nested deeper than 1000 levels"},
+		{"arguments of a deep list", deep + "add(a=x)\n", program.Options{}, wield.ErrExecution, "the arguments of add: nested deeper"},
+		{"result of a deep list", deep + "result = x\n", program.Options{}, wield.ErrExecution, "the program's result is nested deeper than 1000 levels"},
 		{"split bomb", "s = ',' * 10000000\nl = s.split(',')\n", program.Options{}, wield.ErrExecution, "over the program's limit"},
 		{"recursion", "def f(n):\n    return f(n + 1)\nf(0)\n", program.Options{}, wield.ErrExecution, "called recursively"},
 		{"10,000 inner calls capped", "for i in range(10000):\n    add(a=i)\n", program.Options{MaxCalls: 100}, wield.ErrExecution, "more than 100 tool calls"},

@@ -2,6 +2,7 @@ package program
 
 import (
 	"fmt"
+	"math"
 	"runtime/metrics"
 	"strings"
 
@@ -204,16 +205,34 @@ func heapBytes() uint64 {
 	return s[0].Value.Uint64()
 }
 
+// MaxNesting bounds how deeply a value a program writes out (str, repr,
+// print, JSON, a tool's arguments, the result) or reads (json.decode, a
+// tool's output) may nest. Starlark walks such values by recursion: a list
+// a million deep took str and json.encode hours (each level scans the
+// path above it for cycles), and json.decode of text a few million
+// brackets deep overflowed the goroutine's stack, a fatal error that ended
+// the process.
+const MaxNesting = 1000
+
+// nestedTooDeep is what deepSize returns for a value nested deeper than
+// MaxNesting: more than any budget.
+const nestedTooDeep = math.MaxInt / 2
+
 // deepSize estimates the length of v written out (str, JSON): strings and
 // bytes their length, containers their elements'. It stops counting past
-// budget, so its cost is bounded whatever v shares.
+// budget, so its cost is bounded whatever v shares; a value nested deeper
+// than MaxNesting is nestedTooDeep.
 func deepSize(v starlark.Value, budget int) int {
+	type item struct {
+		v     starlark.Value
+		depth int
+	}
 	n := 0
-	stack := []starlark.Value{v}
+	stack := []item{{v, 1}}
 	for len(stack) > 0 && n <= budget {
-		v := stack[len(stack)-1]
+		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		switch v := v.(type) {
+		switch v := top.v.(type) {
 		case starlark.String:
 			n += len(v) + 2
 		case starlark.Bytes:
@@ -221,20 +240,26 @@ func deepSize(v starlark.Value, budget int) int {
 		case starlark.Int:
 			n += v.BigInt().BitLen()/3 + 1
 		case *starlark.Dict:
+			if top.depth > MaxNesting {
+				return nestedTooDeep
+			}
 			n += 2
 			for _, kv := range v.Items() {
-				stack = append(stack, kv[0], kv[1])
+				stack = append(stack, item{kv[0], top.depth + 1}, item{kv[1], top.depth + 1})
 				n += 4
 				if len(stack) > budget {
 					break
 				}
 			}
 		case starlark.Iterable:
+			if top.depth > MaxNesting {
+				return nestedTooDeep
+			}
 			n += 2
 			it := v.Iterate()
 			var x starlark.Value
 			for it.Next(&x) && n+len(stack) <= budget {
-				stack = append(stack, x)
+				stack = append(stack, item{x, top.depth + 1})
 				n += 2
 			}
 			it.Done()
@@ -243,6 +268,35 @@ func deepSize(v starlark.Value, budget int) int {
 		}
 	}
 	return n
+}
+
+// textNesting reports whether the JSON text b nests deeper than MaxNesting
+// (brackets outside strings; the text need not be valid).
+func textNesting(b string) bool {
+	depth, inString, escaped := 0, false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > MaxNesting {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
 }
 
 // size estimates what v holds, in bytes: strings and bytes their length,
@@ -265,7 +319,14 @@ func size(v starlark.Value) int {
 }
 
 func (l *limits) tooBig(what string, n int) error {
+	if n >= nestedTooDeep {
+		return tooDeep(what)
+	}
 	return fmt.Errorf("%s would hold about %d bytes, over the program's limit of %d bytes per value", what, n, l.maxBytes)
+}
+
+func tooDeep(what string) error {
+	return fmt.Errorf("%s: nested deeper than %d levels, the program's limit", what, MaxNesting)
 }
 
 // estimate is the size of x op y before computing it (an overestimate for
@@ -371,10 +432,14 @@ func (l *limits) method(thread *starlark.Thread, fn *starlark.Builtin, args star
 	case "format":
 		n = size(x)
 		for _, a := range rest {
-			n += deepSize(a, l.maxBytes)
+			if n += deepSize(a, l.maxBytes); n >= nestedTooDeep {
+				return nil, tooDeep("an argument of format")
+			}
 		}
 		for _, kv := range kwargs {
-			n += deepSize(kv[1], l.maxBytes)
+			if n += deepSize(kv[1], l.maxBytes); n >= nestedTooDeep {
+				return nil, tooDeep("an argument of format")
+			}
 		}
 	case "encode", "indent": // json
 		if len(rest) > 0 {
@@ -383,6 +448,9 @@ func (l *limits) method(thread *starlark.Thread, fn *starlark.Builtin, args star
 	case "decode":
 		if len(rest) > 0 {
 			n = 4 * size(rest[0])
+			if t, ok := rest[0].(starlark.String); ok && textNesting(string(t)) {
+				return nil, tooDeep("the JSON text")
+			}
 		}
 	case "split", "rsplit", "splitlines":
 		n = 16 * size(x) // up to one element a byte
@@ -422,7 +490,9 @@ func (l *limits) copying(name string, deep bool) *starlark.Builtin {
 		n := 0
 		for _, a := range args {
 			if deep {
-				n += deepSize(a, l.maxBytes)
+				if n += deepSize(a, l.maxBytes); n >= nestedTooDeep {
+					return nil, tooDeep("the argument of " + name)
+				}
 			} else {
 				n += size(a)
 			}
