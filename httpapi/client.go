@@ -35,6 +35,36 @@ func NewClient(baseURL, key string) *Client {
 	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Key: key}
 }
 
+// maxClientAnswer bounds an answer the client reads, and maxClientError an
+// error answer: the largest a wield server sends (an export of 10,000
+// tools) is a few megabytes, so a server or proxy that sends more, or an
+// endless body, is refused rather than read whole into memory. Variables
+// so that tests can lower them.
+var (
+	maxClientAnswer int64 = 64 << 20
+	maxClientError  int64 = 64 << 10
+)
+
+// readAnswer reads resp's body: whole, up to maxClientAnswer, for a 2xx
+// answer; the first maxClientError bytes of any other.
+func readAnswer(resp *http.Response) ([]byte, error) {
+	limit := maxClientAnswer
+	if resp.StatusCode >= 300 {
+		limit = maxClientError
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		if resp.StatusCode >= 300 {
+			return b[:limit], nil
+		}
+		return nil, fmt.Errorf("the answer is larger than %d MiB, refused", limit>>20)
+	}
+	return b, nil
+}
+
 func (c *Client) http() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
@@ -66,7 +96,7 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	b, err := readAnswer(resp)
 	if err != nil {
 		return fmt.Errorf("%s %s: read answer: %w", method, path, err)
 	}
@@ -169,7 +199,7 @@ func (c *Client) Export(ctx context.Context, format string, q ToolQuery) (*Expor
 		return nil, fmt.Errorf("GET %s: %w", path, err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	b, err := readAnswer(resp)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: read answer: %w", path, err)
 	}
@@ -486,7 +516,7 @@ func (c *Client) Events(ctx context.Context, q EventQuery) (*EventStream, error)
 		return nil, fmt.Errorf("open event stream: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
+		b, _ := readAnswer(resp)
 		resp.Body.Close()
 		return nil, answerError(resp.StatusCode, b)
 	}

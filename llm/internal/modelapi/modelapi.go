@@ -35,6 +35,13 @@ import (
 // provider's JSON error, not a page of HTML.
 const maxErrorBody = 64 << 10
 
+// maxAnswer bounds a 2xx answer: a model's reply with its tool calls is
+// kilobytes, the largest a provider documents (a long completion with
+// reasoning, or many candidates) a few megabytes; a server that sends more
+// (a proxy streaming a file, an endless body) is refused rather than held
+// in memory whole. A variable so that tests can lower it.
+var maxAnswer int64 = 64 << 20
+
 // maxRetryAfter is the longest Retry-After a retry waits for; beyond it
 // the answer is returned as it is (the caller decides).
 const maxRetryAfter = 2 * time.Minute
@@ -184,9 +191,12 @@ func decode(res *http.Response, out any) error {
 		b, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
 		return &StatusError{StatusCode: res.StatusCode, Body: b}
 	}
-	b, err := io.ReadAll(res.Body)
+	b, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
 	if err != nil {
 		return fmt.Errorf("read answer: %w", err)
+	}
+	if int64(len(b)) > maxAnswer {
+		return fmt.Errorf("read answer: larger than %d MiB, refused", maxAnswer>>20)
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		return fmt.Errorf("decode answer: %w", err)

@@ -192,3 +192,34 @@ func TestRedirects(t *testing.T) {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 }
+
+// TestAnswerBounded: a 2xx answer larger than maxAnswer is refused with an
+// error that says so, not read whole into memory (it was read without a
+// bound: a proxy that streamed a file, or an endless body, grew the process
+// until the context ended).
+func TestAnswerBounded(t *testing.T) {
+	defer func(old int64) { maxAnswer = old }(maxAnswer)
+	maxAnswer = 1 << 20
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"v":"`)
+		chunk := strings.Repeat("x", 64<<10)
+		for range 64 { // 4 MiB: past the bound, and bounded itself
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+		}
+		io.WriteString(w, `"}`)
+	}))
+	defer srv.Close()
+	var out struct{ V string }
+	err := (&Client{}).Post(context.Background(), srv.URL, map[string]int{"a": 1}, &out)
+	if err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Fatalf("Post = %v, want the answer refused as larger than 1 MiB", err)
+	}
+	// At the bound exactly, it is read.
+	maxAnswer = 4<<20 + 16
+	if err := (&Client{}).Post(context.Background(), srv.URL, map[string]int{"a": 1}, &out); err != nil || len(out.V) != 4<<20 {
+		t.Fatalf("Post = %v, %d bytes; want the 4 MiB answer read", err, len(out.V))
+	}
+}
