@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,5 +35,27 @@ func TestPrintsTextAsIs(t *testing.T) {
 	status, out, errs := run(t, "list", "--json", "--tools", dir)
 	if status != 0 || !strings.Contains(out, "Say whether "+code) || !strings.Contains(out, "the <left> side & more") || strings.Contains(out, `\u00`) {
 		t.Errorf("list --json: exit %d, stderr %s; want the text as it is in\n%s", status, errs, out)
+	}
+}
+
+// TestErrorEscaped: the error a command ends with is written to the
+// terminal with its control characters escaped: a server's error answer
+// (here one that sets the terminal's title and clears the screen) was
+// printed raw after "wield:".
+func TestErrorEscaped(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		io.WriteString(w, "upstream \x1b]0;pwned\x07\x1b[2J down\nsecond line")
+	}))
+	defer srv.Close()
+	code, _, stderr := run(t, "call", "--server", srv.URL, "echo", "message=hi")
+	if code == 0 {
+		t.Fatalf("exit 0 against a 502, stderr:\n%s", stderr)
+	}
+	if strings.ContainsAny(stderr, "\x1b\x07") {
+		t.Fatalf("stderr holds raw control characters: %q", stderr)
+	}
+	if !strings.Contains(stderr, `\x1b]0;pwned`) || !strings.Contains(stderr, "second line") {
+		t.Fatalf("stderr does not show the escaped answer: %q", stderr)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wieldhq/wield/internal/safetext"
 	"io"
 	"log/slog"
 	"net"
@@ -91,7 +92,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case errors.As(err, &ee):
 		return ee.code
 	default:
-		fmt.Fprintln(stderr, "wield:", err)
+		// An error may carry a server's, a file's or a tool's text: its
+		// control characters are escaped, its lines kept.
+		fmt.Fprintln(stderr, "wield:", safetext.Text(err.Error()))
 		var ue usageError
 		if errors.As(err, &ue) || isCobraUsage(err) {
 			return 2
