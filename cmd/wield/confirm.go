@@ -90,7 +90,7 @@ func (a *app) askApproval(ctx context.Context, req *wield.ApprovalRequest) {
 		return
 	}
 	if _, err := a.inbox.Decide(context.WithoutCancel(ctx), req.ID, req.Digest, d); err != nil && !errors.Is(err, wield.ErrAlreadyDecided) {
-		fmt.Fprintln(a.stderr, "wield: record the decision:", err)
+		a.warnf("wield: record the decision: %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -57,5 +58,18 @@ func TestErrorEscaped(t *testing.T) {
 	}
 	if !strings.Contains(stderr, `\x1b]0;pwned`) || !strings.Contains(stderr, "second line") {
 		t.Fatalf("stderr does not show the escaped answer: %q", stderr)
+	}
+}
+
+// TestWarningsEscaped: a warning (what an MCP server, Redis or a file said)
+// is written with its control characters escaped and its lines kept; the
+// warnings of mcp_servers, the event relay, search and the approval record
+// were printed raw.
+func TestWarningsEscaped(t *testing.T) {
+	var b strings.Builder
+	a := &app{stderr: &b}
+	a.warnf("warning: %v\n(left out)", errors.New("server said \x1b]8;;http://evil\x07click\x1b]8;;\x07"))
+	if got, want := b.String(), "warning: server said \\x1b]8;;http://evil\\x07click\\x1b]8;;\\x07\n(left out)\n"; got != want {
+		t.Fatalf("warnf wrote %q, want %q", got, want)
 	}
 }

@@ -336,7 +336,7 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 			if !a.serving {
 				return nil, fmt.Errorf("%s: mcp_servers: %w", a.config, err)
 			}
-			fmt.Fprintf(a.stderr, "warning: %s: mcp_servers: %v\n", a.config, err)
+			a.warnf("warning: %s: mcp_servers: %v", a.config, err)
 			continue
 		}
 		wg.Go(func() {
@@ -348,14 +348,14 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 			case errors.Is(err, mcpbridge.ErrUnavailable):
 				// Nothing may listen yet on a first run: said where the
 				// server is written, and tried again until it answers.
-				fmt.Fprintf(a.stderr, "%s: warning: mcp server %s (%s) does not answer now (%s); it is tried again in the background, and its tools appear when it answers\n",
+				a.warnf("%s: warning: mcp server %s (%s) does not answer now (%s); it is tried again in the background, and its tools appear when it answers",
 					c.MCPServerAt[s.Name], s.Name, cmp.Or(s.URL, strings.Join(s.Command, " ")),
 					strings.TrimPrefix(reasonOf(err), "add: "+mcpbridge.ErrUnavailable.Error()+": "))
 				a.importsMu.Lock()
 				a.mcpDown = true
 				a.importsMu.Unlock()
 			case a.serving: // serving already: the server is left out
-				fmt.Fprintf(a.stderr, "warning: %s: mcp_servers: %v\n", a.config, err)
+				a.warnf("warning: %s: mcp_servers: %v", a.config, err)
 			default:
 				errs = append(errs, fmt.Errorf("%s: mcp_servers: %w", a.config, err))
 			}
@@ -376,7 +376,7 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 				}
 				if err := offerSearch(reg); err != nil {
 					mu.Lock()
-					fmt.Fprintln(a.stderr, "warning:", err)
+					a.warnf("warning: %v", err)
 					mu.Unlock()
 				}
 			}
@@ -457,7 +457,7 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 		go func() {
 			defer close(done)
 			if err := relay.Run(ctx); err != nil && ctx.Err() == nil {
-				fmt.Fprintln(a.stderr, "warning: event relay:", err)
+				a.warnf("warning: event relay: %v", err)
 			}
 		}()
 		a.closers = append(a.closers, func() error { cancel(); <-done; return rdb.Close() })
@@ -546,9 +546,11 @@ func (a *app) whenImported(f func()) {
 	f()
 }
 
-// warnf writes a warning line on stderr, which goroutines share.
+// warnf writes a warning line on stderr, which goroutines share, with its
+// control characters escaped (its lines kept): it may carry what an MCP
+// server, Redis or a file said.
 func (a *app) warnf(format string, args ...any) {
 	a.warnMu.Lock()
 	defer a.warnMu.Unlock()
-	fmt.Fprintf(a.stderr, format+"\n", args...)
+	fmt.Fprintln(a.stderr, safetext.Text(fmt.Sprintf(format, args...)))
 }

@@ -39,7 +39,7 @@ func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, 
 		// serve and mcp import MCP servers in the background: a toolset or
 		// an agent that names a tool of one not imported yet is defined
 		// once the imports end, and said so now.
-		fmt.Fprintf(a.stderr, "warning: %v\n(defined once the MCP servers have listed their tools, if they have them)\n", err)
+		a.warnf("warning: %v\n(defined once the MCP servers have listed their tools, if they have them)", err)
 		a.whenImported(func() { a.defineLate(reg, set) })
 		err = nil
 	}
@@ -48,7 +48,7 @@ func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, 
 		// first run): the toolsets and agents that name its tools are left
 		// out of this command rather than stopping it; the others are
 		// defined.
-		fmt.Fprintf(a.stderr, "warning: %v\n(left out: a configured MCP server does not answer now, and it may have the tool)\n", err)
+		a.warnf("warning: %v\n(left out: a configured MCP server does not answer now, and it may have the tool)", err)
 		err = nil
 	}
 	if err != nil {
