@@ -74,7 +74,7 @@ wield://calls/{id}/output.`,
 	fl.BoolVar(&f.public, "public", false, "with --http: allow an address that is not loopback")
 	fl.StringSliceVar(&f.allowedHosts, "allowed-host", nil, "with --http: a Host header to accept besides loopback names (repeatable)")
 	fl.StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "with --http: an Origin to accept besides loopback ones, like https://app.example (repeatable)")
-	fl.DurationVar(&f.grace, "grace", 10*time.Second, "with --http: on shutdown, how long requests in flight may take to finish")
+	fl.DurationVar(&f.grace, "grace", 10*time.Second, "on shutdown (SIGTERM; over stdio, the end of stdin too), how long requests in flight may take to finish")
 	return cmd
 }
 
@@ -167,7 +167,11 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 			}
 			defer closeOut()
 			go releaseAfterStart(log)
-			return srv.ServeStdio(ctx, a.stdin, out)
+			// The end of the input is held back until what was asked before
+			// it is answered (within --grace): a call waiting for a person's
+			// approval ends then, as on a shutdown, its approval pending.
+			d := newStdioDrain(ctx, a.stdin, out, f.grace, eng.EndApprovalWaits)
+			return srv.ServeStdio(ctx, d, d.writer())
 		}
 		return a.mcpHTTP(ctx, srv, eng, f, log)
 	})
