@@ -402,15 +402,7 @@ func offerSearch(reg *wield.Registry) error {
 // (server__tool): serve and mcp import in the background, so a toolset or
 // agent may name one before its server has answered.
 func (a *app) mcpNamed(name string) bool {
-	if !a.serving || a.cfg == nil {
-		return false
-	}
-	for _, s := range a.cfg.MCPServers {
-		if s.Enabled && strings.HasPrefix(name, s.Name+"__") {
-			return true
-		}
-	}
-	return false
+	return a.serving && a.importable(name)
 }
 
 // reasonOf is the part of a connection error a user acts on: the failed

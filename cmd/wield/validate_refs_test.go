@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestValidateRefsThatStopTheOthers: a toolset or an agent naming a tool or
+// toolset that nothing defines stops list, call and serve (exit 1); validate
+// says so as an error, at the name, exit 1, where it said "ok". A tool of a
+// configured MCP server (server__tool), which validate cannot list, stays a
+// warning, and so does run_program or the programs toolset with programs
+// on, which setup offers beside the files.
+func TestValidateRefsThatStopTheOthers(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("set.yaml", "name: data_analysis_set\ntools:\n  - sql_tool\n  - echo\n")
+	code, out, _ := runIn(t, "", "validate", dir)
+	if want := `set.yaml:3:5: toolset "data_analysis_set": tool "sql_tool" is not defined: no tool file, built-in tool or MCP server of the configuration defines it`; code != 1 || !strings.Contains(out, want) || strings.Contains(out, "ok\n") {
+		t.Errorf("validate: exit %d\n%s\nwant exit 1 and %s", code, out, want)
+	}
+	if code, _, errs := runIn(t, "", "list", "--tools", dir); code != 1 || !strings.Contains(errs, "sql_tool") {
+		t.Errorf("list: exit %d, stderr %s; want 1 naming sql_tool (what validate foretells)", code, errs)
+	}
+
+	os.Remove(filepath.Join(dir, "set.yaml"))
+	write("agent.yaml", "name: lead\ntool_sets: [nowhere]\n")
+	if code, out, _ := runIn(t, "", "validate", dir); code != 1 || !strings.Contains(out, `agent.yaml:2:13: agent "lead": toolset "nowhere" is not defined: no file defines it`) {
+		t.Errorf("validate, agent of an undefined toolset: exit %d\n%s", code, out)
+	}
+	write("agent.yaml", "name: lead\ntool_sets: [programs]\ntools: [run_program]\n")
+	if code, out, _ := runIn(t, "", "validate", "--programs", dir); code != 0 || strings.Contains(out, "run_program") {
+		t.Errorf("validate --programs, agent of run_program and the programs toolset: exit %d\n%s", code, out)
+	}
+
+	os.Remove(filepath.Join(dir, "agent.yaml"))
+	write("set.yaml", "name: s\ntools: [inner__echo]\n")
+	cfg := filepath.Join(t.TempDir(), "wield.yaml")
+	os.WriteFile(cfg, []byte("mcp_servers:\n  - name: inner\n    command: [wield, mcp]\n"), 0o644)
+	if code, out, _ := runIn(t, "", "validate", "--config", cfg, dir); code != 0 || !strings.Contains(out, `warning: toolset "s": tool "inner__echo" is not defined`) {
+		t.Errorf("validate, a tool of a configured MCP server: exit %d\n%s\nwant 0 and a warning", code, out)
+	}
+}
