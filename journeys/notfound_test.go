@@ -1,0 +1,26 @@
+package journeys
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestJourneyNotFoundSaysWhat: a person who mistypes an ID in a curl to
+// `wield serve` reads what was not found ("no such call", "no such
+// approval", "no such artifact"), as for a tool ("no tool 'x'"); the answer
+// said "not found" alone.
+func TestJourneyNotFoundSaysWhat(t *testing.T) {
+	u := newUser(t)
+	s := u.serve()
+	for path, want := range map[string]string{
+		"/v1/calls/crab00":              `{"error":{"code":"not_found","message":"no such call"}}`,
+		"/v1/approvals/crab00":          `{"error":{"code":"not_found","message":"no such approval"}}`,
+		"/v1/artifacts/art_x":           `{"error":{"code":"not_found","message":"no such artifact"}}`,
+		"/v1/artifacts/art_x?version=2": `{"error":{"code":"not_found","message":"no such artifact, or no such version of it"}}`,
+		"/v1/tools/nope":                `{"error":{"code":"not_found","message":"no tool 'nope'"}}`,
+	} {
+		if code, b := s.do("GET", path, ""); code != 404 || strings.TrimSpace(string(b)) != want {
+			t.Errorf("GET %s: %d %s, want 404 %s", path, code, b, want)
+		}
+	}
+}
