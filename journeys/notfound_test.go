@@ -24,3 +24,12 @@ func TestJourneyNotFoundSaysWhat(t *testing.T) {
 		}
 	}
 }
+
+// TestJourneyCallsLimitZero: `wield calls --limit 0` is a usage error
+// naming the range (exit 2), as `?limit=0` is a 400; it listed 20 calls.
+func TestJourneyCallsLimitZero(t *testing.T) {
+	u := newUser(t)
+	if r := u.wield("calls", "--limit", "0"); r.code != 2 || !strings.Contains(r.stderr, "--limit 0: use 1 to 1000") {
+		t.Errorf("want exit 2 naming the range:\n%s", r)
+	}
+}

@@ -48,3 +48,16 @@ func TestValidateRefsThatStopTheOthers(t *testing.T) {
 		t.Errorf("validate, a tool of a configured MCP server: exit %d\n%s\nwant 0 and a warning", code, out)
 	}
 }
+
+// TestCallsLimitRange: --limit takes 1 to 1000, as its help and the REST
+// API's limit say; 0 was taken as the default 20.
+func TestCallsLimitRange(t *testing.T) {
+	for _, n := range []string{"0", "-1", "1001"} {
+		if code, _, errs := run(t, "calls", "--limit", n); code != 2 || !strings.Contains(errs, "--limit "+n+": use 1 to 1000") {
+			t.Errorf("calls --limit %s: exit %d, stderr %q; want 2 and the range", n, code, errs)
+		}
+	}
+	if code, _, errs := run(t, "calls", "--limit", "1"); code != 0 {
+		t.Errorf("calls --limit 1: exit %d, stderr %q", code, errs)
+	}
+}
