@@ -33,3 +33,18 @@ func TestJourneyCallsLimitZero(t *testing.T) {
 		t.Errorf("want exit 2 naming the range:\n%s", r)
 	}
 }
+
+// TestJourneyServerKeyHint: with a key made (`wield keys create`), `wield
+// serve` wants one; `wield list --server URL` without it says how to give
+// it (--key, WIELD_KEY) beside the server's words, exit 1; with the key it
+// lists.
+func TestJourneyServerKeyHint(t *testing.T) {
+	u := newUser(t)
+	key := strings.TrimSpace(u.must("keys", "create", "--name", "me").stdout)
+	s := u.serve()
+	r := u.wield("list", "--server", s.url)
+	if r.code != 1 || !strings.Contains(r.stderr, "wield: the server needs an API key: give --key KEY or set WIELD_KEY") {
+		t.Errorf("list --server without a key: want exit 1 and how to give one:\n%s", r)
+	}
+	u.must("list", "--server", s.url, "--key", key)
+}

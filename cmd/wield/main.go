@@ -45,6 +45,7 @@ import (
 	"github.com/wieldhq/wield/approval"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/httpapi"
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
 	"github.com/wieldhq/wield/mcpbridge"
@@ -92,12 +93,29 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ee.code
 	default:
 		fmt.Fprintln(stderr, "wield:", err)
+		if hint := keyHint(err, app.key); hint != "" {
+			fmt.Fprintln(stderr, "wield:", hint)
+		}
 		var ue usageError
 		if errors.As(err, &ue) || isCobraUsage(err) {
 			return 2
 		}
 		return 1
 	}
+}
+
+// keyHint says how to give the key --server asks for, when a running
+// server refused the command's request for want of one: the server's own
+// words name HTTP headers, which a person at the command line does not set.
+func keyHint(err error, key string) string {
+	var he *httpapi.Error
+	if !errors.As(err, &he) || he.Code != httpapi.CodeUnauthorized {
+		return ""
+	}
+	if key == "" {
+		return "the server needs an API key: give --key KEY or set WIELD_KEY ('wield keys create' makes one)"
+	}
+	return "the server does not know the key of --key (or WIELD_KEY): 'wield keys list' shows the keys there are"
 }
 
 // isCobraUsage recognises cobra's own argument and flag errors, which are

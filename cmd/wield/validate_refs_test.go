@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,5 +61,28 @@ func TestCallsLimitRange(t *testing.T) {
 	}
 	if code, _, errs := run(t, "calls", "--limit", "1"); code != 0 {
 		t.Errorf("calls --limit 1: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestServerKeyHint: a command sent with --server to a server that wants a
+// key says how to give one from the command line (--key, WIELD_KEY), not
+// only the server's words about HTTP headers; and a key the server does
+// not know is said to be that.
+func TestServerKeyHint(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"error":{"code":"unauthorized","message":"a valid API key is required: send Authorization: Bearer KEY or X-API-Key: KEY"}}`))
+	}))
+	defer hs.Close()
+	t.Setenv("WIELD_KEY", "")
+	for _, args := range [][]string{{"list"}, {"call", "echo", "message=x"}, {"calls"}, {"stats"}, {"approvals", "list"}} {
+		code, _, errs := run(t, append(args, "--server", hs.URL)...)
+		if code != 1 || !strings.Contains(errs, "give --key KEY or set WIELD_KEY") {
+			t.Errorf("%v --server: exit %d, stderr %q; want 1 and how to give a key", args, code, errs)
+		}
+	}
+	if code, _, errs := run(t, "list", "--server", hs.URL, "--key", "wield_nope"); code != 1 || !strings.Contains(errs, "the server does not know the key of --key") {
+		t.Errorf("list --server --key unknown: exit %d, stderr %q", code, errs)
 	}
 }
