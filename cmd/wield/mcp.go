@@ -100,7 +100,7 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		}
 		f.toolset = programsToolset
 	}
-	log := slog.New(slog.NewTextHandler(a.stderr, nil))
+	log := slog.New(shutdownQuiet{ctx, slog.NewTextHandler(a.stderr, nil)})
 	// With an OTLP endpoint configured, every tools/call and every call is
 	// a span, as with serve.
 	tr, err := startTraces(ctx, log)
@@ -261,4 +261,27 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, eng *engine.En
 		return fmt.Errorf("serve: %w", serr)
 	}
 	return nil
+}
+
+// shutdownQuiet leaves out the go-sdk's ERROR "server run cancelled",
+// which it logs when the context of its Run ends: over stdio that is this
+// command's own shutdown (Ctrl-C, SIGTERM), no error.
+type shutdownQuiet struct {
+	ctx context.Context
+	slog.Handler
+}
+
+func (h shutdownQuiet) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "server run cancelled" && h.ctx.Err() != nil {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h shutdownQuiet) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return shutdownQuiet{h.ctx, h.Handler.WithAttrs(attrs)}
+}
+
+func (h shutdownQuiet) WithGroup(name string) slog.Handler {
+	return shutdownQuiet{h.ctx, h.Handler.WithGroup(name)}
 }

@@ -64,3 +64,26 @@ func TestInterruptibleReadsAsAsked(t *testing.T) {
 		t.Errorf("read %q", got)
 	}
 }
+
+// TestMCPStdioStopQuiet: Ctrl-C or SIGTERM to `wield mcp` over stdio ends
+// it with exit 0 and no ERROR line on stderr; the go-sdk logged "server run
+// cancelled" at ERROR for the command's own shutdown.
+func TestMCPStdioStopQuiet(t *testing.T) {
+	t.Setenv("WIELD_DB", "sqlite:"+filepath.Join(t.TempDir(), "w.db"))
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() { done <- Run(ctx, []string{"mcp"}, pr, &out, &errb) }()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 || strings.Contains(errb.String(), "ERROR") {
+			t.Errorf("wield mcp stopped: exit %d, stderr %q; want 0 and no ERROR", code, errb.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("wield mcp still runs 5 s after its context ended")
+	}
+}
