@@ -48,3 +48,14 @@ func TestJourneyServerKeyHint(t *testing.T) {
 	}
 	u.must("list", "--server", s.url, "--key", key)
 }
+
+// TestJourneyCallArgsNotObject: `wield call echo --args '[1]'` says what
+// was given instead of an object ("got an array"), exit 2; it printed Go's
+// own "cannot unmarshal array into Go value of type map[string]json.RawMessage".
+func TestJourneyCallArgsNotObject(t *testing.T) {
+	u := newUser(t)
+	r := u.wield("call", "echo", "--args", "[1]")
+	if r.code != 2 || !strings.Contains(r.stderr, `--args must be a JSON object, like '{"message":"hi"}': got an array`) || strings.Contains(r.stderr, "Go value") {
+		t.Errorf("want exit 2 saying it got an array:\n%s", r)
+	}
+}
