@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/artifact"
@@ -67,7 +68,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &e):
 	case errors.Is(err, wield.ErrNotFound):
-		e = apiError(http.StatusNotFound, CodeNotFound, "not found")
+		e = apiError(http.StatusNotFound, CodeNotFound, notFoundMessage(r))
 	case errors.Is(err, wield.ErrAlreadyDecided):
 		e = apiError(http.StatusConflict, CodeAlreadyDecided, "the approval is no longer pending: it was decided or it expired")
 	case errors.Is(err, wield.ErrDigestMismatch):
@@ -119,3 +120,23 @@ var (
 	jsonType = []string{"application/json"}
 	nosniff  = []string{"nosniff"}
 )
+
+// notFoundKinds name what a route's {id} is, by the route's first segment
+// after /v1/.
+var notFoundKinds = map[string]string{"calls": "call", "approvals": "approval", "artifacts": "artifact", "keys": "key"}
+
+// notFoundMessage says what the request named that is not there: "no
+// such call" (the ID is the request's own). The words are the same whether
+// it does not exist or is out of the key's sight, and for every ID.
+func notFoundMessage(r *http.Request) string {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/v1/")
+	kind, _, _ := strings.Cut(rest, "/")
+	what := notFoundKinds[kind]
+	if !ok || r.PathValue("id") == "" || what == "" {
+		return "not found"
+	}
+	if what == "artifact" && r.URL.Query().Has("version") {
+		return "no such artifact, or no such version of it"
+	}
+	return "no such " + what
+}

@@ -43,6 +43,13 @@ type Loader struct {
 	// name without a warning. A Known that panics answers no; the panic is
 	// logged and counted (see [wield.Protect]).
 	Known func(name string) bool
+	// Importable, when set, says whether a tool (toolset false) or a
+	// toolset that no file, built-in or Known defines may still be there
+	// when the set is applied: a tool imported from an MCP server, a
+	// toolset the program offers. A reference to one it says no to is then
+	// an error rather than a warning, since every command applying the set
+	// would stop on it (`wield validate` sets it from the configuration).
+	Importable func(name string, toolset bool) bool
 	// MCPServerURLs maps the URLs of the configured MCP servers to their
 	// names, so that a tool written with the short keys' mcp_server_url
 	// runs on the server of that URL (an mcp entry; see docs/tool-files.md).

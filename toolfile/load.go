@@ -503,7 +503,7 @@ func (l *Loader) check(s *Set) {
 		sets[ts.Name] = ts
 		for _, r := range ts.refs {
 			if !known(r.name) {
-				s.warn(ts.File, r.line, r.col, "toolset %q: tool %q is not defined", ts.Name, r.name)
+				s.undefined(l, ts.File, r, "toolset %q: tool %q is not defined", ts.Name, r.name)
 			}
 		}
 	}
@@ -511,13 +511,29 @@ func (l *Loader) check(s *Set) {
 		for _, r := range a.refs {
 			switch {
 			case r.toolset && sets[r.name] == nil:
-				s.warn(a.File, r.line, r.col, "agent %q: toolset %q is not defined", a.Name, r.name)
+				s.undefined(l, a.File, r, "agent %q: toolset %q is not defined", a.Name, r.name)
 			case !r.toolset && !known(r.name):
-				s.warn(a.File, r.line, r.col, "agent %q: tool %q is not defined", a.Name, r.name)
+				s.undefined(l, a.File, r, "agent %q: tool %q is not defined", a.Name, r.name)
 			}
 		}
 	}
 	sortProblems(s.Problems)
+}
+
+// undefined reports a reference to a tool or toolset no one defines: a
+// warning, or with [Loader.Importable] an error when nothing can bring it
+// either.
+func (s *Set) undefined(l *Loader, file string, r ref, format string, args ...any) {
+	if l.Importable == nil || l.Importable(r.name, r.toolset) {
+		s.warn(file, r.line, r.col, format, args...)
+		return
+	}
+	what := "no tool file, built-in tool or MCP server of the configuration defines it"
+	if r.toolset {
+		what = "no file defines it"
+	}
+	s.Problems = append(s.Problems, Problem{File: file, Line: r.line, Col: r.col,
+		Message: fmt.Sprintf(format, args...) + ": " + what})
 }
 
 func (s *Set) warn(file string, line, col int, format string, args ...any) {

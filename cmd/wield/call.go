@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -284,7 +283,7 @@ func buildArgs(raw string, rawSet bool, pairs []string) (json.RawMessage, error)
 	if rawSet {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(raw), &obj); err != nil || obj == nil {
-			return nil, usagef("--args must be a JSON object, like '{\"message\":\"hi\"}': %v", errOrNull(err))
+			return nil, usagef("--args must be a JSON object, like '{\"message\":\"hi\"}': %s", notObject(raw))
 		}
 		return json.RawMessage(raw), nil
 	}
@@ -334,9 +333,23 @@ func splitPair(p string) (key, val string, isJSON bool, err error) {
 	return key, val, isJSON, nil
 }
 
-func errOrNull(err error) error {
-	if err == nil {
-		return errors.New("got null")
+// notObject says what raw, which is not a JSON object, is instead.
+func notObject(raw string) string {
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return "it is not JSON (" + err.Error() + ")"
 	}
-	return err
+	switch v.(type) {
+	case nil:
+		return "got null"
+	case []any:
+		return "got an array"
+	case string:
+		return "got a string"
+	case float64:
+		return "got a number"
+	case bool:
+		return "got a boolean"
+	}
+	return "got another JSON value"
 }

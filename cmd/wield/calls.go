@@ -47,7 +47,7 @@ func (a *app) callsCommand() *cobra.Command {
 			default:
 				return usagef("--status %q: use ok or error", q.Status)
 			}
-			if q.Limit < 0 || q.Limit > 1000 {
+			if q.Limit < 1 || q.Limit > 1000 {
 				return usagef("--limit %d: use 1 to 1000", q.Limit)
 			}
 			t, err := parseSince(since)

@@ -135,7 +135,9 @@ out): stderr names those lines.`,
 				fmt.Fprintf(a.stderr, "conversation %s (wield calls --conversation %s)\n", conv, conv)
 				var history []llm.Message
 				var failed []string
-				in := bufio.NewScanner(a.stdin)
+				// Ctrl-C or SIGTERM while waiting for a line ends the chat as
+				// the end of stdin does.
+				in := bufio.NewScanner(interruptible(cmd.Context(), a.stdin))
 				in.Buffer(make([]byte, 64<<10), 4<<20)
 				for n := 1; in.Scan(); n++ {
 					line := strings.TrimSpace(in.Text())
@@ -154,7 +156,7 @@ out): stderr names those lines.`,
 					}
 					fmt.Fprintln(a.stdout, out.Answer)
 				}
-				if err := in.Err(); err != nil {
+				if err := in.Err(); err != nil && !errors.Is(err, errInterrupted) {
 					return err
 				}
 				if len(failed) > 0 {

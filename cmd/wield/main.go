@@ -46,6 +46,7 @@ import (
 	"github.com/wieldhq/wield/approval"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/engine"
+	"github.com/wieldhq/wield/httpapi"
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
 	"github.com/wieldhq/wield/mcpbridge"
@@ -95,12 +96,29 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// An error may carry a server's, a file's or a tool's text: its
 		// control characters are escaped, its lines kept.
 		fmt.Fprintln(stderr, "wield:", safetext.Text(err.Error()))
+		if hint := keyHint(err, app.key); hint != "" {
+			fmt.Fprintln(stderr, "wield:", hint)
+		}
 		var ue usageError
 		if errors.As(err, &ue) || isCobraUsage(err) {
 			return 2
 		}
 		return 1
 	}
+}
+
+// keyHint says how to give the key --server asks for, when a running
+// server refused the command's request for want of one: the server's own
+// words name HTTP headers, which a person at the command line does not set.
+func keyHint(err error, key string) string {
+	var he *httpapi.Error
+	if !errors.As(err, &he) || he.Code != httpapi.CodeUnauthorized {
+		return ""
+	}
+	if key == "" {
+		return "the server needs an API key: give --key KEY or set WIELD_KEY ('wield keys create' makes one)"
+	}
+	return "the server does not know the key of --key (or WIELD_KEY): 'wield keys list' shows the keys there are"
 }
 
 // isCobraUsage recognises cobra's own argument and flag errors, which are
@@ -405,15 +423,7 @@ func offerSearch(reg *wield.Registry) error {
 // (server__tool): serve and mcp import in the background, so a toolset or
 // agent may name one before its server has answered.
 func (a *app) mcpNamed(name string) bool {
-	if !a.serving || a.cfg == nil {
-		return false
-	}
-	for _, s := range a.cfg.MCPServers {
-		if s.Enabled && strings.HasPrefix(name, s.Name+"__") {
-			return true
-		}
-	}
-	return false
+	return a.serving && a.importable(name)
 }
 
 // reasonOf is the part of a connection error a user acts on: the failed

@@ -74,7 +74,7 @@ wield://calls/{id}/output.`,
 	fl.BoolVar(&f.public, "public", false, "with --http: allow an address that is not loopback")
 	fl.StringSliceVar(&f.allowedHosts, "allowed-host", nil, "with --http: a Host header to accept besides loopback names (repeatable)")
 	fl.StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "with --http: an Origin to accept besides loopback ones, like https://app.example (repeatable)")
-	fl.DurationVar(&f.grace, "grace", 10*time.Second, "with --http: on shutdown, how long requests in flight may take to finish")
+	fl.DurationVar(&f.grace, "grace", 10*time.Second, "on shutdown (SIGTERM; over stdio, the end of stdin too), how long requests in flight may take to finish")
 	return cmd
 }
 
@@ -100,7 +100,7 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 		}
 		f.toolset = programsToolset
 	}
-	log := slog.New(slog.NewTextHandler(a.stderr, nil))
+	log := slog.New(shutdownQuiet{ctx, slog.NewTextHandler(a.stderr, nil)})
 	// With an OTLP endpoint configured, every tools/call and every call is
 	// a span, as with serve.
 	tr, err := startTraces(ctx, log)
@@ -167,7 +167,11 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 			}
 			defer closeOut()
 			go releaseAfterStart(log)
-			return srv.ServeStdio(ctx, a.stdin, out)
+			// The end of the input is held back until what was asked before
+			// it is answered (within --grace): a call waiting for a person's
+			// approval ends then, as on a shutdown, its approval pending.
+			d := newStdioDrain(ctx, a.stdin, out, f.grace, eng.EndApprovalWaits)
+			return srv.ServeStdio(ctx, d, d.writer())
 		}
 		return a.mcpHTTP(ctx, srv, eng, f, log)
 	})
@@ -257,4 +261,27 @@ func (a *app) mcpHTTP(ctx context.Context, srv *mcpbridge.Server, eng *engine.En
 		return fmt.Errorf("serve: %w", serr)
 	}
 	return nil
+}
+
+// shutdownQuiet leaves out the go-sdk's ERROR "server run cancelled",
+// which it logs when the context of its Run ends: over stdio that is this
+// command's own shutdown (Ctrl-C, SIGTERM), no error.
+type shutdownQuiet struct {
+	ctx context.Context
+	slog.Handler
+}
+
+func (h shutdownQuiet) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "server run cancelled" && h.ctx.Err() != nil {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h shutdownQuiet) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return shutdownQuiet{h.ctx, h.Handler.WithAttrs(attrs)}
+}
+
+func (h shutdownQuiet) WithGroup(name string) slog.Handler {
+	return shutdownQuiet{h.ctx, h.Handler.WithGroup(name)}
 }

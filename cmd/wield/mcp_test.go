@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -191,6 +193,44 @@ func TestMCPUsage(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
 			t.Errorf("%v: error (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}
+
+// TestMCPStdioAnswersBeforeEOF: a client that writes its requests and closes
+// stdin at once (a one-shot pipe: `wield mcp < requests.jsonl`) gets an
+// answer to each request read before the end of its input, a call still
+// running then included; the command then ends without an error. The go-sdk
+// alone drops them all: the end of the input closes its connection before
+// the answers are written.
+func TestMCPStdioAnswersBeforeEOF(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"sleep","arguments":{"duration":0.3}}}
+{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}
+`
+	start := time.Now()
+	code, out, stderr := runIn(t, in, "mcp")
+	if code != 0 {
+		t.Fatalf("wield mcp < requests: exit %d, stderr %s", code, stderr)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("wield mcp took %v to answer and exit", took)
+	}
+	got := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.ID != nil && m.Result != nil {
+			got[string(m.ID)] = true
+		}
+	}
+	for _, id := range []string{`1`, `2`, `"three"`, `4`} {
+		if !got[id] {
+			t.Errorf("no result for request %s; stdout:\n%s\nstderr:\n%s", id, out, stderr)
 		}
 	}
 }

@@ -36,7 +36,7 @@ stderr, and the exit code is 1. A value is never given as "" in its place.`,
 			if !validFormat(format) {
 				return usagef("parse: unknown --format %q: use one of %s", format, formatNames())
 			}
-			text, err := io.ReadAll(io.LimitReader(a.stdin, 64<<20))
+			text, err := io.ReadAll(io.LimitReader(interruptible(cmd.Context(), a.stdin), 64<<20))
 			if err != nil {
 				return fmt.Errorf("parse: read stdin: %w", err)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/wieldhq/wield/llm/openai"
 	"github.com/wieldhq/wield/mcpbridge"
 	"github.com/wieldhq/wield/policy"
+	"github.com/wieldhq/wield/program"
 	"github.com/wieldhq/wield/toolfile"
 )
 
@@ -50,7 +51,19 @@ warning, unless --dialect names that dialect: then it is an error.`,
 			if err != nil {
 				return fmt.Errorf("built-in tools: %w", err)
 			}
-			l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs()}
+			programs, err := a.programsMode()
+			if err != nil {
+				return err
+			}
+			l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs(),
+				// What the program offers beside the files, as setup does.
+				Known: func(name string) bool { return programs != "" && name == program.Name },
+				Importable: func(name string, toolset bool) bool {
+					if toolset {
+						return programs != "" && name == programsToolset
+					}
+					return a.importable(name)
+				}}
 			var problems, notes []toolfile.Problem
 			var toolPaths []string
 			for _, p := range paths {
@@ -161,6 +174,22 @@ func countOf(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// importable says whether name may be a tool imported from an enabled MCP
+// server of the configuration (server__tool): validate cannot connect to
+// know, so a toolset or agent naming one is warned about; any other name no
+// one defines stops list, call, serve and mcp, and is an error.
+func (a *app) importable(name string) bool {
+	if a.cfg == nil {
+		return false
+	}
+	for _, s := range a.cfg.MCPServers {
+		if s.Enabled && strings.HasPrefix(name, s.Name+"__") {
+			return true
+		}
+	}
+	return false
 }
 
 // mcpServerURLs maps the configured MCP servers' URLs to their names, for

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestValidateRefsThatStopTheOthers: a toolset or an agent naming a tool or
+// toolset that nothing defines stops list, call and serve (exit 1); validate
+// says so as an error, at the name, exit 1, where it said "ok". A tool of a
+// configured MCP server (server__tool), which validate cannot list, stays a
+// warning, and so does run_program or the programs toolset with programs
+// on, which setup offers beside the files.
+func TestValidateRefsThatStopTheOthers(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("set.yaml", "name: data_analysis_set\ntools:\n  - sql_tool\n  - echo\n")
+	code, out, _ := runIn(t, "", "validate", dir)
+	if want := `set.yaml:3:5: toolset "data_analysis_set": tool "sql_tool" is not defined: no tool file, built-in tool or MCP server of the configuration defines it`; code != 1 || !strings.Contains(out, want) || strings.Contains(out, "ok\n") {
+		t.Errorf("validate: exit %d\n%s\nwant exit 1 and %s", code, out, want)
+	}
+	if code, _, errs := runIn(t, "", "list", "--tools", dir); code != 1 || !strings.Contains(errs, "sql_tool") {
+		t.Errorf("list: exit %d, stderr %s; want 1 naming sql_tool (what validate foretells)", code, errs)
+	}
+
+	os.Remove(filepath.Join(dir, "set.yaml"))
+	write("agent.yaml", "name: lead\ntool_sets: [nowhere]\n")
+	if code, out, _ := runIn(t, "", "validate", dir); code != 1 || !strings.Contains(out, `agent.yaml:2:13: agent "lead": toolset "nowhere" is not defined: no file defines it`) {
+		t.Errorf("validate, agent of an undefined toolset: exit %d\n%s", code, out)
+	}
+	write("agent.yaml", "name: lead\ntool_sets: [programs]\ntools: [run_program]\n")
+	if code, out, _ := runIn(t, "", "validate", "--programs", dir); code != 0 || strings.Contains(out, "run_program") {
+		t.Errorf("validate --programs, agent of run_program and the programs toolset: exit %d\n%s", code, out)
+	}
+
+	os.Remove(filepath.Join(dir, "agent.yaml"))
+	write("set.yaml", "name: s\ntools: [inner__echo]\n")
+	cfg := filepath.Join(t.TempDir(), "wield.yaml")
+	os.WriteFile(cfg, []byte("mcp_servers:\n  - name: inner\n    command: [wield, mcp]\n"), 0o644)
+	if code, out, _ := runIn(t, "", "validate", "--config", cfg, dir); code != 0 || !strings.Contains(out, `warning: toolset "s": tool "inner__echo" is not defined`) {
+		t.Errorf("validate, a tool of a configured MCP server: exit %d\n%s\nwant 0 and a warning", code, out)
+	}
+}
+
+// TestCallsLimitRange: --limit takes 1 to 1000, as its help and the REST
+// API's limit say; 0 was taken as the default 20.
+func TestCallsLimitRange(t *testing.T) {
+	for _, n := range []string{"0", "-1", "1001"} {
+		if code, _, errs := run(t, "calls", "--limit", n); code != 2 || !strings.Contains(errs, "--limit "+n+": use 1 to 1000") {
+			t.Errorf("calls --limit %s: exit %d, stderr %q; want 2 and the range", n, code, errs)
+		}
+	}
+	if code, _, errs := run(t, "calls", "--limit", "1"); code != 0 {
+		t.Errorf("calls --limit 1: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestServerKeyHint: a command sent with --server to a server that wants a
+// key says how to give one from the command line (--key, WIELD_KEY), not
+// only the server's words about HTTP headers; and a key the server does
+// not know is said to be that.
+func TestServerKeyHint(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"error":{"code":"unauthorized","message":"a valid API key is required: send Authorization: Bearer KEY or X-API-Key: KEY"}}`))
+	}))
+	defer hs.Close()
+	t.Setenv("WIELD_KEY", "")
+	for _, args := range [][]string{{"list"}, {"call", "echo", "message=x"}, {"calls"}, {"stats"}, {"approvals", "list"}} {
+		code, _, errs := run(t, append(args, "--server", hs.URL)...)
+		if code != 1 || !strings.Contains(errs, "give --key KEY or set WIELD_KEY") {
+			t.Errorf("%v --server: exit %d, stderr %q; want 1 and how to give a key", args, code, errs)
+		}
+	}
+	if code, _, errs := run(t, "list", "--server", hs.URL, "--key", "wield_nope"); code != 1 || !strings.Contains(errs, "the server does not know the key of --key") {
+		t.Errorf("list --server --key unknown: exit %d, stderr %q", code, errs)
+	}
+}
