@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -198,5 +201,139 @@ func TestJourneySubAgentAcrossServers(t *testing.T) {
 	r := u.must("stats", "--caller", "tool_sub_agent_001", "--db", db)
 	if !strings.Contains(r.stdout, "3 calls, 3 ok, 0 failed (100.0% success)") {
 		t.Errorf("stats --caller --db postgres:\n%s", r)
+	}
+}
+
+// seed000Agents are seed 000's three agents (lead, search, crawl) as agent
+// documents of a tool file, each with its required_tools in wield's names:
+// the lead routes with call_subagent and may search and fetch itself.
+const seed000Agents = `kind: agent
+name: lead
+description: Plans the research and hands parts of it to the other agents
+tools: [call_subagent, web_search, web_fetch]
+---
+kind: agent
+name: search
+description: Searches the web
+tools: [web_search]
+---
+kind: agent
+name: crawl
+description: Reads web pages and PDFs
+tools: [web_fetch]
+`
+
+// TestJourneySubagentSeed000: seed 000's lead, search and crawl agents,
+// written as agent documents, validate and list; in wield chat --agent
+// lead, the lead's call_subagent hands the task to the search agent, which
+// runs on the model with its own toolkit (web_search alone) and searches;
+// its answer is the call's result the lead reads, and the records show
+// each agent's calls under its name.
+func TestJourneySubagentSeed000(t *testing.T) {
+	brave, err := os.ReadFile(filepath.Join("..", "builtin", "testdata", "search", "brave.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	searched := 0
+	search, _ := loopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		searched++
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(brave)
+	}))
+	u := newUser(t)
+	u.write("wield.yaml", "tool_dirs: [agents]\nweb_search: {provider: brave, api_key: BSA-KEY, base_url: \""+search.URL+"/brave\"}\n")
+	u.write("agents/seed000.yaml", seed000Agents)
+
+	r := u.wield("validate", "--config", "wield.yaml", "agents")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "ok" || r.stderr != "" {
+		t.Fatalf("validate: want ok and nothing else:\n%s", r)
+	}
+	r = u.must("list", "--config", "wield.yaml", "--agent", "lead")
+	listed := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n")[1:] {
+		listed[strings.Fields(line)[0]] = true
+	}
+	if len(listed) != 3 || !listed["call_subagent"] || !listed["web_search"] || !listed["web_fetch"] {
+		t.Errorf("list --agent lead: want call_subagent, web_search and web_fetch:\n%s", r)
+	}
+
+	// The lead hands the task on; the search agent searches, then answers;
+	// the lead answers with what it got back.
+	model, _ := newFakeModel(t, "",
+		reply(completion("", [2]string{"call_subagent", `{"agent_name":"search","instruction":"Find what wield is."}`})),
+		reply(completion("", [2]string{"web_search", `{"query":"wield"}`})),
+		reply(completion("wield is a tool engine for AI agents.")),
+		reply(completion("According to the search agent, wield is a tool engine for AI agents.")),
+	)
+	r = u.wieldIn("What is wield?\n", "chat", "--config", "wield.yaml", "--agent", "lead", "--conversation", "seed000",
+		"--model", model.srv.URL+"/v1/m")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "According to the search agent, wield is a tool engine for AI agents." {
+		t.Fatalf("chat --agent lead: want the lead's answer:\n%s", r)
+	}
+	for _, line := range []string{`→ call_subagent {"agent_name":"search","instruction":"Find what wield is."}`, "← call_subagent ok", "\nsearch → web_search {\"query\":\"wield\"}\n", "\nsearch ← web_search ok\n"} {
+		if !strings.Contains(r.stderr, line) {
+			t.Errorf("stderr lacks %q:\n%s", line, r.stderr)
+		}
+	}
+	reqs := model.requests()
+	if len(reqs) != 4 || searched != 1 {
+		t.Fatalf("the model was asked %d times (want 4: lead, search, search, lead), the search provider %d (want 1)", len(reqs), searched)
+	}
+	offered := func(q chatRequest) []string {
+		var ns []string
+		for _, tl := range q.Tools {
+			ns = append(ns, tl.Function.Name)
+		}
+		slices.Sort(ns)
+		return ns
+	}
+	if got := offered(reqs[0]); !slices.Equal(got, []string{"call_subagent", "web_fetch", "web_search"}) {
+		t.Errorf("the lead was offered %v", got)
+	}
+	for _, i := range []int{1, 2} {
+		if got := offered(reqs[i]); !slices.Equal(got, []string{"web_search"}) {
+			t.Errorf("the search agent (request %d) was offered %v, want its toolkit: web_search", i, got)
+		}
+	}
+	if q := reqs[1]; len(q.Messages) != 1 || q.Messages[0].Role != "user" || q.text(0) != "Find what wield is." {
+		t.Errorf("the search agent was not handed the instruction alone: %+v", q.Messages)
+	}
+	last := len(reqs[3].Messages) - 1
+	var got struct {
+		AgentName string `json:"agent_name"`
+		Answer    string `json:"answer"`
+	}
+	if m := reqs[3].Messages[last]; m.Role != "tool" || json.Unmarshal([]byte(reqs[3].text(last)), &got) != nil ||
+		got.AgentName != "search" || got.Answer != "wield is a tool engine for AI agents." {
+		t.Errorf("the lead read the call_subagent result as %q", reqs[3].text(last))
+	}
+
+	// The records: the lead's call_subagent and the search agent's
+	// web_search, in the one conversation, each under its agent's name.
+	var page struct {
+		Records []struct {
+			Call struct {
+				Tool   string `json:"tool"`
+				Caller struct {
+					ID             string `json:"id"`
+					ConversationID string `json:"conversation_id"`
+				} `json:"caller"`
+			} `json:"call"`
+			Result struct {
+				OK bool `json:"ok"`
+			} `json:"result"`
+		} `json:"records"`
+	}
+	u.must("calls", "--conversation", "seed000", "--json").json(t, &page)
+	var seen []string
+	for _, rec := range page.Records {
+		if !rec.Result.OK || rec.Call.Caller.ConversationID != "seed000" {
+			t.Errorf("record %+v", rec)
+		}
+		seen = append(seen, rec.Call.Caller.ID+":"+rec.Call.Tool)
+	}
+	slices.Sort(seen)
+	if !slices.Equal(seen, []string{"lead:call_subagent", "search:web_search"}) {
+		t.Errorf("the records are %v, want lead:call_subagent and search:web_search", seen)
 	}
 }

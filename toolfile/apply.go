@@ -19,7 +19,10 @@ import (
 //     brings the default back;
 //   - a tool whose name the program's own tool holds (registered in Go,
 //     imported from an MCP server) is shadowed, with a warning;
-//   - a tool of a file with problems keeps its last good version.
+//   - a tool of a file with problems keeps its last good version;
+//   - when the set defines an agent, the loader's AgentTools
+//     (call_subagent) are registered as defaults first, unless the
+//     registry has their names, and stay.
 type applier struct {
 	reg   *wield.Registry
 	tools map[string]owned // what it registered, by name
@@ -40,6 +43,16 @@ type applied struct {
 // files with problems.
 func (a *applier) apply(set *Set, broken map[string]bool, first bool) applied {
 	var res applied
+	// The tools that exist where agents do come first, as defaults: a
+	// file's tool of the same name, registered below, replaces one.
+	for _, t := range set.agentTools {
+		if a.reg.Entry(t.Name) != nil {
+			continue
+		}
+		if err := a.reg.RegisterDefaults(t); err != nil {
+			res.errs = append(res.errs, fmt.Errorf("register %s: %w", t.Name, err))
+		}
+	}
 	want := map[string]owned{}
 	var order []string
 	var losers []*wield.Tool

@@ -50,6 +50,15 @@ type Loader struct {
 	// an error rather than a warning, since every command applying the set
 	// would stop on it (`wield validate` sets it from the configuration).
 	Importable func(name string, toolset bool) bool
+	// AgentTools are built-in tools that exist where agents do (wield's
+	// call_subagent, which hands work to them): when the files define an
+	// agent, toolsets and agents may name them as they name the
+	// [Loader.Builtins], and applying the set ([Set.Apply], a [Watcher]'s
+	// every load) registers them as defaults of the registry before it
+	// defines toolsets and toolkits, unless the registry has a tool of that
+	// name. A file's tool of the same name replaces one, as it replaces a
+	// built-in. Without agents they do not exist.
+	AgentTools []*wield.Tool
 	// MCPServerURLs maps the URLs of the configured MCP servers to their
 	// names, so that a tool written with the short keys' mcp_server_url
 	// runs on the server of that URL (an mcp entry; see docs/tool-files.md).

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -83,6 +84,10 @@ type Set struct {
 	Agents   []*Agent
 	Problems []Problem
 	Notes    []Problem
+
+	// agentTools are the loader's AgentTools when the set defines an
+	// agent: applying the set registers them.
+	agentTools []*wield.Tool
 }
 
 // LoadDirs loads the tool files under dirs with a zero [Loader].
@@ -491,8 +496,11 @@ func (l *Loader) check(s *Set) {
 		}
 		s.warn(def.File, def.Line, def.Col, "tool %q shadows the built-in tool of that name: this file's definition is used instead", def.Name)
 	}
+	if len(s.Agents) > 0 {
+		s.agentTools = l.AgentTools
+	}
 	known := func(name string) bool {
-		return tools[name] != nil || l.Builtins[name] != nil || l.Known != nil && l.known(name)
+		return tools[name] != nil || l.Builtins[name] != nil || s.agentTool(name) || l.Known != nil && l.known(name)
 	}
 	sets := map[string]*Toolset{}
 	for _, ts := range s.Toolsets {
@@ -518,6 +526,12 @@ func (l *Loader) check(s *Set) {
 		}
 	}
 	sortProblems(s.Problems)
+}
+
+// agentTool reports whether name is one of the set's agent tools (see
+// [Loader.AgentTools]).
+func (s *Set) agentTool(name string) bool {
+	return slices.ContainsFunc(s.agentTools, func(t *wield.Tool) bool { return t.Name == name })
 }
 
 // undefined reports a reference to a tool or toolset no one defines: a

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -50,8 +52,11 @@ for strict tool use (anthropic-strict); --json-schema sends Gemini's as JSON Sch
 Tools go to the provider as ` + "`wield list --format`" + ` exports them; a tool the provider
 cannot take (a schema it refuses) is named on stderr and left out of the chat.
 
---agent names an agent file (tools, tool_sets, output_strategy); without one the
-agent has every tool. Models without function calling get the tools in the
+--agent names an agent file (tools, tool_sets, output_strategy), or an agent that
+the tool files of --tools define; without one the agent has every tool. The
+agents of --tools are its sub-agents: a call_subagent hands its instruction to
+the named one, which runs on the same model with its own toolkit and output
+strategy, and its answer is the call's result. Models without function calling get the tools in the
 prompt (the XML call format, docs/call-formats.md) when the agent's output_strategy allows the fallback,
 or always with --no-function-calling; --prompt-format json asks for JSON calls instead.
 A server that refuses the tools it is sent (Ollama's "does not support tools",
@@ -59,9 +64,9 @@ vLLM without a tool parser) gets them in the prompt from then on, said once on
 stderr, unless the agent's output_strategy forbids the fallback.
 
 Each call the model makes shows once on stderr, in either mode: → the tool and
-its arguments as it starts, ← its outcome. Exit code 0 when every line got an
-answer, 1 when one did not (the model could not be reached, the step limit ran
-out): stderr names those lines.`,
+its arguments as it starts, ← its outcome (a sub-agent's calls begin with its
+name). Exit code 0 when every line got an answer, 1 when one did not (the
+model could not be reached, the step limit ran out): stderr names those lines.`,
 		Example: `  wield chat --model http://127.0.0.1:11434/v1/qwen2.5:7b --agent agents/helper.yaml
   ANTHROPIC_API_KEY=... wield chat --model claude-sonnet-4-5
   GEMINI_API_KEY=... wield chat --model gemini-2.5-flash
@@ -90,15 +95,10 @@ out): stderr names those lines.`,
 					names = append(names, t.Name)
 				}
 				if agentFile != "" {
-					l := toolfile.Loader{Builtins: toolfile.HandlersOf(builtin.Defaults()...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs()}
-					set, err := l.LoadDirs(cmd.Context(), agentFile)
+					af, err := a.chatAgent(cmd.Context(), agentFile)
 					if err != nil {
-						return loadError{"agent " + agentFile, err}
+						return err
 					}
-					if len(set.Agents) != 1 {
-						return usagef("agent %s: the file holds %d agents; name a file with exactly one", agentFile, len(set.Agents))
-					}
-					af := set.Agents[0]
 					ag.Name = af.Name
 					strat.apply(ag, &af.OutputStrategy)
 					names = af.Toolkit()
@@ -116,19 +116,28 @@ out): stderr names those lines.`,
 					return fmt.Errorf("agent %s: %w", ag.Name, err)
 				}
 				ag.Toolkit = kit
+				subs, err := a.subagents(reg, ag, client, dialect, &strat)
+				if err != nil {
+					return err
+				}
 				// Each call shows once, in either strategy: → as it starts
 				// (a confirm tool may wait for its approval), ← with its result.
-				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, OnCall: func(_ string, c llm.ToolCall, r *wield.Result) {
+				// A sub-agent's calls are marked with its name.
+				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, OnCall: func(by string, c llm.ToolCall, r *wield.Result) {
+					who := ""
+					if by != ag.Name {
+						who = safetext.Line(by) + " "
+					}
 					if r == nil {
-						fmt.Fprintf(a.stderr, "→ %s %s\n", safetext.Line(c.Name), safetext.Line(string(c.Arguments)))
+						fmt.Fprintf(a.stderr, "%s→ %s %s\n", who, safetext.Line(c.Name), safetext.Line(string(c.Arguments)))
 						return
 					}
 					status := "ok"
 					if !r.OK {
 						status = string(r.ErrorType) + ": " + r.Error
 					}
-					fmt.Fprintf(a.stderr, "← %s %s\n", safetext.Line(c.Name), safetext.Line(status))
-				}, OnFallback: strat.onFallback(a.stderr, ag)})
+					fmt.Fprintf(a.stderr, "%s← %s %s\n", who, safetext.Line(c.Name), safetext.Line(status))
+				}, OnFallback: strat.onFallback(a.stderr, ag), Agents: subs})
 				if conv == "" {
 					conv = "chat_" + wield.NewID()
 				}
@@ -174,7 +183,7 @@ out): stderr names those lines.`,
 	cmd.Flags().StringVar(&cm.api, "api", apiChat, "OpenAI's API: chat (Chat Completions) or responses")
 	cmd.Flags().BoolVar(&cm.strict, "strict", false, "OpenAI's strict mode, Anthropic's strict tool use: schemas rewritten so the model's arguments always match them")
 	cmd.Flags().BoolVar(&cm.jsonSchema, "json-schema", false, "Gemini: send the tools' schemas as JSON Schema (parametersJsonSchema), for the models that take it")
-	cmd.Flags().StringVar(&agentFile, "agent", "", "an agent file: its tools, tool_sets and output_strategy")
+	cmd.Flags().StringVar(&agentFile, "agent", "", "an agent file (its tools, tool_sets and output_strategy), or the name of an agent of --tools")
 	cmd.Flags().StringVar(&system, "system", "", "the system prompt")
 	cmd.Flags().StringVar(&cm.keyEnv, "api-key-env", "", "environment variable that holds the API key (default: the provider's usual ones)")
 	cmd.Flags().BoolVar(&cm.noFC, "no-function-calling", false, "the model has no native function calling: describe tools in the prompt")
@@ -182,6 +191,55 @@ out): stderr names those lines.`,
 	strat.flags(cmd)
 	cmd.Flags().StringVar(&conv, "conversation", "", "the conversation the calls are recorded under (default: a new chat_ID, printed on stderr)")
 	return cmd
+}
+
+// chatAgent is the agent --agent names: the one agent of a file, or,
+// when no such file exists, the agent of that name the tool files of
+// --tools define.
+func (a *app) chatAgent(ctx context.Context, arg string) (*toolfile.Agent, error) {
+	if _, err := os.Stat(arg); errors.Is(err, fs.ErrNotExist) {
+		for _, doc := range a.agentDocs {
+			if doc.Name == arg {
+				return doc, nil
+			}
+		}
+		if len(a.agents) == 0 {
+			return nil, usagef("--agent %s: no such file, and --tools defines no agents", arg)
+		}
+		return nil, usagef("--agent %s: no such file, and no agent of --tools has that name (%s)", arg, strings.Join(a.agents, ", "))
+	}
+	l := toolfile.Loader{Builtins: toolfile.HandlersOf(builtin.Defaults()...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs(), AgentTools: a.agentTools()}
+	set, err := l.LoadDirs(ctx, arg)
+	if err != nil {
+		return nil, loadError{"agent " + arg, err}
+	}
+	if len(set.Agents) != 1 {
+		return nil, usagef("agent %s: the file holds %d agents; name a file with exactly one, or one of them by name with --tools", arg, len(set.Agents))
+	}
+	return set.Agents[0], nil
+}
+
+// subagents are the agents a call_subagent of the chat may hand work to:
+// lead itself and every agent of the tool files whose toolkit exists, each
+// on the chat's model with its own toolkit (less the tools the provider
+// cannot take) and output strategy (--prompt-format over it).
+func (a *app) subagents(reg *wield.Registry, lead *agent.Agent, client llm.Model, dialect llm.Dialect, strat *chatStrategy) (map[string]*agent.Agent, error) {
+	subs := map[string]*agent.Agent{lead.Name: lead}
+	for _, doc := range a.agentDocs {
+		kit, ok := reg.Toolkit(doc.Name)
+		if _, taken := subs[doc.Name]; taken || !ok {
+			continue
+		}
+		sa := &agent.Agent{Name: doc.Name, Model: client}
+		strat.apply(sa, &doc.OutputStrategy)
+		kit, err := offerable(reg, kit, nativeDialect(client, sa.Strategy, dialect), a.stderr)
+		if err != nil {
+			return nil, fmt.Errorf("agent %s: %w", doc.Name, err)
+		}
+		sa.Toolkit = kit
+		subs[doc.Name] = sa
+	}
+	return subs, nil
 }
 
 // splitModel splits URL/NAME into the API base and the model name.

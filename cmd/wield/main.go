@@ -156,6 +156,9 @@ type app struct {
 	importer       *mcpbridge.Importer // the configured MCP servers' tools, once setup ran
 	agents         []string            // the agents the tool files define, once setup ran
 	closers        []func() error      // run when the command ends
+	// agentDocs are those agents' documents, once setup ran (not kept when
+	// serve watches the files): chat runs them as sub-agents.
+	agentDocs []*toolfile.Agent
 	// wrapApprover, when set, wraps the engine's approver (serve and mcp
 	// ask MCP clients first, by elicitation).
 	wrapApprover func(wield.Approver) wield.Approver
@@ -481,21 +484,14 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 		kinds["mcp"] = im.Kind()
 	}
 	if len(a.tools) > 0 {
-		l := &toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: kinds,
+		l := &toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: kinds, AgentTools: a.agentTools(),
 			Known: func(name string) bool { _, ok := reg.Tool(name); return ok || a.mcpNamed(name) }}
 		l.MCPServerURLs = a.mcpServerURLs()
 		agents, err := a.loadToolFiles(reg, l)
 		if err != nil {
 			return nil, nil, err
 		}
-		// call_subagent exists when there are agents to route to (and no
-		// file has the name).
 		a.agents = agents
-		if _, taken := reg.Tool("call_subagent"); len(agents) > 0 && !taken {
-			if err := reg.RegisterDefaults(builtin.CallSubagent(func() []string { return agents })); err != nil {
-				return nil, nil, fmt.Errorf("register call_subagent: %w", err)
-			}
-		}
 	}
 	if err := offerSearch(reg); err != nil {
 		return nil, nil, err
@@ -541,6 +537,15 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 		programs(eng)
 	}
 	return reg, eng, nil
+}
+
+// agentTools are the built-in tools that exist where agents do (see
+// toolfile.Loader.AgentTools): call_subagent, which checks agent_name
+// against the agents the tool files define. The loader registers it before
+// it makes the toolkits, at start as on every reload, so an agent or a
+// toolset may name it; `wield validate` gives its loader the same.
+func (a *app) agentTools() []*wield.Tool {
+	return []*wield.Tool{builtin.CallSubagent(func() []string { return a.agents })}
 }
 
 // whenImported runs f once the background imports of MCP servers have

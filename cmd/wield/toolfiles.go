@@ -60,6 +60,7 @@ func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, 
 			continue // left out above: not one to offer
 		}
 		agents = append(agents, ag.Name)
+		a.agentDocs = append(a.agentDocs, ag)
 	}
 	return agents, nil
 }

@@ -55,7 +55,7 @@ warning, unless --dialect names that dialect: then it is an error.`,
 			if err != nil {
 				return err
 			}
-			l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs(),
+			l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs(), AgentTools: a.agentTools(),
 				// What the program offers beside the files, as setup does.
 				Known: func(name string) bool { return programs != "" && name == program.Name },
 				Importable: func(name string, toolset bool) bool {
