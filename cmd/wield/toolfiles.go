@@ -110,13 +110,17 @@ func (a *app) warnUndefined(ps []toolfile.Problem, err error) {
 
 // without is ps less the warnings at the place of one of these.
 func without(ps, these []toolfile.Problem) []toolfile.Problem {
-	at := map[[3]any]bool{}
+	type place struct {
+		file      string
+		line, col int
+	}
+	at := map[place]bool{}
 	for _, p := range these {
-		at[[3]any{p.File, p.Line, p.Col}] = true
+		at[place{p.File, p.Line, p.Col}] = true
 	}
 	var out []toolfile.Problem
 	for _, p := range ps {
-		if !p.Warning || !at[[3]any{p.File, p.Line, p.Col}] {
+		if !p.Warning || !at[place{p.File, p.Line, p.Col}] {
 			out = append(out, p)
 		}
 	}
