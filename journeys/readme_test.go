@@ -148,9 +148,11 @@ func ensureDatabase(t *testing.T, name string) {
 }
 
 // TestJourneyReadmeCommands runs the README's command-line section as a
-// newcomer types it, in order, with the built binary as ./wield, the
-// repository's examples beside it and the README's own wield.yaml: every
-// command exits 0 and prints what its comment promises.
+// newcomer types it, in order, in a fresh checkout (the built binary as
+// ./wield, the repository's examples beside it, no wield.yaml of their own:
+// a command naming one failed so): every command exits 0 and prints what
+// its comment promises. The README's wield.yaml, written once they have
+// one, passes wield validate.
 func TestJourneyReadmeCommands(t *testing.T) {
 	blocks := shBlocks(t)
 	if len(blocks) < 2 {
@@ -164,10 +166,11 @@ func TestJourneyReadmeCommands(t *testing.T) {
 	if err := os.WriteFile(u.path("wield"), b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	u.copyTree("examples/tools", "examples/tools")
+	// A fresh checkout: what the commands name must be in it (no
+	// wield.yaml of the user's own yet).
+	u.copyTree("examples", "examples")
 	readme, _ := os.ReadFile(filepath.Join("..", "README.md"))
 	u.write("README.md", string(readme))
-	u.write("wield.yaml", readmeYAML(t, "A `wield.yaml`"))
 	u.write("reply.txt", "<tool_call>\n  <name>say</name>\n  <params>\n    <message><![CDATA[007]]></message>\n  </params>\n</tool_call>\n")
 	ensureDatabase(t, "wield")
 	model, haveModel := newFakeModel(t, "127.0.0.1:11434", reply(completion("Hello from the model.")))
@@ -188,6 +191,7 @@ func TestJourneyReadmeCommands(t *testing.T) {
 		"< reply.txt":             func(r *run) string { return want(r.stdout, `"007"`) },
 		"./wield chat":            func(r *run) string { return want(r.stdout, "Hello from the model.") },
 		"list --tag math":         func(r *run) string { return want(r.stdout, "calculator") },
+		"list --config":           func(r *run) string { return want(r.stdout, "word_count") },
 	}
 	for _, line := range blocks[1] {
 		if line == "go build -o wield ./cmd/wield" {
@@ -216,6 +220,10 @@ func TestJourneyReadmeCommands(t *testing.T) {
 	}
 	if haveModel && len(model.requests()) == 0 {
 		t.Errorf("wield chat never asked the model")
+	}
+	u.write("mine/wield.yaml", readmeYAML(t, "A `wield.yaml`"))
+	if r := u.sh("./wield validate mine/wield.yaml", ""); r.code != 0 {
+		t.Errorf("the README's wield.yaml: want exit 0:\n%s", r)
 	}
 }
 

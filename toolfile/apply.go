@@ -3,6 +3,7 @@ package toolfile
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/wieldhq/wield"
 )
@@ -34,8 +35,38 @@ type applied struct {
 	// warnings are the tools left out because the program's own tool
 	// holds their name, and updates the registry refused.
 	warnings []Problem
-	// errs are the toolsets and agents that could not be defined.
-	errs []error
+	// undefined are the names of tools and toolsets that toolsets and
+	// agents use and the registry does not hold; errs are the other
+	// reasons one could not be defined.
+	undefined Problems
+	errs      []error
+}
+
+// refused records why a toolset or an agent could not be defined.
+func (res *applied) refused(err error) {
+	var u *UndefinedError
+	switch {
+	case err == nil:
+	case errors.As(err, &u):
+		res.undefined = append(res.undefined, u.Problems...)
+	default:
+		res.errs = append(res.errs, err)
+	}
+}
+
+// err is what could not be defined as one error: an [*UndefinedError] when
+// the names the registry does not hold are all of it.
+func (res *applied) err() error {
+	errs := res.errs
+	if len(res.undefined) > 0 {
+		u := &UndefinedError{Problems: slices.Clone(res.undefined)}
+		sortProblems(u.Problems)
+		if len(errs) == 0 {
+			return u
+		}
+		errs = append([]error{u}, errs...)
+	}
+	return errors.Join(errs...)
 }
 
 // apply makes the registry hold the set's tools (see [applier]), defines its
@@ -141,15 +172,11 @@ func (a *applier) apply(set *Set, broken map[string]bool, first bool) applied {
 			continue
 		}
 		defined[ts.Name] = true
-		if err := a.reg.DefineToolset(ts.Toolset); err != nil {
-			res.errs = append(res.errs, fmt.Errorf("%s:%d: %w", ts.File, ts.Line, err))
-		}
+		res.refused(ts.Define(a.reg))
 	}
 	if first {
 		for _, ag := range set.Agents {
-			if _, err := a.reg.CreateToolkit(ag.Name, ag.Toolkit()...); err != nil {
-				res.errs = append(res.errs, fmt.Errorf("%s:%d: %w", ag.File, ag.Line, err))
-			}
+			res.refused(ag.CreateToolkit(a.reg))
 		}
 	}
 	return res
@@ -163,8 +190,10 @@ func (a *applier) apply(set *Set, broken map[string]bool, first bool) applied {
 // tool named like one of the program's own tools is shadowed by it. None of
 // these is an error: the warnings Apply finds are added to
 // [Set.Problems] (the duplicates and shadowed built-ins were put there at
-// load). The returned error joins the toolsets and agents that could not be
-// defined (a tool they name does not exist, wrapping [wield.ErrNotFound]).
+// load). The returned error says which toolsets and agents could not be
+// defined: an [*UndefinedError] (wrapping [wield.ErrNotFound]) located at
+// each tool or toolset they name that the registry does not hold, joined
+// with any other reason.
 func (s *Set) Apply(reg *wield.Registry) error {
 	a := &applier{reg: reg, tools: map[string]owned{}}
 	res := a.apply(s, nil, true)
@@ -172,5 +201,5 @@ func (s *Set) Apply(reg *wield.Registry) error {
 		s.Problems = append(s.Problems, res.warnings...)
 		sortProblems(s.Problems)
 	}
-	return errors.Join(res.errs...)
+	return res.err()
 }

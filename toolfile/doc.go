@@ -80,12 +80,15 @@
 //     (registered in Go, imported from an MCP server) is shadowed by it,
 //     with a warning.
 //   - Toolsets and agents may name any tool the program has: the files',
-//     the built-ins and those [Loader.Known] reports.
+//     the built-ins and those [Loader.Known] reports; agents may name the
+//     files' toolsets and those [Loader.KnownToolset] reports.
 //
 // None of this is an error: [Set.Apply] and every reload of a [Watcher]
 // apply the same rule, so a reload never leaves the registry in a state the
 // next start would refuse. A Watcher logs each problem once, when a load
-// first shows it.
+// first shows it. A toolset or an agent naming what the registry does not
+// hold when the set is applied is not defined: [Set.Apply] returns an
+// [*UndefinedError] located at each such name.
 //
 // # Discovery and lint
 //

@@ -3,6 +3,7 @@ package toolfile_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -103,4 +104,22 @@ func TestExamplesRun(t *testing.T) {
 	if res.ErrorType != wield.ErrExecutorNotFound {
 		t.Errorf("say without builtins = %+v", res)
 	}
+}
+
+// A toolset naming a tool that the registry does not hold is not defined:
+// Apply's error locates each such name, and is a wield.ErrNotFound.
+func ExampleUndefinedError() {
+	var l toolfile.Loader
+	set, _ := l.Load(context.Background(), "tools/ts.yaml", []byte("kind: toolset\nname: ts\ntools:\n  - lookup\n"))
+	err := set.Apply(wield.NewRegistry(nil))
+	var u *toolfile.UndefinedError
+	if errors.As(err, &u) {
+		for _, p := range u.Problems {
+			fmt.Println(p)
+		}
+	}
+	fmt.Println(errors.Is(err, wield.ErrNotFound))
+	// Output:
+	// tools/ts.yaml:4:5: toolset "ts": tool "lookup" is not defined
+	// true
 }

@@ -43,6 +43,10 @@ type Loader struct {
 	// name without a warning. A Known that panics answers no; the panic is
 	// logged and counted (see [wield.Protect]).
 	Known func(name string) bool
+	// KnownToolset, when set, reports the toolsets the program defines
+	// beside the files (the programs toolset of --programs), which agents
+	// may name without a warning. It is asked like Known, panics included.
+	KnownToolset func(name string) bool
 	// Importable, when set, says whether a tool (toolset false) or a
 	// toolset that no file, built-in or Known defines may still be there
 	// when the set is applied: a tool imported from an MCP server, a

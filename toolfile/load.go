@@ -518,7 +518,7 @@ func (l *Loader) check(s *Set) {
 	for _, a := range s.Agents {
 		for _, r := range a.refs {
 			switch {
-			case r.toolset && sets[r.name] == nil:
+			case r.toolset && sets[r.name] == nil && !l.knownToolset(r.name):
 				s.undefined(l, a.File, r, "agent %q: toolset %q is not defined", a.Name, r.name)
 			case !r.toolset && !known(r.name):
 				s.undefined(l, a.File, r, "agent %q: tool %q is not defined", a.Name, r.name)
@@ -552,6 +552,16 @@ func (s *Set) undefined(l *Loader, file string, r ref, format string, args ...an
 
 func (s *Set) warn(file string, line, col int, format string, args ...any) {
 	s.Problems = append(s.Problems, Problem{File: file, Line: line, Col: col, Message: fmt.Sprintf(format, args...), Warning: true})
+}
+
+// knownToolset asks l.KnownToolset about name, as known asks l.Known.
+func (l *Loader) knownToolset(name string) bool {
+	if l.KnownToolset == nil {
+		return false
+	}
+	ok := false
+	wield.Protect(nil, wield.CallbackToolfileKnown, func() { ok = l.KnownToolset(name) })
+	return ok
 }
 
 // known asks l.Known about name; a panic (contained, logged and counted:

@@ -124,7 +124,7 @@ func (d *decoder) apiEntry(s shortEntry, def *Def, e Entry) Entry {
 		e.Values["auth"] = map[string]any{"type": method, "env": env}
 	}
 	if d.kinds["http"] == nil {
-		d.warnf(s.apiURL.key, "api_url: entry type http is not available yet")
+		d.warnf(s.apiURL.key, "api_url: entry type http is not given to this loader (Loader.Kinds): %s", noHandler)
 	}
 	return e
 }
@@ -148,7 +148,7 @@ func (d *decoder) mcpEntry(s shortEntry, def *Def, e Entry) Entry {
 	}
 	e.Values = map[string]any{"server": name, "tool": def.Name}
 	if d.kinds["mcp"] == nil {
-		d.warnf(s.mcpURL.key, "mcp_server_url: entry type mcp is not available yet")
+		d.warnf(s.mcpURL.key, "mcp_server_url: entry type mcp is not given to this loader (Loader.Kinds): %s", noHandler)
 	}
 	return e
 }

@@ -243,7 +243,7 @@ func (w *Watcher) load(ctx context.Context, first bool) error {
 		}
 	}
 	w.tell(append(set.Problems, res.warnings...), set.Notes)
-	for _, err := range res.errs {
+	if err := res.err(); err != nil {
 		w.log.Warn("tool files: " + err.Error())
 	}
 

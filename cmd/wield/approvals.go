@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,7 +49,7 @@ sees the decision and runs (or refuses) the call.`,
 					}
 					return a.printJSON(list)
 				}
-				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+				tw := newTable(a.stdout)
 				fmt.Fprintln(tw, "ID\tTOOL\tSTATUS\tCREATED\tEXPIRES\tARGUMENTS")
 				for _, ap := range list {
 					args := string(ap.Arguments)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,7 +66,7 @@ func (a *app) callsCommand() *cobra.Command {
 					fmt.Fprintln(a.stdout, "no calls match")
 					return nil
 				}
-				w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+				w := newTable(a.stdout)
 				fmt.Fprintln(w, "TIME\tCALL ID\tTOOL\tRESULT\tDURATION\tCONVERSATION")
 				for _, r := range page.Records {
 					status := "ok"
@@ -147,10 +146,10 @@ one conversation's; --brief prints the totals only.`,
 				if asJSON {
 					return a.printJSON(st)
 				}
-				w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "TOOL\tCALLS\tFAILED\tSUCCESS\tP50\tP95\tMAX\t")
+				w := newTable(a.stdout)
+				fmt.Fprintln(w, "TOOL\tCALLS\tFAILED\tSUCCESS\tP50\tP95\tMAX")
 				row := func(name string, l wield.LatencyStats) {
-					fmt.Fprintf(w, "%s\t%d\t%d\t%.1f%%\t%s\t%s\t%s\t\n", safetext.Line(name), l.Count, l.Failures, l.SuccessRate,
+					fmt.Fprintf(w, "%s\t%d\t%d\t%.1f%%\t%s\t%s\t%s\n", safetext.Line(name), l.Count, l.Failures, l.SuccessRate,
 						l.P50.Round(time.Microsecond), l.P95.Round(time.Microsecond), l.Max.Round(time.Microsecond))
 				}
 				for _, tool := range sortedKeys(st.Tools) {
@@ -217,7 +216,7 @@ func (a *app) callerStats(ctx context.Context, caller, conversation string, brie
 		return nil
 	}
 	fmt.Fprintln(a.stdout, "calls, oldest first:")
-	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	w := newTable(a.stdout)
 	fmt.Fprintln(w, "  CALL ID\tTOOL\tRESULT\tDURATION")
 	for _, d := range sum.CallDetails {
 		status := "ok"

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/wieldhq/wield/httpapi"
@@ -132,7 +131,7 @@ offers run_program: a name none defines is refused.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(keys)
 			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			tw := newTable(a.stdout)
 			fmt.Fprintln(tw, "ID\tNAME\tRIGHTS\tTOOLSETS\tCREATED\tSTATE")
 			for _, k := range keys {
 				sets, state := "*", "active"

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -97,7 +96,7 @@ func (a *app) listCommand() *cobra.Command {
 				fmt.Fprintln(a.stdout, "no tools match")
 				return nil
 			}
-			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			w := newTable(a.stdout)
 			fmt.Fprintln(w, "NAME\tCATEGORY\tPERMISSION\tPARAMETERS\tDESCRIPTION")
 			for _, t := range tools {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", safetext.Line(t.Name), safetext.Line(string(t.Category)), t.EffectivePermission(), safetext.Line(params(t.InputSchema)), safetext.Line(firstSentence(t.Description)))

@@ -107,3 +107,59 @@ func TestProblemsThatStopEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestUndefinedNamesLocated: a toolset or an agent naming a tool or a
+// toolset that nothing defines stops list where the name is written, in
+// the load problems' one form, once (not a warning and then the error),
+// each name on its own line,
+// without the engine's package prefix; validate tells the same places.
+func TestUndefinedNamesLocated(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"ts.yaml": "kind: toolset\nname: ts\ntools:\n  - echo\n  - nosuch\n",
+		"ag.yaml": "kind: agent\nname: ag\ntools: [echo, missing]\ntool_sets: [ts, nowhere]\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ag, ts := filepath.Join(dir, "ag.yaml"), filepath.Join(dir, "ts.yaml")
+	code, out, errs := run(t, "list", "--tools", dir)
+	want := "wield: load tool files:\n" +
+		ag + `:3:15: agent "ag": tool "missing" is not defined` + "\n" +
+		ag + `:4:13: agent "ag": toolset "ts" is not defined` + "\n" + // ts could not be
+		ag + `:4:17: agent "ag": toolset "nowhere" is not defined` + "\n" +
+		ts + `:5:5: toolset "ts": tool "nosuch" is not defined` + "\n"
+	if code != 1 || out != "" {
+		t.Errorf("list: exit %d, stdout %q; want 1 and nothing", code, out)
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("list stderr (-want +got):\n%s", diff)
+	}
+	_, vout, _ := run(t, "validate", "--tools", dir)
+	for _, at := range []string{ag + ":3:15: ", ag + ":4:17: ", ts + ":5:5: "} {
+		if !strings.Contains(vout, at) {
+			t.Errorf("validate does not tell %s:\n%s", at, vout)
+		}
+	}
+}
+
+// TestProgramsToolsetKnown: with --programs, an agent may name the
+// programs toolset that serve offers: list and validate load it without a
+// warning that it is not defined; without --programs it still is one.
+func TestProgramsToolsetKnown(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "coder.yaml"), []byte("kind: agent\nname: coder\ntool_sets: [programs]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"list"}, {"validate"}} {
+		code, out, errs := run(t, append(args, "--programs", "--tools", dir)...)
+		if code != 0 || strings.Contains(out+errs, "not defined") || strings.Contains(out+errs, "warning") {
+			t.Errorf("%s --programs: exit %d\n%s%s", args[0], code, out, errs)
+		}
+	}
+	if code, out, errs := run(t, "validate", "--tools", dir); code != 1 || !strings.Contains(out, `toolset "programs" is not defined`) {
+		t.Errorf("validate without --programs: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -20,6 +20,11 @@ import (
 // answer, leaves out the toolsets and agents naming a tool not found, with
 // a warning, instead of failing. It returns the agents the files define.
 func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, error) {
+	if l.KnownToolset == nil {
+		// The toolsets reg has before the files load (programs, with
+		// --programs) are there for agents to name.
+		l.KnownToolset = func(name string) bool { _, ok := reg.Toolset(name); return ok }
+	}
 	if c := a.cfg; a.serving && c != nil && (c.Reload.Watch || c.Reload.Interval > 0) {
 		w, err := l.Watch(context.Background(), reg, a.tools, &toolfile.WatchOptions{
 			Interval: c.Reload.Interval, Logger: slog.New(slog.NewTextHandler(a.stderr, nil))})
@@ -34,26 +39,40 @@ func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, 
 		return nil, loadError{"load tool files", err}
 	}
 	err = set.Apply(reg)
-	writeProblems(a.stderr, set.Problems, nil) // warnings: LoadDirs returned no error
 	if err != nil && a.serving && a.importer != nil && errors.Is(err, wield.ErrNotFound) {
 		// serve and mcp import MCP servers in the background: a toolset or
 		// an agent that names a tool of one not imported yet is defined
 		// once the imports end, and said so now.
-		a.warnf("warning: %v\n(defined once the MCP servers have listed their tools, if they have them)", err)
+		a.warnUndefined(set.Problems, err)
+		a.warnf("(defined once the MCP servers have listed their tools, if they have them)")
 		a.whenImported(func() { a.defineLate(reg, set) })
-		err = nil
+		return a.agentsOf(reg, set), nil
 	}
 	if err != nil && !a.serving && a.importer != nil && allNotFound(err) && a.importedPartly() {
 		// A configured MCP server did not answer (a warning, as on a
 		// first run): the toolsets and agents that name its tools are left
 		// out of this command rather than stopping it; the others are
 		// defined.
-		a.warnf("warning: %v\n(left out: a configured MCP server does not answer now, and it may have the tool)", err)
-		err = nil
+		a.warnUndefined(set.Problems, err)
+		a.warnf("(left out: a configured MCP server does not answer now, and it may have the tool)")
+		return a.agentsOf(reg, set), nil
 	}
+	if undef, ok := err.(*toolfile.UndefinedError); ok {
+		// The load warned at the names that now stop the command: each is
+		// told once, as the error.
+		writeProblems(a.stderr, without(set.Problems, undef.Problems), nil)
+		return nil, loadError{"load tool files", undef.Problems}
+	}
+	writeProblems(a.stderr, set.Problems, nil) // warnings: LoadDirs returned no error
 	if err != nil {
 		return nil, fmt.Errorf("load tool files: %w", err)
 	}
+	return a.agentsOf(reg, set), nil
+}
+
+// agentsOf names the set's agents that have a toolkit in reg (serve names
+// them all: the late ones are defined once the imports end).
+func (a *app) agentsOf(reg *wield.Registry, set *toolfile.Set) []string {
 	var agents []string
 	for _, ag := range set.Agents {
 		if _, ok := reg.Toolkit(ag.Name); !ok && !a.serving {
@@ -62,7 +81,51 @@ func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, 
 		agents = append(agents, ag.Name)
 		a.agentDocs = append(a.agentDocs, ag)
 	}
-	return agents, nil
+	return agents
+}
+
+// warnUndefined writes the load's problems with the names err could not
+// define told as warnings in their place (the command goes on without
+// them), then any other reason in err.
+func (a *app) warnUndefined(ps []toolfile.Problem, err error) {
+	var undef *toolfile.UndefinedError
+	if !errors.As(err, &undef) {
+		writeProblems(a.stderr, ps, nil)
+		a.warnf("warning: %v", err)
+		return
+	}
+	out := without(ps, undef.Problems)
+	for _, p := range undef.Problems {
+		p.Warning = true
+		out = append(out, p)
+	}
+	writeProblems(a.stderr, out, nil)
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if e != error(undef) {
+				a.warnf("warning: %v", e)
+			}
+		}
+	}
+}
+
+// without is ps less the warnings at the place of one of these.
+func without(ps, these []toolfile.Problem) []toolfile.Problem {
+	type place struct {
+		file      string
+		line, col int
+	}
+	at := map[place]bool{}
+	for _, p := range these {
+		at[place{p.File, p.Line, p.Col}] = true
+	}
+	var out []toolfile.Problem
+	for _, p := range ps {
+		if !p.Warning || !at[place{p.File, p.Line, p.Col}] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // allNotFound reports whether err, or every error joined in it, is a
@@ -95,16 +158,20 @@ func (a *app) defineLate(reg *wield.Registry, set *toolfile.Set) {
 		if _, ok := reg.Toolset(ts.Name); ok {
 			continue
 		}
-		if err := reg.DefineToolset(ts.Toolset); err != nil {
-			a.warnf("%s:%d: warning: %v", ts.File, ts.Line, err)
-		}
+		a.warnLate(ts.Define(reg))
 	}
 	for _, ag := range set.Agents {
 		if _, ok := reg.Toolkit(ag.Name); ok {
 			continue
 		}
-		if _, err := reg.CreateToolkit(ag.Name, ag.Toolkit()...); err != nil {
-			a.warnf("%s:%d: warning: %v", ag.File, ag.Line, err)
-		}
+		a.warnLate(ag.CreateToolkit(reg))
+	}
+}
+
+// warnLate tells why a toolset or an agent could not be defined once the
+// imports ended, as warnings at the names missing.
+func (a *app) warnLate(err error) {
+	if err != nil {
+		a.warnUndefined(nil, err)
 	}
 }
