@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -171,7 +172,16 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 			// it is answered (within --grace): a call waiting for a person's
 			// approval ends then, as on a shutdown, its approval pending.
 			d := newStdioDrain(ctx, a.stdin, out, f.grace, eng.EndApprovalWaits)
-			return srv.ServeStdio(ctx, d, d.writer())
+			// The first answer (initialize's) runs code once that serving
+			// does not need again; over stdio it may come before or while the
+			// release above runs, so the pages are given back once more after it.
+			var once sync.Once
+			w := d.writer()
+			return srv.ServeStdio(ctx, d, writerFunc(func(p []byte) (int, error) {
+				n, err := w.Write(p)
+				once.Do(func() { go releaseAfterStart(log) })
+				return n, err
+			}))
 		}
 		return a.mcpHTTP(ctx, srv, eng, f, log)
 	})
@@ -285,3 +295,8 @@ func (h shutdownQuiet) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h shutdownQuiet) WithGroup(name string) slog.Handler {
 	return shutdownQuiet{h.ctx, h.Handler.WithGroup(name)}
 }
+
+// writerFunc is a function as an io.Writer.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
