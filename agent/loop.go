@@ -89,7 +89,11 @@ type LoopOptions struct {
 // Several calls in one turn run in parallel. A failed call goes back to the
 // model as its result, so it can correct itself. A successful call_subagent
 // hands its instruction to the named agent, which runs its own loop; that
-// agent's answer is the call's result.
+// agent's answer is the call's result, as the model, OnCall and OnMessage
+// get it. The engine's record of the call keeps what call_subagent
+// answered, the routing directive, since it is saved before the hand-off:
+// the answer is not in the store (the sub-agent's calls are, under its
+// name in the same conversation).
 type Loop struct {
 	inv  wield.Invoker
 	opts LoopOptions

@@ -12,7 +12,8 @@ import (
 // each name's own line:col, in the form of every load problem (once, no
 // "wield: not found"); `wield validate` points at the toolset's name; with
 // the tool defined, and with an agent naming the programs toolset under
-// --programs, list exits 0 without a warning.
+// --programs, list exits 0 without a warning; `wield chat --agent FILE`
+// tells an undefined tool of the file in the same form.
 func TestJourneyUndefinedNamePlace(t *testing.T) {
 	u := newUser(t)
 	u.write("tools/ts.yaml", "kind: toolset\nname: ts\ntools:\n  - echo\n  - tally\n")
@@ -30,5 +31,14 @@ func TestJourneyUndefinedNamePlace(t *testing.T) {
 	u.write("tools/tally.yaml", "name: tally\ndescription: Count\nentry: {type: builtin, handler: echo}\n")
 	if r := u.must("list", "--programs", "--tools", "tools", "--agent", "coder"); strings.Contains(r.stderr, "warning") || !strings.Contains(r.stdout, "run_program") || !strings.Contains(r.stdout, "tally") {
 		t.Errorf("list --agent coder: want run_program and tally, no warning:\n%s", r)
+	}
+	// wield chat --agent FILE naming a tool nobody loaded: the same
+	// located form, before any model is asked.
+	u.write("helper.yaml", "kind: agent\nname: helper\ntools:\n  - echo\n  - nosuch\n")
+	u.setenv("OPENAI_API_KEY", "k")
+	r = u.wieldIn("hi\n", "chat", "--agent", "helper.yaml", "--model", "http://127.0.0.1:9/v1/m")
+	if r.code == 0 || !strings.Contains(r.stderr, `helper.yaml:5:5: agent "helper": tool "nosuch" is not defined`) ||
+		strings.Count(r.stderr, "nosuch") != 1 || strings.Contains(r.stderr, "not found") {
+		t.Errorf("chat --agent helper.yaml: want exit 1 at helper.yaml:5:5, once:\n%s", r)
 	}
 }

@@ -90,10 +90,7 @@ model could not be reached, the step limit ran out): stderr names those lines.`,
 				}
 				defer eng.Close(context.WithoutCancel(cmd.Context()))
 				ag := &agent.Agent{Name: "chat", Instructions: system, Model: client}
-				names := []string{}
-				for _, t := range reg.List(wield.Query{}) {
-					names = append(names, t.Name)
-				}
+				var kit *wield.Toolkit
 				if agentFile != "" {
 					af, err := a.chatAgent(cmd.Context(), agentFile)
 					if err != nil {
@@ -101,16 +98,25 @@ model could not be reached, the step limit ran out): stderr names those lines.`,
 					}
 					ag.Name = af.Name
 					strat.apply(ag, &af.OutputStrategy)
-					names = af.Toolkit()
+					// A tool the registry does not hold is told where the
+					// file names it, once.
+					if err := af.CreateToolkit(reg); err != nil {
+						var undef *toolfile.UndefinedError
+						if errors.As(err, &undef) {
+							return loadError{"agent " + af.Name + ": load the tool files that define its tools with --tools DIR", undef.Problems}
+						}
+						return err
+					}
+					kit, _ = reg.Toolkit(af.Name)
 				} else {
 					strat.apply(ag, nil)
-				}
-				kit, err := reg.CreateToolkit(ag.Name, names...)
-				if errors.Is(err, wield.ErrNotFound) && agentFile != "" {
-					return fmt.Errorf("agent %s (%s): %w: load the tool files that define them with --tools DIR", ag.Name, agentFile, err)
-				}
-				if err != nil {
-					return fmt.Errorf("agent %s: %w", ag.Name, err)
+					names := []string{}
+					for _, t := range reg.List(wield.Query{}) {
+						names = append(names, t.Name)
+					}
+					if kit, err = reg.CreateToolkit(ag.Name, names...); err != nil {
+						return fmt.Errorf("agent %s: %w", ag.Name, err)
+					}
 				}
 				if kit, err = offerable(reg, kit, nativeDialect(client, ag.Strategy, dialect), a.stderr); err != nil {
 					return fmt.Errorf("agent %s: %w", ag.Name, err)
@@ -137,7 +143,7 @@ model could not be reached, the step limit ran out): stderr names those lines.`,
 						status = string(r.ErrorType) + ": " + r.Error
 					}
 					fmt.Fprintf(a.stderr, "%s← %s %s\n", who, safetext.Line(c.Name), safetext.Line(status))
-				}, OnFallback: strat.onFallback(a.stderr, ag), Agents: subs})
+				}, OnFallback: strat.onFallback(a.stderr, subs), Agents: subs})
 				if conv == "" {
 					conv = "chat_" + wield.NewID()
 				}

@@ -54,12 +54,23 @@ func (a *app) dryRun(ctx context.Context, c wield.Call, asJSON bool) error {
 	return nil
 }
 
+// errorLine is an error's type and, when there is one, its message, as a
+// dry run's report shows them.
+func errorLine(t wield.ErrorType, msg string) string {
+	if msg == "" {
+		return string(t)
+	}
+	return string(t) + ": " + safetext.Line(msg)
+}
+
 // writeDryRun writes a dry run's report for a person. Every text from the
 // call, the tool or the server goes through safetext: no control character
 // reaches the terminal.
 func writeDryRun(w io.Writer, d *wield.DryRun) {
+	// A line ends at its last word: an empty value (or an error without
+	// its message) leaves no padding behind.
 	line := func(label, format string, args ...any) {
-		fmt.Fprintf(w, "  %-11s %s\n", label, fmt.Sprintf(format, args...))
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-11s %s", label, fmt.Sprintf(format, args...)), " "))
 	}
 	tool := safetext.Line(d.Tool)
 	switch {
@@ -70,14 +81,14 @@ func writeDryRun(w io.Writer, d *wield.DryRun) {
 	default:
 		fmt.Fprintf(w, "dry run of %s: would not run (stopped at %s)\n", tool, d.Stage)
 		if len(d.ValidationErrors) == 0 {
-			line("error", "%s: %s", d.ErrorType, safetext.Line(d.Error))
+			line("error", "%s", errorLine(d.ErrorType, d.Error))
 		}
 		for i, v := range d.ValidationErrors {
 			label := ""
 			if i == 0 {
 				label = "error"
 			}
-			line(label, "%s: %s", d.ErrorType, safetext.Line(v.String()))
+			line(label, "%s", errorLine(d.ErrorType, v.String()))
 		}
 	}
 	if d.Arguments != nil {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wieldhq/wield"
 )
 
 // TestDryRunCommand: `wield call --dry-run` reports and exits as the call
@@ -43,5 +46,23 @@ func TestDryRunCommand(t *testing.T) {
 	}
 	if status, out, _ := run(t, "calls"); status != 0 || !strings.Contains(out, "no calls match") {
 		t.Errorf("records after dry runs:\n%s", out)
+	}
+}
+
+// TestDryRunLinesEndAtAWord: no line of a dry run's report ends in
+// spaces, even where a value is empty.
+func TestDryRunLinesEndAtAWord(t *testing.T) {
+	var b bytes.Buffer
+	writeDryRun(&b, &wield.DryRun{Tool: "t", Stage: wield.StagePermission, ErrorType: wield.ErrPermissionDenied,
+		Approval: &wield.DryRunApproval{Required: true, Deciders: "ops", RequestedBy: ""}})
+	writeDryRun(&b, &wield.DryRun{Tool: "t", Stage: wield.StageValidation, ErrorType: wield.ErrValidation,
+		ValidationErrors: []wield.ValidationError{{}, {}}})
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasSuffix(l, " ") || strings.HasSuffix(l, ":") {
+			t.Errorf("line %q ends in a space or a colon:\n%s", l, b.String())
+		}
+	}
+	if !strings.Contains(b.String(), "  error       permission_denied\n") {
+		t.Errorf("an error without a message is not its type alone:\n%s", b.String())
 	}
 }

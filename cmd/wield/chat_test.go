@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wieldhq/wield/agent"
+	"github.com/wieldhq/wield/llm"
+)
+
+// TestChatAgentUndefinedToolLocated: an agent file naming a tool that no
+// loaded file defines stops wield chat with the one located form,
+// file:line:col at the name, and no registry prefix.
+func TestChatAgentUndefinedToolLocated(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "k")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "helper.yaml")
+	if err := os.WriteFile(file, []byte("kind: agent\nname: helper\ntools:\n  - echo\n  - nosuch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runIn(t, "hi\n", "chat", "--agent", file, "--model", "http://127.0.0.1:9/v1/m")
+	want := file + `:5:5: agent "helper": tool "nosuch" is not defined`
+	if code == 0 || !strings.Contains(errs, want) || strings.Contains(errs, "wield: not found") || strings.Contains(errs, "create toolkit") || strings.Count(errs, "nosuch") != 1 {
+		t.Errorf("exit %d, stderr:\n%s%s\nwant %q, once", code, errs, out, want)
+	}
+}
+
+// TestChatFallbackNamesItsAgent: the notice of a fallback to the prompt
+// names the agent that fell back and the format of that agent, not the
+// lead's.
+func TestChatFallbackNamesItsAgent(t *testing.T) {
+	lead := &agent.Agent{Name: "lead"}
+	sub := &agent.Agent{Name: "search", Strategy: llm.OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true, PromptFormat: llm.PromptJSON}}
+	var s chatStrategy
+	var b bytes.Buffer
+	f := s.onFallback(&b, map[string]*agent.Agent{"lead": lead, "search": sub})
+	f("search", errors.New("does not support tools"))
+	f("lead", errors.New("does not support tools"))
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "agent search:") || !strings.Contains(lines[0], "(JSON)") ||
+		!strings.Contains(lines[1], "agent lead:") || !strings.Contains(lines[1], "(the XML call format)") {
+		t.Errorf("notices:\n%s", b.String())
+	}
+}
