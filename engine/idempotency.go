@@ -82,7 +82,9 @@ func (e *Engine) answered(ctx context.Context, k *call) bool {
 	if remembered {
 		// The key ran here, and its output is neither in memory nor in a
 		// store: running it again would be what the key forbids.
-		k.fail(wield.ErrRejected, fmt.Sprintf("idempotency key %q was already used for tool '%s', whose output is no longer kept to replay; the call was not run again (use a new key to run it)", k.IdempotencyKey, k.Tool))
+		// The key is not repeated: the caller has it, and a server may have
+		// made it its client's own (httpapi: key:ID/ before it).
+		k.fail(wield.ErrRejected, fmt.Sprintf("the idempotency key was already used for tool '%s', whose output is no longer kept to replay; the call was not run again (use a new key to run it)", k.Tool))
 		return true
 	}
 	return false
@@ -96,7 +98,7 @@ func (e *Engine) replayFrom(k *call, rec *wield.Record) bool {
 		digest = Digest(rec.Arguments)
 	}
 	if digest != Digest(k.args) {
-		k.fail(wield.ErrValidation, fmt.Sprintf("idempotency key %q was already used with other arguments for tool '%s'", k.IdempotencyKey, k.Tool))
+		k.fail(wield.ErrValidation, fmt.Sprintf("the idempotency key was already used with other arguments for tool '%s'", k.Tool))
 		return true
 	}
 	k.res.OK = true

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +51,39 @@ func TestIdempotencyKeyIsTheKeys(t *testing.T) {
 	}
 	if again := call(a, "hi"); again.Metadata["replayed"] != true || again.Metadata["replay_of"] != first.CallID {
 		t.Errorf("the first key again: %+v, want a replay of %s", again, first.CallID)
+	}
+}
+
+// TestIdempotencyKeyScopeUnsaid: the API key's prefix of an idempotency key
+// is the server's own bookkeeping; the error of a key used again with other
+// arguments does not show it (it read idempotency key "key:ID/order-1"
+// to a client that sent order-1).
+func TestIdempotencyKeyScopeUnsaid(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	a, _ := mustKey(t, file, nil, RightCall)
+	ring, err := NewKeyring(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hs, _ := rightsServer(t, ring, Options{})
+	for i, message := range []string{"hi", "bye"} {
+		status, body := do(t, hs, "POST", "/v1/tools/echo/call", a, `{"arguments":{"message":"`+message+`"},"idempotency_key":"order-1"}`)
+		var ans struct {
+			OK        bool   `json:"ok"`
+			ErrorType string `json:"error_type"`
+			Error     string `json:"error"`
+		}
+		if err := json.Unmarshal(body, &ans); err != nil || status != 200 {
+			t.Fatalf("%d %s", status, body)
+		}
+		if i == 0 {
+			continue
+		}
+		if ans.OK || ans.ErrorType != "validation_error" || !strings.Contains(ans.Error, "other arguments") {
+			t.Fatalf("the key again with other arguments: %s, want a validation_error", body)
+		}
+		if strings.Contains(ans.Error, "key:") {
+			t.Errorf("the error shows the server's prefix of the idempotency key: %s", ans.Error)
+		}
 	}
 }

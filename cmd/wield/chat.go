@@ -90,10 +90,19 @@ model could not be reached, the step limit ran out): stderr names those lines.`,
 				}
 				defer eng.Close(context.WithoutCancel(cmd.Context()))
 				ag := &agent.Agent{Name: "chat", Instructions: system, Model: client}
+				// The toolkits of the tool files' agents, taken before the
+				// lead's is made: a lead of another's name (chat, without
+				// --agent; an agent file's) takes that name in the registry.
+				kits := map[string]*wield.Toolkit{}
+				for _, doc := range a.agentDocs {
+					if kit, ok := reg.Toolkit(doc.Name); ok {
+						kits[doc.Name] = kit
+					}
+				}
+				var af *toolfile.Agent
 				var kit *wield.Toolkit
 				if agentFile != "" {
-					af, err := a.chatAgent(cmd.Context(), agentFile)
-					if err != nil {
+					if af, err = a.chatAgent(cmd.Context(), agentFile); err != nil {
 						return err
 					}
 					ag.Name = af.Name
@@ -122,7 +131,7 @@ model could not be reached, the step limit ran out): stderr names those lines.`,
 					return fmt.Errorf("agent %s: %w", ag.Name, err)
 				}
 				ag.Toolkit = kit
-				subs, err := a.subagents(reg, ag, client, dialect, &strat)
+				subs, err := a.subagents(reg, kits, ag, af, client, dialect, &strat)
 				if err != nil {
 					return err
 				}
@@ -226,14 +235,21 @@ func (a *app) chatAgent(ctx context.Context, arg string) (*toolfile.Agent, error
 }
 
 // subagents are the agents a call_subagent of the chat may hand work to:
-// lead itself and every agent of the tool files whose toolkit exists, each
-// on the chat's model with its own toolkit (less the tools the provider
-// cannot take) and output strategy (--prompt-format over it).
-func (a *app) subagents(reg *wield.Registry, lead *agent.Agent, client llm.Model, dialect llm.Dialect, strat *chatStrategy) (map[string]*agent.Agent, error) {
-	subs := map[string]*agent.Agent{lead.Name: lead}
+// every agent of the tool files whose toolkit exists (kits, taken before
+// the lead's was made), each on the chat's model with its own toolkit (less
+// the tools the provider cannot take) and output strategy (--prompt-format
+// over it). The lead is among them when it is one of them (--agent NAME);
+// a lead of another's name (chat without --agent, an agent file's) is not
+// what that name hands work to: it may have every tool.
+func (a *app) subagents(reg *wield.Registry, kits map[string]*wield.Toolkit, lead *agent.Agent, leadDoc *toolfile.Agent, client llm.Model, dialect llm.Dialect, strat *chatStrategy) (map[string]*agent.Agent, error) {
+	subs := map[string]*agent.Agent{}
 	for _, doc := range a.agentDocs {
-		kit, ok := reg.Toolkit(doc.Name)
+		kit, ok := kits[doc.Name]
 		if _, taken := subs[doc.Name]; taken || !ok {
+			continue
+		}
+		if doc == leadDoc {
+			subs[doc.Name] = lead
 			continue
 		}
 		sa := &agent.Agent{Name: doc.Name, Model: client}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -90,12 +91,17 @@ func rpcIDs(raw []byte, requests bool) []string {
 	return ids
 }
 
-// canonicalID writes an ID as its JSON without the spacing or escapes a
-// client may have used, so that the response's ID matches.
+// canonicalID writes an ID as the server will write it back, so that the
+// response's ID matches: a string as its JSON without the escapes a client
+// may have used, a number as its integer part (the go-sdk reads a number
+// ID so, jsonrpc2.MakeID: 2.5 is answered as 2, 7.0 and 1e2 as 7 and 100).
 func canonicalID(id json.RawMessage) string {
 	var v any
 	if json.Unmarshal(id, &v) != nil {
 		return string(id)
+	}
+	if f, ok := v.(float64); ok {
+		return strconv.FormatInt(int64(f), 10)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

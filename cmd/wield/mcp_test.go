@@ -234,3 +234,40 @@ func TestMCPStdioAnswersBeforeEOF(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPStdioFractionalIDNotHeld: the go-sdk reads a number ID as its
+// integer part (id 2.5 is answered as 2), so the requests held back for at
+// the end of stdin are counted by the same ID: a client that sent 2.5 kept
+// wield mcp waiting out the whole --grace for an answer under an ID the
+// server never writes.
+func TestMCPStdioFractionalIDNotHeld(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2.5,"method":"ping"}
+`
+	start := time.Now()
+	code, out, stderr := runIn(t, in, "mcp", "--grace", "30s")
+	if code != 0 {
+		t.Fatalf("wield mcp < requests: exit %d, stderr %s", code, stderr)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("wield mcp took %v to exit after a request with id 2.5 (--grace 30s); stdout:\n%s", took, out)
+	}
+	if !strings.Contains(out, `"id":2,"result"`) {
+		t.Errorf("no answer to the ping; stdout:\n%s\nstderr:\n%s", out, stderr)
+	}
+}
+
+func TestCanonicalIDAsTheSDKReadsIt(t *testing.T) {
+	for _, c := range []struct{ req, resp string }{
+		{`2.5`, `2`}, {`7`, `7`}, {`7.0`, `7`}, {`1e2`, `100`}, {`-3.9`, `-3`},
+		{`"a\u0041"`, `"aA"`}, {`"<"`, `"\u003c"`},
+	} {
+		if a, b := canonicalID(json.RawMessage(c.req)), canonicalID(json.RawMessage(c.resp)); a != b {
+			t.Errorf("request id %s is %s, its answer's id %s is %s", c.req, a, c.resp, b)
+		}
+	}
+	if canonicalID(json.RawMessage(`1`)) == canonicalID(json.RawMessage(`"1"`)) {
+		t.Error(`id 1 and id "1" are one`)
+	}
+}

@@ -159,3 +159,63 @@ func TestChatRoutesToSubagent(t *testing.T) {
 		t.Errorf("the lead read the call's result as %+v", last)
 	}
 }
+
+// TestChatSubagentNamedChat: without --agent the chat's lead, named chat,
+// has every tool; an agent of the tool files named chat is that agent to a
+// call_subagent, with its own toolkit. The lead took its place: a
+// call_subagent naming chat (the model's, or one a tool's output talked it
+// into) ran on every tool.
+func TestChatSubagentNamedChat(t *testing.T) {
+	type req struct {
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	answer := func(content string, call ...string) map[string]any {
+		msg := map[string]any{"role": "assistant", "content": content}
+		finish := "stop"
+		if len(call) == 2 {
+			msg["content"], finish = nil, "tool_calls"
+			msg["tool_calls"] = []any{map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": call[0], "arguments": call[1]}}}
+		}
+		return map[string]any{"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}}
+	}
+	script := []map[string]any{
+		answer("", "call_subagent", `{"agent_name":"chat","instruction":"Search for wield"}`),
+		answer("wield is a tool engine."),
+		answer("done"),
+	}
+	var mu sync.Mutex
+	var reqs []req
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var q req
+		_ = json.Unmarshal(b, &q)
+		mu.Lock()
+		n := len(reqs)
+		reqs = append(reqs, q)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(script[min(n, len(script)-1)])
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "k")
+	tools, config := seed000Dir(t)
+	if err := os.WriteFile(filepath.Join(tools, "chat.yaml"), []byte("kind: agent\nname: chat\ndescription: Searches only\ntools: [web_search]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runIn(t, "What is wield?\n", "chat", "--config", config, "--tools", tools, "--model", srv.URL+"/v1/m")
+	if code != 0 || len(reqs) != 3 {
+		t.Fatalf("chat: exit %d, %d requests\n%s%s", code, len(reqs), out, errs)
+	}
+	var got []string
+	for _, tl := range reqs[1].Tools {
+		got = append(got, tl.Function.Name)
+	}
+	if !slices.Equal(got, []string{"web_search"}) {
+		t.Errorf("call_subagent chat ran on %v, want the chat agent's toolkit [web_search]", got)
+	}
+}
