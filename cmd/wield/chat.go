@@ -152,7 +152,7 @@ model could not be reached, the step limit ran out): stderr names those lines.`,
 						status = string(r.ErrorType) + ": " + r.Error
 					}
 					fmt.Fprintf(a.stderr, "%s← %s %s\n", who, safetext.Line(c.Name), safetext.Line(status))
-				}, OnFallback: strat.onFallback(a.stderr, subs), Agents: subs})
+				}, OnFallback: strat.onFallback(a.stderr, ag, subs), Agents: subs})
 				if conv == "" {
 					conv = "chat_" + wield.NewID()
 				}

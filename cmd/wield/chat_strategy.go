@@ -59,10 +59,14 @@ func (s *chatStrategy) apply(ag *agent.Agent, file *toolfile.OutputStrategy) {
 // onFallback is the loop's OnFallback: it says once, on stderr, that the
 // model refused native tools and what the chat does instead, in the format
 // of the agent that fell back (the lead or one of agents, its sub-agents).
-func (s *chatStrategy) onFallback(w io.Writer, agents map[string]*agent.Agent) func(string, error) {
+func (s *chatStrategy) onFallback(w io.Writer, lead *agent.Agent, agents map[string]*agent.Agent) func(string, error) {
 	return func(name string, err error) {
 		format := "the XML call format"
-		if ag := agents[name]; ag != nil && ag.Strategy.OrDefault().PromptFormat == llm.PromptJSON {
+		ag := agents[name]
+		if name == lead.Name {
+			ag = lead
+		}
+		if ag != nil && ag.Strategy.OrDefault().PromptFormat == llm.PromptJSON {
 			format = "JSON"
 		}
 		fmt.Fprintf(w, "wield: agent %s: the model refused native tools (%s); its tools are described in the prompt (%s) from now on\n",

@@ -37,12 +37,17 @@ func TestChatFallbackNamesItsAgent(t *testing.T) {
 	sub := &agent.Agent{Name: "search", Strategy: llm.OutputStrategy{FunctionCalling: true, FallbackToStructuredOutput: true, PromptFormat: llm.PromptJSON}}
 	var s chatStrategy
 	var b bytes.Buffer
-	f := s.onFallback(&b, map[string]*agent.Agent{"lead": lead, "search": sub})
+	f := s.onFallback(&b, lead, map[string]*agent.Agent{"lead": lead, "search": sub})
 	f("search", errors.New("does not support tools"))
 	f("lead", errors.New("does not support tools"))
+	// The lead need not be among the sub-agents (chat, without --agent, is
+	// not): its own format is told.
+	chat := &agent.Agent{Name: "chat", Strategy: sub.Strategy}
+	s.onFallback(&b, chat, map[string]*agent.Agent{"search": lead})("chat", errors.New("does not support tools"))
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], "agent search:") || !strings.Contains(lines[0], "(JSON)") ||
-		!strings.Contains(lines[1], "agent lead:") || !strings.Contains(lines[1], "(the XML call format)") {
+	if len(lines) != 3 || !strings.Contains(lines[0], "agent search:") || !strings.Contains(lines[0], "(JSON)") ||
+		!strings.Contains(lines[1], "agent lead:") || !strings.Contains(lines[1], "(the XML call format)") ||
+		!strings.Contains(lines[2], "agent chat:") || !strings.Contains(lines[2], "(JSON)") {
 		t.Errorf("notices:\n%s", b.String())
 	}
 }
