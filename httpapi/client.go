@@ -36,12 +36,12 @@ func NewClient(baseURL, key string) *Client {
 }
 
 // maxClientAnswer bounds an answer the client reads, and maxClientError an
-// error answer: the largest a wield server sends (an export of 10,000
-// tools) is a few megabytes, so a server or proxy that sends more, or an
-// endless body, is refused rather than read whole into memory. Variables
-// so that tests can lower them.
+// error answer: an export of 10,000 tools is a few megabytes, and a page of
+// 1,000 records with 100 KB outputs each about 100 MB, so a server or proxy
+// that sends more than 256 MiB, or an endless body, is refused rather than
+// read whole into memory. Variables so that tests can lower them.
 var (
-	maxClientAnswer int64 = 64 << 20
+	maxClientAnswer int64 = 256 << 20
 	maxClientError  int64 = 64 << 10
 )
 
@@ -60,7 +60,7 @@ func readAnswer(resp *http.Response) ([]byte, error) {
 		if resp.StatusCode >= 300 {
 			return b[:limit], nil
 		}
-		return nil, fmt.Errorf("the answer is larger than %d MiB, refused", limit>>20)
+		return nil, fmt.Errorf("the answer is larger than %d MiB, refused (where the command takes --limit, ask for fewer)", limit>>20)
 	}
 	return b, nil
 }
