@@ -88,56 +88,22 @@ func TestSubagentToolOfAgents(t *testing.T) {
 // to the search agent, which runs on the model with its own toolkit; its
 // answer is the call's result the lead reads.
 func TestChatRoutesToSubagent(t *testing.T) {
-	type req struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content any    `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		} `json:"tools"`
-	}
-	answer := func(content string, call ...string) map[string]any {
-		msg := map[string]any{"role": "assistant", "content": content}
-		finish := "stop"
-		if len(call) == 2 {
-			msg["content"], finish = nil, "tool_calls"
-			msg["tool_calls"] = []any{map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": call[0], "arguments": call[1]}}}
-		}
-		return map[string]any{"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}}
-	}
-	script := []map[string]any{
-		answer("", "call_subagent", `{"agent_name":"search","instruction":"Find what wield is"}`),
-		answer("wield is a tool engine."),
-		answer("The search agent says: wield is a tool engine."),
-	}
-	var mu sync.Mutex
-	var reqs []req
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var q req
-		_ = json.Unmarshal(b, &q)
-		mu.Lock()
-		n := len(reqs)
-		reqs = append(reqs, q)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(script[min(n, len(script)-1)])
-	}))
-	defer srv.Close()
+	url, asked := fakeOpenAI(t,
+		chatAnswer("", "call_subagent", `{"agent_name":"search","instruction":"Find what wield is"}`),
+		chatAnswer("wield is a tool engine."),
+		chatAnswer("The search agent says: wield is a tool engine."),
+	)
 	t.Setenv("OPENAI_API_KEY", "k")
 	tools, config := seed000Dir(t)
-	code, out, errs := runIn(t, "What is wield?\n", "chat", "--config", config, "--tools", tools, "--agent", "lead", "--model", srv.URL+"/v1/m")
+	code, out, errs := runIn(t, "What is wield?\n", "chat", "--config", config, "--tools", tools, "--agent", "lead", "--model", url+"/v1/m")
+	reqs := asked()
 	if code != 0 || !strings.Contains(out, "The search agent says: wield is a tool engine.") {
 		t.Fatalf("chat: exit %d\n%s%s", code, out, errs)
 	}
 	if len(reqs) != 3 {
 		t.Fatalf("the model was asked %d times, want 3 (lead, search, lead)", len(reqs))
 	}
-	names := func(q req) []string {
+	names := func(q chatRequest) []string {
 		var ns []string
 		for _, tl := range q.Tools {
 			ns = append(ns, tl.Function.Name)
@@ -166,48 +132,18 @@ func TestChatRoutesToSubagent(t *testing.T) {
 // call_subagent naming chat (the model's, or one a tool's output talked it
 // into) ran on every tool.
 func TestChatSubagentNamedChat(t *testing.T) {
-	type req struct {
-		Tools []struct {
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		} `json:"tools"`
-	}
-	answer := func(content string, call ...string) map[string]any {
-		msg := map[string]any{"role": "assistant", "content": content}
-		finish := "stop"
-		if len(call) == 2 {
-			msg["content"], finish = nil, "tool_calls"
-			msg["tool_calls"] = []any{map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": call[0], "arguments": call[1]}}}
-		}
-		return map[string]any{"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}}
-	}
-	script := []map[string]any{
-		answer("", "call_subagent", `{"agent_name":"chat","instruction":"Search for wield"}`),
-		answer("wield is a tool engine."),
-		answer("done"),
-	}
-	var mu sync.Mutex
-	var reqs []req
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var q req
-		_ = json.Unmarshal(b, &q)
-		mu.Lock()
-		n := len(reqs)
-		reqs = append(reqs, q)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(script[min(n, len(script)-1)])
-	}))
-	defer srv.Close()
+	url, asked := fakeOpenAI(t,
+		chatAnswer("", "call_subagent", `{"agent_name":"chat","instruction":"Search for wield"}`),
+		chatAnswer("wield is a tool engine."),
+		chatAnswer("done"),
+	)
 	t.Setenv("OPENAI_API_KEY", "k")
 	tools, config := seed000Dir(t)
 	if err := os.WriteFile(filepath.Join(tools, "chat.yaml"), []byte("kind: agent\nname: chat\ndescription: Searches only\ntools: [web_search]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runIn(t, "What is wield?\n", "chat", "--config", config, "--tools", tools, "--model", srv.URL+"/v1/m")
+	code, out, errs := runIn(t, "What is wield?\n", "chat", "--config", config, "--tools", tools, "--model", url+"/v1/m")
+	reqs := asked()
 	if code != 0 || len(reqs) != 3 {
 		t.Fatalf("chat: exit %d, %d requests\n%s%s", code, len(reqs), out, errs)
 	}
@@ -217,5 +153,58 @@ func TestChatSubagentNamedChat(t *testing.T) {
 	}
 	if !slices.Equal(got, []string{"web_search"}) {
 		t.Errorf("call_subagent chat ran on %v, want the chat agent's toolkit [web_search]", got)
+	}
+}
+
+// chatRequest is what fakeOpenAI keeps of a request: its messages and the
+// names of the tools offered.
+type chatRequest struct {
+	Messages []struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+// chatAnswer is an OpenAI chat completion with content, or with a call
+// when call is a name and its arguments.
+func chatAnswer(content string, call ...string) map[string]any {
+	msg := map[string]any{"role": "assistant", "content": content}
+	finish := "stop"
+	if len(call) == 2 {
+		msg["content"], finish = nil, "tool_calls"
+		msg["tool_calls"] = []any{map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": call[0], "arguments": call[1]}}}
+	}
+	return map[string]any{"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}}
+}
+
+// fakeOpenAI is a loopback OpenAI chat-completions server answering from
+// script in order (its last answer again when it runs out). It returns its
+// URL and the requests it has had, to read once the chat has ended.
+func fakeOpenAI(t *testing.T, script ...map[string]any) (string, func() []chatRequest) {
+	t.Helper()
+	var mu sync.Mutex
+	var reqs []chatRequest
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var q chatRequest
+		_ = json.Unmarshal(b, &q)
+		mu.Lock()
+		n := len(reqs)
+		reqs = append(reqs, q)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(script[min(n, len(script)-1)])
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []chatRequest {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(reqs)
 	}
 }
