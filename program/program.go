@@ -359,6 +359,12 @@ func (r *run) invoke(thread *starlark.Thread, tool string, args *starlark.Dict) 
 		return nil, wield.Errorf(wield.ErrExecution, "the program was stopped: the call of %s could not be made", tool)
 	}
 	if !res.OK {
+		if ctx.Err() != nil {
+			// The inner call ended because the program's own time did (the
+			// inner reads it as canceled): told as the program's end, as
+			// when its deadline falls between two steps.
+			return nil, r.failure(ctx, thread, ctx.Err())
+		}
 		return nil, &wield.Error{Type: res.ErrorType, Message: fmt.Sprintf("the program was stopped: %s failed (%s): %s", tool, res.ErrorType, res.Error)}
 	}
 	if len(res.Output) == 0 {
