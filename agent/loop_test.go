@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/anthropic"
 	"github.com/wieldhq/wield/llm/openai"
+	"github.com/wieldhq/wield/sqlite"
 )
 
 // fakeModel is a local server that answers like a provider, from a script:
@@ -135,6 +137,23 @@ func newWorld(t *testing.T, extra ...*wield.Tool) (*wield.Registry, *engine.Engi
 	e := engine.New(reg, nil)
 	t.Cleanup(func() { _ = e.Close(context.Background()) })
 	return reg, e
+}
+
+// recordedWorld is a registry of the default tools and extra, and an
+// engine that records every call in a SQLite store of the test's own.
+func recordedWorld(t *testing.T, extra ...*wield.Tool) (*wield.Registry, *engine.Engine, *sqlite.Store) {
+	t.Helper()
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(context.Background()) })
+	reg := wield.NewRegistry(nil)
+	reg.MustRegister(builtin.Defaults()...)
+	reg.MustRegister(extra...)
+	e := engine.New(reg, &engine.Options{Store: store})
+	t.Cleanup(func() { e.Close(context.Background()) })
+	return reg, e, store
 }
 
 func toolkit(t *testing.T, reg *wield.Registry, agentName string, tools ...string) *wield.Toolkit {

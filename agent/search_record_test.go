@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,7 +15,6 @@ import (
 	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/openai"
-	"github.com/wieldhq/wield/sqlite"
 	"github.com/wieldhq/wield/toolsearch"
 )
 
@@ -27,25 +25,18 @@ import (
 // toolkit is searched on its own.
 func TestLoopSearchesAreRecorded(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close(context.Background()) })
-	reg := wield.NewRegistry(nil)
-	reg.MustRegister(builtin.Defaults()...)
 	names := []string{"calculator", "echo"}
+	var extra []*wield.Tool
 	for i := range 60 {
 		n := fmt.Sprintf("crm_record_%02d", i)
-		reg.MustRegister(wield.Func(n, fmt.Sprintf("Update customer record field number %d in the CRM.", i),
+		extra = append(extra, wield.Func(n, fmt.Sprintf("Update customer record field number %d in the CRM.", i),
 			func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }))
 		names = append(names, n)
 	}
 	// Outside the toolkit, and a better match for the query.
-	reg.MustRegister(wield.Func("arithmetic_expression_evaluator", "Evaluate an arithmetic expression exactly.",
+	extra = append(extra, wield.Func("arithmetic_expression_evaluator", "Evaluate an arithmetic expression exactly.",
 		func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }))
-	e := engine.New(reg, &engine.Options{Store: store})
-	t.Cleanup(func() { e.Close(context.Background()) })
+	reg, e, store := recordedWorld(t, extra...)
 
 	f := &fakeModel{t: t, path: "/v1/chat/completions"}
 	f.script = searchThenCalculate()

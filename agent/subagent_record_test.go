@@ -3,7 +3,6 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -11,10 +10,8 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/builtin"
-	"github.com/wieldhq/wield/engine"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/openai"
-	"github.com/wieldhq/wield/sqlite"
 )
 
 // TestSubagentAnswerNotInRecord holds what docs/toolsets-and-agents.md
@@ -24,16 +21,7 @@ import (
 // sub-agent's own calls, under its name in the same conversation.
 func TestSubagentAnswerNotInRecord(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close(context.Background()) })
-	reg := wield.NewRegistry(nil)
-	reg.MustRegister(builtin.Defaults()...)
-	reg.MustRegister(builtin.CallSubagent(func() []string { return []string{"mathematician"} }))
-	e := engine.New(reg, &engine.Options{Store: store})
-	t.Cleanup(func() { e.Close(context.Background()) })
+	reg, e, store := recordedWorld(t, builtin.CallSubagent(func() []string { return []string{"mathematician"} }))
 
 	f := &fakeModel{t: t, path: "/v1/chat/completions"}
 	f.script = []func(map[string]any) string{

@@ -18,11 +18,7 @@ func TestIdempotencyKeyIsTheKeys(t *testing.T) {
 	a, _ := mustKey(t, file, nil, RightCall)
 	b, _ := mustKey(t, file, nil, RightCall)
 	c, _ := mustKey(t, file, nil, RightCall)
-	ring, err := NewKeyring(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, hs, _ := rightsServer(t, ring, Options{})
+	hs := keyedRightsServer(t, file)
 	type answer struct {
 		CallID    string         `json:"call_id"`
 		OK        bool           `json:"ok"`
@@ -61,11 +57,7 @@ func TestIdempotencyKeyIsTheKeys(t *testing.T) {
 func TestIdempotencyKeyScopeUnsaid(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "keys.json")
 	a, _ := mustKey(t, file, nil, RightCall)
-	ring, err := NewKeyring(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, hs, _ := rightsServer(t, ring, Options{})
+	hs := keyedRightsServer(t, file)
 	for i, message := range []string{"hi", "bye"} {
 		status, body := do(t, hs, "POST", "/v1/tools/echo/call", a, `{"arguments":{"message":"`+message+`"},"idempotency_key":"order-1"}`)
 		var ans struct {

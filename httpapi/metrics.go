@@ -14,6 +14,7 @@ import (
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/promtext"
+	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/limit"
 )
 
@@ -432,9 +433,7 @@ func (o *observed) Save(ctx context.Context, r *wield.Record) error {
 		if r.Call != nil {
 			args = string(r.Call.Arguments)
 		}
-		if len(args) > maxLoggedArgs {
-			args = args[:maxLoggedArgs] + "…"
-		}
+		args = safetext.Clip(args, maxLoggedArgs)
 		outcome := "ok"
 		if !r.Result.OK {
 			outcome = string(r.Result.ErrorType)

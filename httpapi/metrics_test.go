@@ -1,8 +1,11 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -265,5 +268,35 @@ func BenchmarkRequestMetrics(b *testing.B) {
 				m.requestOf(bc.rs, "POST /v1/tools/{name}/call", http.StatusOK, time.Millisecond)
 			}
 		})
+	}
+}
+
+// TestObserveLogClipsOnCharacter logs a call whose arguments are over the
+// 512 bytes a log line carries, with a "€" across the 512th byte: the line
+// has them up to the last whole character, with "…". The cut used to fall
+// inside the "€", and the line carried invalid UTF-8 (U+FFFD in JSON, \xe2
+// in text).
+func TestObserveLogClipsOnCharacter(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close(context.Background()) })
+	var logged bytes.Buffer
+	store := NewMetrics().Observe(db, slog.New(slog.NewJSONHandler(&logged, nil)))
+	// `{"m":"x`, 7 bytes, then "€"s of 3 bytes: the 169th is bytes 511 to 513.
+	args := `{"m":"x` + strings.Repeat("€", 200) + `"}`
+	rec := &wield.Record{Call: &wield.Call{ID: "c1", Tool: "echo", Arguments: json.RawMessage(args)},
+		Result: &wield.Result{CallID: "c1", Tool: "echo", OK: true}}
+	if err := store.Save(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	var line struct{ Args string }
+	if err := json.Unmarshal(logged.Bytes(), &line); err != nil {
+		t.Fatalf("log line %q: %v", logged.String(), err)
+	}
+	if want := `{"m":"x` + strings.Repeat("€", 168) + "…"; line.Args != want {
+		t.Errorf("logged args %q, want %q", line.Args, want)
 	}
 }

@@ -64,6 +64,18 @@ func rightsServerUnder(t *testing.T, keys *Keyring, opts Options, pol wield.Poli
 	return s, hs, eng
 }
 
+// keyedRightsServer is rightsServer (with no other options) for the keys
+// of file, which the test made with mustKey.
+func keyedRightsServer(t *testing.T, file string) *httptest.Server {
+	t.Helper()
+	ring, err := NewKeyring(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hs, _ := rightsServer(t, ring, Options{})
+	return hs
+}
+
 // mustKey makes a key in the keys file and returns its secret and ID.
 func mustKey(t *testing.T, file string, toolsets []string, rights ...Right) (string, string) {
 	t.Helper()

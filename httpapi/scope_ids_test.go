@@ -17,11 +17,7 @@ func TestOtherScopesRecordsNotFound(t *testing.T) {
 	admin, _ := mustKey(t, file, nil, RightCall)
 	reviewer, _ := mustKey(t, file, nil, RightApprove)
 	math, _ := mustKey(t, file, []string{"math"}, RightCall)
-	ring, err := NewKeyring(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, hs, _ := rightsServer(t, ring, Options{})
+	hs := keyedRightsServer(t, file)
 	status, body := do(t, hs, "POST", "/v1/tools/echo/call", admin, `{"arguments":{"message":"secret plans"}}`)
 	var res struct {
 		CallID string `json:"call_id"`

@@ -530,7 +530,7 @@ func (v *impTaskView) check(want string) string {
 	case want != "" && v.TaskID != want:
 		return "a task of another ID than the one asked for"
 	case !impTaskStatuses[v.Status]:
-		return fmt.Sprintf("a task status %q that MCP does not define", impClip(v.Status, 32))
+		return fmt.Sprintf("a task status %q that MCP does not define", safetext.Clip(v.Status, 32))
 	}
 	return ""
 }
@@ -777,7 +777,7 @@ func (tc *impTaskCall) answer(ctx context.Context, id string, reqs map[string]js
 			Params *mcp.ElicitParams `json:"params"`
 		}
 		if impDecode(raw, &q) != nil || q.Method != "elicitation/create" || q.Params == nil {
-			return tc.fail(fmt.Sprintf("asked for input wield cannot give (%s) in the middle of the task; the task was canceled", impClip(q.Method, 64)), id)
+			return tc.fail(fmt.Sprintf("asked for input wield cannot give (%s) in the middle of the task; the task was canceled", safetext.Clip(q.Method, 64)), id)
 		}
 		if elicit == nil {
 			return tc.fail("asked a person for input in the middle of the task, and this wield has no one to ask; the task was canceled", id)

@@ -413,6 +413,9 @@ func TestImportTaskHostile(t *testing.T) {
 		{"huge ID", taskOf(strings.Repeat("x", 10000), "working", 10), nil, "a task ID of 10000 bytes"},
 		{"control ID", taskOf("a\x1b[2Jb", "working", 10), nil, "a task ID with control characters"},
 		{"unknown status", taskOf("g", "dancing", 10), nil, `a task status "dancing" that MCP does not define`},
+		// Shown to 32 bytes: "w", then "é"s of 2 bytes, the 16th across the
+		// cut, which the message once split ("\xc3").
+		{"long status", taskOf("g", "w"+strings.Repeat("é", 40), 10), nil, `a task status "w` + strings.Repeat("é", 15) + `…" that MCP does not define`},
 		{"another ID", taskOf("g", "working", 10), func(string, int) map[string]any { return taskOf("h", "completed", 10) }, "a task of another ID"},
 		{"status turns bad", taskOf("g", "working", 10), func(id string, _ int) map[string]any { return taskOf(id, "", 10) }, `a task status "" that MCP does not define`},
 	}

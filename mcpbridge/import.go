@@ -720,7 +720,7 @@ func (s *impServer) list(ctx context.Context, sess *impSession) (tools []*mcp.To
 		case next == "":
 			return tools, nil
 		case cursors[next] || next == cursor:
-			s.warn(fmt.Sprintf("mcp server %q gave the tools/list cursor %q a second time, on page %d; the listing ends there with %d tools", s.cfg.Name, impClip(next, 64), page, len(tools)))
+			s.warn(fmt.Sprintf("mcp server %q gave the tools/list cursor %q a second time, on page %d; the listing ends there with %d tools", s.cfg.Name, safetext.Clip(next, 64), page, len(tools)))
 			return tools, nil
 		case page == maxPages:
 			s.warn(fmt.Sprintf("mcp server %q still had tools to list after %d pages; the listing ends there with %d tools (max_pages)", s.cfg.Name, maxPages, len(tools)))
@@ -730,14 +730,6 @@ func (s *impServer) list(ctx context.Context, sess *impSession) (tools []*mcp.To
 			cursor = next
 		}
 	}
-}
-
-// impClip shortens a server's string for a message.
-func impClip(v string, n int) string {
-	if len(v) <= n {
-		return v
-	}
-	return v[:n] + "…"
 }
 
 // warn reports a problem of the listing: logged, published as a load

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
@@ -150,4 +151,19 @@ func BenchmarkTaskOwner(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestLeaseOwnerClipsHostOnCharacter names a server on a host whose name
+// is over 64 bytes by the name's last whole character within them, with
+// "…": the lease owner is stored as text, and the cut used to fall inside
+// an "é", leaving invalid UTF-8 (which PostgreSQL refuses in text).
+func TestLeaseOwnerClipsHostOnCharacter(t *testing.T) {
+	// "h", then "é"s of 2 bytes: the 32nd is bytes 63 and 64.
+	got := srvLeaseOwnerOn("h" + strings.Repeat("é", 40))
+	if want := "h" + strings.Repeat("é", 31) + "… pid "; !utf8.ValidString(got) || !strings.HasPrefix(got, want) {
+		t.Errorf("owner %q, want valid UTF-8 starting %q", got, want)
+	}
+	if got := srvLeaseOwnerOn(""); !strings.HasPrefix(got, "? pid ") {
+		t.Errorf("owner on a host of no name %q, want it to start \"? pid \"", got)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 // A task whose server was killed outright (SIGKILL, a crash, the machine
@@ -41,10 +42,14 @@ func (s *Server) srvTaskLease() time.Duration { return cmp.Or(s.opts.TaskLease, 
 // process and a random part (a restarted process is another owner).
 func srvLeaseOwner() string {
 	host, _ := os.Hostname()
-	if len(host) > 64 {
-		host = host[:64]
-	}
-	return fmt.Sprintf("%s pid %d (%s)", cmp.Or(host, "?"), os.Getpid(), wield.NewID()[:8])
+	return srvLeaseOwnerOn(host)
+}
+
+// srvLeaseOwnerOn is srvLeaseOwner on the host named host: at most 64 bytes
+// of its name, cut on a character boundary (the owner is stored as text,
+// which PostgreSQL refuses as invalid UTF-8).
+func srvLeaseOwnerOn(host string) string {
+	return fmt.Sprintf("%s pid %d (%s)", cmp.Or(safetext.Clip(host, 64), "?"), os.Getpid(), wield.NewID()[:8])
 }
 
 // srvHoldLease takes the lease of a task just answered, and starts the

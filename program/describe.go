@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 // ident is what a tool name must be to be a function of its own in a
@@ -127,10 +128,7 @@ func typeName(s *jsonschema.Schema) string {
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
+	return safetext.Clip(s, 200)
 }
 
 // Describe is the description of the program tool for the given tools: how

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/engine"
@@ -262,5 +263,18 @@ func TestInnerApprovalEndsWithProgram(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the program did not end")
+	}
+}
+
+// TestSignatureClipsOnCharacter cuts a tool's description longer than 200
+// bytes at the last whole character, with "…": the cut used to fall inside
+// an "é", and the program tool's description the model read held "\xc3".
+func TestSignatureClipsOnCharacter(t *testing.T) {
+	// "x", then "é"s of 2 bytes: the 100th is bytes 199 and 200.
+	tool := wield.Func("accents", "x"+strings.Repeat("é", 150), func(_ context.Context, in addIn) (int, error) { return in.A, nil })
+	got := program.Signature(tool)
+	want := "\n    x" + strings.Repeat("é", 99) + "…\n"
+	if !utf8.ValidString(got) || !strings.Contains(got, want) {
+		t.Errorf("Signature:\n%s\nwant valid UTF-8 with the line %q", got, want)
 	}
 }

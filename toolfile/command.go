@@ -16,6 +16,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsonenc"
 	"github.com/wieldhq/wield/internal/procgroup"
+	"github.com/wieldhq/wield/internal/safetext"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -218,9 +219,7 @@ func (c *Command) argv(args map[string]any) ([]string, error) {
 // optionRefused is the validation_error of a value that the program would
 // read as an option, worded for the model that sent it.
 func (c *Command) optionRefused(param, value string) error {
-	if len(value) > 40 {
-		value = value[:40] + "…"
-	}
+	value = safetext.Clip(value, 40)
 	return &wield.Error{Type: wield.ErrValidation, Message: fmt.Sprintf(
 		"parameter %q: the value %q starts with \"-\", so %s would read it as an option, not as %s; send a value that does not start with \"-\" (a file whose name starts with \"-\" can be written \"./%s\")",
 		param, value, programName(c.Argv[0]), param, strings.TrimPrefix(value, "./"))}
@@ -312,11 +311,7 @@ func (c *Command) Handle(ctx context.Context, raw json.RawMessage) (json.RawMess
 }
 
 func excerpt(s string) string {
-	s = strings.TrimSpace(s)
-	const n = 500
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
+	s = safetext.Clip(strings.TrimSpace(s), 500)
 	if s == "" {
 		return "(no error output)"
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield"
@@ -239,5 +240,33 @@ func TestCommandTimeoutEndsChildren(t *testing.T) {
 			t.Fatalf("the program's child %d still runs after the call timed out", child)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestCommandMessagesClipOnCharacter cuts the value a refusal quotes (40
+// bytes) and the program's error output a failure quotes (500 bytes) at
+// the last whole character, with "…". Both cuts used to fall inside a "€",
+// and the message the model read held "\xe2\x82".
+func TestCommandMessagesClipOnCharacter(t *testing.T) {
+	// "-x", then "€"s of 3 bytes: the 13th is bytes 38 to 40.
+	c := &Command{Argv: []string{"ls", "{path}"}}
+	_, err := c.argv(map[string]any{"path": "-x" + strings.Repeat("€", 20)})
+	var we *wield.Error
+	if !errors.As(err, &we) || we.Type != wield.ErrValidation {
+		t.Fatalf("argv of a value with a leading dash: %v, want a validation_error", err)
+	}
+	if want := `the value "-x` + strings.Repeat("€", 12) + `…" starts with`; !utf8.ValidString(we.Message) || !strings.Contains(we.Message, want) {
+		t.Errorf("refusal %q: want valid UTF-8 holding %q", we.Message, want)
+	}
+
+	needs(t, "sh")
+	// 200 "€"s: byte 500 is inside the 167th.
+	c = &Command{Argv: []string{"sh", "-c", "printf '%s' '" + strings.Repeat("€", 200) + "' >&2; exit 1"}}
+	_, err = c.Handle(context.Background(), json.RawMessage(`{}`))
+	if !errors.As(err, &we) || we.Type != wield.ErrExecution {
+		t.Fatalf("a command that fails: %v, want an execution_error", err)
+	}
+	if want := "sh exited with status 1: " + strings.Repeat("€", 166) + "…"; we.Message != want || !utf8.ValidString(we.Message) {
+		t.Errorf("failure %q, want %q", we.Message, want)
 	}
 }

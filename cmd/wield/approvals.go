@@ -52,10 +52,7 @@ sees the decision and runs (or refuses) the call.`,
 				tw := newTable(a.stdout)
 				fmt.Fprintln(tw, "ID\tTOOL\tSTATUS\tCREATED\tEXPIRES\tARGUMENTS")
 				for _, ap := range list {
-					args := string(ap.Arguments)
-					if len(args) > 60 {
-						args = args[:60] + "…"
-					}
+					args := safetext.Clip(string(ap.Arguments), 60)
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safetext.Line(ap.ID), safetext.Line(ap.Tool), ap.Status,
 						ap.CreatedAt.Local().Format(time.DateTime), ap.ExpiresAt.Local().Format(time.DateTime), safetext.Line(args))
 				}

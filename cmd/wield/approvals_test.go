@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httpapi"
+	"github.com/wieldhq/wield/sqlite"
 )
 
 // TestApprovalsServer lists and decides a running server's pending call
@@ -73,4 +76,51 @@ func TestApprovalsServer(t *testing.T) {
 		list[0].Decision.By != "local user" || list[0].Decision.Note != "over the API" {
 		t.Errorf("approved approvals over --server: exit %d, %v\n%s", code, err, out)
 	}
+}
+
+// TestApprovalsListClipsOnCharacter lists a pending approval whose
+// arguments are longer than the table's 60 bytes, with a "€" across the
+// 60th byte: the cell ends at the character before it, with "…". The cut
+// used to fall inside the "€", and the table showed its first bytes as
+// \xe2\x82.
+func TestApprovalsListClipsOnCharacter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 13 bytes, then "€"s of 3 bytes: the 16th is bytes 58 to 60.
+	args := `{"message":"x` + strings.Repeat("€", 30) + `"}`
+	err = s.CreateApproval(ctx, &wield.ApprovalRequest{ID: "ap1", CallID: "c1", Tool: "guarded_echo",
+		Arguments: json.RawMessage(args), Digest: "sha256:x", ExpiresAt: time.Now().Add(time.Hour)})
+	if cerr := s.Close(ctx); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errs := run(t, "approvals", "list", "--db", "sqlite:"+path)
+	if code != 0 {
+		t.Fatalf("approvals list: exit %d\n%s%s", code, out, errs)
+	}
+	want := `{"message":"x` + strings.Repeat("€", 15) + "…"
+	if !utf8.ValidString(out) || strings.Contains(out, `\x`) || !strings.Contains(out, want) {
+		t.Errorf("approvals list: the arguments cell is not %q (valid UTF-8: %v):\n%s", want, utf8.ValidString(out), out)
+	}
+	if line := lineWith(out, "ap1"); !strings.HasSuffix(line, "…") {
+		t.Errorf("approvals list: the approval's line does not end with \"…\": %q", line)
+	}
+}
+
+// lineWith is the first line of out that holds s, without its newline
+// and trailing spaces ("" for none).
+func lineWith(out, s string) string {
+	for line := range strings.Lines(out) {
+		if strings.Contains(line, s) {
+			return strings.TrimRight(line, " \n")
+		}
+	}
+	return ""
 }

@@ -254,7 +254,7 @@ func firstSentence(s string) string {
 		s = s[:i+1]
 	}
 	if len(s) > 80 {
-		s = s[:77] + "..."
+		s = safetext.Clip(s, 79) // 80 columns with the "…"
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wieldhq/wield/httpapi"
@@ -224,5 +225,28 @@ func TestListFormatUsageErrors(t *testing.T) {
 	// No agents at all says so.
 	if code, _, errOut := run(t, "list", "--agent", "nope"); code != 2 || !strings.Contains(errOut, `unknown agent "nope": there are no agents`) {
 		t.Errorf("no agents: exit %d: %s", code, errOut)
+	}
+}
+
+// TestListDescriptionClipsOnCharacter lists a tool whose description is
+// longer than the table's 80 bytes and made of "é"s (2 bytes each): the
+// column ends at the last whole "é" within 79 bytes, with "…". The cut used
+// to fall inside an "é", which the table showed as \xc3.
+func TestListDescriptionClipsOnCharacter(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tools")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tool := "name: accents\ndescription: " + strings.Repeat("é", 50) + "\nentry: {type: builtin, handler: echo}\n"
+	if err := os.WriteFile(filepath.Join(dir, "tools.yaml"), []byte(tool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "--tools", dir, "list")
+	if code != 0 {
+		t.Fatalf("list: exit %d\n%s%s", code, out, errs)
+	}
+	line := lineWith(out, "accents")
+	if want := strings.Repeat("é", 39) + "…"; !utf8.ValidString(line) || strings.Contains(line, `\x`) || !strings.HasSuffix(line, want) {
+		t.Errorf("list: the line of the tool does not end with %q (valid UTF-8: %v):\n%s", want, utf8.ValidString(line), out)
 	}
 }

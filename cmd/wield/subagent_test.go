@@ -103,18 +103,10 @@ func TestChatRoutesToSubagent(t *testing.T) {
 	if len(reqs) != 3 {
 		t.Fatalf("the model was asked %d times, want 3 (lead, search, lead)", len(reqs))
 	}
-	names := func(q chatRequest) []string {
-		var ns []string
-		for _, tl := range q.Tools {
-			ns = append(ns, tl.Function.Name)
-		}
-		slices.Sort(ns)
-		return ns
-	}
-	if got := names(reqs[0]); !slices.Equal(got, []string{"call_subagent", "web_fetch", "web_search"}) {
+	if got := reqs[0].toolNames(); !slices.Equal(got, []string{"call_subagent", "web_fetch", "web_search"}) {
 		t.Errorf("the lead was offered %v", got)
 	}
-	if got := names(reqs[1]); !slices.Equal(got, []string{"web_search"}) {
+	if got := reqs[1].toolNames(); !slices.Equal(got, []string{"web_search"}) {
 		t.Errorf("the search agent was offered %v, want its own toolkit", got)
 	}
 	if m := reqs[1].Messages; len(m) == 0 || m[len(m)-1].Content != "Find what wield is" {
@@ -147,11 +139,7 @@ func TestChatSubagentNamedChat(t *testing.T) {
 	if code != 0 || len(reqs) != 3 {
 		t.Fatalf("chat: exit %d, %d requests\n%s%s", code, len(reqs), out, errs)
 	}
-	var got []string
-	for _, tl := range reqs[1].Tools {
-		got = append(got, tl.Function.Name)
-	}
-	if !slices.Equal(got, []string{"web_search"}) {
+	if got := reqs[1].toolNames(); !slices.Equal(got, []string{"web_search"}) {
 		t.Errorf("call_subagent chat ran on %v, want the chat agent's toolkit [web_search]", got)
 	}
 }
@@ -168,6 +156,16 @@ type chatRequest struct {
 			Name string `json:"name"`
 		} `json:"function"`
 	} `json:"tools"`
+}
+
+// toolNames are the names of the tools the request offered, sorted.
+func (q chatRequest) toolNames() []string {
+	var ns []string
+	for _, tl := range q.Tools {
+		ns = append(ns, tl.Function.Name)
+	}
+	slices.Sort(ns)
+	return ns
 }
 
 // chatAnswer is an OpenAI chat completion with content, or with a call
