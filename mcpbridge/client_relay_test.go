@@ -208,8 +208,8 @@ func TestRelayCancel(t *testing.T) {
 }
 
 // TestRelayFlood: an imported server that floods a call with progress and
-// log messages (25,000 of each, half the progress under tokens nobody
-// asked for) gets a bounded number of them relayed: at most one progress
+// log messages (25,000 of each, or a tenth under the race detector: see
+// flood; half the progress under tokens nobody asked for) gets a bounded number of them relayed: at most one progress
 // notice per interval, at most RelayLogs log messages and one note of the
 // dropped ones per interval; the call answers.
 func TestRelayFlood(t *testing.T) {
@@ -231,7 +231,8 @@ func TestRelayFlood(t *testing.T) {
 			mu.Unlock()
 		},
 	}
-	g := impHostile(t, hostilemcp.Options{FloodLog: 25_000, FloodProgress: 25_000})
+	n := flood(25_000)
+	g := impHostile(t, hostilemcp.Options{FloodLog: n, FloodProgress: n})
 	cs := relayChain(t, g.url(), copts)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -266,7 +267,7 @@ func TestRelayFlood(t *testing.T) {
 	if len(foreign) > 0 {
 		t.Errorf("progress under other tokens reached the client: %q", foreign[:min(len(foreign), 5)])
 	}
-	t.Logf("the imported server sent 25,000 progress and 25,000 log messages in %s; %d and %d were relayed", took, progress, logs)
+	t.Logf("the imported server sent %d progress and %d log messages in %s; %d and %d were relayed", n, n, took, progress, logs)
 }
 
 // BenchmarkRelayCall is one MCP call, over streamable HTTP on loopback, of

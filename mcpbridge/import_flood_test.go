@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/hostilemcp"
+	"github.com/wieldhq/wield/internal/racedetect"
 	"github.com/wieldhq/wield/mcpbridge"
 )
 
@@ -69,11 +70,25 @@ var floodCases = []struct {
 	o    hostilemcp.Options
 	peak uint64
 }{
-	{"many", hostilemcp.Options{FloodLog: 25_000, FloodProgress: 25_000, FloodListChanged: 10_000}, 64 << 20},
-	{"large", hostilemcp.Options{FloodLog: 100, FloodProgress: 100, FloodListChanged: 100, FloodSize: 256 << 10}, 64 << 20},
+	{"many", hostilemcp.Options{FloodLog: flood(25_000), FloodProgress: flood(25_000), FloodListChanged: flood(10_000)}, 64 << 20},
+	{"large", hostilemcp.Options{FloodLog: flood(100), FloodProgress: flood(100), FloodListChanged: flood(100), FloodSize: 256 << 10}, 64 << 20},
+}
+
+// flood is the number of notifications of a flood: n, or a tenth of it
+// under the race detector, where each costs about ten times the CPU
+// (TestImportFlood's cases and TestRelayFlood took 71 s of a 2-core
+// machine there, 2026-11-28). The race detector still sees every path of
+// a flood at a tenth; the test command runs both tests again without it,
+// at full size, in its memory stage, where their heap figures mean most.
+func flood(n int) int {
+	if racedetect.Enabled {
+		return max(n/10, 1)
+	}
+	return n
 }
 
 // TestImportFlood: over stdio and streamable HTTP, a call during a flood
+// (see floodCases and flood)
 // completes with its answer, the live heap grows by less than a bound
 // while it runs, and the goroutines come back to their number before it.
 // Over HTTP the server runs in this process, so its own buffers count

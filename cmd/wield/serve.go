@@ -22,6 +22,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httpapi"
 	"github.com/wieldhq/wield/httptool"
+	"github.com/wieldhq/wield/internal/logtext"
 	"github.com/wieldhq/wield/mcpbridge"
 	"github.com/wieldhq/wield/sqlite"
 	"github.com/wieldhq/wield/toolfile"
@@ -95,7 +96,7 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: lv}
 	switch format {
 	case "text":
-		return slog.New(newTextHandler(w, opts)), nil
+		return slog.New(logtext.New(w, opts)), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	default:

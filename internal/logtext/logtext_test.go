@@ -1,4 +1,4 @@
-package main
+package logtext
 
 import (
 	"bytes"
@@ -66,7 +66,7 @@ func textSame(t *testing.T, tm time.Time, lv slog.Level, msg string, attrs []slo
 	t.Helper()
 	var want, got bytes.Buffer
 	textLine(t, slog.NewTextHandler(&want, nil), tm, lv, msg, attrs)
-	textLine(t, newTextHandler(&got, nil), tm, lv, msg, attrs)
+	textLine(t, New(&got, nil), tm, lv, msg, attrs)
 	if got.String() != want.String() {
 		t.Errorf("got  %q\nwant %q", got.String(), want.String())
 	}
@@ -101,7 +101,7 @@ func BenchmarkTextHandler(b *testing.B) {
 	for _, h := range []struct {
 		name string
 		h    slog.Handler
-	}{{"slog", slog.NewTextHandler(discard{}, nil)}, {"short", newTextHandler(discard{}, nil)}} {
+	}{{"slog", slog.NewTextHandler(discard{}, nil)}, {"short", New(discard{}, nil)}} {
 		b.Run(h.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

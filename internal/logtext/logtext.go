@@ -1,4 +1,7 @@
-package main
+// Package logtext is the server's slog handler for its log lines in text:
+// slog's TextHandler, written the same byte for byte, with a shorter way
+// for the plain records most lines are (see [New]).
+package logtext
 
 import (
 	"context"
@@ -28,7 +31,9 @@ type textHandler struct {
 	w io.Writer
 }
 
-func newTextHandler(w io.Writer, opts *slog.HandlerOptions) slog.Handler {
+// New returns a handler that writes what slog.NewTextHandler(w, opts)
+// would, the plain records by the short way of textHandler.
+func New(w io.Writer, opts *slog.HandlerOptions) slog.Handler {
 	if opts != nil && (opts.AddSource || opts.ReplaceAttr != nil) {
 		return slog.NewTextHandler(w, opts)
 	}
