@@ -7,6 +7,10 @@ import "testing"
 // saw neither the ranking code nor its tables nor any set's results; its tools
 // are none that an earlier set asks for; to be run once, its figure reported
 // whatever it is. TestRelevanceHeldOutI skips unless WIELD_HELDOUT_I=1.
+//
+// It was run once, on 2026-11-28 at commit 1ce8a0a (the ranking of set H,
+// unchanged since): right tool in top 3 for 7 of 15 as shipped, and 7 with
+// each layer (plain, either table, both). Its misses have been seen since.
 var colloquialI = []request{
 	// everyday verbs and idioms
 	{"hop into the checkout-7f9c4d-x2k pod in staging and run cat /etc/resolv.conf for me", []string{"k8s_exec_in_pod"}},
