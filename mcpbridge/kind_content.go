@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/schemadec"
 	"github.com/wieldhq/wield/toolfile"
 )
 
@@ -321,10 +323,12 @@ func kindStepOf(st kindStepSpec, name string) (kindStep, error) {
 		}
 		ks.elicit = &t
 		if len(e.Schema) > 0 && string(e.Schema) != "null" {
-			ks.elicitWith = &jsonschema.Schema{}
-			if err := json.Unmarshal(e.Schema, ks.elicitWith); err != nil {
+			// Read as a tool file's input_schema is (see internal/schemadec).
+			s, err := schemadec.Decode(e.Schema)
+			if err != nil {
 				return ks, fmt.Errorf("%s: elicit: schema: %w", name, err)
 			}
+			ks.elicitWith = cmp.Or(s, &jsonschema.Schema{})
 		}
 		ks.as, ks.inputKey = e.As, e.Key
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/schemadec"
 	"github.com/wieldhq/wield/schema"
 	"go.yaml.in/yaml/v3"
 )
@@ -577,10 +578,16 @@ func (d *decoder) inputSchema(f field) *jsonschema.Schema {
 		d.errorf(f.val, "input_schema: %v", err)
 		return nil
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
+	// Read as an imported MCP server's schemas are, in time linear in its
+	// size (jsonschema-go's own decoding costs the size times the depth).
+	ps, err := schemadec.Decode(raw)
+	if err != nil {
 		d.errorf(f.val, "input_schema: not a JSON Schema: %v", err)
 		return nil
+	}
+	var s jsonschema.Schema
+	if ps != nil { // null is an empty schema, as json.Unmarshal left it
+		s = *ps
 	}
 	if s.Type != "" && s.Type != "object" {
 		d.errorf(f.val, "input_schema: the input of a tool is an object, not %s", s.Type)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield/internal/gotmpl"
+	"github.com/wieldhq/wield/internal/schemadec"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -361,8 +362,8 @@ func (c *configDecoder) mcpPrompt(n *yaml.Node, dir string) (MCPPrompt, bool) {
 					if err == nil {
 						// As the server reads it, so that validate
 						// finds what serve would refuse.
-						var js jsonschema.Schema
-						if err = json.Unmarshal(b, &js); err == nil {
+						var js *jsonschema.Schema
+						if js, err = schemadec.Decode(b); err == nil && js != nil {
 							_, err = js.Resolve(nil)
 						}
 					}

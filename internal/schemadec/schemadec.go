@@ -1,6 +1,7 @@
 // Package schemadec reads a JSON Schema that someone else wrote (an
 // imported MCP server's tool schemas, the form an MCP server asks a person
-// to fill) into a [jsonschema.Schema], as its UnmarshalJSON reads it, in
+// to fill, a tool file's input_schema, the elicit schema of a configured
+// MCP prompt) into a [jsonschema.Schema], as its UnmarshalJSON reads it, in
 // time linear in the schema's size, and refuses nesting deeper than
 // [MaxDepth].
 //
