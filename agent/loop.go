@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
@@ -56,6 +57,22 @@ type LoopOptions struct {
 	// MaxDepth bounds the agents in one chain of hand-offs, the first one
 	// included: 3 when zero, so two hand-offs.
 	MaxDepth int
+	// MaxTurns bounds the model requests of one Run, every agent's: the
+	// agent Run was given and each sub-agent it hands work to, directly or
+	// not. MaxSteps × MaxDepth when zero (30 with the defaults), so a reply
+	// holding many call_subagent calls, whose sub-agents do the same,
+	// cannot make the model's spend grow with the calls a model wrote.
+	// A sub-agent is asked only while turns are left for it: the last ones
+	// are kept for the agents it works for, one for each agent above it in
+	// the chain, so each can still answer with what it has. A sub-agent that
+	// finds the budget spent (before it starts, or during its work) makes
+	// its call_subagent fail (permission_denied, "the run's budget of N
+	// model turns is spent; answer with what you have"); the agent Run was
+	// given stops with [ErrMaxTurns] when it finds the budget spent. A
+	// request a model refused for its tools, asked again with the tools in
+	// the prompt, counts as a turn (it is not a step). [Outcome.Turns] says
+	// how many turns the Run took.
+	MaxTurns int
 	// OnMessage, when set, sees each message a run adds to the conversation,
 	// once: the system message it writes (when new or changed), the model's
 	// replies, the results, and the instruction a sub-agent is handed. The
@@ -94,6 +111,11 @@ type LoopOptions struct {
 // answered, the routing directive, since it is saved before the hand-off:
 // the answer is not in the store (the sub-agent's calls are, under its
 // name in the same conversation).
+//
+// The hand-offs of one reply run one after another, once the reply's calls
+// have run: one sub-agent works at a time (a reply of 200 call_subagent
+// calls does not start 200 loops at once), and all of them, at every
+// depth, share the Run's budget of model turns ([LoopOptions.MaxTurns]).
 type Loop struct {
 	inv  wield.Invoker
 	opts LoopOptions
@@ -125,6 +147,9 @@ func NewLoop(inv wield.Invoker, opts *LoopOptions) *Loop {
 	if l.opts.MaxDepth <= 0 {
 		l.opts.MaxDepth = 3
 	}
+	if l.opts.MaxTurns <= 0 {
+		l.opts.MaxTurns = l.opts.MaxSteps * l.opts.MaxDepth
+	}
 	return l
 }
 
@@ -134,8 +159,12 @@ type Outcome struct {
 	Answer string
 	// Messages is the whole conversation, the given messages first.
 	Messages []llm.Message
-	// Steps counts the model turns.
+	// Steps counts the model turns of the agent Run was given (each
+	// sub-agent has steps of its own, up to MaxSteps).
 	Steps int
+	// Turns counts the model requests of the whole Run, the sub-agents'
+	// included, as [LoopOptions.MaxTurns] bounds them.
+	Turns int
 	// Strategy is how tools were offered.
 	Strategy llm.Strategy
 	// Summary covers every call the agent made (not its sub-agents').
@@ -146,11 +175,18 @@ type Outcome struct {
 // asked for calls after the last step.
 var ErrMaxSteps = errors.New("agent: step limit reached before an answer")
 
+// ErrMaxTurns is returned, with the outcome so far, when the Run's budget
+// of model turns ([LoopOptions.MaxTurns], shared by every agent of its
+// chain of hand-offs) was spent before the agent Run was given answered.
+// It is not [ErrMaxSteps]: that one bounds one agent's turns, this one
+// the whole Run's.
+var ErrMaxTurns = errors.New("agent: the run's budget of model turns is spent before an answer")
+
 // Run runs agent a on the conversation so far (usually one user message)
 // in conversation conv. The error is non-nil when the model could not be
 // asked ([llm.ErrNoStrategy], a provider error, [llm.ErrToolsUnsupported]
 // when the output strategy forbids the fallback), when the system failed,
-// or with [ErrMaxSteps]; the outcome so far comes with it.
+// or with [ErrMaxSteps] or [ErrMaxTurns]; the outcome so far comes with it.
 //
 // A model that refuses native tools ([llm.ErrToolsUnsupported]) is asked
 // the same turn again with the tools in the prompt when the agent's output
@@ -158,10 +194,46 @@ var ErrMaxSteps = errors.New("agent: step limit reached before an answer")
 // the rest of the process's life, by every loop (see
 // [LoopOptions.OnFallback]).
 func (l *Loop) Run(ctx context.Context, a *Agent, conv string, messages []llm.Message) (*Outcome, error) {
-	return l.run(ctx, a, conv, messages, 0)
+	b := &budget{max: int64(l.opts.MaxTurns)}
+	out, err := l.run(ctx, a, conv, messages, 0, b)
+	if out != nil {
+		out.Turns = int(b.used.Load())
+	}
+	return out, err
 }
 
-func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Message, depth int) (*Outcome, error) {
+// budget is the model turns of one Run, shared by every agent of its
+// chain of hand-offs.
+type budget struct {
+	max  int64
+	used atomic.Int64
+}
+
+// take takes a turn for an agent depth hand-offs below the first, and
+// reports whether there was one for it: the last depth turns are kept for
+// the agents above it, one each.
+func (b *budget) take(depth int) bool {
+	for {
+		u := b.used.Load()
+		if u >= b.max-int64(depth) {
+			return false
+		}
+		if b.used.CompareAndSwap(u, u+1) {
+			return true
+		}
+	}
+}
+
+// left reports whether a turn is left for an agent depth hand-offs below
+// the first.
+func (b *budget) left(depth int) bool { return b.used.Load() < b.max-int64(depth) }
+
+// spent is what a call_subagent answers when the budget is spent.
+func (b *budget) spent() string {
+	return fmt.Sprintf("the run's budget of %d model turns is spent; answer with what you have", b.max)
+}
+
+func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Message, depth int, b *budget) (*Outcome, error) {
 	cfg := a.Strategy.OrDefault()
 	strategy, err := llm.DetectStrategy(a.Model, cfg)
 	if err != nil {
@@ -170,7 +242,7 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 	if strategy == llm.StrategyNative && cfg.FallbackToStructuredOutput && refused(a.Model) {
 		strategy = llm.StrategyPrompt
 	}
-	t := &turns{l: l, a: a, strategy: strategy, format: cfg.PromptFormat, depth: depth, conv: conv}
+	t := &turns{l: l, a: a, strategy: strategy, format: cfg.PromptFormat, depth: depth, conv: conv, budget: b}
 	kit := t.prepareTools(ctx)
 	sub := NewSubAgent(l.inv, SubAgentOptions{ID: a.Name, ConversationID: conv, Toolkit: kit})
 	t.sub = sub
@@ -185,6 +257,10 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 		req := &llm.ModelRequest{Messages: msgs}
 		if strategy == llm.StrategyNative {
 			req.Tools = t.offered
+		}
+		if !b.take(depth) {
+			out.Messages = msgs
+			return out, fmt.Errorf("agent %s, step %d: %w (%d turns, every agent's)", a.Name, out.Steps+1, ErrMaxTurns, b.max)
 		}
 		resp, err := a.Model.Generate(ctx, req)
 		out.Steps++
@@ -324,6 +400,7 @@ type turns struct {
 	format   llm.PromptFormat
 	depth    int
 	conv     string
+	budget   *budget // the Run's model turns
 
 	all     []*wield.Tool          // the toolkit
 	byName  map[string]*wield.Tool // the toolkit, by name
@@ -459,7 +536,8 @@ func (t *turns) parse(text string) ([]llm.ToolCall, string) {
 }
 
 // execute runs the calls of one turn, in parallel, and returns their
-// results in order. search_tools and call_subagent are handled here.
+// results in order. search_tools and call_subagent are handled here: the
+// hand-offs one after another, once every call has run.
 func (t *turns) execute(ctx context.Context, calls []llm.ToolCall) ([]*wield.Result, error) {
 	results := make([]*wield.Result, len(calls))
 	var batch []BatchCall
@@ -545,11 +623,17 @@ func (t *turns) route(ctx context.Context, r *wield.Result) error {
 	case t.depth+1 >= t.l.opts.MaxDepth:
 		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrPermissionDenied, fmt.Sprintf("at most %d agents may work in one chain of hand-offs; do this task yourself", t.l.opts.MaxDepth)
 		return nil
+	case !t.budget.left(t.depth + 1):
+		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrPermissionDenied, t.budget.spent()
+		return nil
 	}
 	handed := llm.Message{Role: llm.RoleUser, Content: d.Instruction}
 	t.l.notify(target, handed)
-	out, err := t.l.run(ctx, target, t.conv, []llm.Message{handed}, t.depth+1)
+	out, err := t.l.run(ctx, target, t.conv, []llm.Message{handed}, t.depth+1, t.budget)
 	switch {
+	case errors.Is(err, ErrMaxTurns):
+		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrPermissionDenied, t.budget.spent()
+		return nil
 	case errors.Is(err, ErrMaxSteps):
 		r.OK, r.Output, r.ErrorType, r.Error = false, nil, wield.ErrExecution, fmt.Sprintf("agent %s did not finish within %d steps", d.AgentName, t.l.opts.MaxSteps)
 		return nil

@@ -21,7 +21,7 @@ import (
 func (a *app) chatCommand() *cobra.Command {
 	var agentFile, system, conv string
 	var cm chatModel
-	var maxSteps int
+	var maxSteps, maxTurns int
 	var strat chatStrategy
 	cmd := &cobra.Command{
 		Use:   "chat --model [URL/]NAME [--provider P] [--agent FILE]",
@@ -56,9 +56,15 @@ cannot take (a schema it refuses) is named on stderr and left out of the chat.
 the tool files of --tools define; without one the agent has every tool. The
 agents of --tools are its sub-agents: a call_subagent hands its instruction to
 the named one, which runs on the same model with its own toolkit and output
-strategy, and its answer is the call's result. Models without function calling get the tools in the
-prompt (the XML call format, docs/call-formats.md) when the agent's output_strategy allows the fallback,
-or always with --no-function-calling; --prompt-format json asks for JSON calls instead.
+strategy, and its answer is the call's result. --max-steps bounds the model turns
+of each agent, --max-turns those of a whole line, every agent's (a sub-agent
+that finds them spent is not asked: its call_subagent fails, saying so, and
+the lead may still answer with what it has).
+
+Models without function calling get the tools in the prompt (the XML call
+format, docs/call-formats.md) when the agent's output_strategy allows the
+fallback, or always with --no-function-calling; --prompt-format json asks for
+JSON calls instead.
 A server that refuses the tools it is sent (Ollama's "does not support tools",
 vLLM without a tool parser) gets them in the prompt from then on, said once on
 stderr, unless the agent's output_strategy forbids the fallback.
@@ -66,7 +72,7 @@ stderr, unless the agent's output_strategy forbids the fallback.
 Each call the model makes shows once on stderr, in either mode: → the tool and
 its arguments as it starts, ← its outcome (a sub-agent's calls begin with its
 name). Exit code 0 when every line got an answer, 1 when one did not (the
-model could not be reached, the step limit ran out): stderr names those lines.`,
+model could not be reached, the step limit or the line's turns ran out): stderr names those lines.`,
 		Example: `  wield chat --model http://127.0.0.1:11434/v1/qwen2.5:7b --agent agents/helper.yaml
   ANTHROPIC_API_KEY=... wield chat --model claude-sonnet-4-5
   GEMINI_API_KEY=... wield chat --model gemini-2.5-flash
@@ -79,6 +85,12 @@ model could not be reached, the step limit ran out): stderr names those lines.`,
 			}
 			if err := strat.check(); err != nil {
 				return err
+			}
+			if maxSteps < 1 {
+				return usagef("--max-steps %d: give at least 1", maxSteps)
+			}
+			if maxTurns < 0 {
+				return usagef("--max-turns %d: give at least 1, or 0 for --max-steps × 3", maxTurns)
 			}
 			// stdin is the conversation: a confirm call is announced with
 			// how to decide it from another terminal, never asked here.
@@ -138,7 +150,7 @@ model could not be reached, the step limit ran out): stderr names those lines.`,
 				// Each call shows once, in either strategy: → as it starts
 				// (a confirm tool may wait for its approval), ← with its result.
 				// A sub-agent's calls are marked with its name.
-				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, OnCall: func(by string, c llm.ToolCall, r *wield.Result) {
+				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, MaxTurns: maxTurns, OnCall: func(by string, c llm.ToolCall, r *wield.Result) {
 					who := ""
 					if by != ag.Name {
 						who = safetext.Line(by) + " "
@@ -202,7 +214,8 @@ model could not be reached, the step limit ran out): stderr names those lines.`,
 	cmd.Flags().StringVar(&system, "system", "", "the system prompt")
 	cmd.Flags().StringVar(&cm.keyEnv, "api-key-env", "", "environment variable that holds the API key (default: the provider's usual ones)")
 	cmd.Flags().BoolVar(&cm.noFC, "no-function-calling", false, "the model has no native function calling: describe tools in the prompt")
-	cmd.Flags().IntVar(&maxSteps, "max-steps", 10, "model turns per message at most")
+	cmd.Flags().IntVar(&maxSteps, "max-steps", 10, "model turns per message at most, of each agent (the lead, each sub-agent)")
+	cmd.Flags().IntVar(&maxTurns, "max-turns", 0, "model turns per message at most, every agent's together (default --max-steps × 3, the agents of one chain of hand-offs)")
 	strat.flags(cmd)
 	cmd.Flags().StringVar(&conv, "conversation", "", "the conversation the calls are recorded under (default: a new chat_ID, printed on stderr)")
 	return cmd
