@@ -34,6 +34,8 @@
 //	                                          # with concurrency.backend: redis, the limits are shared
 //	reload: {watch: true, interval: 5s}       # reload tool files on change, and/or every interval
 //	strict_validation: false                  # true: no coercion ("5" for an integer is refused)
+//	max_output: 65536                         # bytes of a call's output (or error) the caller gets; the record keeps it whole
+//	approval_timeout: 15m                     # how long a call of a confirm tool waits for a decision
 //	mcp: {resources: [...], resource_templates: [...], prompts: [...]}   # see MCPConfig
 //	                                          # and session_idle: 10m, max_sessions: 5000, max_sessions_per_client: 100, request_state_ttl: 10m,
 //	                                          # task_after: 30s
@@ -156,6 +158,15 @@ type Config struct {
 	PolicyMode string
 	// StrictValidation refuses arguments that need a coercion.
 	StrictValidation bool
+	// MaxOutput is the output budget in bytes (engine.Options.MaxOutput):
+	// a larger output reaches the caller cut to its head and tail, the
+	// record keeping it whole; a tool's own max_output wins. Zero means the
+	// engine's default (64 KiB).
+	MaxOutput int
+	// ApprovalTimeout is how long a pending approval lives
+	// (engine.Options.ApprovalTimeout); zero means the engine's default
+	// (15 minutes).
+	ApprovalTimeout time.Duration
 	// Programs configures run_program (programs:), as the --programs flag
 	// does; the flag, when given, wins.
 	Programs Programs
@@ -504,6 +515,16 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			}
 		case "strict_validation":
 			cfg.StrictValidation = c.boolean(f)
+		case "max_output":
+			mark := len(c.problems)
+			if cfg.MaxOutput = c.integer(f); cfg.MaxOutput == 0 && !c.usesUnset(f.val) && !c.failed(mark) {
+				c.errorf(f.val, "max_output: must be at least 1 (bytes; leave it out for the default, 65536)")
+			}
+		case "approval_timeout":
+			mark := len(c.problems)
+			if cfg.ApprovalTimeout = c.dur(f, time.Second); cfg.ApprovalTimeout == 0 && !c.usesUnset(f.val) && !c.failed(mark) {
+				c.errorf(f.val, "approval_timeout: must be more than 0 (leave it out for the default, 15m)")
+			}
 		case "tool_dirs":
 			if !c.set(f, "tool_dirs", "tool folders") {
 				continue
