@@ -58,3 +58,37 @@ func TestConfigReachesEngine(t *testing.T) {
 		t.Errorf("list --json: exit %d, want short_echo's max_output shown:\n%s%s", code, out, errs)
 	}
 }
+
+// TestConfigRetryReachesEngine: wield.yaml's retry is the engine's retry
+// policy, as a dry run of an idempotent tool reports it.
+func TestConfigRetryReachesEngine(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tools", "again.yaml"), []byte("name: again\ndescription: echo, retried\nannotations: {idempotent: true}\nparameters: [{name: message, type: string}]\nentry: {type: builtin, handler: echo}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type retry struct {
+		MaxAttempts  int   `json:"max_attempts"`
+		BackoffMS    int64 `json:"backoff_ms"`
+		MaxBackoffMS int64 `json:"max_backoff_ms"`
+	}
+	for src, want := range map[string]retry{
+		"": {3, 100, 2000},
+		"retry: {max_attempts: 5, backoff: 250ms, max_backoff: 4s}\n": {5, 250, 4000},
+		"retry: {max_attempts: 1}\n":                                  {MaxAttempts: 1},
+	} {
+		cfg := filepath.Join(dir, "wield.yaml")
+		if err := os.WriteFile(cfg, []byte("tool_dirs: [tools]\n"+src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := run(t, "call", "again", "message=hi", "--dry-run", "--json", "--config", cfg)
+		var dry struct {
+			Retry retry `json:"retry"`
+		}
+		if err := json.Unmarshal([]byte(out), &dry); code != 0 || err != nil || dry.Retry != want {
+			t.Errorf("%q: exit %d, retry %+v (%v); want %+v\n%s%s", src, code, dry.Retry, err, want, out, errs)
+		}
+	}
+}
