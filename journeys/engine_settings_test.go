@@ -2,12 +2,15 @@
 
 package journeys
 
-// Two settings of the engine that only Go code could change before: the
-// output budget (max_output: how much of a call's output a model gets) and
-// how long a call of a confirm tool waits for a person (approval_timeout).
+// Settings of the engine that only Go code could change before: the output
+// budget (max_output: how much of a call's output a model gets), how long a
+// call of a confirm tool waits for a person (approval_timeout), and how
+// transient failures of idempotent tools are retried (retry).
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -177,6 +180,84 @@ func TestJourneyApprovalTimeout(t *testing.T) {
 		r := u.wield("serve", "--addr", "127.0.0.1:0", "--config", "wield.yaml")
 		if r.code != 1 || !strings.Contains(r.stderr, want) {
 			t.Errorf("%q: want wield serve to exit 1 saying %q:\n%s", src, want, r)
+		}
+	}
+}
+
+// flakyTool reads a status page at an address (%s): an idempotent GET, so a transport
+// failure is retried.
+const flakyTool = `name: status
+description: Read the service's status page
+annotations: {idempotent: true, read_only: true}
+entry:
+  type: http
+  method: GET
+  url: "http://%s/status"
+`
+
+// TestJourneyRetry: an idempotent tool whose server drops every connection
+// is tried 3 times by default; retry: {max_attempts: 1} in wield.yaml tries
+// it once, {max_attempts: 5} five times, through `wield call` and `wield
+// serve`, each call answering the transport failure; a max_backoff shorter
+// than the first wait, or 0 attempts, stops wield at its line.
+func TestJourneyRetry(t *testing.T) {
+	t.Parallel()
+	u := newUser(t)
+	// A port of its own, where every connection is accepted and closed.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dials, ok := cfgCountDials(t, addr)
+	if !ok {
+		t.Fatalf("port %s was taken between two listens", addr)
+	}
+	u.write("tools/status.yaml", fmt.Sprintf(flakyTool, addr))
+	allow := fmt.Sprintf("tool_dirs: [tools]\nhttp_allow: [\"%s\"]\n", addr)
+
+	attempts := func(r *run) int {
+		t.Helper()
+		var res struct {
+			OK        bool   `json:"ok"`
+			ErrorType string `json:"error_type"`
+			Attempts  int    `json:"attempts"`
+		}
+		r.json(t, &res)
+		if res.OK || res.ErrorType != "execution_error" {
+			t.Errorf("a call whose server drops the connection: ok %v, %s; want an execution_error\n%s", res.OK, res.ErrorType, r)
+		}
+		return res.Attempts
+	}
+	for src, want := range map[string]int{"": 3, "retry: {max_attempts: 1}\n": 1, "retry: {max_attempts: 5, backoff: 10ms, max_backoff: 40ms}\n": 5} {
+		u.write("wield.yaml", allow+src)
+		before := dials.Load()
+		got := attempts(u.wield("call", "status", "--config", "wield.yaml"))
+		if n := dials.Load() - before; got != want || int(n) != want {
+			t.Errorf("%q: %d attempts recorded, %d connections; want %d", src, got, n, want)
+		}
+	}
+
+	u.write("wield.yaml", allow+"retry: {max_attempts: 2, backoff: 10ms}\n")
+	s := u.serve("--config", "wield.yaml")
+	before := dials.Load()
+	code, body := s.do("POST", "/v1/tools/status/call", `{"arguments": {}}`)
+	var res struct {
+		Attempts int `json:"attempts"`
+	}
+	if err := json.Unmarshal(body, &res); code != 200 || err != nil || res.Attempts != 2 || dials.Load()-before != 2 {
+		t.Errorf("wield serve with max_attempts: 2: %d %s, %d connections; want 2 attempts", code, body, dials.Load()-before)
+	}
+
+	for src, want := range map[string]string{
+		"retry: {max_attempts: 0}\n":                 "wield.yaml:1:23: retry.max_attempts: must be at least 1 (1: no retries; leave it out for the default, 3)",
+		"retry: {backoff: 1s, max_backoff: 500ms}\n": "wield.yaml:1:35: retry: max_backoff 500ms is shorter than backoff 1s, the first wait: raise max_backoff or lower backoff",
+	} {
+		u.write("wield.yaml", src)
+		r := u.wield("call", "echo", "message=hi", "--config", "wield.yaml")
+		if r.code != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
+			t.Errorf("%q: want exit 1 saying %q, nothing run:\n%s", src, want, r)
 		}
 	}
 }
