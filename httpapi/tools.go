@@ -32,6 +32,7 @@ type ToolInfo struct {
 	Annotations  wield.Annotations  `json:"annotations"`
 	Permission   wield.Permission   `json:"permission"`
 	TimeoutMS    int64              `json:"timeout_ms,omitempty"`
+	MaxOutput    int                `json:"max_output,omitempty"` // the tool's own output budget, bytes
 	Status       wield.Status       `json:"status"`
 	Source       string             `json:"source,omitempty"`
 	// Examples are the tool's example arguments.
@@ -47,7 +48,7 @@ func toolInfo(t *wield.Tool) ToolInfo {
 	}
 	return ToolInfo{Name: t.Name, Version: t.Version, Description: t.Description, Category: t.Category,
 		Tags: t.Tags, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations,
-		Permission: t.EffectivePermission(), TimeoutMS: t.Timeout.Milliseconds(), Status: st, Source: t.Source,
+		Permission: t.EffectivePermission(), TimeoutMS: t.Timeout.Milliseconds(), MaxOutput: t.MaxOutput, Status: st, Source: t.Source,
 		Examples: t.Examples, AllowedCallers: t.EffectiveCallers()}
 }
 

@@ -34,6 +34,9 @@
 //	                                          # with concurrency.backend: redis, the limits are shared
 //	reload: {watch: true, interval: 5s}       # reload tool files on change, and/or every interval
 //	strict_validation: false                  # true: no coercion ("5" for an integer is refused)
+//	max_output: 65536                         # bytes of a call's output (or error) the caller gets; the record keeps it whole
+//	approval_timeout: 15m                     # how long a call of a confirm tool waits for a decision
+//	retry: {max_attempts: 3, backoff: 100ms, max_backoff: 2s}   # transient failures of idempotent tools
 //	mcp: {resources: [...], resource_templates: [...], prompts: [...]}   # see MCPConfig
 //	                                          # and session_idle: 10m, max_sessions: 5000, max_sessions_per_client: 100, request_state_ttl: 10m,
 //	                                          # task_after: 30s
@@ -81,6 +84,7 @@ package toolfile
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"github.com/wieldhq/wield/internal/searchurl"
@@ -156,6 +160,18 @@ type Config struct {
 	PolicyMode string
 	// StrictValidation refuses arguments that need a coercion.
 	StrictValidation bool
+	// MaxOutput is the output budget in bytes (engine.Options.MaxOutput):
+	// a larger output reaches the caller cut to its head and tail, the
+	// record keeping it whole; a tool's own max_output wins. Zero means the
+	// engine's default (64 KiB).
+	MaxOutput int
+	// ApprovalTimeout is how long a pending approval lives
+	// (engine.Options.ApprovalTimeout); zero means the engine's default
+	// (15 minutes).
+	ApprovalTimeout time.Duration
+	// Retry says how transient failures of idempotent tools are retried
+	// (engine.Options.Retry); zero fields mean the engine's defaults.
+	Retry Retry
 	// Programs configures run_program (programs:), as the --programs flag
 	// does; the flag, when given, wins.
 	Programs Programs
@@ -185,6 +201,20 @@ type Programs struct {
 	// zero).
 	Timeout time.Duration
 }
+
+// Retry is retry: {max_attempts, backoff, max_backoff}, the engine's
+// engine.RetryPolicy. Zero fields keep the engine's defaults (3 attempts,
+// 100 ms before the second, doubling up to 2 s).
+type Retry struct {
+	MaxAttempts         int
+	Backoff, MaxBackoff time.Duration
+}
+
+// Default retry settings, as the engine's: the messages of retry: name them.
+const (
+	defaultRetryBackoff    = 100 * time.Millisecond
+	defaultRetryMaxBackoff = 2 * time.Second
+)
 
 // Position locates a setting in a configuration file.
 type Position struct {
@@ -504,6 +534,18 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			}
 		case "strict_validation":
 			cfg.StrictValidation = c.boolean(f)
+		case "max_output":
+			mark := len(c.problems)
+			if cfg.MaxOutput = c.integer(f); cfg.MaxOutput == 0 && !c.usesUnset(f.val) && !c.failed(mark) {
+				c.errorf(f.val, "max_output: must be at least 1 (bytes; leave it out for the default, 65536)")
+			}
+		case "retry":
+			c.retry(f, &cfg.Retry)
+		case "approval_timeout":
+			mark := len(c.problems)
+			if cfg.ApprovalTimeout = c.dur(f, time.Second); cfg.ApprovalTimeout == 0 && !c.usesUnset(f.val) && !c.failed(mark) {
+				c.errorf(f.val, "approval_timeout: must be more than 0 (leave it out for the default, 15m)")
+			}
 		case "tool_dirs":
 			if !c.set(f, "tool_dirs", "tool folders") {
 				continue
@@ -744,6 +786,50 @@ func (c *configDecoder) reload(rf field, r *Reload) {
 		default:
 			c.unknown(f, "reload")
 		}
+	}
+}
+
+// retry reads retry: {max_attempts, backoff, max_backoff}. Each is more
+// than zero when written, and the longest wait may not be shorter than the
+// first (either may be the default).
+func (c *configDecoder) retry(rf field, r *Retry) {
+	fs, ok := c.mapping(rf.val, "retry")
+	if !ok {
+		return
+	}
+	start := len(c.problems)
+	at := map[string]field{}
+	for _, f := range fs {
+		mark := len(c.problems)
+		switch f.name {
+		case "max_attempts":
+			if r.MaxAttempts = c.integer(f); r.MaxAttempts == 0 && !c.usesUnset(f.val) && !c.failed(mark) {
+				c.errorf(f.val, "retry.max_attempts: must be at least 1 (1: no retries; leave it out for the default, 3)")
+			}
+		case "backoff":
+			if r.Backoff = c.dur(f, time.Second); r.Backoff == 0 && !c.usesUnset(f.val) && !c.failed(mark) {
+				c.errorf(f.val, "retry.backoff: must be more than 0 (leave it out for the default, 100ms)")
+			}
+		case "max_backoff":
+			if r.MaxBackoff = c.dur(f, time.Second); r.MaxBackoff == 0 && !c.usesUnset(f.val) && !c.failed(mark) {
+				c.errorf(f.val, "retry.max_backoff: must be more than 0 (leave it out for the default, 2s)")
+			}
+		default:
+			c.unknown(f, "retry")
+			continue
+		}
+		at[f.name] = f
+	}
+	if (r.Backoff == 0 && r.MaxBackoff == 0) || c.failed(start) {
+		return
+	}
+	first, longest := cmp.Or(r.Backoff, defaultRetryBackoff), cmp.Or(r.MaxBackoff, defaultRetryMaxBackoff)
+	if longest < first {
+		where, said := at["max_backoff"], fmt.Sprintf("%v", longest)
+		if r.MaxBackoff == 0 {
+			where, said = at["backoff"], fmt.Sprintf("%v (the default)", longest)
+		}
+		c.errorf(where.val, "retry: max_backoff %s is shorter than backoff %v, the first wait: raise max_backoff or lower backoff", said, first)
 	}
 }
 

@@ -30,8 +30,12 @@ type Def struct {
 	Entry  Entry
 	Output *Output
 	// wield's additions.
-	Permission  wield.Permission
-	Timeout     time.Duration
+	Permission wield.Permission
+	Timeout    time.Duration
+	// MaxOutput is the tool's output budget in bytes (`max_output:`,
+	// wield.Tool.MaxOutput); zero means the configuration's, else the
+	// engine's default.
+	MaxOutput   int
 	Annotations wield.Annotations
 	Secrets     []string
 	// Examples are argument objects (`examples:`), each valid against the
@@ -182,6 +186,12 @@ func (d *decoder) tool(n *yaml.Node, fs []field) *Def {
 			}
 		case "timeout":
 			def.Timeout = d.duration(f)
+		case "max_output":
+			if v, isInt, ok := numberValue(f.val); ok && isInt && v < 1 {
+				d.errorf(f.val, "max_output: must be at least 1 (bytes; leave it out for the configuration's max_output, else 65536)")
+			} else if n := d.count(f); n != nil {
+				def.MaxOutput = *n
+			}
 		case "task":
 			def.Task = d.task(f)
 		case "annotations":

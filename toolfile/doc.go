@@ -28,7 +28,8 @@
 // default (a parameter's default required is true). Nested properties and items
 // are required only when they say so or their object lists them.
 //
-// wield adds permission, timeout ("30s" or seconds), annotations (read_only,
+// wield adds permission, timeout ("30s" or seconds), max_output (the
+// output budget, bytes), annotations (read_only,
 // destructive, idempotent, open_world), secrets, examples (argument objects,
 // each checked against the parameters at load, strictly) and
 // allowed_callers (direct, program) to the format.

@@ -172,10 +172,14 @@ func builtinTool(h wield.Handler) *wield.Tool {
 }
 
 // inherit gives t what its file does not say and the built-in bt does:
-// timeout, annotations, permission, output schema, category and secrets.
+// timeout, output budget, annotations, permission, output schema, category
+// and secrets.
 func inherit(t *wield.Tool, def *Def, bt *wield.Tool) {
 	if def.Timeout == 0 {
 		t.Timeout = bt.Timeout
+	}
+	if def.MaxOutput == 0 {
+		t.MaxOutput = bt.MaxOutput
 	}
 	if def.Annotations == (wield.Annotations{}) {
 		t.Annotations = bt.Annotations

@@ -147,6 +147,7 @@ func (def *Def) Tool(h wield.Handler) *wield.Tool {
 		Annotations:  def.Annotations,
 		Permission:   def.Permission,
 		Timeout:      timeout,
+		MaxOutput:    def.MaxOutput,
 		Secrets:      def.Secrets,
 		Examples:     def.Examples,
 		Task:         def.Task,

@@ -27,6 +27,7 @@ type toolView struct {
 	Permission   wield.Permission   `json:"permission"`
 	Annotations  wield.Annotations  `json:"annotations"`
 	TimeoutMS    int64              `json:"timeout_ms,omitempty"`
+	MaxOutput    int                `json:"max_output,omitempty"` // the tool's own output budget, bytes
 	Status       wield.Status       `json:"status"`
 	Source       string             `json:"source,omitempty"`
 	InputSchema  *jsonschema.Schema `json:"input_schema"`
@@ -43,7 +44,7 @@ func viewOf(t *wield.Tool) toolView {
 	}
 	return toolView{
 		Name: t.Name, Version: t.Version, Description: t.Description, Category: t.Category, Tags: t.Tags,
-		Permission: t.EffectivePermission(), Annotations: t.Annotations, TimeoutMS: t.Timeout.Milliseconds(),
+		Permission: t.EffectivePermission(), Annotations: t.Annotations, TimeoutMS: t.Timeout.Milliseconds(), MaxOutput: t.MaxOutput,
 		Status: st, Source: t.Source, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
 		Examples: t.Examples, AllowedCallers: t.EffectiveCallers(),
 	}

@@ -504,6 +504,8 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	if c := a.cfg; c != nil {
 		opts.DefaultTimeout, opts.NetworkTimeout, opts.SecretNames = c.DefaultTimeout, c.NetworkTimeout, c.SecretNames
 		opts.StrictValidation = c.StrictValidation
+		opts.MaxOutput, opts.ApprovalTimeout = c.MaxOutput, c.ApprovalTimeout
+		opts.Retry = engine.RetryPolicy{MaxAttempts: c.Retry.MaxAttempts, Backoff: c.Retry.Backoff, MaxBackoff: c.Retry.MaxBackoff}
 		lim, err := a.limiter(c)
 		if err != nil {
 			return nil, nil, err

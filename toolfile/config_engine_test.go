@@ -1,0 +1,45 @@
+package toolfile
+
+import (
+	"testing"
+	"time"
+)
+
+// TestLoadConfigMaxOutputApprovalTimeout checks max_output (bytes, the
+// engine's output budget) and approval_timeout (how long an approval
+// lives): read as written, ${VAR} included, absent meaning the engine's
+// default, and refused at their line when zero, negative or not what they
+// should be.
+func TestLoadConfigMaxOutputApprovalTimeout(t *testing.T) {
+	t.Setenv("WIELD_TEST_BUDGET", "4096")
+	for _, c := range []struct {
+		src     string
+		output  int
+		timeout time.Duration
+	}{
+		{"max_output: 262144\napproval_timeout: 24h\n", 262144, 24 * time.Hour},
+		{"max_output: ${WIELD_TEST_BUDGET}\napproval_timeout: 90\n", 4096, 90 * time.Second},
+		{"strict_validation: true\n", 0, 0},
+	} {
+		cfg, err := LoadConfig(writeConfig(t, c.src))
+		if err != nil {
+			t.Fatalf("%q: %v", c.src, err)
+		}
+		if cfg.MaxOutput != c.output || cfg.ApprovalTimeout != c.timeout {
+			t.Errorf("%q: max_output %d, approval_timeout %v; want %d, %v", c.src, cfg.MaxOutput, cfg.ApprovalTimeout, c.output, c.timeout)
+		}
+	}
+	for src, want := range map[string]string{
+		"max_output: 0\n":           `:1:13: max_output: must be at least 1 (bytes; leave it out for the default, 65536)`,
+		"max_output: -1\n":          `:1:13: max_output: must not be negative`,
+		"max_output: 64KiB\n":       `:1:13: max_output: expected a non-negative integer, got string`,
+		"approval_timeout: 0s\n":    `:1:19: approval_timeout: must be more than 0 (leave it out for the default, 15m)`,
+		"approval_timeout: -5m\n":   `:1:19: approval_timeout: must not be negative`,
+		"approval_timeout: never\n": `:1:19: approval_timeout: "never" is not a duration like "30s"`,
+	} {
+		p := writeConfig(t, src)
+		if got := configProblems(t, p); len(got) != 1 || got[0] != p+want {
+			t.Errorf("%q: problems %q, want %q", src, got, p+want)
+		}
+	}
+}
