@@ -24,7 +24,6 @@ import (
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/internal/logtext"
 	"github.com/wieldhq/wield/mcpbridge"
-	"github.com/wieldhq/wield/sqlite"
 	"github.com/wieldhq/wield/toolfile"
 	"github.com/wieldhq/wield/ui"
 )
@@ -80,7 +79,7 @@ profiles on a loopback address of their own.`,
 	fl.StringVar(&f.keys, "keys", defaultKeysFile(), "the keys file that 'wield keys' manages (env WIELD_KEYS)")
 	fl.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fl.StringVar(&f.records, "records", "sync", "with SQLite: sync (a call returns once its record is written) or async (records are written in batches; see the sqlite package)")
+	fl.StringVar(&f.records, "records", "sync", "sync (a call returns once its record is written) or async (records are written in batches, SQLite or PostgreSQL; see their packages for what a crash may lose)")
 	fl.DurationVar(&f.grace, "grace", 30*time.Second, "on shutdown, how long calls in flight may take to finish")
 	fl.DurationVar(&f.heartbeat, "heartbeat", 15*time.Second, "how often an idle event stream gets a comment")
 	fl.StringVar(&f.pprof, "pprof", "", "serve Go's profiles (net/http/pprof) at /debug/pprof/ on this loopback address, like 127.0.0.1:6060 (default: off)")
@@ -104,23 +103,18 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	}
 }
 
-// openServeStore opens the store of --db, SQLite in async mode when asked.
+// openServeStore opens the store of --db, in async mode when asked
+// (SQLite or PostgreSQL: see their packages for the window a crash may
+// lose).
 func (a *app) openServeStore(ctx context.Context, records string) (wield.Storage, error) {
 	switch records {
 	case "sync":
-		return openStore(ctx, a.db)
+		return openStore(ctx, a.db, false)
 	case "async":
+		return openStore(ctx, a.db, true)
 	default:
 		return nil, usagef("--records %q: use sync or async", records)
 	}
-	if strings.Contains(a.db, "://") {
-		return nil, usagef("--records async needs a SQLite store, not %s", a.db)
-	}
-	path := strings.TrimPrefix(strings.TrimPrefix(a.db, "sqlite:"), "//")
-	if path == "" {
-		return nil, usagef("--db sqlite: needs a path, like sqlite:./wield.db")
-	}
-	return sqlite.Open(ctx, path, &sqlite.Options{Async: true})
 }
 
 // withConsole serves the web console at / beside the API: the API's paths

@@ -37,18 +37,19 @@ func stateDir() string {
 }
 
 // openStore opens the store a --db value names: sqlite:PATH (or a path),
-// postgres://... or postgresql://...
-func openStore(ctx context.Context, dsn string) (wield.Storage, error) {
+// postgres://... or postgresql://...; async writes its records in batches,
+// a call returning before its record is written.
+func openStore(ctx context.Context, dsn string, async bool) (wield.Storage, error) {
 	switch {
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
 		// wield_schema=NAME in the query names the schema of wield's tables
 		// ("wield" by default), so that several installations share one
 		// database; PostgreSQL itself must not see the parameter.
-		var opts *postgres.Options
+		opts := &postgres.Options{Async: async}
 		if u, err := url.Parse(dsn); err == nil {
 			q := u.Query()
 			if schema := q.Get("wield_schema"); schema != "" {
-				opts = &postgres.Options{Schema: schema}
+				opts.Schema = schema
 				q.Del("wield_schema")
 				u.RawQuery = q.Encode()
 				dsn = u.String()
@@ -67,7 +68,7 @@ func openStore(ctx context.Context, dsn string) (wield.Storage, error) {
 	if dsn == "" {
 		return nil, usagef("--db sqlite: needs a path, like sqlite:./wield.db")
 	}
-	s, err := sqlite.Open(ctx, dsn, nil)
+	s, err := sqlite.Open(ctx, dsn, &sqlite.Options{Async: async})
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func openStore(ctx context.Context, dsn string) (wield.Storage, error) {
 // limiters, MCP imports), then the store, so that nothing still holds a
 // connection its Close waits for.
 func (a *app) withStore(ctx context.Context, fn func(wield.Storage) error) error {
-	s, err := openStore(ctx, a.db)
+	s, err := openStore(ctx, a.db, false)
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
