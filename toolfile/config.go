@@ -102,6 +102,7 @@ import (
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
 	"github.com/wieldhq/wield/policy"
+	"github.com/wieldhq/wield/program"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -200,6 +201,11 @@ type Programs struct {
 	// Timeout bounds a whole program, approval waits included (60 s when
 	// zero).
 	Timeout time.Duration
+	// MaxSteps, MaxValue, MaxPrint and MaxMemory are program.Options'
+	// bounds of the sandbox (Starlark steps, the bytes of the largest value
+	// built, of print() output, and of heap growth); zero keeps program's
+	// defaults.
+	MaxSteps, MaxValue, MaxPrint, MaxMemory int
 }
 
 // Retry is retry: {max_attempts, backoff, max_backoff}, the engine's
@@ -852,10 +858,29 @@ func (c *configDecoder) programs(pf field, p *Programs) {
 			p.MaxCalls = c.integer(f)
 		case "timeout":
 			p.Timeout = c.dur(f, time.Second)
+		case "max_steps":
+			p.MaxSteps = c.programBound(f, program.DefaultMaxSteps)
+		case "max_value":
+			p.MaxValue = c.programBound(f, program.DefaultMaxValue)
+		case "max_print":
+			p.MaxPrint = c.programBound(f, program.DefaultMaxPrint)
+		case "max_memory":
+			p.MaxMemory = c.programBound(f, program.DefaultMaxMemory)
 		default:
 			c.unknown(f, "programs")
 		}
 	}
+}
+
+// programBound reads one of a program's bounds: a positive integer (0
+// would not be the default but nothing at all, so it is refused).
+func (c *configDecoder) programBound(f field, def int) int {
+	mark := len(c.problems)
+	n := c.integer(f)
+	if n == 0 && !c.usesUnset(f.val) && !c.failed(mark) {
+		c.errorf(f.val, "programs.%s: must be at least 1 (leave it out for the default, %d)", f.name, def)
+	}
+	return n
 }
 
 func (c *configDecoder) bucket(bf field) limit.Bucket {

@@ -43,3 +43,27 @@ func TestLoadConfigMaxOutputApprovalTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadConfigProgramBounds: programs: {max_steps, max_value, max_print,
+// max_memory} are run_program's sandbox bounds, which only Go code could
+// set; 0 or a wrong value is refused at its line.
+func TestLoadConfigProgramBounds(t *testing.T) {
+	cfg, err := LoadConfig(writeConfig(t, "programs: {enabled: true, max_steps: 500000, max_value: 1048576, max_print: 2048, max_memory: 67108864}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cfg.Programs; p.MaxSteps != 500000 || p.MaxValue != 1<<20 || p.MaxPrint != 2048 || p.MaxMemory != 64<<20 {
+		t.Errorf("programs = %+v", p)
+	}
+	for src, want := range map[string]string{
+		"programs: {max_steps: 0}\n":     `:1:23: programs.max_steps: must be at least 1 (leave it out for the default, 10000000)`,
+		"programs: {max_memory: -1}\n":   `:1:24: max_memory: must not be negative`,
+		"programs: {max_print: 64KiB}\n": `:1:23: max_print: expected a non-negative integer, got string`,
+		"programs: {max_value: 0}\n":     `:1:23: programs.max_value: must be at least 1 (leave it out for the default, 16777216)`,
+	} {
+		p := writeConfig(t, src)
+		if got := configProblems(t, p); len(got) != 1 || got[0] != p+want {
+			t.Errorf("%q: problems %q, want %q", src, got, p+want)
+		}
+	}
+}

@@ -53,9 +53,9 @@ func (a *app) programsMode() (string, error) {
 // once the MCP servers' tools are imported). It is nil without
 // --programs.
 //
-// wield.yaml's programs: {enabled, on_approval, max_calls, timeout} says
-// the same; the flag, when given, wins (--programs=off turns off what the
-// file enables).
+// wield.yaml's programs: {enabled, on_approval, max_calls, timeout,
+// max_steps, max_value, max_print, max_memory} says the same; the flag,
+// when given, wins (--programs=off turns off what the file enables).
 func (a *app) offerPrograms(reg *wield.Registry) (func(*engine.Engine), error) {
 	mode, err := a.programsMode()
 	if mode == "" || err != nil {
@@ -66,7 +66,8 @@ func (a *app) offerPrograms(reg *wield.Registry) (func(*engine.Engine), error) {
 		file = a.cfg.Programs
 	}
 	late := &lateInvoker{}
-	opts := program.Options{Invoker: late, Registry: reg, FailOnApproval: mode == "fail", MaxCalls: file.MaxCalls, Timeout: file.Timeout}
+	opts := program.Options{Invoker: late, Registry: reg, FailOnApproval: mode == "fail", MaxCalls: file.MaxCalls, Timeout: file.Timeout,
+		MaxSteps: uint64(file.MaxSteps), MaxValue: file.MaxValue, MaxPrint: file.MaxPrint, MaxMemory: uint64(file.MaxMemory)}
 	if err := reg.RegisterDefaults(program.Tool(opts)); err != nil {
 		return nil, fmt.Errorf("register %s: %w", program.Name, err)
 	}
