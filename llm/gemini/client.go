@@ -34,7 +34,8 @@ type ClientOptions struct {
 	// GEMINI_API_KEY.
 	APIKey string
 	// HTTPClient replaces the default client (http.DefaultClient's
-	// transport; the request is bounded by its context only).
+	// transport). Either way the request gets 10 minutes for its whole
+	// answer, within its context.
 	HTTPClient *http.Client
 	// NoFunctionCalling makes agents describe tools in the prompt instead
 	// of sending them (`wield chat --no-function-calling`).
