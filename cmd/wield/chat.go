@@ -153,17 +153,17 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, MaxTurns: maxTurns, OnCall: func(by string, c llm.ToolCall, r *wield.Result) {
 					who := ""
 					if by != ag.Name {
-						who = safetext.Line(by) + " "
+						who = shown(by, shownName) + " "
 					}
 					if r == nil {
-						fmt.Fprintf(a.stderr, "%s→ %s %s\n", who, safetext.Line(c.Name), safetext.Line(string(c.Arguments)))
+						fmt.Fprintf(a.stderr, "%s→ %s %s\n", who, shown(c.Name, shownName), shown(string(c.Arguments), shownText))
 						return
 					}
 					status := "ok"
 					if !r.OK {
 						status = string(r.ErrorType) + ": " + r.Error
 					}
-					fmt.Fprintf(a.stderr, "%s← %s %s\n", who, safetext.Line(c.Name), safetext.Line(status))
+					fmt.Fprintf(a.stderr, "%s← %s %s\n", who, shown(c.Name, shownName), shown(status, shownText))
 				}, OnFallback: strat.onFallback(a.stderr, ag, subs), Agents: subs})
 				if conv == "" {
 					conv = "chat_" + wield.NewID()
@@ -190,7 +190,10 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 						fmt.Fprintf(a.stderr, "wield: line %d: %s\n", n, safetext.Line(err.Error()))
 						continue
 					}
-					fmt.Fprintln(a.stdout, out.Answer)
+					// The model's words, its line breaks and tabs kept: an escape
+					// sequence in them (a clear screen, a clipboard write, a
+					// bidi override) is shown, not obeyed by the terminal.
+					fmt.Fprintln(a.stdout, safetext.Text(out.Answer))
 				}
 				if err := in.Err(); err != nil && !errors.Is(err, errInterrupted) {
 					return err
@@ -220,6 +223,19 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 	cmd.Flags().StringVar(&conv, "conversation", "", "the conversation the calls are recorded under (default: a new chat_ID, printed on stderr)")
 	return cmd
 }
+
+// What a chat shows of a call on stderr: a model's tool name (registered
+// names are at most 128 bytes) and its arguments or a result's error, at
+// most this many bytes each, so that a reply of 50 MB of arguments, or a
+// name of 10 KB, is not a terminal's worth of text.
+const (
+	shownName = 200
+	shownText = 1000
+)
+
+// shown is s as a chat shows it on one line: at most n bytes of it (see
+// [safetext.Clip]), its control characters and bidi overrides escaped.
+func shown(s string, n int) string { return safetext.Line(safetext.Clip(s, n)) }
 
 // chatAgent is the agent --agent names: the one agent of a file, or,
 // when no such file exists, the agent of that name the tool files of

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestChatHostileShown: what a hostile model sends reaches the terminal
+// escaped and bounded: a tool name of control characters, a bidi override
+// and 10 KB, arguments of 2 MB, an answer of escape sequences (a clear
+// screen, a clipboard write, a title). The call shows once, each part
+// clipped; the answer is printed with its escapes visible.
+func TestChatHostileShown(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "k")
+	name := "\x1b]0;pwned\x07" + strings.Repeat("n", 10<<10) + "\u202etxt.exe"
+	args := `{"message":"` + strings.Repeat("a", 2<<20) + `"}`
+	answer := "\x1b[2J\x1b]52;c;SGVsbG8=\x07done\u202e\n\tsecond line"
+	url, _ := fakeOpenAI(t, chatAnswer("", name, args), chatAnswer(answer))
+	code, out, errs := runIn(t, "hi\n", "chat", "--model", url+"/v1/m")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%.2000s", code, errs)
+	}
+	for what, s := range map[string]string{"stdout": out, "stderr": errs} {
+		if strings.ContainsAny(s, "\x1b\x07\u202e") {
+			t.Errorf("%s holds a control character or bidi override: %.300q", what, s)
+		}
+	}
+	if len(errs) > 8<<10 || strings.Count(errs, "→ ") != 1 || strings.Count(errs, "← ") != 1 {
+		t.Errorf("stderr is %d bytes (want at most 8 KiB, the call shown once):\n%.2000s", len(errs), errs)
+	}
+	if want := `\x1b[2J\x1b]52;c;SGVsbG8=\x07done\u202e` + "\n\tsecond line\n"; out != want {
+		t.Errorf("stdout %q, want %q", out, want)
+	}
+}
