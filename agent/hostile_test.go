@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/anthropic"
@@ -150,5 +151,35 @@ func TestHostileCutCalls(t *testing.T) {
 	out, err := agent.NewLoop(e, nil).Run(context.Background(), a, "conv-cut", []llm.Message{{Role: llm.RoleUser, Content: "go"}})
 	if !errors.Is(err, agent.ErrMaxSteps) || out.Steps != 10 || len(f.requests) != 10 {
 		t.Errorf("steps %d, requests %d, err %v; want the step limit after 10", out.Steps, len(f.requests), err)
+	}
+}
+
+// TestHostileLongName: a call whose name is 10 MB, longer than any tool's
+// can be (128 bytes), reaches the engine, its record and the model's
+// result with its name clipped: it is still a call of no such tool.
+func TestHostileLongName(t *testing.T) {
+	reg, e, store := recordedWorld(t)
+	name := strings.Repeat("n", 10<<20)
+	f := &fakeModel{t: t, path: "/v1/chat/completions"}
+	f.script = []func(map[string]any) string{
+		func(map[string]any) string { return openAIReply("", [3]string{"c1", name, `{}`}) },
+		func(map[string]any) string { return openAIReply("done") },
+	}
+	m, _ := openai.NewClient(openai.ClientOptions{Model: "gpt-test", BaseURL: serve(t, f) + "/v1", APIKey: "k", MaxRetries: -1})
+	a := &agent.Agent{Name: "long", Model: m, Toolkit: toolkit(t, reg, "long", "echo")}
+	out, err := agent.NewLoop(e, nil).Run(context.Background(), a, "conv-long", []llm.Message{{Role: llm.RoleUser, Content: "go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Messages[len(out.Messages)-2]
+	if res.Role != llm.RoleTool || res.Result == nil || res.Result.ErrorType != wield.ErrToolNotFound || len(res.ResultText()) > 1<<10 {
+		t.Errorf("the result is %+v (%d bytes of text), want a short tool_not_found", res.Result, len(res.ResultText()))
+	}
+	page, err := store.Calls(context.Background(), wield.CallQuery{ConversationID: "conv-long"})
+	if err != nil || len(page.Records) != 1 {
+		t.Fatalf("records %v, %v", page, err)
+	}
+	if r := page.Records[0]; len(r.Call.Tool) > 200 || !strings.HasPrefix(r.Call.Tool, "nnnn") || r.Result.ErrorType != wield.ErrToolNotFound {
+		t.Errorf("recorded a call of a %d-byte name, %s", len(r.Call.Tool), r.Result.ErrorType)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/internal/jsonenc"
+	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/toolsearch"
 )
@@ -578,6 +579,13 @@ func (t *turns) parse(text string) ([]llm.ToolCall, string) {
 	return calls, ""
 }
 
+// maxCallName bounds the name a call goes to the engine with: the longest
+// a tool's can be (wield.Tool.Check). A longer name (a model's 10 MB of
+// text where a name goes) names no tool, and is clipped, marked with "…",
+// so that its record and its tool_not_found result are not the size of
+// the name.
+const maxCallName = 128
+
 // execute runs the calls of one turn, in parallel, and returns their
 // results in order. search_tools and call_subagent are handled here: the
 // hand-offs one after another, once every call has run.
@@ -594,7 +602,7 @@ func (t *turns) execute(ctx context.Context, calls []llm.ToolCall) ([]*wield.Res
 			results[i] = t.runSearch(ctx, c.ID, args)
 			continue
 		}
-		batch = append(batch, BatchCall{Tool: c.Name, Args: args})
+		batch = append(batch, BatchCall{Tool: safetext.Clip(c.Name, maxCallName), Args: args})
 		at = append(at, i)
 	}
 	if len(batch) > 0 {
