@@ -127,3 +127,26 @@ func TestHostileResultFraming(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileDeep: a reply nested 1,000,000 deep, bare, in a call or as a
+// provider's body, is read in every format without exhausting the stack:
+// no call, or an error saying what is wrong.
+func TestHostileDeep(t *testing.T) {
+	deep := strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000)
+	for _, text := range []string{
+		deep,
+		`<tool_call>{"name":"echo","arguments":{"message":` + deep + `}}</tool_call>`,
+		`{"choices":[{"message":{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"echo","arguments":` + deep + `}}]}}]}`,
+		"<tool_call><name>echo</name><params><message>" + strings.Repeat("<a>", 1_000_000) + "</message></params></tool_call>",
+	} {
+		for _, f := range llm.Formats {
+			calls, err := llm.Parse(text, &llm.ParseOptions{Format: f})
+			for _, c := range calls {
+				if len(c.Arguments) > 1<<10 && strings.Contains(string(c.Arguments), "[[[[") {
+					t.Errorf("%s: a call with the deep value as arguments: %.100s", f, c.Arguments)
+				}
+			}
+			_ = err
+		}
+	}
+}
