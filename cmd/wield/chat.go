@@ -187,7 +187,7 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 					}
 					if err != nil {
 						failed = append(failed, fmt.Sprint(n))
-						fmt.Fprintf(a.stderr, "wield: line %d: %s\n", n, safetext.Line(err.Error()))
+						fmt.Fprintf(a.stderr, "wield: line %d: %s\n", n, shown(err.Error(), shownError))
 						continue
 					}
 					// The model's words, its line breaks and tabs kept: an escape
@@ -231,6 +231,10 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 const (
 	shownName = 200
 	shownText = 1000
+	// shownError bounds a line's error: a provider's message is its own
+	// words, of any length (a failed Responses answer's, read from the
+	// answer itself).
+	shownError = 4000
 )
 
 // shown is s as a chat shows it on one line: at most n bytes of it (see

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -30,5 +33,23 @@ func TestChatHostileShown(t *testing.T) {
 	}
 	if want := `\x1b[2J\x1b]52;c;SGVsbG8=\x07done\u202e` + "\n\tsecond line\n"; out != want {
 		t.Errorf("stdout %q, want %q", out, want)
+	}
+}
+
+// TestChatHostileError: a model's error of a megabyte (a Responses answer
+// whose status is failed, its message 1 MB of escape sequences) is shown
+// escaped and clipped, not a terminal's worth of text.
+func TestChatHostileError(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "k")
+	body, _ := json.Marshal(map[string]any{"id": "resp_1", "object": "response", "status": "failed", "output": []any{},
+		"error": map[string]any{"code": "server_error", "message": strings.Repeat("\x1b[2J", 256<<10)}})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+	defer srv.Close()
+	code, _, errs := runIn(t, "hi\n", "chat", "--api", "responses", "--model", srv.URL+"/v1/m")
+	if code != 1 || len(errs) > 8<<10 || strings.Contains(errs, "\x1b") || !strings.Contains(errs, `the response failed: server_error: \x1b[2J`) {
+		t.Errorf("exit %d, stderr of %d bytes:\n%.2000s", code, len(errs), errs)
 	}
 }

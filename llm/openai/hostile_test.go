@@ -2,6 +2,8 @@ package openai_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/wieldhq/wield/llm"
@@ -49,5 +51,20 @@ func TestReasoningNeverAnswer(t *testing.T) {
 				t.Errorf("answer %q, calls %v; want \"Done.\" alone", got.Message.Content, got.Message.ToolCalls)
 			}
 		})
+	}
+}
+
+// TestResponsesFailureBounded: a failed response's message, read from a
+// 2xx answer of up to 64 MiB, is kept to 64 KiB in the error.
+func TestResponsesFailureBounded(t *testing.T) {
+	body := `{"object":"response","status":"failed","output":[],"error":{"code":"server_error","message":"` + strings.Repeat("x", 1<<20) + `"}}`
+	srv := modeltest.Serve(t, modeltest.Reply{Body: body})
+	c, err := openai.NewResponsesClient(openai.ClientOptions{Model: "m", BaseURL: srv.URL, APIKey: "k", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Generate(context.Background(), &llm.ModelRequest{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	if err == nil || len(err.Error()) > 65<<10 || !strings.Contains(err.Error(), "the response failed: server_error: xxx") {
+		t.Fatalf("error of %d bytes: %.200v", len(fmt.Sprint(err)), err)
 	}
 }
