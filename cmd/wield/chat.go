@@ -71,7 +71,9 @@ stderr, unless the agent's output_strategy forbids the fallback.
 
 Each call the model makes shows once on stderr, in either mode: → the tool and
 its arguments as it starts, ← its outcome (a sub-agent's calls begin with its
-name). Exit code 0 when every line got an answer, 1 when one did not (the
+name), each clipped to a line's worth. What the model wrote reaches the
+terminal with its control characters and bidi overrides escaped (\x1b,
+\u202e), the answer's line breaks and tabs kept. Exit code 0 when every line got an answer, 1 when one did not (the
 model could not be reached, the step limit or the line's turns ran out): stderr names those lines.`,
 		Example: `  wield chat --model http://127.0.0.1:11434/v1/qwen2.5:7b --agent agents/helper.yaml
   ANTHROPIC_API_KEY=... wield chat --model claude-sonnet-4-5
