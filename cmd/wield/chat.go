@@ -192,10 +192,11 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 						fmt.Fprintf(a.stderr, "wield: line %d: %s\n", n, shown(err.Error(), shownError))
 						continue
 					}
-					// The model's words, its line breaks and tabs kept: an escape
-					// sequence in them (a clear screen, a clipboard write, a
-					// bidi override) is shown, not obeyed by the terminal.
-					fmt.Fprintln(a.stdout, safetext.Text(out.Answer))
+					// The model's words, its line breaks (CR LF as LF) and tabs
+					// kept: an escape sequence in them (a clear screen, a
+					// clipboard write, a bidi override) is shown, not obeyed by
+					// the terminal.
+					fmt.Fprintln(a.stdout, safetext.Text(strings.ReplaceAll(out.Answer, "\r\n", "\n")))
 				}
 				if err := in.Err(); err != nil && !errors.Is(err, errInterrupted) {
 					return err

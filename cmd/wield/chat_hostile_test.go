@@ -17,7 +17,7 @@ func TestChatHostileShown(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "k")
 	name := "\x1b]0;pwned\x07" + strings.Repeat("n", 10<<10) + "\u202etxt.exe"
 	args := `{"message":"` + strings.Repeat("a", 2<<20) + `"}`
-	answer := "\x1b[2J\x1b]52;c;SGVsbG8=\x07done\u202e\n\tsecond line"
+	answer := "\x1b[2J\x1b]52;c;SGVsbG8=\x07done\u202e\r\n\tsecond line\rover"
 	url, _ := fakeOpenAI(t, chatAnswer("", name, args), chatAnswer(answer))
 	code, out, errs := runIn(t, "hi\n", "chat", "--model", url+"/v1/m")
 	if code != 0 {
@@ -31,7 +31,7 @@ func TestChatHostileShown(t *testing.T) {
 	if len(errs) > 8<<10 || strings.Count(errs, "→ ") != 1 || strings.Count(errs, "← ") != 1 {
 		t.Errorf("stderr is %d bytes (want at most 8 KiB, the call shown once):\n%.2000s", len(errs), errs)
 	}
-	if want := `\x1b[2J\x1b]52;c;SGVsbG8=\x07done\u202e` + "\n\tsecond line\n"; out != want {
+	if want := `\x1b[2J\x1b]52;c;SGVsbG8=\x07done\u202e` + "\n\tsecond line" + `\rover` + "\n"; out != want {
 		t.Errorf("stdout %q, want %q", out, want)
 	}
 }
