@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/builtin"
 	"github.com/wieldhq/wield/internal/jsonenc"
+	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/toolsearch"
 )
@@ -286,11 +288,15 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 		}
 		reply := resp.Message
 		reply.Role = llm.RoleAssistant
-		calls := reply.ToolCalls
 		var parseNote string
 		if strategy == llm.StrategyPrompt {
-			calls, parseNote = t.parse(reply.Content)
 			reply.ToolCalls = nil
+		} else {
+			reply.ToolCalls = uniqueIDs(msgs, reply.ToolCalls)
+		}
+		calls := reply.ToolCalls
+		if strategy == llm.StrategyPrompt {
+			calls, parseNote = t.parse(reply.Content)
 		}
 		msgs = append(msgs, reply)
 		l.notify(a, reply)
@@ -336,6 +342,44 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 	}
 	out.Messages = msgs
 	return out, fmt.Errorf("agent %s: %w (%d steps)", a.Name, ErrMaxSteps, l.opts.MaxSteps)
+}
+
+// uniqueIDs returns calls, with an ID of its own given to each call whose
+// ID is empty or was used before, in this reply or earlier in msgs: each
+// result answers its call by ID, and a model (or a server speaking for
+// one) that sends two calls under one ID, or calls without IDs, would
+// leave the provider unable to tell which result is whose (Anthropic
+// refuses such a conversation; OpenAI pairs them as it likes). The new ID
+// is the old one with "_2", "_3"… (or "call_N" for none). calls is copied
+// before it is changed.
+func uniqueIDs(msgs []llm.Message, calls []llm.ToolCall) []llm.ToolCall {
+	if len(calls) == 0 {
+		return calls
+	}
+	used := make(map[string]bool)
+	for _, m := range msgs {
+		for _, p := range m.ToolCalls {
+			used[p.ID] = true
+		}
+	}
+	copied := false
+	for i, c := range calls {
+		if c.ID != "" && !used[c.ID] {
+			used[c.ID] = true
+			continue
+		}
+		if !copied {
+			calls, copied = slices.Clone(calls), true
+		}
+		base := cmp.Or(c.ID, "call")
+		for n := i + 1; ; n++ {
+			if id := fmt.Sprintf("%s_%d", base, n); !used[id] {
+				calls[i].ID, used[id] = id, true
+				break
+			}
+		}
+	}
+	return calls
 }
 
 // modelKey is what identifies m among the models a loop remembers: the
@@ -535,6 +579,13 @@ func (t *turns) parse(text string) ([]llm.ToolCall, string) {
 	return calls, ""
 }
 
+// maxCallName bounds the name a call goes to the engine with: the longest
+// a tool's can be (wield.Tool.Check). A longer name (a model's 10 MB of
+// text where a name goes) names no tool, and is clipped, marked with "…",
+// so that its record and its tool_not_found result are not the size of
+// the name.
+const maxCallName = 128
+
 // execute runs the calls of one turn, in parallel, and returns their
 // results in order. search_tools and call_subagent are handled here: the
 // hand-offs one after another, once every call has run.
@@ -551,7 +602,7 @@ func (t *turns) execute(ctx context.Context, calls []llm.ToolCall) ([]*wield.Res
 			results[i] = t.runSearch(ctx, c.ID, args)
 			continue
 		}
-		batch = append(batch, BatchCall{Tool: c.Name, Args: args})
+		batch = append(batch, BatchCall{Tool: safetext.Clip(c.Name, maxCallName), Args: args})
 		at = append(at, i)
 	}
 	if len(batch) > 0 {

@@ -51,7 +51,7 @@ const (
 	// blocks.
 	FormatAnthropic Format = "anthropic"
 	// FormatGemini is a Gemini generateContent response with functionCall
-	// parts.
+	// parts; a thought part ("thought": true) is reasoning, never a call.
 	FormatGemini Format = "gemini"
 )
 

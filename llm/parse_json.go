@@ -17,7 +17,8 @@ const (
 	parseRuleOpenAI parseRule = 1 << iota
 	// parseRuleAnthropic: content[] blocks of type tool_use.
 	parseRuleAnthropic
-	// parseRuleGemini: candidates[].content.parts[].functionCall.
+	// parseRuleGemini: candidates[].content.parts[].functionCall, except in
+	// thought parts ("thought": true), which are reasoning.
 	parseRuleGemini
 	// parseRuleGeneric: {"name"|"tool"|"tool_name": …, "arguments"|
 	// "parameters"|"args"|"input"|"params": …}.
@@ -464,6 +465,13 @@ func (p *parseState) jsonExtract(raw string, rules parseRule, depth int) bool {
 			return json.RawMessage(v)
 		}
 		return nil
+	}
+	if rules&parseRuleGemini != 0 {
+		if v, ok := get("thought"); ok && v == "true" {
+			// A Gemini thought part is the model's reasoning: never a
+			// source of calls, whatever it holds (a functionCall, text).
+			return false
+		}
 	}
 	typ := str("type")
 	if rules&parseRuleAnthropic != 0 && typ == "tool_use" {

@@ -71,7 +71,9 @@ stderr, unless the agent's output_strategy forbids the fallback.
 
 Each call the model makes shows once on stderr, in either mode: → the tool and
 its arguments as it starts, ← its outcome (a sub-agent's calls begin with its
-name). Exit code 0 when every line got an answer, 1 when one did not (the
+name), each clipped to a line's worth. What the model wrote reaches the
+terminal with its control characters and bidi overrides escaped (\x1b,
+\u202e), the answer's line breaks and tabs kept. Exit code 0 when every line got an answer, 1 when one did not (the
 model could not be reached, the step limit or the line's turns ran out): stderr names those lines.`,
 		Example: `  wield chat --model http://127.0.0.1:11434/v1/qwen2.5:7b --agent agents/helper.yaml
   ANTHROPIC_API_KEY=... wield chat --model claude-sonnet-4-5
@@ -153,17 +155,17 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, MaxTurns: maxTurns, OnCall: func(by string, c llm.ToolCall, r *wield.Result) {
 					who := ""
 					if by != ag.Name {
-						who = safetext.Line(by) + " "
+						who = shown(by, shownName) + " "
 					}
 					if r == nil {
-						fmt.Fprintf(a.stderr, "%s→ %s %s\n", who, safetext.Line(c.Name), safetext.Line(string(c.Arguments)))
+						fmt.Fprintf(a.stderr, "%s→ %s %s\n", who, shown(c.Name, shownName), shown(string(c.Arguments), shownText))
 						return
 					}
 					status := "ok"
 					if !r.OK {
 						status = string(r.ErrorType) + ": " + r.Error
 					}
-					fmt.Fprintf(a.stderr, "%s← %s %s\n", who, safetext.Line(c.Name), safetext.Line(status))
+					fmt.Fprintf(a.stderr, "%s← %s %s\n", who, shown(c.Name, shownName), shown(status, shownText))
 				}, OnFallback: strat.onFallback(a.stderr, ag, subs), Agents: subs})
 				if conv == "" {
 					conv = "chat_" + wield.NewID()
@@ -187,10 +189,14 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 					}
 					if err != nil {
 						failed = append(failed, fmt.Sprint(n))
-						fmt.Fprintf(a.stderr, "wield: line %d: %s\n", n, safetext.Line(err.Error()))
+						fmt.Fprintf(a.stderr, "wield: line %d: %s\n", n, shown(err.Error(), shownError))
 						continue
 					}
-					fmt.Fprintln(a.stdout, out.Answer)
+					// The model's words, its line breaks (CR LF as LF) and tabs
+					// kept: an escape sequence in them (a clear screen, a
+					// clipboard write, a bidi override) is shown, not obeyed by
+					// the terminal.
+					fmt.Fprintln(a.stdout, safetext.Text(strings.ReplaceAll(out.Answer, "\r\n", "\n")))
 				}
 				if err := in.Err(); err != nil && !errors.Is(err, errInterrupted) {
 					return err
@@ -220,6 +226,23 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 	cmd.Flags().StringVar(&conv, "conversation", "", "the conversation the calls are recorded under (default: a new chat_ID, printed on stderr)")
 	return cmd
 }
+
+// What a chat shows of a call on stderr: a model's tool name (registered
+// names are at most 128 bytes) and its arguments or a result's error, at
+// most this many bytes each, so that a reply of 50 MB of arguments, or a
+// name of 10 KB, is not a terminal's worth of text.
+const (
+	shownName = 200
+	shownText = 1000
+	// shownError bounds a line's error: a provider's message is its own
+	// words, of any length (a failed Responses answer's, read from the
+	// answer itself).
+	shownError = 4000
+)
+
+// shown is s as a chat shows it on one line: at most n bytes of it (see
+// [safetext.Clip]), its control characters and bidi overrides escaped.
+func shown(s string, n int) string { return safetext.Line(safetext.Clip(s, n)) }
 
 // chatAgent is the agent --agent names: the one agent of a file, or,
 // when no such file exists, the agent of that name the tool files of

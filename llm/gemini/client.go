@@ -34,7 +34,8 @@ type ClientOptions struct {
 	// GEMINI_API_KEY.
 	APIKey string
 	// HTTPClient replaces the default client (http.DefaultClient's
-	// transport; the request is bounded by its context only).
+	// transport). Either way the request gets 10 minutes for its whole
+	// answer, within its context.
 	HTTPClient *http.Client
 	// NoFunctionCalling makes agents describe tools in the prompt instead
 	// of sending them (`wield chat --no-function-calling`).
@@ -251,6 +252,9 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 	var text []string
 	for i, p := range cand.Content.Parts {
 		switch {
+		case p.Thought:
+			// The model's reasoning: neither the answer nor a source of
+			// calls, whatever the part holds.
 		case p.FunctionCall != nil:
 			args, err := json.Marshal(p.FunctionCall.Args)
 			if err != nil || p.FunctionCall.Args == nil {
@@ -264,7 +268,7 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 			}
 			c.remember(id, p.ThoughtSignature)
 			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: id, Name: p.FunctionCall.Name, Arguments: args})
-		case p.Text != "" && !p.Thought:
+		case p.Text != "":
 			text = append(text, p.Text)
 		}
 	}

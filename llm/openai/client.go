@@ -36,7 +36,8 @@ type ClientOptions struct {
 	// express refused with an *[llm.ToolsError].
 	Strict bool
 	// HTTPClient replaces the default client (the default transport, with
-	// response headers awaited at most 10 minutes).
+	// response headers awaited at most 10 minutes). Either way an attempt
+	// gets 10 minutes for its whole answer.
 	HTTPClient *http.Client
 	// MaxRetries bounds the retries of connection errors, 408, 409, 429
 	// and 5xx answers (2 when zero; negative for none).

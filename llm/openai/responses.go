@@ -7,9 +7,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/modelapi"
 )
+
+// maxFailure bounds the message of a failed response that an error keeps,
+// as an error answer's body is bounded.
+const maxFailure = 64 << 10
 
 // ResponsesClient is an [llm.Model] on OpenAI's Responses API (POST
 // /responses), where OpenAI's newer tool features live. It takes the same
@@ -148,7 +153,9 @@ func (c *ResponsesClient) Generate(ctx context.Context, req *llm.ModelRequest) (
 	}
 	if resp.Status == "failed" {
 		if resp.Error != nil && resp.Error.Message != "" {
-			return nil, fmt.Errorf("openai: the response failed: %s: %s", resp.Error.Code, resp.Error.Message)
+			// The message is read from a 2xx answer (up to 64 MiB): kept to
+			// what an error body may be.
+			return nil, fmt.Errorf("openai: the response failed: %s: %s", safetext.Clip(resp.Error.Code, 200), safetext.Clip(resp.Error.Message, maxFailure))
 		}
 		return nil, errors.New("openai: the response failed")
 	}

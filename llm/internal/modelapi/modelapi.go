@@ -57,10 +57,18 @@ type Client struct {
 	// MaxRetries is how many times a request is sent again after a
 	// connection error or a retryable status.
 	MaxRetries int
-	// Timeout bounds each attempt; zero means none (the caller's context
-	// still applies).
+	// Timeout bounds each attempt, its answer read whole; zero means
+	// [DefaultTimeout], negative none (the caller's context still
+	// applies).
 	Timeout time.Duration
 }
+
+// DefaultTimeout bounds an attempt whose client sets no Timeout: the
+// 10 minutes Anthropic's SDK gave a request without streaming, and the
+// longest the default client waits for an answer's headers. Without it an
+// answer whose body never ends (a hostile server, a proxy holding a stream
+// open, a byte a second) held a chat until the caller's context ended.
+const DefaultTimeout = 10 * time.Minute
 
 // StatusError is an answer outside 2xx: its status and the start of its
 // body, for the provider's package to read its error message from.
@@ -117,11 +125,15 @@ func (c *Client) Post(ctx context.Context, u string, in, out any) error {
 		}
 		if !retry {
 			defer cancel()
-			if err != nil {
-				return err
+			if err == nil {
+				defer res.Body.Close()
+				err = decode(res, out)
 			}
-			defer res.Body.Close()
-			return decode(res, out)
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				// The attempt's own bound, not the caller's.
+				err = fmt.Errorf("%w: no whole answer within %v", err, c.timeout())
+			}
+			return err
 		}
 		if res != nil {
 			io.Copy(io.Discard, io.LimitReader(res.Body, maxErrorBody))
@@ -141,8 +153,8 @@ func (c *Client) Post(ctx context.Context, u string, in, out any) error {
 // send makes one attempt; cancel ends its timeout once its body is read.
 func (c *Client) send(ctx context.Context, hc *http.Client, u string, body []byte) (*http.Response, context.CancelFunc, error) {
 	cancel := context.CancelFunc(func() {})
-	if c.Timeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+	if d := c.timeout(); d > 0 {
+		ctx, cancel = context.WithTimeout(ctx, d)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
@@ -155,6 +167,14 @@ func (c *Client) send(ctx context.Context, hc *http.Client, u string, body []byt
 	req.Header.Set("Accept", "application/json")
 	res, err := hc.Do(req)
 	return res, cancel, err
+}
+
+// timeout is the bound of one attempt, or 0 for none.
+func (c *Client) timeout() time.Duration {
+	if c.Timeout == 0 {
+		return DefaultTimeout
+	}
+	return max(c.Timeout, 0)
 }
 
 // httpClient is the caller's client that refuses redirects to another
