@@ -4,13 +4,14 @@ package journeys
 
 import (
 	"context"
+	"net"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
-
-	"net"
 )
 
 // TestJourneyChatFailedLinesExit1: a chat whose model cannot be reached
@@ -254,5 +255,82 @@ func TestJourneyCallConfirmElsewhere(t *testing.T) {
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the call finished %v after the approval", took)
+	}
+}
+
+// TestJourneyCallConfirmBesideServe: `wield call` of a confirm tool with a
+// `wield serve` on the same store, approved from a third terminal: the
+// tool runs once. The call claims the decision before it runs, as the
+// server does when it takes an approval up; `wield call` used not to, so
+// the server, hearing of the decision, ran the approved call a second
+// time. Ctrl-C while the call waits leaves the approval pending and says
+// so; approved then, the server runs the call, once.
+func TestJourneyCallConfirmBesideServe(t *testing.T) {
+	u := newUser(t)
+	u.write("tools/mark.yaml", `name: mark
+description: Append a line to the file marks
+permission: confirm
+parameters:
+  - name: word
+    type: string
+entry:
+  type: command
+  command: ["sh", "-c", "echo run >> `+u.path("marks")+`"]
+`)
+	s := u.serve("--tools", "tools")
+	marks := func() int {
+		b, _ := os.ReadFile(u.path("marks"))
+		return strings.Count(string(b), "run\n")
+	}
+	approve := regexp.MustCompile(`approve: (wield .* approvals approve (\w+))\n`)
+	start := func() (*exec.Cmd, *lockedBuffer, *lockedBuffer, []string) {
+		cmd := exec.Command(bin, "call", "mark", "word=a", "--tools", "tools", "--timeout", "30s")
+		cmd.Dir, cmd.Env = u.dir, u.env
+		stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		if !eventually(20*time.Second, func() bool { return approve.MatchString(stderr.String()) }) {
+			t.Fatalf("no pending approval on stderr:\n%s", stderr)
+		}
+		return cmd, stdout, stderr, approve.FindStringSubmatch(stderr.String())
+	}
+
+	cmd, stdout, stderr, m := start()
+	u.must(strings.Fields(m[1])[1:]...)
+	if err := cmd.Wait(); err != nil || !strings.Contains(stdout.String(), `"ok": true`) {
+		t.Fatalf("approved: want the call run and exit 0 (%v):\n%s\n%s", err, stdout, stderr)
+	}
+	time.Sleep(2 * time.Second) // the server hears of a decision within a second
+	if n := marks(); n != 1 {
+		t.Fatalf("the approved call ran %d times, want once:\n%s", n, s.stderr)
+	}
+
+	cmd, stdout, stderr, m = start()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stdout.String(), "stays pending") {
+		t.Fatalf("Ctrl-C while waiting: want exit 1 and the approval said to stay pending (%v):\n%s\n%s", err, stdout, stderr)
+	}
+	if r := u.must("approvals", "list"); !strings.Contains(r.stdout, m[2]) {
+		t.Fatalf("the approval is not pending after Ctrl-C:\n%s", r)
+	}
+	u.must(strings.Fields(m[1])[1:]...)
+	if !eventually(10*time.Second, func() bool { return marks() == 2 }) {
+		t.Fatalf("the server did not run the call approved after its caller left (%d runs):\n%s", marks(), s.stderr)
+	}
+	time.Sleep(time.Second)
+	if n := marks(); n != 2 {
+		t.Fatalf("%d runs, want 2 (one per approval):\n%s", n, s.stderr)
+	}
+	if r := u.must("calls", "--tool", "mark", "--json"); strings.Count(r.stdout, `"ok": true`) != 2 {
+		t.Errorf("want two successful records of mark:\n%s", r)
+	}
+	if code, took := s.stop(syscall.SIGTERM, 5*time.Second); code != 0 || took > 2*time.Second {
+		t.Errorf("serve: exit %d after %v, want 0 within 2 s", code, took)
 	}
 }

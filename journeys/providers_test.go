@@ -276,13 +276,16 @@ func TestJourneyChatResponses(t *testing.T) {
 // unknown provider.
 func TestJourneyChatProviderRefusals(t *testing.T) {
 	u := newUser(t)
-	for _, kv := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY"} {
+	for _, kv := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"} {
 		u.setenv(kv, "")
 	}
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
+		// OpenAI's own API answers a request without a key with 401; a
+		// server of one's own (URL/NAME) needs none.
+		{[]string{"--model", "gpt-4.1"}, "openai: no API key for api.openai.com: set OPENAI_API_KEY, or name the variable that holds it with --api-key-env"},
 		{[]string{"--model", "claude-sonnet-4-5"}, "anthropic: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or name the variable that holds it with --api-key-env"},
 		{[]string{"--model", "gemini-2.5-flash"}, "gemini: no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)"},
 		{[]string{"--model", "claude-sonnet-4-5", "--api", "responses"}, "--api responses is OpenAI's Responses API; the provider is anthropic"},

@@ -34,7 +34,8 @@ llama.cpp, LM Studio), anthropic or gemini. Without it the model decides: a URL
 on api.anthropic.com or generativelanguage.googleapis.com, else a name claude-*
 or gemini-*, else openai. Each provider reads its SDK's usual variables:
 
-  openai      OPENAI_API_KEY, OPENAI_BASE_URL (default https://api.openai.com/v1)
+  openai      OPENAI_API_KEY (none for a server of your own), OPENAI_BASE_URL
+              (default https://api.openai.com/v1, which needs the key)
   anthropic   ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL
   gemini      GEMINI_API_KEY or GOOGLE_API_KEY (GOOGLE_API_KEY wins, as in
               Google's SDKs), GOOGLE_GEMINI_BASE_URL

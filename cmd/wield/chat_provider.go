@@ -151,6 +151,21 @@ func splitLast(s string, suffixes ...string) (base, name string, err error) {
 	return base, name, nil
 }
 
+// openAIHosted reports whether an OpenAI client on base (empty: the
+// client's default, OPENAI_BASE_URL or OpenAI's) talks to OpenAI itself,
+// which answers every request without a key with 401: such a chat is
+// refused before it starts, as Anthropic's and Gemini's are.
+func openAIHosted(base string) bool {
+	if base == "" {
+		base = os.Getenv("OPENAI_BASE_URL")
+	}
+	if base == "" {
+		return true
+	}
+	u, err := url.Parse(base)
+	return err == nil && strings.EqualFold(u.Hostname(), "api.openai.com")
+}
+
 // newModel returns the client of the chosen provider and the dialect its
 // tools go out in (nil when they go in the prompt). Notes about the
 // choice go to warn: a provider inferred from a name on a server that is
@@ -190,6 +205,9 @@ func (m chatModel) newModel(ctx context.Context, warn io.Writer) (llm.Model, llm
 	case providerOpenAI:
 		if key == "" {
 			key = os.Getenv("OPENAI_API_KEY") // local servers want none
+		}
+		if key == "" && openAIHosted(r.base) {
+			return nil, nil, usagef("openai: no API key for api.openai.com: set OPENAI_API_KEY, or name the variable that holds it with --api-key-env (a server of your own needs none: --model URL/NAME, or OPENAI_BASE_URL)")
 		}
 		opts := openai.ClientOptions{Model: r.name, BaseURL: r.base, APIKey: key, NoFunctionCalling: m.noFC, Strict: m.strict}
 		if m.api == apiResponses {

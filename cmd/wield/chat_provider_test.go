@@ -58,6 +58,8 @@ func TestChatModelRefused(t *testing.T) {
 	t.Setenv("GEMINI_API_KEY", "")
 	t.Setenv("GOOGLE_API_KEY", "")
 	t.Setenv("WIELD_TEST_EMPTY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
 	for _, tt := range []struct {
 		m    chatModel
 		want string
@@ -70,6 +72,10 @@ func TestChatModelRefused(t *testing.T) {
 		{chatModel{model: "claude-x", jsonSchema: true}, "--json-schema is Gemini's parametersJsonSchema; the provider is anthropic"},
 		{chatModel{model: "claude-x"}, "anthropic: no API key: set ANTHROPIC_API_KEY"},
 		{chatModel{model: "gemini-x"}, "gemini: no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)"},
+		// OpenAI itself answers a request without a key with 401.
+		{chatModel{model: "gpt-4.1"}, "openai: no API key for api.openai.com: set OPENAI_API_KEY"},
+		{chatModel{model: "gpt-4.1", api: "responses"}, "openai: no API key for api.openai.com"},
+		{chatModel{model: "https://api.openai.com/v1/gpt-4.1"}, "openai: no API key for api.openai.com"},
 		{chatModel{model: "gpt-4.1", keyEnv: "WIELD_TEST_EMPTY"}, "--api-key-env WIELD_TEST_EMPTY: the variable is not set"},
 		{chatModel{model: "http://127.0.0.1:9/"}, "no model name after the URL"},
 	} {
@@ -77,6 +83,26 @@ func TestChatModelRefused(t *testing.T) {
 		var ue usageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: error %v, want a usage error with %q", tt.m, err, tt.want)
+		}
+	}
+}
+
+// TestChatModelOpenAINoKey: without a key, a server of one's own (URL/NAME,
+// OPENAI_BASE_URL) is talked to as it is, as local servers want no key;
+// only OpenAI's own API is refused (TestChatModelRefused).
+func TestChatModelOpenAINoKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	for _, tt := range []struct {
+		m    chatModel
+		base string
+	}{
+		{chatModel{model: "http://127.0.0.1:11434/v1/qwen2.5:7b"}, ""},
+		{chatModel{model: "gpt-4.1"}, "http://127.0.0.1:8000/v1"},
+		{chatModel{model: "gpt-4.1", api: "responses"}, "http://127.0.0.1:8000/v1"},
+	} {
+		t.Setenv("OPENAI_BASE_URL", tt.base)
+		if _, _, err := tt.m.newModel(context.Background(), &bytes.Buffer{}); err != nil {
+			t.Errorf("%+v with OPENAI_BASE_URL %q and no key: %v", tt.m, tt.base, err)
 		}
 	}
 }
@@ -91,6 +117,8 @@ func TestChatModelClients(t *testing.T) {
 	t.Setenv("GOOGLE_GEMINI_BASE_URL", "")
 	t.Setenv("GEMINI_BASE_URL", "http://127.0.0.1:9")
 	t.Setenv("WIELD_TEST_KEY", "k")
+	t.Setenv("OPENAI_API_KEY", "k")
+	t.Setenv("OPENAI_BASE_URL", "")
 	for _, tt := range []struct {
 		m       chatModel
 		client  string

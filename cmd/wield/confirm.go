@@ -20,23 +20,61 @@ import (
 // the same as `wield approvals approve ID`, made by $USER. Otherwise stderr
 // names the pending approval and the command that decides it, from
 // another terminal. Set before setup, which wraps the engine's approver.
+//
+// The wrapper keeps what the engine asks of the inbox it wraps: a
+// decision is claimed before the call acts on it (so a `wield serve`
+// sharing the store does not run the approved call a second time), and a
+// call whose caller leaves (Ctrl-C) is parked with its approval pending,
+// not recorded as finished.
 func (a *app) askApprovals(ask bool) {
 	a.wrapApprover = func(inner wield.Approver) wield.Approver {
-		return wield.ApproverFunc(func(ctx context.Context, req *wield.ApprovalRequest) (wield.Decision, error) {
-			then := req.Pending
-			req.Pending = func() {
-				if then != nil {
-					then()
-				}
-				if ask && a.terminal() {
-					go a.askApproval(ctx, req)
-					return
-				}
-				a.tellApproval(req)
-			}
-			return inner.Approve(ctx, req)
-		})
+		t := &tellingApprover{a: a, ask: ask, inner: inner}
+		if c, ok := inner.(wield.ApprovalClaimer); ok {
+			return &claimingTellingApprover{tellingApprover: t, claimer: c}
+		}
+		return t
 	}
+}
+
+// tellingApprover is inner, telling or asking the person at this terminal
+// once a request is pending.
+type tellingApprover struct {
+	a     *app
+	ask   bool
+	inner wield.Approver
+}
+
+func (t *tellingApprover) Approve(ctx context.Context, req *wield.ApprovalRequest) (wield.Decision, error) {
+	then := req.Pending
+	req.Pending = func() {
+		if then != nil {
+			then()
+		}
+		if t.ask && t.a.terminal() {
+			go t.a.askApproval(ctx, req)
+			return
+		}
+		t.a.tellApproval(req)
+	}
+	return t.inner.Approve(ctx, req)
+}
+
+// NotifiesPending is inner's: the engine announces a request once it is
+// stored when inner says so.
+func (t *tellingApprover) NotifiesPending() bool {
+	pn, ok := t.inner.(wield.PendingNotifier)
+	return ok && pn.NotifiesPending()
+}
+
+// claimingTellingApprover is a tellingApprover over a durable inbox, whose
+// claims it passes on.
+type claimingTellingApprover struct {
+	*tellingApprover
+	claimer wield.ApprovalClaimer
+}
+
+func (t *claimingTellingApprover) ClaimApproval(ctx context.Context, id string) error {
+	return t.claimer.ClaimApproval(ctx, id)
 }
 
 // terminal reports whether stdin and stderr are both terminals.
