@@ -5,10 +5,20 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/jsonenc"
+	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/schema"
 )
+
+// RecordedRefusedArguments is how many bytes of arguments refused for
+// their size (over [Options].MaxArguments) a call's record keeps: their
+// head, as a JSON string (cut on a character, with "…"), in place of the
+// arguments; the result's metadata says how many bytes were sent
+// (arguments_bytes).
+const RecordedRefusedArguments = 4 << 10
 
 // decode turns the raw arguments into the normalised ones: parsed strictly,
 // coerced, defaults filled, validated against the input schema. The check
@@ -19,8 +29,17 @@ import (
 func (e *Engine) decode(ctx context.Context, k *call) bool {
 	var args []byte
 	var errs []wield.ValidationError
-	if len(k.Arguments) > e.opts.MaxArguments {
-		errs = []wield.ValidationError{{Message: fmt.Sprintf("arguments of %d bytes exceed the limit of %d bytes", len(k.Arguments), e.opts.MaxArguments)}}
+	if n := len(k.Arguments); n > e.opts.MaxArguments {
+		errs = []wield.ValidationError{{Message: fmt.Sprintf("arguments of %d bytes exceed the limit of %d bytes", n, e.opts.MaxArguments)}}
+		// The record keeps their head, as a JSON string, and the metadata
+		// their size: what was refused is not kept whole, or a model
+		// sending 50 MB every turn would write 50 MB to the store each time.
+		head := safetext.Clip(string(k.Arguments[:min(n, RecordedRefusedArguments+utf8.UTFMax)]), RecordedRefusedArguments)
+		k.Arguments = jsonenc.AppendString(nil, head)
+		if k.res.Metadata == nil {
+			k.res.Metadata = map[string]any{}
+		}
+		k.res.Metadata["arguments_bytes"] = n
 	} else {
 		limit := e.timeout(k)
 		dl := k.res.StartedAt.Add(limit)
