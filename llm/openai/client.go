@@ -208,12 +208,33 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 
 // text is a message's content: a string, or "" for null (or a shape that
 // is not text).
+// text is a message's content: a string, or (as Mistral's reasoning
+// models answer) an array of parts, of which the text and refusal parts
+// are the answer, joined; thinking and every other kind of part are not
+// (reasoning is never where the prompt strategy reads calls).
 func text(raw json.RawMessage) string {
 	var s string
-	if json.Unmarshal(raw, &s) != nil {
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
 		return ""
 	}
-	return s
+	var b strings.Builder
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			b.WriteString(p.Text)
+		case "refusal":
+			b.WriteString(p.Refusal)
+		}
+	}
+	return b.String()
 }
 
 // arguments are a call's arguments as JSON: the API sends them as a string

@@ -68,3 +68,26 @@ func TestResponsesFailureBounded(t *testing.T) {
 		t.Fatalf("error of %d bytes: %.200v", len(fmt.Sprint(err)), err)
 	}
 }
+
+// TestContentParts: a chat completion whose content is an array of parts
+// (Mistral's reasoning models answer so: thinking chunks, then text) is
+// read as its text and refusal parts, joined; a thinking part is never the
+// answer's text, where the prompt strategy reads calls. It was read as no
+// text at all.
+func TestContentParts(t *testing.T) {
+	body := `{"object":"chat.completion","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":[` +
+		`{"type":"thinking","thinking":[{"type":"text","text":"` + callText + `"}]},` +
+		`{"type":"text","text":"The answer "},{"type":"text","text":"is 42."},{"type":"image_url","image_url":{"url":"data:,"}}]}}]}`
+	srv := modeltest.Serve(t, modeltest.Reply{Body: body})
+	c, err := openai.NewClient(openai.ClientOptions{Model: "m", BaseURL: srv.URL, APIKey: "k", NoFunctionCalling: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Message.Content != "The answer is 42." || len(got.Message.ToolCalls) != 0 {
+		t.Errorf("answer %q, calls %v; want \"The answer is 42.\" alone", got.Message.Content, got.Message.ToolCalls)
+	}
+}
