@@ -18,8 +18,9 @@ import (
 )
 
 func (a *app) callCommand() *cobra.Command {
-	var rawArgs, conversation string
+	var rawArgs, conversation, id, idempotencyKey, user, agent string
 	var timeout time.Duration
+	var priority int
 	var dryRun, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "call NAME [key=value | key:=JSON ...]",
@@ -62,19 +63,24 @@ failed (would not run), 2 for usage errors.`,
 			if timeout < 0 {
 				return usagef("--timeout %s is negative", timeout)
 			}
-			caller := wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation}
-			if dryRun {
-				return a.dryRun(cmd.Context(), wield.Call{Tool: argv[0], Arguments: args, Caller: caller, Timeout: timeout}, asJSON)
+			if wield.LooksLikeNewID(id) {
+				return usagef("--id %q has the shape of the IDs wield makes (27 lowercase base32 characters): choose one of another shape (a prefix will do), or leave --id out", id)
 			}
-			if c := a.client(); c != nil {
-				req := httpapi.CallRequest{Arguments: args,
-					Caller: wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation}, TimeoutMS: timeout.Milliseconds()}
+			caller := wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation, UserID: user}
+			c := wield.Call{ID: id, Tool: argv[0], Arguments: args, Caller: caller, Timeout: timeout, Priority: priority, IdempotencyKey: idempotencyKey}
+			if dryRun {
+				return a.dryRun(cmd.Context(), c, agent, asJSON)
+			}
+			if cl := a.client(); cl != nil {
+				req := callRequest(c, agent)
 				ctx, stop := a.progress(cmd.Context(), argv[0])
 				if rep, ok := ctx.Value(wield.ProgressKey).(*lineReport); ok {
-					req.ID = "cli-" + wield.NewID()
-					stop = a.followProgress(ctx, c, argv[0], req, rep, stop)
+					if req.ID == "" {
+						req.ID = "cli-" + wield.NewID()
+					}
+					stop = a.followProgress(ctx, cl, argv[0], req, rep, stop)
 				}
-				res, err := c.Call(cmd.Context(), argv[0], req)
+				res, err := cl.Call(cmd.Context(), argv[0], req)
 				stop()
 				if err != nil {
 					return err
@@ -83,16 +89,13 @@ failed (would not run), 2 for usage errors.`,
 			}
 			a.askApprovals(true)
 			return a.withStore(cmd.Context(), func(store wield.Storage) error {
-				_, eng, err := a.setup(store)
+				reg, eng, err := a.setup(store)
 				if err != nil {
 					return err
 				}
 				defer eng.Close(context.WithoutCancel(cmd.Context()))
-				c := wield.Call{
-					Tool:      argv[0],
-					Arguments: args,
-					Caller:    wield.Caller{ID: "cli", Type: wield.CallerDirect, ConversationID: conversation},
-					Timeout:   timeout,
+				if c.Toolkit, err = agentToolkit(reg, agent); err != nil {
+					return err
 				}
 				ctx, stop := a.progress(cmd.Context(), argv[0])
 				res, err := eng.Call(ctx, c)
@@ -109,6 +112,11 @@ failed (would not run), 2 for usage errors.`,
 	}
 	cmd.Flags().StringVar(&rawArgs, "args", "", "the arguments as a JSON object")
 	cmd.Flags().StringVar(&conversation, "conversation", "", "conversation ID to record the call under")
+	cmd.Flags().StringVar(&id, "id", "", "an ID of your own for the call, refused if another call has it (recorded, running or waiting for approval)")
+	cmd.Flags().StringVar(&idempotencyKey, "idempotency-key", "", "a call repeated with this key answers with the first successful one's result, without running again")
+	cmd.Flags().IntVar(&priority, "priority", 0, "the call's priority where the limiter orders waiting calls by priority (higher first)")
+	cmd.Flags().StringVar(&user, "user", "", "the user the call is made for (caller.user_id: records, and the principal of Cedar policies)")
+	cmd.Flags().StringVar(&agent, "agent", "", "call as this agent: only the tools of its toolkit")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "timeout of the call (default: the tool's, else 30s, 60s for network tools)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "do not run the tool: report what the call would do now (nothing recorded, no approval asked for)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --dry-run: print the report as JSON (a call's result is JSON already)")
@@ -352,4 +360,23 @@ func notObject(raw string) string {
 		return "got a boolean"
 	}
 	return "got another JSON value"
+}
+
+// callRequest is the REST request of a call made with --server.
+func callRequest(c wield.Call, agent string) httpapi.CallRequest {
+	return httpapi.CallRequest{ID: c.ID, Arguments: c.Arguments, Caller: c.Caller, TimeoutMS: c.Timeout.Milliseconds(),
+		Priority: c.Priority, IdempotencyKey: c.IdempotencyKey, Agent: agent}
+}
+
+// agentToolkit is the toolkit --agent names (nil without one), or an error
+// naming the agents there are.
+func agentToolkit(reg *wield.Registry, agent string) (*wield.Toolkit, error) {
+	if agent == "" {
+		return nil, nil
+	}
+	k, ok := reg.Toolkit(agent)
+	if !ok {
+		return nil, fmt.Errorf("--agent %q: no such agent in the tool folders (an agent is a file of kind: agent, naming its tools)", agent)
+	}
+	return k, nil
 }

@@ -8,28 +8,30 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield"
-	"github.com/wieldhq/wield/httpapi"
 	"github.com/wieldhq/wield/internal/safetext"
 )
 
 // dryRun prints what call c would do now (the engine's DryRun, of --server
 // or of the local engine): a report for a person, or JSON. It exits 1 when
 // the call would not run.
-func (a *app) dryRun(ctx context.Context, c wield.Call, asJSON bool) error {
+func (a *app) dryRun(ctx context.Context, c wield.Call, agent string, asJSON bool) error {
 	var d *wield.DryRun
 	if cl := a.client(); cl != nil {
 		var err error
-		d, err = cl.DryRun(ctx, c.Tool, httpapi.CallRequest{Arguments: c.Arguments, Caller: c.Caller, TimeoutMS: c.Timeout.Milliseconds()})
+		d, err = cl.DryRun(ctx, c.Tool, callRequest(c, agent))
 		if err != nil {
 			return err
 		}
 	} else {
 		err := a.withStore(ctx, func(store wield.Storage) error {
-			_, eng, err := a.setup(store)
+			reg, eng, err := a.setup(store)
 			if err != nil {
 				return err
 			}
 			defer eng.Close(context.WithoutCancel(ctx))
+			if c.Toolkit, err = agentToolkit(reg, agent); err != nil {
+				return err
+			}
 			d, err = eng.DryRun(ctx, c)
 			return err
 		})
