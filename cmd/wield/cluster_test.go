@@ -74,19 +74,7 @@ func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs three servers")
 	}
-	dsn := os.Getenv("WIELD_TEST_POSTGRES")
-	if dsn == "" {
-		dsn = "postgres://postgres@127.0.0.1:5432/wield_test?sslmode=disable"
-	}
-	schema := "cluster_" + strings.ToLower(wield.NewID())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		if conn, err := pgx.Connect(ctx, dsn); err == nil {
-			conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-			conn.Close(ctx)
-		}
-	})
+	dsn, schema := postgresSchema(t, "cluster_")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "wield")
 	build := exec.Command("go", "build", "-o", bin, ".")
@@ -351,4 +339,24 @@ func TestClusterAddr(t *testing.T) {
 	if _, err := clusterAddr(filepath.Join(dir, "none"), make(chan struct{}), 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "within 50ms") {
 		t.Errorf("a server that never wrote its address: %v, want a timeout", err)
 	}
+}
+
+// postgresSchema is the test's PostgreSQL ($WIELD_TEST_POSTGRES, else the
+// machine's wield_test database) and a schema name of the test's own
+// (prefix and a random part), dropped when the test ends.
+func postgresSchema(t *testing.T, prefix string) (dsn, schema string) {
+	dsn = os.Getenv("WIELD_TEST_POSTGRES")
+	if dsn == "" {
+		dsn = "postgres://postgres@127.0.0.1:5432/wield_test?sslmode=disable"
+	}
+	schema = prefix + strings.ToLower(wield.NewID())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if conn, err := pgx.Connect(ctx, dsn); err == nil {
+			conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+			conn.Close(ctx)
+		}
+	})
+	return dsn, schema
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +18,7 @@ import (
 // as it does on SQLite; it was refused ("needs a SQLite store"). A call's
 // record is in the store once the server has stopped.
 func TestServeRecordsAsyncPostgres(t *testing.T) {
-	dsn := os.Getenv("WIELD_TEST_POSTGRES")
-	if dsn == "" {
-		dsn = "postgres://postgres@127.0.0.1:5432/wield_test?sslmode=disable"
-	}
+	dsn, schema := postgresSchema(t, "records_async_")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -33,30 +29,12 @@ func TestServeRecordsAsyncPostgres(t *testing.T) {
 		t.Skipf("PostgreSQL not reachable: %v", err)
 	}
 	conn.Close(ctx)
-	schema := "records_async_" + strings.ToLower(wield.NewID())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		if conn, err := pgx.Connect(ctx, dsn); err == nil {
-			conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-			conn.Close(ctx)
-		}
-	})
 	sep := "?"
 	if strings.Contains(dsn, "?") {
 		sep = "&"
 	}
 	db := dsn + sep + "wield_schema=" + schema
-	dir := t.TempDir()
-	tools := filepath.Join(dir, "tools")
-	if err := os.MkdirAll(tools, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(tools, "t.yaml"), []byte(serveTools), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := launchServe(t, []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--tools", tools,
-		"--keys", filepath.Join(dir, "keys.json"), "--records", "async"})
+	s := startServeOn(t, db, "", "--records", "async")
 	res, err := httpapi.NewClient(s.url, "").Call(ctx, "echo", httpapi.CallRequest{Arguments: json.RawMessage(`{"message":"kept"}`),
 		Caller: wield.Caller{ConversationID: "async-pg"}})
 	if err != nil || !res.OK {

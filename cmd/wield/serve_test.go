@@ -83,6 +83,13 @@ type served struct {
 // test's own database and keys file, and stops it at the end of the test.
 func startServe(t *testing.T, keysFile string, extra ...string) *served {
 	t.Helper()
+	return startServeOn(t, "", keysFile, extra...)
+}
+
+// startServeOn is startServe on the store db (a --db value; "" is a
+// SQLite file of the test's own).
+func startServeOn(t *testing.T, db, keysFile string, extra ...string) *served {
+	t.Helper()
 	dir := t.TempDir()
 	tools := filepath.Join(dir, "tools")
 	if err := os.MkdirAll(tools, 0o755); err != nil {
@@ -94,7 +101,9 @@ func startServe(t *testing.T, keysFile string, extra ...string) *served {
 	if keysFile == "" {
 		keysFile = filepath.Join(dir, "keys.json")
 	}
-	db := "sqlite:" + filepath.Join(dir, "w.db")
+	if db == "" {
+		db = "sqlite:" + filepath.Join(dir, "w.db")
+	}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db,
 		"--tools", tools, "--keys", keysFile, "--heartbeat", "50ms"}, extra...)
 	s := launchServe(t, args)
