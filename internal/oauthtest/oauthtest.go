@@ -6,7 +6,7 @@
 // requests at once (redirecting to the client's redirect URL with a code,
 // PKCE S256 required) and issues tokens for codes, refresh tokens and
 // client credentials (a client secret in Basic auth, or an ES256 client
-// assertion, private_key_jwt). The MCP server's one tool, whoami, answers
+// assertion, private_key_jwt). The MCP server's one tool, whoami (read-only), answers
 // "authorized".
 package oauthtest
 
@@ -100,7 +100,7 @@ func New(key *ecdsa.PublicKey) *Server {
 	a.AS = httptest.NewServer(asMux)
 
 	srv := mcp.NewServer(&mcp.Implementation{Name: "protected"}, nil)
-	srv.AddTool(&mcp.Tool{Name: "whoami", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	srv.AddTool(&mcp.Tool{Name: "whoami", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "authorized"}}}, nil
 		})
