@@ -34,7 +34,7 @@ func Parse(p []byte) (crypto.Signer, string, error) {
 		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("private key: %w", err)
+		return nil, "", fmt.Errorf("private key: the %s PEM block does not parse: %w", block.Type, err)
 	}
 	switch k := key.(type) {
 	case *ecdsa.PrivateKey:
