@@ -68,6 +68,11 @@ func (a *app) oauthConfig(s toolfile.MCPServer, o toolfile.MCPOAuth, tokens *oau
 		return nil, errors.New(a.loginHint(s.Name, "no authorization yet"))
 	}
 	oc.Tokens, oc.OfflineAccess = store, o.OfflineAccess
+	if oc.ClientID == "" && t.ClientID != "" {
+		// The client the login registered: a refused token goes straight
+		// to Authorize below, not through another registration first.
+		oc.ClientID, oc.ClientSecret = t.ClientID, t.ClientSecret
+	}
 	oc.RedirectURL = loopbackRedirect(o.RedirectPort)
 	hint := a.loginHint(s.Name, "the server refused the stored token, and it could not be refreshed")
 	oc.Authorize = func(context.Context, string) (*mcpbridge.OAuthRedirect, error) {

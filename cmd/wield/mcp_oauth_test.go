@@ -87,7 +87,11 @@ func TestConfigImportsOAuthServer(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "authorized") {
 		t.Fatalf("call with the stored token: exit %d\n%s\n%s", code, out, errs)
 	}
+	// The token is refused, and so is its refresh token: the message says
+	// to log in again, without registering the client anew (an
+	// authorization server may well refuse that).
 	a.Revoke()
+	a.RefuseRegistration()
 	code, out, errs = runIn(t, "", "--config", cfg, "call", "p__whoami")
 	if code == 0 || !strings.Contains(errs, "mcp server p: the server refused the stored token, and it could not be refreshed (oauth grant authorization_code): run `wield mcp login p") {
 		t.Errorf("call with a revoked token: exit %d\n%s\n%s", code, out, errs)

@@ -51,6 +51,8 @@ type Server struct {
 	redirect   string   // the one redirect URL accepted, when set
 	registered []string // redirect URLs registered dynamically
 	presented  []string // bearer tokens the MCP server was sent
+	// noRegistration refuses dynamic client registration.
+	noRegistration bool
 }
 
 // New starts both servers on loopback; key, when not nil, verifies the
@@ -69,6 +71,13 @@ func New(key *ecdsa.PublicKey) *Server {
 		})
 	})
 	asMux.HandleFunc("POST /register", func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		closed := a.noRegistration
+		a.mu.Unlock()
+		if closed {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client_metadata", "error_description": "registration is closed"})
+			return
+		}
 		var meta struct {
 			RedirectURIs []string `json:"redirect_uris"`
 		}
@@ -153,6 +162,13 @@ func (a *Server) Presented() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return slices.Clone(a.presented)
+}
+
+// RefuseRegistration makes dynamic client registration fail from now on.
+func (a *Server) RefuseRegistration() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.noRegistration = true
 }
 
 // Revoke makes every token issued so far, access and refresh, unknown.
