@@ -23,7 +23,7 @@ import (
 // redirects to wield's loopback listener; the tokens are kept in the state
 // folder (mode 0600), and `wield call` and `wield serve` use them, a
 // refresh token renewing an expired one. Ctrl-C ends a login waiting for
-// the browser at once.
+// the browser at once; a second login asks the browser again.
 func TestJourneyMCPLogin(t *testing.T) {
 	a := oauthtest.New(nil)
 	defer a.Close()
@@ -99,6 +99,12 @@ func TestJourneyMCPLogin(t *testing.T) {
 	if !strings.Contains(r.stdout, `"output": "authorized"`) || !slices.Contains(a.Grants()[before:], "refresh_token") {
 		t.Errorf("call with an expired token: grants %q\n%s", a.Grants()[before:], r)
 	}
+
+	// A login again asks the person again (another account, say), though
+	// the kept token is good; stopped, it leaves that token kept.
+	login = u.launch([]string{"--config", "wield.yaml", "mcp", "login", "notes"}, func(s *server) bool { return authURL(s) != "" })
+	login.stop(syscall.SIGINT, 5*time.Second)
+	u.must("--config", "wield.yaml", "call", "notes__whoami")
 }
 
 // authURL is the authorization URL a running `wield mcp login` printed,

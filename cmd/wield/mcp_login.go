@@ -88,7 +88,7 @@ func (a *app) mcpLogin(ctx context.Context, name string, wait time.Duration) err
 		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
 	defer im.Close()
 	connect, err := im.StartOAuth(cfg, &mcpbridge.OAuthConfig{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scopes: o.Scopes,
-		OfflineAccess: o.OfflineAccess, RedirectURL: redirect, Tokens: store, Authorize: mcpbridge.AuthorizeOnLoopback(redirect, show)})
+		OfflineAccess: o.OfflineAccess, RedirectURL: redirect, Tokens: freshLogin{store}, Authorize: mcpbridge.AuthorizeOnLoopback(redirect, show)})
 	if err != nil {
 		return fmt.Errorf("mcp login: %s: %w", a.config, err)
 	}
@@ -122,3 +122,11 @@ func freeLoopbackPort() (int, error) {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
+
+// freshLogin is the token file as a login sees it: without the tokens it
+// holds, so that a login always asks the person (another account, a
+// revoked token), and replaces them once it succeeds.
+type freshLogin struct{ *mcpbridge.FileTokens }
+
+// Token implements [mcpbridge.TokenStore]: there is none yet.
+func (freshLogin) Token(string) (*mcpbridge.OAuthToken, error) { return nil, nil }
