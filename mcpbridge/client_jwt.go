@@ -4,14 +4,11 @@ import (
 	"context"
 	"crypto"
 	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"github.com/wieldhq/wield/internal/jwtkey"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -47,7 +45,7 @@ type impJWTHandler struct {
 }
 
 func impNewJWTHandler(o *OAuthConfig, hc *http.Client) (*impJWTHandler, error) {
-	key, alg, err := impParseKey(o.PrivateKey)
+	key, alg, err := jwtkey.Parse(o.PrivateKey)
 	if err != nil {
 		return nil, err
 	}
@@ -163,40 +161,6 @@ func (h *impJWTHandler) assertion(audience string, now time.Time) (string, error
 		}
 	}
 	return input + "." + base64.RawURLEncoding.EncodeToString(sig), nil
-}
-
-// impParseKey reads a PEM private key: EC P-256 (ES256) or RSA (RS256).
-func impParseKey(p []byte) (crypto.Signer, string, error) {
-	block, _ := pem.Decode(p)
-	if block == nil {
-		return nil, "", errors.New("private key: no PEM block")
-	}
-	var key any
-	var err error
-	switch block.Type {
-	case "EC PRIVATE KEY":
-		key, err = x509.ParseECPrivateKey(block.Bytes)
-	case "RSA PRIVATE KEY":
-		key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
-	default:
-		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("private key: %w", err)
-	}
-	switch k := key.(type) {
-	case *ecdsa.PrivateKey:
-		if k.Curve != elliptic.P256() {
-			return nil, "", errors.New("private key: an EC key must be on P-256 (ES256)")
-		}
-		return k, "ES256", nil
-	case *rsa.PrivateKey:
-		if k.N.BitLen() < 2048 {
-			return nil, "", errors.New("private key: an RSA key must have at least 2048 bits")
-		}
-		return k, "RS256", nil
-	}
-	return nil, "", fmt.Errorf("private key: %T is not an EC P-256 or RSA key", key)
 }
 
 // impChallengeParam returns a parameter of the Bearer challenge.

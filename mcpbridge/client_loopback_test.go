@@ -45,12 +45,10 @@ func impBrowse(t *testing.T) func(string) {
 func TestAuthorizeOnLoopback(t *testing.T) {
 	a := impNewAuthServer(t, nil)
 	redirect := impFreeLoopbackURL(t)
-	a.mu.Lock()
-	a.redirect = redirect
-	a.mu.Unlock()
+	a.SetRedirect(redirect)
 	reg := wield.NewRegistry(nil)
 	im := impImporter(t, reg, &mcpbridge.ImportOptions{Permission: wield.PermissionAuto})
-	err := im.AddOAuth(t.Context(), mcpbridge.ServerConfig{Name: "p", URL: a.rs.URL + "/mcp", Enabled: true},
+	err := im.AddOAuth(t.Context(), mcpbridge.ServerConfig{Name: "p", URL: a.RS.URL + "/mcp", Enabled: true},
 		&mcpbridge.OAuthConfig{RedirectURL: redirect, Authorize: mcpbridge.AuthorizeOnLoopback(redirect, impBrowse(t))})
 	if err != nil {
 		t.Fatalf("AddOAuth: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/jwtkey"
 	"golang.org/x/oauth2"
 )
 
@@ -151,7 +152,7 @@ func (o *OAuthConfig) check() error {
 			errs = append(errs, errors.New("give a client secret or a private key, not both"))
 		}
 		if len(o.PrivateKey) > 0 {
-			if _, _, err := impParseKey(o.PrivateKey); err != nil {
+			if _, _, err := jwtkey.Parse(o.PrivateKey); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -5,17 +5,10 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"fmt"
-	"math/big"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,200 +16,21 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/oauthtest"
 	"github.com/wieldhq/wield/mcpbridge"
 	"golang.org/x/oauth2"
 )
 
-// impAuthServer is an OAuth authorization server and an MCP server that
-// requires its tokens, both on loopback: the server's metadata names the
-// authorization server, which registers clients, approves authorization
-// requests at once and issues tokens for codes, refresh tokens and client
-// credentials.
-type impAuthServer struct {
-	t      *testing.T
-	as, rs *httptest.Server
-	key    *ecdsa.PublicKey // verifies client assertions
+const impRedirect = "http://127.0.0.1:1/callback"
 
-	mu        sync.Mutex
-	issued    map[string]bool   // access tokens
-	codes     map[string]string // code -> PKCE challenge
-	refreshes map[string]bool
-	grants    []string // grant_type of each token request, in order
-	n         int
-	redirect  string   // the redirect URL of the client; impRedirect unless set
-	presented []string // bearer tokens the MCP server was sent
-}
-
-const (
-	impClientID     = "wield-test"
-	impClientSecret = "s3cret"
-	impRedirect     = "http://127.0.0.1:1/callback"
-)
-
-func impNewAuthServer(t *testing.T, key *ecdsa.PublicKey) *impAuthServer {
-	a := &impAuthServer{t: t, key: key, issued: map[string]bool{}, codes: map[string]string{}, refreshes: map[string]bool{}}
-	asMux := http.NewServeMux()
-	asMux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		impWriteJSON(w, http.StatusOK, map[string]any{
-			"issuer": a.as.URL, "authorization_endpoint": a.as.URL + "/authorize", "token_endpoint": a.as.URL + "/token",
-			"registration_endpoint": a.as.URL + "/register", "response_types_supported": []string{"code"},
-			"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
-			"code_challenge_methods_supported":      []string{"S256"},
-			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "private_key_jwt", "none"},
-		})
-	})
-	asMux.HandleFunc("POST /register", func(w http.ResponseWriter, r *http.Request) {
-		var meta struct {
-			RedirectURIs []string `json:"redirect_uris"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&meta)
-		impWriteJSON(w, http.StatusCreated, map[string]any{"client_id": "registered", "redirect_uris": meta.RedirectURIs,
-			"token_endpoint_auth_method": "none"})
-	})
-	asMux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		a.mu.Lock()
-		redirect := a.redirect
-		a.mu.Unlock()
-		if redirect == "" {
-			redirect = impRedirect
-		}
-		if q.Get("code_challenge_method") != "S256" || q.Get("redirect_uri") != redirect {
-			http.Error(w, "bad authorization request", http.StatusBadRequest)
-			return
-		}
-		a.mu.Lock()
-		a.n++
-		code := fmt.Sprintf("code-%d", a.n)
-		a.codes[code] = q.Get("code_challenge")
-		a.mu.Unlock()
-		http.Redirect(w, r, redirect+"?"+url.Values{"code": {code}, "state": {q.Get("state")}}.Encode(), http.StatusFound)
-	})
-	asMux.HandleFunc("POST /token", a.token)
-	a.as = httptest.NewServer(asMux)
-	t.Cleanup(a.as.Close)
-
-	srv := mcp.NewServer(&mcp.Implementation{Name: "protected"}, nil)
-	srv.AddTool(&mcp.Tool{Name: "whoami", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "authorized"}}}, nil
-		})
-	rsMux := http.NewServeMux()
-	rsMux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		impWriteJSON(w, http.StatusOK, map[string]any{"resource": a.rs.URL + "/mcp", "authorization_servers": []string{a.as.URL}})
-	})
-	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		a.presented = append(a.presented, tok)
-		if !a.issued[tok] {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
-	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	rsMux.Handle("/mcp", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{})(h))
-	a.rs = httptest.NewServer(rsMux)
-	t.Cleanup(a.rs.Close)
+// impNewAuthServer starts oauthtest's authorization server and MCP server
+// for t; the authorization endpoint accepts impRedirect.
+func impNewAuthServer(t *testing.T, key *ecdsa.PublicKey) *oauthtest.Server {
+	a := oauthtest.New(key)
+	t.Cleanup(a.Close)
+	a.SetRedirect(impRedirect)
 	return a
-}
-
-// token issues a token for a valid grant and records the grant's type.
-func (a *impAuthServer) token(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	grant := r.PostForm.Get("grant_type")
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.grants = append(a.grants, grant)
-	fail := func(why string) {
-		impWriteJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": why})
-	}
-	switch grant {
-	case "authorization_code":
-		challenge, ok := a.codes[r.PostForm.Get("code")]
-		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-		if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != challenge {
-			fail("unknown code or wrong verifier")
-			return
-		}
-		delete(a.codes, r.PostForm.Get("code"))
-	case "refresh_token":
-		if !a.refreshes[r.PostForm.Get("refresh_token")] {
-			fail("unknown refresh token")
-			return
-		}
-	case "client_credentials":
-		if err := a.checkClient(r); err != nil {
-			impWriteJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": err.Error()})
-			return
-		}
-	default:
-		fail("unsupported grant " + grant)
-		return
-	}
-	a.n++
-	access, refresh := fmt.Sprintf("access-%d", a.n), fmt.Sprintf("refresh-%d", a.n)
-	a.issued[access], a.refreshes[refresh] = true, true
-	impWriteJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh})
-}
-
-// checkClient authenticates a client credentials request: a client secret
-// in Basic auth, or an ES256 assertion signed by the test key.
-func (a *impAuthServer) checkClient(r *http.Request) error {
-	if id, secret, ok := r.BasicAuth(); ok {
-		if id != impClientID || secret != impClientSecret {
-			return errors.New("wrong client secret")
-		}
-		return nil
-	}
-	if r.PostForm.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" {
-		return errors.New("no client authentication")
-	}
-	parts := strings.Split(r.PostForm.Get("client_assertion"), ".")
-	if len(parts) != 3 {
-		return errors.New("malformed assertion")
-	}
-	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
-	if err != nil || len(sig) != 64 {
-		return errors.New("malformed signature")
-	}
-	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
-	if !ecdsa.Verify(a.key, sum[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
-		return errors.New("bad signature")
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return err
-	}
-	var claims struct {
-		Iss, Sub, Aud string
-		Exp           int64
-	}
-	if err := json.Unmarshal(payload, &claims); err != nil {
-		return err
-	}
-	if claims.Iss != impClientID || claims.Sub != impClientID || claims.Aud != a.as.URL || claims.Exp < time.Now().Unix() {
-		return fmt.Errorf("wrong claims %+v", claims)
-	}
-	return nil
-}
-
-func (a *impAuthServer) grantsSeen() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.grants...)
-}
-
-func impWriteJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
 }
 
 // impFollow is the browser: it follows the authorization URL and reads
@@ -268,13 +82,13 @@ func TestImportOAuthGrants(t *testing.T) {
 			&mcpbridge.OAuthConfig{RedirectURL: impRedirect, Authorize: impFollow(&asked, &mu)},
 			[]string{"authorization_code"}, 1},
 		{"authorization code, pre-registered client",
-			&mcpbridge.OAuthConfig{ClientID: impClientID, ClientSecret: impClientSecret, RedirectURL: impRedirect, Authorize: impFollow(&asked, &mu)},
+			&mcpbridge.OAuthConfig{ClientID: oauthtest.ClientID, ClientSecret: oauthtest.ClientSecret, RedirectURL: impRedirect, Authorize: impFollow(&asked, &mu)},
 			[]string{"authorization_code"}, 1},
 		{"client credentials with a secret",
-			&mcpbridge.OAuthConfig{ClientCredentials: true, ClientID: impClientID, ClientSecret: impClientSecret},
+			&mcpbridge.OAuthConfig{ClientCredentials: true, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.ClientSecret},
 			[]string{"client_credentials"}, 0},
 		{"client credentials with a signed assertion",
-			&mcpbridge.OAuthConfig{ClientCredentials: true, ClientID: impClientID, PrivateKey: keyPEM},
+			&mcpbridge.OAuthConfig{ClientCredentials: true, ClientID: oauthtest.ClientID, PrivateKey: keyPEM},
 			[]string{"client_credentials"}, 0},
 	}
 	for _, tt := range tests {
@@ -285,14 +99,14 @@ func TestImportOAuthGrants(t *testing.T) {
 			a := impNewAuthServer(t, &key.PublicKey)
 			reg := wield.NewRegistry(nil)
 			im := impImporter(t, reg, &mcpbridge.ImportOptions{Permission: wield.PermissionAuto})
-			if err := im.AddOAuth(t.Context(), mcpbridge.ServerConfig{Name: "p", URL: a.rs.URL + "/mcp", Enabled: true}, tt.oauth); err != nil {
+			if err := im.AddOAuth(t.Context(), mcpbridge.ServerConfig{Name: "p", URL: a.RS.URL + "/mcp", Enabled: true}, tt.oauth); err != nil {
 				t.Fatalf("AddOAuth: %v", err)
 			}
 			r := impCall(t, impEngine(t, reg), "p__whoami", `{}`)
 			if !r.OK || string(r.Output) != `"authorized"` {
 				t.Errorf("call: ok %v, output %s, error %s", r.OK, r.Output, r.Error)
 			}
-			if diff := cmp.Diff(tt.wantGrants, a.grantsSeen()); diff != "" {
+			if diff := cmp.Diff(tt.wantGrants, a.Grants()); diff != "" {
 				t.Errorf("token requests (-want +got):\n%s", diff)
 			}
 			mu.Lock()
@@ -308,7 +122,7 @@ func TestImportOAuthGrants(t *testing.T) {
 func TestImportOAuthRequired(t *testing.T) {
 	a := impNewAuthServer(t, nil)
 	im := impImporter(t, wield.NewRegistry(nil), nil)
-	err := im.Add(t.Context(), mcpbridge.ServerConfig{Name: "p", URL: a.rs.URL + "/mcp", Enabled: true})
+	err := im.Add(t.Context(), mcpbridge.ServerConfig{Name: "p", URL: a.RS.URL + "/mcp", Enabled: true})
 	if !errors.Is(err, mcpbridge.ErrUnavailable) {
 		t.Errorf("Add without oauth = %v, want ErrUnavailable", err)
 	}
@@ -322,7 +136,7 @@ func TestImportOAuthTokenStore(t *testing.T) {
 	var store *mcpbridge.FileTokens
 	var asked int
 	var mu sync.Mutex
-	cfg := mcpbridge.ServerConfig{Name: "p", URL: a.rs.URL + "/mcp", Enabled: true}
+	cfg := mcpbridge.ServerConfig{Name: "p", URL: a.RS.URL + "/mcp", Enabled: true}
 	oauth := &mcpbridge.OAuthConfig{RedirectURL: impRedirect, Authorize: impFollow(&asked, &mu)}
 	start := func() {
 		t.Helper()
@@ -346,7 +160,7 @@ func TestImportOAuthTokenStore(t *testing.T) {
 	if err != nil || saved == nil || saved.Token.AccessToken == "" {
 		t.Fatalf("stored token = %+v, %v; want the token obtained", saved, err)
 	}
-	if saved.TokenURL != a.as.URL+"/token" || saved.ClientID != "registered" || saved.Resource != cfg.URL {
+	if saved.TokenURL != a.AS.URL+"/token" || saved.ClientID != "registered" || saved.Resource != cfg.URL {
 		t.Errorf("stored token: token url %q, client %q, resource %q; want what refreshing needs, for %s",
 			saved.TokenURL, saved.ClientID, saved.Resource, cfg.URL)
 	}
@@ -359,7 +173,7 @@ func TestImportOAuthTokenStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	start()
-	if diff := cmp.Diff([]string{"authorization_code", "refresh_token"}, a.grantsSeen()); diff != "" {
+	if diff := cmp.Diff([]string{"authorization_code", "refresh_token"}, a.Grants()); diff != "" {
 		t.Errorf("token requests (-want +got):\n%s", diff)
 	}
 	mu.Lock()
@@ -451,14 +265,12 @@ func TestImportOAuthTokenOfAnotherServer(t *testing.T) {
 	var asked int
 	var mu sync.Mutex
 	im := impImporter(t, wield.NewRegistry(nil), nil)
-	err := im.AddOAuth(t.Context(), mcpbridge.ServerConfig{Name: "p", URL: a.rs.URL + "/mcp", Enabled: true},
+	err := im.AddOAuth(t.Context(), mcpbridge.ServerConfig{Name: "p", URL: a.RS.URL + "/mcp", Enabled: true},
 		&mcpbridge.OAuthConfig{RedirectURL: impRedirect, Authorize: impFollow(&asked, &mu), Tokens: store})
 	if err != nil {
 		t.Fatalf("AddOAuth: %v", err)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, tok := range a.presented {
+	for _, tok := range a.Presented() {
 		if tok == "for-the-other" {
 			t.Fatal("the token of another server was sent")
 		}
@@ -480,7 +292,7 @@ func TestImportOAuthAuthorizePanics(t *testing.T) {
 	oauth := &mcpbridge.OAuthConfig{RedirectURL: impRedirect, Authorize: func(context.Context, string) (*mcpbridge.OAuthRedirect, error) {
 		panic("Authorize bug")
 	}}
-	if err := im.AddOAuth(t.Context(), mcpbridge.ServerConfig{Name: "p", URL: a.rs.URL + "/mcp", Enabled: true}, oauth); err == nil {
+	if err := im.AddOAuth(t.Context(), mcpbridge.ServerConfig{Name: "p", URL: a.RS.URL + "/mcp", Enabled: true}, oauth); err == nil {
 		t.Error("AddOAuth succeeded with an Authorize that panics")
 	}
 	if n := wield.CallbackPanics()[wield.CallbackMCPAuthorize] - before; n < 1 {

@@ -227,16 +227,24 @@ func (im *Importer) Start(cfg ServerConfig) (connect func(context.Context) error
 // retried with backoff (running [OAuthConfig].Authorize again), and the
 // error wraps [ErrUnavailable]. oauth is copied.
 func (im *Importer) AddOAuth(ctx context.Context, cfg ServerConfig, oauth *OAuthConfig) error {
-	if oauth == nil {
-		return fmt.Errorf("add mcp server %q: nil oauth configuration", cfg.Name)
-	}
-	o := *oauth
-	o.Scopes, o.PrivateKey = slices.Clone(o.Scopes), slices.Clone(o.PrivateKey)
-	connect, err := im.start(cfg, &o)
+	connect, err := im.StartOAuth(cfg, oauth)
 	if err != nil {
 		return err
 	}
 	return connect(ctx)
+}
+
+// StartOAuth is the first half of [Importer.AddOAuth], as [Importer.Start]
+// is of [Importer.Add]: it checks cfg and oauth and adds the server by
+// name, and returns what connects to it and lists its tools. oauth is
+// copied.
+func (im *Importer) StartOAuth(cfg ServerConfig, oauth *OAuthConfig) (connect func(context.Context) error, err error) {
+	if oauth == nil {
+		return nil, fmt.Errorf("add mcp server %q: nil oauth configuration", cfg.Name)
+	}
+	o := *oauth
+	o.Scopes, o.PrivateKey = slices.Clone(o.Scopes), slices.Clone(o.PrivateKey)
+	return im.start(cfg, &o)
 }
 
 // start adds the server by name and returns what connects to it.

@@ -19,6 +19,8 @@
 //	mcp_servers:
 //	  - {name: fs, command: [mcp-fs, /data], env: {ROOT: /data}}
 //	  - {name: db, url: "http://localhost:3001", headers: {Authorization: "Bearer ${DB_TOKEN}"}, enabled: false}
+//	  - {name: crm, url: "https://crm.example/mcp", oauth: {grant: client_credentials, client_id: wield, client_secret: "${CRM_SECRET}"}}
+//	                                          # oauth: see MCPOAuth (wield mcp login NAME for grant authorization_code);
 //	                                          # also max_pages: 100, max_tools: 10000 (one listing's limits);
 //	                                          # timeout: 10s (to connect and list the tools; then it is retried in the background);
 //	                                          # max_response: 16777216 (bytes of one message from an HTTP server);
@@ -179,6 +181,8 @@ type Config struct {
 	// MCP is what the MCP server offers besides tools: resources,
 	// resource templates and prompts (see [MCPConfig]).
 	MCP MCPConfig
+	// MCPOAuth is the oauth of the MCP servers that have one, by name.
+	MCPOAuth map[string]MCPOAuth
 	// MCPServerAt says where each of MCPServers is written, by name, so
 	// that a warning about a server that does not answer points at it.
 	MCPServerAt map[string]Position
@@ -584,7 +588,7 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			}
 		case "mcp_servers":
 			if c.set(f, "mcp_servers", "MCP servers") {
-				cfg.MCPServers, cfg.MCPServerAt = c.mcpServers(f, "mcp_servers")
+				cfg.MCPServers, cfg.MCPServerAt, cfg.MCPOAuth = c.mcpServers(f, "mcp_servers", dir)
 			}
 		case "store":
 			cfg.Store = c.str(f)
@@ -646,7 +650,7 @@ func (c *configDecoder) seedTools(tf field, cfg *Config, dir string) {
 			}
 		case "mcpServers":
 			if c.set(f, "tools.mcpServers", "MCP servers") {
-				cfg.MCPServers, cfg.MCPServerAt = c.mcpServers(f, "tools.mcpServers")
+				cfg.MCPServers, cfg.MCPServerAt, cfg.MCPOAuth = c.mcpServers(f, "tools.mcpServers", dir)
 			}
 		default:
 			c.unknown(f, "tools")
@@ -969,16 +973,17 @@ func cmpOr(n, or *yaml.Node) *yaml.Node {
 // mcpServers reads the MCP servers and where each is written. A server
 // whose settings use an unset variable is left out: with a warning when it
 // is enabled, silently when it is not (it would not be used).
-func (c *configDecoder) mcpServers(sf field, what string) ([]MCPServer, map[string]Position) {
+func (c *configDecoder) mcpServers(sf field, what, dir string) ([]MCPServer, map[string]Position, map[string]MCPOAuth) {
 	list, ok := seq(sf.val)
 	if !ok {
 		c.errorf(sf.val, "%s: expected a list of servers, got %s", what, kindName(sf.val))
-		return nil, nil
+		return nil, nil, nil
 	}
 	var out []MCPServer
 	at := map[string]Position{}
+	var auth map[string]MCPOAuth
 	for _, n := range list {
-		s, where, ok := c.mcpServer(n, what)
+		s, o, where, ok := c.mcpServer(n, what, dir)
 		if !ok {
 			continue
 		}
@@ -992,16 +997,25 @@ func (c *configDecoder) mcpServers(sf field, what string) ([]MCPServer, map[stri
 		}
 		at[s.Name] = where
 		out = append(out, s)
+		if o != nil {
+			if auth == nil {
+				auth = map[string]MCPOAuth{}
+			}
+			auth[s.Name] = *o
+		}
 	}
-	return out, at
+	return out, at, auth
 }
 
-func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, Position, bool) {
+func (c *configDecoder) mcpServer(n *yaml.Node, what, dir string) (MCPServer, *MCPOAuth, Position, bool) {
 	s := MCPServer{Enabled: true}
 	fs, ok := c.mapping(n, what)
 	if !ok {
-		return s, Position{}, false
+		return s, nil, Position{}, false
 	}
+	var oauth *MCPOAuth
+	var oauthAt *yaml.Node
+	var oauthField field
 	mark := len(c.problems)
 	unset := c.claim(n)
 	if len(fs) > 0 {
@@ -1036,9 +1050,14 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, Positio
 			s.Timeout = c.dur(f, time.Second)
 		case "max_response":
 			s.MaxResponse = c.integer(f)
+		case "oauth":
+			oauthAt, oauthField = f.key, f // read below, once the name is known
 		default:
 			c.unknown(f, "mcp server")
 		}
+	}
+	if oauthAt != nil {
+		oauth = c.mcpOAuth(oauthField, s.Name, unset, dir)
 	}
 	line, col := pos(n)
 	where := Position{File: c.decoder.file, Line: line, Col: col}
@@ -1054,7 +1073,7 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, Positio
 		if s.Enabled && !c.failed(mark) {
 			c.warnOff(unset, "mcp server "+s.Name)
 		}
-		return s, where, false
+		return s, nil, where, false
 	}
 	switch {
 	case s.URL == "" && len(s.Command) == 0:
@@ -1070,7 +1089,10 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what string) (MCPServer, Positio
 	case s.Transport != "stdio" && s.Transport != "http" && s.Transport != "sse":
 		c.errorf(n, "mcp server %s: transport %q is not stdio, http or sse", s.Name, s.Transport)
 	}
-	return s, where, !c.failed(mark)
+	if oauth != nil {
+		c.checkOAuthServer(&s, oauthAt)
+	}
+	return s, oauth, where, !c.failed(mark)
 }
 
 func (c *configDecoder) server(sf field) Server {

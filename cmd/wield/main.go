@@ -349,10 +349,20 @@ func (a *app) importMCP(reg *wield.Registry, c *toolfile.Config) (*mcpbridge.Imp
 			return nil, fmt.Errorf("%s: mcp_servers: %w", a.config, err)
 		}
 	}
+	var tokens oauthTokens
 	for _, s := range c.MCPServers {
 		// Each server is added by name now, and connected below, in the
 		// background: tool files loaded next may name it in mcp entries.
-		connect, err := im.Start(mcpbridge.ServerConfig(s))
+		var connect func(context.Context) error
+		var err error
+		if o, ok := c.MCPOAuth[s.Name]; ok && s.Enabled {
+			var oc *mcpbridge.OAuthConfig
+			if oc, err = a.oauthConfig(s, o, &tokens); err == nil {
+				connect, err = im.StartOAuth(mcpbridge.ServerConfig(s), oc)
+			}
+		} else {
+			connect, err = im.Start(mcpbridge.ServerConfig(s))
+		}
 		if err != nil {
 			if !a.serving {
 				return nil, fmt.Errorf("%s: mcp_servers: %w", a.config, err)

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/safetext"
+	"github.com/wieldhq/wield/mcpbridge"
+	"github.com/wieldhq/wield/toolfile"
+)
+
+func (a *app) mcpLoginCommand() *cobra.Command {
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "login NAME",
+		Short: "Authorize wield with an MCP server of mcp_servers whose oauth grant is authorization_code",
+		Long: `Authorize wield with the MCP server NAME of --config, whose oauth grant is
+authorization_code: wield prints the authorization server's URL, to open in a
+browser, and listens on 127.0.0.1 (oauth.redirect_port, else a free port) for
+the browser's return (RFC 8252). It then exchanges the code for tokens and
+keeps them in ` + "`$XDG_STATE_HOME/wield/mcp-tokens.json`" + ` (mode 0600), where
+'wield serve', 'wield call' and 'wield list' find them; a refresh token, when
+the server gives one (oauth.offline_access), renews them. No browser is
+started. Ctrl-C ends the wait, and so does --wait. See docs/mcp.md#oauth.`,
+		Example: `  wield mcp login notes --config wield.yaml`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.mcpLogin(cmd.Context(), args[0], wait)
+		},
+	}
+	cmd.Flags().DurationVar(&wait, "wait", 5*time.Minute, "how long to wait for the browser to come back")
+	return cmd
+}
+
+func (a *app) mcpLogin(ctx context.Context, name string, wait time.Duration) error {
+	if a.cfg == nil {
+		return usagef("mcp login: give --config: NAME is one of its mcp_servers")
+	}
+	if wait <= 0 {
+		return usagef("mcp login: --wait must be more than 0")
+	}
+	var s *toolfile.MCPServer
+	for i := range a.cfg.MCPServers {
+		if a.cfg.MCPServers[i].Name == name {
+			s = &a.cfg.MCPServers[i]
+		}
+	}
+	if s == nil {
+		return fmt.Errorf("mcp login: %s has no MCP server %q in mcp_servers", a.config, name)
+	}
+	o, ok := a.cfg.MCPOAuth[name]
+	switch {
+	case !ok:
+		return fmt.Errorf("mcp login: mcp server %s has no oauth in %s: there is nothing to log in to", name, a.config)
+	case o.Grant != toolfile.GrantAuthorizationCode:
+		return fmt.Errorf("mcp login: mcp server %s's oauth grant is %s: wield obtains its tokens by itself, no person logs in", name, o.Grant)
+	}
+	store, err := (&oauthTokens{}).open()
+	if err != nil {
+		return err
+	}
+	port := o.RedirectPort
+	if port == 0 {
+		if port, err = freeLoopbackPort(); err != nil {
+			return fmt.Errorf("mcp login: %w", err)
+		}
+	}
+	redirect := loopbackRedirect(port)
+	show := func(authURL string) {
+		fmt.Fprintf(a.stdout, "To authorize wield with mcp server %s, open this URL in a browser:\n\n  %s\n\nWaiting for the browser to come back to %s (Ctrl-C to stop) ...\n",
+			safetext.Line(name), safetext.Line(authURL), redirect)
+	}
+	cfg := mcpbridge.ServerConfig(*s)
+	cfg.Enabled = true
+	// The handshake holds the browser step: the importer's own limit is
+	// past --wait, which ends it.
+	cfg.Timeout = wait + time.Minute
+	lctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	// Errors only: a login that ends is told below, not as the importer's
+	// background warnings.
+	im := mcpbridge.NewImporter(wield.NewRegistry(nil), &mcpbridge.ImportOptions{
+		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
+	defer im.Close()
+	connect, err := im.StartOAuth(cfg, &mcpbridge.OAuthConfig{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scopes: o.Scopes,
+		OfflineAccess: o.OfflineAccess, RedirectURL: redirect, Tokens: freshLogin{store}, Authorize: mcpbridge.AuthorizeOnLoopback(redirect, show)})
+	if err != nil {
+		return fmt.Errorf("mcp login: %s: %w", a.config, err)
+	}
+	if err := connect(lctx); err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return fmt.Errorf("mcp login %s: interrupted before the browser came back", name)
+		case lctx.Err() != nil:
+			return fmt.Errorf("mcp login %s: the browser did not come back within %s (--wait)", name, wait)
+		}
+		return fmt.Errorf("mcp login %s: %s", name, reasonOf(err))
+	}
+	t, err := store.Token(name)
+	if err != nil || t == nil {
+		return fmt.Errorf("mcp login %s: the server let wield in without a token to keep: it may not need oauth", name)
+	}
+	refresh := "no refresh token: log in again when it expires"
+	if t.Token.RefreshToken != "" {
+		refresh = "with a refresh token"
+	}
+	fmt.Fprintf(a.stdout, "Logged in to mcp server %s (%s); tokens kept in %s\n", safetext.Line(name), refresh, store.Path())
+	return nil
+}
+
+// freeLoopbackPort returns a port of 127.0.0.1 that was free a moment ago.
+func freeLoopbackPort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// freshLogin is the token file as a login sees it: without the tokens it
+// holds, so that a login always asks the person (another account, a
+// revoked token), and replaces them once it succeeds.
+type freshLogin struct{ *mcpbridge.FileTokens }
+
+// Token implements [mcpbridge.TokenStore]: there is none yet.
+func (freshLogin) Token(string) (*mcpbridge.OAuthToken, error) { return nil, nil }

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wieldhq/wield/internal/oauthtest"
+)
+
+// TestMCPLoginRefusals: wield mcp login needs --config, a server of it with
+// oauth of grant authorization_code, and ends after --wait when no browser
+// comes back, saying so.
+func TestMCPLoginRefusals(t *testing.T) {
+	a := oauthtest.New(nil)
+	defer a.Close()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	cfg := filepath.Join(t.TempDir(), "wield.yaml")
+	os.WriteFile(cfg, []byte(`mcp_servers:
+  - {name: notes, url: "`+a.MCPURL()+`", oauth: {grant: authorization_code}}
+  - {name: svc, url: "`+a.MCPURL()+`", oauth: {grant: client_credentials, client_id: c, client_secret: s}}
+  - {name: plain, url: "`+a.MCPURL()+`"}
+`), 0o600)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "login", "notes"}, "mcp login: give --config: NAME is one of its mcp_servers"},
+		{[]string{"--config", cfg, "mcp", "login", "nope"}, `has no MCP server "nope" in mcp_servers`},
+		{[]string{"--config", cfg, "mcp", "login", "plain"}, "mcp server plain has no oauth in " + cfg},
+		{[]string{"--config", cfg, "mcp", "login", "svc"}, "mcp server svc's oauth grant is client_credentials: wield obtains its tokens by itself"},
+		{[]string{"--config", cfg, "mcp", "login", "notes", "--wait", "0s"}, "--wait must be more than 0"},
+		{[]string{"--config", cfg, "mcp", "login", "notes", "--wait", "300ms"}, "mcp login notes: the browser did not come back within 300ms (--wait)"},
+	} {
+		code, out, errs := runIn(t, "", tt.args...)
+		if code == 0 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%q: exit %d, stderr %q, want %q\n%s", tt.args, code, errs, tt.want, out)
+		}
+	}
+	if _, err := os.Stat(tokensFile()); err == nil {
+		t.Error("a token file was written without a login")
+	}
+}
