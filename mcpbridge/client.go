@@ -23,6 +23,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wieldhq/wield"
 )
 
 // The transports of a [ServerConfig].
@@ -75,6 +76,12 @@ type ServerConfig struct {
 	// [ImportOptions].MaxResponse. A larger one is not read: the call fails
 	// saying so and the connection is reset.
 	MaxResponse int
+	// Permission, when set, is given to every tool of this server, over
+	// [ImportOptions].Permission and what the tools' annotations imply: a
+	// server trusted less (confirm, deny) or more (auto) than MCP's
+	// defaults say. A tool's _meta asking for a stricter one still wins
+	// (see [ImportPermission]).
+	Permission wield.Permission
 }
 
 // impServerName is the rule of a server's name, at most 64 bytes long (the

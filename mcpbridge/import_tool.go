@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,7 +48,7 @@ func (s *impServer) impConvertTool(r *mcp.Tool) (*wield.Tool, error) {
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  ann,
-		Permission:   ImportPermission(s.im.opts.Permission, ann, r.Meta),
+		Permission:   ImportPermission(cmp.Or(s.cfg.Permission, s.im.opts.Permission), ann, r.Meta),
 		Source:       "mcp:" + s.cfg.Name,
 		Handler:      &impHandler{s: s, remote: r.Name},
 	}, nil

@@ -101,6 +101,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
 	"github.com/wieldhq/wield/policy"
@@ -293,6 +294,10 @@ type MCPServer struct {
 	// MaxResponse bounds one message read from an HTTP server, in bytes
 	// (max_response); zero means the importer's 16 MiB.
 	MaxResponse int
+	// Permission is given to every tool of the server (permission: auto,
+	// confirm or deny), over what their annotations imply; empty keeps the
+	// annotations' rule.
+	Permission wield.Permission
 }
 
 // Server configures wield's own server.
@@ -1016,6 +1021,7 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what, dir string) (MCPServer, *M
 	var oauth *MCPOAuth
 	var oauthAt *yaml.Node
 	var oauthField field
+	var permAt *yaml.Node // where permission: is written
 	mark := len(c.problems)
 	unset := c.claim(n)
 	if len(fs) > 0 {
@@ -1050,6 +1056,9 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what, dir string) (MCPServer, *M
 			s.Timeout = c.dur(f, time.Second)
 		case "max_response":
 			s.MaxResponse = c.integer(f)
+		case "permission":
+			s.Permission = wield.Permission(c.str(f))
+			permAt = f.val // checked below, once the name is known
 		case "oauth":
 			oauthAt, oauthField = f.key, f // read below, once the name is known
 		default:
@@ -1068,6 +1077,11 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what, dir string) (MCPServer, *M
 		// Its tools are named <server>__<tool>: server x__y's tool echo
 		// and server x's tool y__echo would both be x__y__echo.
 		c.errorf(n, "mcp server %s: the name must not contain __ nor end with _ (its tools are named %s__<tool>, which would be ambiguous)", s.Name, s.Name)
+	}
+	switch s.Permission {
+	case "", wield.PermissionAuto, wield.PermissionConfirm, wield.PermissionDeny:
+	default:
+		c.errorf(permAt, "mcp server %s: permission: %q is not auto, confirm or deny", s.Name, s.Permission)
 	}
 	if len(unset) > 0 {
 		if s.Enabled && !c.failed(mark) {

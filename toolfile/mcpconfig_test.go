@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wieldhq/wield"
 )
 
 // writeConfig writes a wield.yaml (and a picture beside it) to a folder of
@@ -148,5 +149,23 @@ func TestLoadConfigMCPMistakes(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+// TestMCPServerPermission: mcp_servers[].permission is read as auto,
+// confirm or deny, whichever key comes first; anything else is refused at
+// its value, naming the server.
+func TestMCPServerPermission(t *testing.T) {
+	cfg, err := LoadConfig(writeConfig(t, "mcp_servers:\n  - {permission: confirm, name: a, url: \"http://127.0.0.1:1/mcp\"}\n  - {name: b, url: \"http://127.0.0.1:1/mcp\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []wield.Permission{cfg.MCPServers[0].Permission, cfg.MCPServers[1].Permission}; got[0] != wield.PermissionConfirm || got[1] != "" {
+		t.Errorf("permissions %q, want confirm and none", got)
+	}
+	p := writeConfig(t, "mcp_servers:\n  - {permission: ask, name: a, url: \"http://127.0.0.1:1/mcp\"}\n")
+	want := p + `:2:18: mcp server a: permission: "ask" is not auto, confirm or deny`
+	if got := configProblems(t, p); len(got) != 1 || got[0] != want {
+		t.Errorf("problems %q, want %q", got, want)
 	}
 }
