@@ -23,7 +23,9 @@ import (
 // redirects to wield's loopback listener; the tokens are kept in the state
 // folder (mode 0600), and `wield call` and `wield serve` use them, a
 // refresh token renewing an expired one. Ctrl-C ends a login waiting for
-// the browser at once; a second login asks the browser again.
+// the browser at once; a second login asks the browser again; `wield mcp
+// logout` forgets the tokens (the server out of reach until a login
+// again), and says so when there were none.
 func TestJourneyMCPLogin(t *testing.T) {
 	a := oauthtest.New(nil)
 	defer a.Close()
@@ -105,6 +107,18 @@ func TestJourneyMCPLogin(t *testing.T) {
 	login = u.launch([]string{"--config", "wield.yaml", "mcp", "login", "notes"}, func(s *server) bool { return authURL(s) != "" })
 	login.stop(syscall.SIGINT, 5*time.Second)
 	u.must("--config", "wield.yaml", "call", "notes__whoami")
+
+	// A logout forgets the tokens: the server is out of reach until a
+	// login again; a second logout says there was nothing kept.
+	if r := u.must("mcp", "logout", "notes"); !strings.Contains(r.stdout, "Logged out of mcp server notes") {
+		t.Errorf("logout:\n%s", r)
+	}
+	if r := u.wield("--config", "wield.yaml", "call", "notes__whoami"); r.code == 0 || !strings.Contains(r.stderr, "wield mcp login notes") {
+		t.Errorf("call after the logout:\n%s", r)
+	}
+	if r := u.must("mcp", "logout", "notes"); !strings.Contains(r.stdout, "No tokens of mcp server notes were kept") {
+		t.Errorf("a second logout:\n%s", r)
+	}
 }
 
 // authURL is the authorization URL a running `wield mcp login` printed,

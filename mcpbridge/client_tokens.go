@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/wieldhq/wield/internal/atomicfile"
+	"maps"
 	"os"
 	"sync"
 
@@ -121,19 +122,45 @@ func (f *FileTokens) Token(server string) (*OAuthToken, error) {
 // SetToken implements [TokenStore]: it rewrites the file. On a write error
 // the store keeps its previous content.
 func (f *FileTokens) SetToken(server string, t *OAuthToken) error {
+	if err := f.change(func(m map[string]OAuthToken) { m[server] = *t }); err != nil {
+		return fmt.Errorf("set token of %s: %w", server, err)
+	}
+	return nil
+}
+
+// DeleteToken forgets the tokens of server, rewriting the file, and
+// reports whether there were any.
+func (f *FileTokens) DeleteToken(server string) (bool, error) {
+	had := false
+	err := f.change(func(m map[string]OAuthToken) {
+		_, had = m[server]
+		delete(m, server)
+	})
+	if err != nil {
+		return false, fmt.Errorf("delete token of %s: %w", server, err)
+	}
+	return had, nil
+}
+
+// change applies fn to the tokens as the file holds them now (another
+// process, a login beside a running server, may have rewritten it since
+// it was read) and writes the result.
+func (f *FileTokens) change(fn func(map[string]OAuthToken)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	next := make(map[string]OAuthToken, len(f.m)+1)
-	for k, v := range f.m {
-		next[k] = v
+	if now, err := OpenFileTokens(f.path); err == nil {
+		maps.Copy(next, now.m)
+	} else {
+		maps.Copy(next, f.m)
 	}
-	next[server] = *t
+	fn(next)
 	b, err := json.MarshalIndent(next, "", "  ")
 	if err != nil {
-		return fmt.Errorf("set token of %s: %w", server, err)
+		return err
 	}
 	if err := atomicfile.Write(f.path, append(b, '\n')); err != nil {
-		return fmt.Errorf("set token of %s: %w", server, err)
+		return err
 	}
 	f.m = next
 	return nil

@@ -87,3 +87,44 @@ func TestOpenFileTokensRefusesOtherFiles(t *testing.T) {
 		t.Errorf("OpenFileTokens of a missing file: %v", err)
 	}
 }
+
+// TestFileTokensTwoProcesses: two stores of one file (a running server, and
+// a login or logout beside it) each change what the file holds now, not
+// what it held when they opened it: a server refreshing its token keeps a
+// login's new one, and a logout is not undone by the next refresh.
+func TestFileTokensTwoProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	server, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := server.SetToken("a", &mcpbridge.OAuthToken{Token: &oauth2.Token{AccessToken: "a1"}}); err != nil {
+		t.Fatal(err)
+	}
+	login, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := login.SetToken("b", &mcpbridge.OAuthToken{Token: &oauth2.Token{AccessToken: "b1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if had, err := login.DeleteToken("a"); err != nil || !had {
+		t.Fatalf("logout of a: %v %v", had, err)
+	}
+	if had, err := login.DeleteToken("a"); err != nil || had {
+		t.Fatalf("a second logout of a: %v %v, want nothing there", had, err)
+	}
+	// The server refreshes b's token, which it never read.
+	if err := server.SetToken("b", &mcpbridge.OAuthToken{Token: &oauth2.Token{AccessToken: "b2"}}); err != nil {
+		t.Fatal(err)
+	}
+	now, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := now.Token("a")
+	b, _ := now.Token("b")
+	if a != nil || b == nil || b.Token.AccessToken != "b2" {
+		t.Errorf("the file holds a=%v b=%v, want no a (logged out) and b2", a, b)
+	}
+}

@@ -76,7 +76,7 @@ wield://calls/{id}/output.`,
 	fl.StringSliceVar(&f.allowedHosts, "allowed-host", nil, "with --http: a Host header to accept besides loopback names (repeatable)")
 	fl.StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "with --http: an Origin to accept besides loopback ones, like https://app.example (repeatable)")
 	fl.DurationVar(&f.grace, "grace", 10*time.Second, "on shutdown (SIGTERM; over stdio, the end of stdin too), how long requests in flight may take to finish")
-	cmd.AddCommand(a.mcpLoginCommand())
+	cmd.AddCommand(a.mcpLoginCommand(), a.mcpLogoutCommand())
 	return cmd
 }
 

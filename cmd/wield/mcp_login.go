@@ -130,3 +130,33 @@ type freshLogin struct{ *mcpbridge.FileTokens }
 
 // Token implements [mcpbridge.TokenStore]: there is none yet.
 func (freshLogin) Token(string) (*mcpbridge.OAuthToken, error) { return nil, nil }
+
+func (a *app) mcpLogoutCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "logout NAME",
+		Short: "Forget the tokens 'wield mcp login NAME' kept",
+		Long: `Remove the tokens of the MCP server NAME from ` + "`$XDG_STATE_HOME/wield/mcp-tokens.json`" + `,
+where 'wield mcp login' keeps them: wield then no longer reaches that server
+until a login again (a server running now keeps the token it holds until it
+restarts). The tokens are forgotten here, not revoked at the authorization
+server. Saying so when none were kept, exit 0 either way.`,
+		Example: `  wield mcp logout notes`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := (&oauthTokens{}).open()
+			if err != nil {
+				return err
+			}
+			had, err := store.DeleteToken(args[0])
+			if err != nil {
+				return fmt.Errorf("mcp logout: %w", err)
+			}
+			if !had {
+				fmt.Fprintf(a.stdout, "No tokens of mcp server %s were kept in %s\n", safetext.Line(args[0]), store.Path())
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "Logged out of mcp server %s: its tokens are removed from %s\n", safetext.Line(args[0]), store.Path())
+			return nil
+		},
+	}
+}
