@@ -22,7 +22,9 @@ func TestJourneyCallFlags(t *testing.T) {
 		extra []string
 	}{{"local", []string{"--tools", "tools"}}, {"server", []string{"--server", s.url}}} {
 		t.Run(where.name, func(t *testing.T) {
-			call := func(args ...string) *run { return u.wield(append(append([]string{"call"}, where.extra...), args...)...) }
+			call := func(args ...string) *run {
+				return u.wield(append(append([]string{"call"}, where.extra...), args...)...)
+			}
 			id := "mine-" + where.name
 			r := call("echo", "message=hi", "--id", id, "--user", "alice", "--priority", "3", "--idempotency-key", "k-"+where.name)
 			var res struct {
