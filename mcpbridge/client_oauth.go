@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jwtkey"
+	"github.com/wieldhq/wield/internal/safetext"
 	"golang.org/x/oauth2"
 )
 
@@ -116,8 +117,11 @@ func ParseOAuthRedirect(redirect string) (*OAuthRedirect, error) {
 	}
 	q := u.Query()
 	if e := q.Get("error"); e != "" {
+		// The authorization server's words, shown to a person: bounded
+		// (the terminal escapes them).
+		e = safetext.Clip(e, 64)
 		if d := q.Get("error_description"); d != "" {
-			e += ": " + d
+			e += ": " + safetext.Clip(d, 512)
 		}
 		return nil, fmt.Errorf("parse oauth redirect: the authorization server refused: %s", e)
 	}

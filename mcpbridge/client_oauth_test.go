@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -234,6 +235,12 @@ func TestParseOAuthRedirect(t *testing.T) {
 		{"http://127.0.0.1/cb?error=access_denied&error_description=no+thanks", nil, "access_denied: no thanks"},
 		{"http://127.0.0.1/cb?state=s", nil, "no code"},
 		{"http://[::1/cb", nil, "parse oauth redirect"},
+	}
+	// A server's (or a forged visit's) error text is bounded, not a
+	// megabyte on the terminal.
+	long := "http://127.0.0.1/cb?error=" + strings.Repeat("e", 1<<16) + "&error_description=" + strings.Repeat("d", 1<<16)
+	if _, err := mcpbridge.ParseOAuthRedirect(long); err == nil || len(err.Error()) > 1024 {
+		t.Errorf("ParseOAuthRedirect of a long error = an error of %d bytes, want at most 1024", len(fmt.Sprint(err)))
 	}
 	for _, tt := range tests {
 		got, err := mcpbridge.ParseOAuthRedirect(tt.in)
