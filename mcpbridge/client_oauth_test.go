@@ -306,3 +306,65 @@ func TestImportOAuthAuthorizePanics(t *testing.T) {
 		t.Errorf("mcp_authorize panics counted: %d, want at least 1", n)
 	}
 }
+
+// A server's tokens removed from the file by another process (wield mcp
+// logout beside a running wield serve) stay removed when the running
+// importer refreshes the token it holds: it uses the new token, and does
+// not write it back.
+func TestImportOAuthRefreshAfterLogout(t *testing.T) {
+	a := impNewAuthServer(t, nil)
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	cfg := mcpbridge.ServerConfig{Name: "p", URL: a.RS.URL + "/mcp", Enabled: true}
+	var asked int
+	var mu sync.Mutex
+	add := func(store *mcpbridge.FileTokens) {
+		t.Helper()
+		reg := wield.NewRegistry(nil)
+		im := mcpbridge.NewImporter(reg, &mcpbridge.ImportOptions{Permission: wield.PermissionAuto})
+		defer im.Close()
+		if err := im.AddOAuth(t.Context(), cfg, &mcpbridge.OAuthConfig{RedirectURL: impRedirect, Authorize: impFollow(&asked, &mu), Tokens: store}); err != nil {
+			t.Fatalf("AddOAuth: %v", err)
+		}
+		if r := impCall(t, impEngine(t, reg), "p__whoami", `{}`); !r.OK {
+			t.Fatalf("call: %s", r.Error)
+		}
+	}
+	login, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(login)
+	saved, err := login.Token("p")
+	if err != nil || saved == nil || saved.Token.RefreshToken == "" {
+		t.Fatalf("stored token = %+v, %v; want one with a refresh token", saved, err)
+	}
+	expired := *saved.Token
+	expired.Expiry = time.Now().Add(-time.Minute)
+	saved.Token = &expired
+	if err := login.SetToken("p", saved); err != nil {
+		t.Fatal(err)
+	}
+	// serve reads the file; then a logout removes p's tokens.
+	serve, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logout, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if had, err := logout.DeleteToken("p"); err != nil || !had {
+		t.Fatalf("logout: %v, %v", had, err)
+	}
+	add(serve) // refreshes the expired token it read
+	if diff := cmp.Diff([]string{"authorization_code", "refresh_token"}, a.Grants()); diff != "" {
+		t.Errorf("token requests (-want +got):\n%s", diff)
+	}
+	now, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, _ := now.Token("p"); tok != nil {
+		t.Errorf("the refresh brought back the tokens the logout removed: %+v", tok)
+	}
+}

@@ -142,6 +142,29 @@ func (f *FileTokens) DeleteToken(server string) (bool, error) {
 	return had, nil
 }
 
+// tokenReplacer is a [TokenStore] that can replace a server's token only
+// while it holds one ([FileTokens], which `wield mcp logout` changes from
+// another process).
+type tokenReplacer interface {
+	replaceToken(server string, t *OAuthToken) (bool, error)
+}
+
+// replaceToken stores t as server's token if the file still holds one for
+// it, and reports whether it did: a token refreshed by a running server
+// does not bring back the tokens a logout removed.
+func (f *FileTokens) replaceToken(server string, t *OAuthToken) (bool, error) {
+	kept := false
+	err := f.change(func(m map[string]OAuthToken) {
+		if _, kept = m[server]; kept {
+			m[server] = *t
+		}
+	})
+	if err != nil {
+		return false, fmt.Errorf("set token of %s: %w", server, err)
+	}
+	return kept, nil
+}
+
 // change applies fn to the tokens as the file holds them now (another
 // process, a login beside a running server, may have rewritten it since
 // it was read) and writes the result.
