@@ -171,12 +171,15 @@ func (f *FileTokens) replaceToken(server string, t *OAuthToken) (bool, error) {
 func (f *FileTokens) change(fn func(map[string]OAuthToken)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	next := make(map[string]OAuthToken, len(f.m)+1)
-	if now, err := OpenFileTokens(f.path); err == nil {
-		maps.Copy(next, now.m)
-	} else {
-		maps.Copy(next, f.m)
+	// A file that no longer reads (another program wrote it, a newer
+	// wield's fields) is left as it is: writing this store's view over it
+	// would drop every other server's tokens it holds.
+	now, err := OpenFileTokens(f.path)
+	if err != nil {
+		return fmt.Errorf("%w; the file is left unchanged", err)
 	}
+	next := make(map[string]OAuthToken, len(now.m)+1)
+	maps.Copy(next, now.m)
 	fn(next)
 	b, err := json.MarshalIndent(next, "", "  ")
 	if err != nil {
