@@ -73,6 +73,8 @@ func (s *MemTokens) SetToken(server string, t *OAuthToken) error {
 // readable by its owner only (mode 0600), rewritten atomically (a
 // temporary file in the same folder, synced, then renamed over the old one)
 // on every change, so a crash leaves either the old tokens or the new ones.
+// A change is made to what the file holds then, under a lock file beside it
+// (PATH.lock), so processes sharing the file keep each other's changes.
 type FileTokens struct {
 	path string
 	mu   sync.Mutex
@@ -171,6 +173,11 @@ func (f *FileTokens) replaceToken(server string, t *OAuthToken) (bool, error) {
 func (f *FileTokens) change(fn func(map[string]OAuthToken)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	unlock, err := lockTokens(f.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	// A file that no longer reads (another program wrote it, a newer
 	// wield's fields) is left as it is: writing this store's view over it
 	// would drop every other server's tokens it holds.
