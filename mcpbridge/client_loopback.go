@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
@@ -15,9 +16,11 @@ import (
 // it is called it listens at redirectURL, which must be an http URL on
 // loopback (127.0.0.1, [::1] or localhost) with a fixed port, calls show
 // with the authorization URL (print it, or open a browser on it), and waits
-// for the browser to come back to redirectURL's path. It returns what the
-// redirect carried, an error for a refusal, and ctx's error when ctx ends
-// first.
+// for the browser to come back to redirectURL's path with the state of
+// authURL: a visit with another state (a page of another origin, another
+// program on the machine) is answered 400 and does not end the wait. It
+// returns what the redirect carried, an error for a refusal, and ctx's
+// error when ctx ends first.
 func AuthorizeOnLoopback(redirectURL string, show func(authURL string)) func(ctx context.Context, authURL string) (*OAuthRedirect, error) {
 	return func(ctx context.Context, authURL string) (*OAuthRedirect, error) {
 		u, err := url.Parse(redirectURL)
@@ -36,6 +39,13 @@ func AuthorizeOnLoopback(redirectURL string, show func(authURL string)) func(ctx
 		if err != nil {
 			return nil, fmt.Errorf("authorize on loopback: %w", err)
 		}
+		// The state the authorization server must send back (RFC 6749
+		// §4.1.2, §10.12): the handshake checks it again; here it keeps a
+		// forged visit from taking the place of the person's.
+		var state string
+		if au, err := url.Parse(authURL); err == nil {
+			state = au.Query().Get("state")
+		}
 		path := u.EscapedPath()
 		if path == "" {
 			path = "/"
@@ -50,6 +60,10 @@ func AuthorizeOnLoopback(redirectURL string, show func(authURL string)) func(ctx
 				http.NotFound(w, req)
 				return
 			}
+			if got := req.URL.Query().Get("state"); subtle.ConstantTimeCompare([]byte(got), []byte(state)) != 1 {
+				http.Error(w, "Not the authorization wield is waiting for (its state differs); nothing was done.", http.StatusBadRequest)
+				return
+			}
 			r, err := ParseOAuthRedirect(req.URL.String())
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			if err != nil {
@@ -60,7 +74,7 @@ func AuthorizeOnLoopback(redirectURL string, show func(authURL string)) func(ctx
 			}
 			select {
 			case done <- outcome{r, err}:
-			default: // a second visit: the first one counts
+			default: // a second visit of the same state: the first one counts
 			}
 		})}
 		go func() { _ = srv.Serve(ln) }()

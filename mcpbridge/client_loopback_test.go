@@ -94,3 +94,35 @@ func TestAuthorizeOnLoopbackFailures(t *testing.T) {
 func impNotShown(t *testing.T) func(string) {
 	return func(string) { t.Error("the authorization URL was shown for a redirect URL that cannot work") }
 }
+
+// A visit to the callback with another state than the authorization URL's
+// (a page of another origin, another program on the machine) is refused
+// and does not end the wait: the person's redirect, which comes after it,
+// is the one returned.
+func TestAuthorizeOnLoopbackForgedState(t *testing.T) {
+	redirect := impFreeLoopbackURL(t)
+	var forged int
+	show := func(string) {
+		for _, q := range []string{"?code=forged&state=other", "?code=forged", "?error=access_denied&state=other"} {
+			resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(redirect + q)
+			if err != nil {
+				t.Errorf("forged visit %s: %v", q, err)
+				return
+			}
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusBadRequest {
+				forged++
+			}
+		}
+		impBrowse(t)(redirect + "?code=real&state=s3cret")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	r, err := mcpbridge.AuthorizeOnLoopback(redirect, show)(ctx, "http://127.0.0.1:1/authorize?response_type=code&state=s3cret")
+	if err != nil || r.Code != "real" || r.State != "s3cret" {
+		t.Fatalf("AuthorizeOnLoopback = %+v, %v; want the code of the visit with the authorization URL's state", r, err)
+	}
+	if forged != 3 {
+		t.Errorf("%d of 3 forged visits were answered 400", forged)
+	}
+}

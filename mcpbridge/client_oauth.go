@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jwtkey"
+	"github.com/wieldhq/wield/internal/safetext"
 	"golang.org/x/oauth2"
 )
 
@@ -116,8 +117,11 @@ func ParseOAuthRedirect(redirect string) (*OAuthRedirect, error) {
 	}
 	q := u.Query()
 	if e := q.Get("error"); e != "" {
+		// The authorization server's words, shown to a person: bounded
+		// (the terminal escapes them).
+		e = safetext.Clip(e, 64)
 		if d := q.Get("error_description"); d != "" {
-			e += ": " + d
+			e += ": " + safetext.Clip(d, 512)
 		}
 		return nil, fmt.Errorf("parse oauth redirect: the authorization server refused: %s", e)
 	}
@@ -285,7 +289,7 @@ func impStoredSource(t *OAuthToken, store TokenStore, server string, hc *http.Cl
 		Endpoint: oauth2.Endpoint{TokenURL: t.TokenURL, AuthStyle: oauth2.AuthStyle(t.AuthStyle)}}
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
 	return &impSavingSource{store: store, server: server, resource: t.Resource, log: im, base: c.TokenSource(ctx, t.Token),
-		tokenURL: t.TokenURL, clientID: t.ClientID, secret: t.ClientSecret, style: t.AuthStyle, last: t.Token.AccessToken}
+		tokenURL: t.TokenURL, clientID: t.ClientID, secret: t.ClientSecret, style: t.AuthStyle, last: t.Token.AccessToken, stored: true}
 }
 
 // impSavingSource stores every new token its base source returns.
@@ -299,6 +303,10 @@ type impSavingSource struct {
 
 	mu   sync.Mutex
 	last string // access token last stored
+	// stored: the store has held the server's token (it was read from
+	// there, or saved once), so a new one replaces it only while it is
+	// still there: a token refreshed after `wield mcp logout` is not kept.
+	stored bool
 }
 
 func (s *impSavingSource) Token() (*oauth2.Token, error) {
@@ -319,11 +327,19 @@ func (s *impSavingSource) save(t *oauth2.Token) error {
 	if t == nil || t.AccessToken == s.last {
 		return nil
 	}
-	if err := s.store.SetToken(s.server, &OAuthToken{Token: t, Resource: s.resource, TokenURL: s.tokenURL, ClientID: s.clientID,
-		ClientSecret: s.secret, AuthStyle: s.style}); err != nil {
+	ot := &OAuthToken{Token: t, Resource: s.resource, TokenURL: s.tokenURL, ClientID: s.clientID, ClientSecret: s.secret, AuthStyle: s.style}
+	if r, ok := s.store.(tokenReplacer); ok && s.stored {
+		kept, err := r.replaceToken(s.server, ot)
+		if err != nil {
+			return fmt.Errorf("store oauth token of mcp server %q: %w", s.server, err)
+		}
+		if !kept {
+			s.log.log.Info("the tokens of this mcp server were removed from the store (wield mcp logout): its refreshed token is used until it stops, not kept", "server", s.server)
+		}
+	} else if err := s.store.SetToken(s.server, ot); err != nil {
 		return fmt.Errorf("store oauth token of mcp server %q: %w", s.server, err)
 	}
-	s.last = t.AccessToken
+	s.last, s.stored = t.AccessToken, true
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -235,6 +236,12 @@ func TestParseOAuthRedirect(t *testing.T) {
 		{"http://127.0.0.1/cb?state=s", nil, "no code"},
 		{"http://[::1/cb", nil, "parse oauth redirect"},
 	}
+	// A server's (or a forged visit's) error text is bounded, not a
+	// megabyte on the terminal.
+	long := "http://127.0.0.1/cb?error=" + strings.Repeat("e", 1<<16) + "&error_description=" + strings.Repeat("d", 1<<16)
+	if _, err := mcpbridge.ParseOAuthRedirect(long); err == nil || len(err.Error()) > 1024 {
+		t.Errorf("ParseOAuthRedirect of a long error = an error of %d bytes, want at most 1024", len(fmt.Sprint(err)))
+	}
 	for _, tt := range tests {
 		got, err := mcpbridge.ParseOAuthRedirect(tt.in)
 		if tt.wantErr != "" {
@@ -297,5 +304,67 @@ func TestImportOAuthAuthorizePanics(t *testing.T) {
 	}
 	if n := wield.CallbackPanics()[wield.CallbackMCPAuthorize] - before; n < 1 {
 		t.Errorf("mcp_authorize panics counted: %d, want at least 1", n)
+	}
+}
+
+// A server's tokens removed from the file by another process (wield mcp
+// logout beside a running wield serve) stay removed when the running
+// importer refreshes the token it holds: it uses the new token, and does
+// not write it back.
+func TestImportOAuthRefreshAfterLogout(t *testing.T) {
+	a := impNewAuthServer(t, nil)
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	cfg := mcpbridge.ServerConfig{Name: "p", URL: a.RS.URL + "/mcp", Enabled: true}
+	var asked int
+	var mu sync.Mutex
+	add := func(store *mcpbridge.FileTokens) {
+		t.Helper()
+		reg := wield.NewRegistry(nil)
+		im := mcpbridge.NewImporter(reg, &mcpbridge.ImportOptions{Permission: wield.PermissionAuto})
+		defer im.Close()
+		if err := im.AddOAuth(t.Context(), cfg, &mcpbridge.OAuthConfig{RedirectURL: impRedirect, Authorize: impFollow(&asked, &mu), Tokens: store}); err != nil {
+			t.Fatalf("AddOAuth: %v", err)
+		}
+		if r := impCall(t, impEngine(t, reg), "p__whoami", `{}`); !r.OK {
+			t.Fatalf("call: %s", r.Error)
+		}
+	}
+	login, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(login)
+	saved, err := login.Token("p")
+	if err != nil || saved == nil || saved.Token.RefreshToken == "" {
+		t.Fatalf("stored token = %+v, %v; want one with a refresh token", saved, err)
+	}
+	expired := *saved.Token
+	expired.Expiry = time.Now().Add(-time.Minute)
+	saved.Token = &expired
+	if err := login.SetToken("p", saved); err != nil {
+		t.Fatal(err)
+	}
+	// serve reads the file; then a logout removes p's tokens.
+	serve, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logout, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if had, err := logout.DeleteToken("p"); err != nil || !had {
+		t.Fatalf("logout: %v, %v", had, err)
+	}
+	add(serve) // refreshes the expired token it read
+	if diff := cmp.Diff([]string{"authorization_code", "refresh_token"}, a.Grants()); diff != "" {
+		t.Errorf("token requests (-want +got):\n%s", diff)
+	}
+	now, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, _ := now.Token("p"); tok != nil {
+		t.Errorf("the refresh brought back the tokens the logout removed: %+v", tok)
 	}
 }

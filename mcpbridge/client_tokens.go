@@ -73,6 +73,8 @@ func (s *MemTokens) SetToken(server string, t *OAuthToken) error {
 // readable by its owner only (mode 0600), rewritten atomically (a
 // temporary file in the same folder, synced, then renamed over the old one)
 // on every change, so a crash leaves either the old tokens or the new ones.
+// A change is made to what the file holds then, under a lock file beside it
+// (PATH.lock), so processes sharing the file keep each other's changes.
 type FileTokens struct {
 	path string
 	mu   sync.Mutex
@@ -142,18 +144,49 @@ func (f *FileTokens) DeleteToken(server string) (bool, error) {
 	return had, nil
 }
 
+// tokenReplacer is a [TokenStore] that can replace a server's token only
+// while it holds one ([FileTokens], which `wield mcp logout` changes from
+// another process).
+type tokenReplacer interface {
+	replaceToken(server string, t *OAuthToken) (bool, error)
+}
+
+// replaceToken stores t as server's token if the file still holds one for
+// it, and reports whether it did: a token refreshed by a running server
+// does not bring back the tokens a logout removed.
+func (f *FileTokens) replaceToken(server string, t *OAuthToken) (bool, error) {
+	kept := false
+	err := f.change(func(m map[string]OAuthToken) {
+		if _, kept = m[server]; kept {
+			m[server] = *t
+		}
+	})
+	if err != nil {
+		return false, fmt.Errorf("set token of %s: %w", server, err)
+	}
+	return kept, nil
+}
+
 // change applies fn to the tokens as the file holds them now (another
 // process, a login beside a running server, may have rewritten it since
 // it was read) and writes the result.
 func (f *FileTokens) change(fn func(map[string]OAuthToken)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	next := make(map[string]OAuthToken, len(f.m)+1)
-	if now, err := OpenFileTokens(f.path); err == nil {
-		maps.Copy(next, now.m)
-	} else {
-		maps.Copy(next, f.m)
+	unlock, err := lockTokens(f.path)
+	if err != nil {
+		return err
 	}
+	defer unlock()
+	// A file that no longer reads (another program wrote it, a newer
+	// wield's fields) is left as it is: writing this store's view over it
+	// would drop every other server's tokens it holds.
+	now, err := OpenFileTokens(f.path)
+	if err != nil {
+		return fmt.Errorf("%w; the file is left unchanged", err)
+	}
+	next := make(map[string]OAuthToken, len(now.m)+1)
+	maps.Copy(next, now.m)
 	fn(next)
 	b, err := json.MarshalIndent(next, "", "  ")
 	if err != nil {

@@ -128,3 +128,28 @@ func TestFileTokensTwoProcesses(t *testing.T) {
 		t.Errorf("the file holds a=%v b=%v, want no a (logged out) and b2", a, b)
 	}
 }
+
+// A token file that no longer reads when a change is made (another program
+// wrote it) is an error, the file left as it is, not overwritten with the
+// store's older view of it, which would drop what else it holds.
+func TestFileTokensChangeOfUnreadableFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	f, err := mcpbridge.OpenFileTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.SetToken("a", &mcpbridge.OAuthToken{Token: &oauth2.Token{AccessToken: "a1"}}); err != nil {
+		t.Fatal(err)
+	}
+	other := `{"a": {"token": {"access_token": "a1"}, "resource": "", "scope_of_a_newer_wield": 1}, "b": {"token": {"access_token": "b1"}, "resource": ""}}`
+	if err := os.WriteFile(path, []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = f.SetToken("a", &mcpbridge.OAuthToken{Token: &oauth2.Token{AccessToken: "a2"}})
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "left unchanged") {
+		t.Errorf("SetToken over an unreadable file = %v, want an error naming %s, the file left unchanged", err, path)
+	}
+	if b, _ := os.ReadFile(path); string(b) != other {
+		t.Errorf("the file was rewritten:\n%s", b)
+	}
+}

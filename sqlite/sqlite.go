@@ -224,7 +224,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 	s.w = w
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateWaiting(ctx, o.BusyTimeout); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, describe(err))
 	}
@@ -284,6 +284,28 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	s.ckptStop, s.ckptDone = make(chan struct{}), make(chan struct{})
 	go s.checkpoints(ckpt)
 	return s, nil
+}
+
+// migrateWaiting migrates the schema, trying again for up to wait while
+// the database is busy: a fresh database that another process opens at
+// the same moment is turned to WAL by one of them, and SQLite answers the
+// others' first statement SQLITE_BUSY at once, without its busy handler
+// (`wield call` and `wield approvals list` from another terminal, on their
+// first use, failed so).
+func (s *Store) migrateWaiting(ctx context.Context, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := s.migrate(ctx)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // orphans reports whether the store may find a journal whose process is

@@ -206,12 +206,11 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 	return out, nil
 }
 
-// text is a message's content: a string, or "" for null (or a shape that
-// is not text).
 // text is a message's content: a string, or (as Mistral's reasoning
 // models answer) an array of parts, of which the text and refusal parts
 // are the answer, joined; thinking and every other kind of part are not
-// (reasoning is never where the prompt strategy reads calls).
+// (reasoning is never where the prompt strategy reads calls); "" for null
+// or a shape that is not text.
 func text(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
