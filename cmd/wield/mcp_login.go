@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,6 +52,13 @@ func (a *app) mcpLogin(ctx context.Context, name string, wait time.Duration) err
 		}
 	}
 	if s == nil {
+		// A server whose ${VAR} is unset is off, with a warning of the
+		// config's (toolfile's warnOff): say that, not that it is missing.
+		for _, w := range a.cfg.Warnings {
+			if strings.HasPrefix(w.Message, "mcp server "+name+" is off:") {
+				return fmt.Errorf("mcp login: %s", w)
+			}
+		}
 		return fmt.Errorf("mcp login: %s has no MCP server %q in mcp_servers", a.config, name)
 	}
 	o, ok := a.cfg.MCPOAuth[name]
@@ -60,7 +68,7 @@ func (a *app) mcpLogin(ctx context.Context, name string, wait time.Duration) err
 	case o.Grant != toolfile.GrantAuthorizationCode:
 		return fmt.Errorf("mcp login: mcp server %s's oauth grant is %s: wield obtains its tokens by itself, no person logs in", name, o.Grant)
 	}
-	store, err := (&oauthTokens{}).open()
+	store, err := (&oauthTokens{}).open(a.warnf)
 	if err != nil {
 		return err
 	}
@@ -143,7 +151,7 @@ server. Saying so when none were kept, exit 0 either way.`,
 		Example: `  wield mcp logout notes`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := (&oauthTokens{}).open()
+			store, err := (&oauthTokens{}).open(a.warnf)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 
@@ -25,13 +26,22 @@ type oauthTokens struct {
 	err   error
 }
 
-func (t *oauthTokens) open() (*mcpbridge.FileTokens, error) {
+// open opens the token file; one that others may read (copied in with
+// mode 0644, say) is used, with a warning through warn: its bearer and
+// refresh tokens are secrets.
+func (t *oauthTokens) open(warn func(format string, args ...any)) (*mcpbridge.FileTokens, error) {
 	t.once.Do(func() {
 		if err := os.MkdirAll(stateDir(), 0o700); err != nil {
 			t.err = fmt.Errorf("mcp tokens: %w", err)
 			return
 		}
-		t.store, t.err = mcpbridge.OpenFileTokens(tokensFile())
+		path := tokensFile()
+		if t.store, t.err = mcpbridge.OpenFileTokens(path); t.err != nil {
+			return
+		}
+		if st, err := os.Stat(path); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+			warn("warning: mcp tokens: %s may be read by others (mode %04o): the tokens in it are secrets; run chmod 600 %s", path, st.Mode().Perm(), path)
+		}
 	})
 	return t.store, t.err
 }
@@ -56,7 +66,7 @@ func (a *app) oauthConfig(s toolfile.MCPServer, o toolfile.MCPOAuth, tokens *oau
 		oc.ClientCredentials, oc.PrivateKey = true, o.PrivateKey
 		return oc, nil
 	}
-	store, err := tokens.open()
+	store, err := tokens.open(a.warnf)
 	if err != nil {
 		return nil, err
 	}
