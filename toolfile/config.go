@@ -105,7 +105,6 @@ import (
 	"github.com/wieldhq/wield/httptool"
 	"github.com/wieldhq/wield/limit"
 	"github.com/wieldhq/wield/policy"
-	"github.com/wieldhq/wield/program"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -868,13 +867,13 @@ func (c *configDecoder) programs(pf field, p *Programs) {
 		case "timeout":
 			p.Timeout = c.dur(f, time.Second)
 		case "max_steps":
-			p.MaxSteps = c.programBound(f, program.DefaultMaxSteps)
+			p.MaxSteps = c.programBound(f, "10000000")
 		case "max_value":
-			p.MaxValue = c.programBound(f, program.DefaultMaxValue)
+			p.MaxValue = c.programBound(f, "16777216")
 		case "max_print":
-			p.MaxPrint = c.programBound(f, program.DefaultMaxPrint)
+			p.MaxPrint = c.programBound(f, "65536")
 		case "max_memory":
-			p.MaxMemory = c.programBound(f, program.DefaultMaxMemory)
+			p.MaxMemory = c.programBound(f, "536870912")
 		default:
 			c.unknown(f, "programs")
 		}
@@ -882,12 +881,14 @@ func (c *configDecoder) programs(pf field, p *Programs) {
 }
 
 // programBound reads one of a program's bounds: a positive integer (0
-// would not be the default but nothing at all, so it is refused).
-func (c *configDecoder) programBound(f field, def int) int {
+// would not be the default but nothing at all, so it is refused). def is
+// program's default, for the message (TestProgramBoundDefaults holds them
+// to program's constants; toolfile does not link the interpreter for them).
+func (c *configDecoder) programBound(f field, def string) int {
 	mark := len(c.problems)
 	n := c.integer(f)
 	if n == 0 && !c.usesUnset(f.val) && !c.failed(mark) {
-		c.errorf(f.val, "programs.%s: must be at least 1 (leave it out for the default, %d)", f.name, def)
+		c.errorf(f.val, "programs.%s: must be at least 1 (leave it out for the default, %s)", f.name, def)
 	}
 	return n
 }

@@ -1,8 +1,12 @@
 package toolfile
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/wieldhq/wield/program"
 )
 
 // TestLoadConfigMaxOutputApprovalTimeout checks max_output (bytes, the
@@ -64,6 +68,19 @@ func TestLoadConfigProgramBounds(t *testing.T) {
 		p := writeConfig(t, src)
 		if got := configProblems(t, p); len(got) != 1 || got[0] != p+want {
 			t.Errorf("%q: problems %q, want %q", src, got, p+want)
+		}
+	}
+}
+
+// TestProgramBoundDefaults: the defaults programs.max_* messages name are
+// program's own (toolfile writes them out rather than link the interpreter).
+func TestProgramBoundDefaults(t *testing.T) {
+	for key, def := range map[string]int{"max_steps": program.DefaultMaxSteps, "max_value": program.DefaultMaxValue,
+		"max_print": program.DefaultMaxPrint, "max_memory": program.DefaultMaxMemory} {
+		p := writeConfig(t, "programs: {"+key+": 0}\n")
+		want := fmt.Sprintf("programs.%s: must be at least 1 (leave it out for the default, %d)", key, def)
+		if got := configProblems(t, p); len(got) != 1 || !strings.HasSuffix(got[0], want) {
+			t.Errorf("%s: 0: problems %q, want one ending %q", key, got, want)
 		}
 	}
 }
