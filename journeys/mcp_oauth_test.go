@@ -3,11 +3,6 @@
 package journeys
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
 	"slices"
 	"strings"
 	"testing"
@@ -23,18 +18,14 @@ import (
 // warning that names the refusal and never shows the secret; `wield
 // validate` refuses a key file that does not parse, at its line.
 func TestJourneyMCPOAuthClientCredentials(t *testing.T) {
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(k)
+	k, keyPEM, err := oauthtest.NewKey()
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := oauthtest.New(&k.PublicKey)
 	defer a.Close()
 	u := newUser(t)
-	u.write("crm-key.pem", string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})))
+	u.write("crm-key.pem", string(keyPEM))
 	u.setenv("CRM_SECRET", oauthtest.ClientSecret)
 	u.write("wield.yaml", `mcp_servers:
   - name: crm

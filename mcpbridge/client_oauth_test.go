@@ -3,10 +3,6 @@ package mcpbridge_test
 import (
 	"context"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
@@ -56,15 +52,11 @@ func impFollow(count *int, mu *sync.Mutex) func(context.Context, string) (*mcpbr
 }
 
 func impTestKey(t *testing.T) (*ecdsa.PrivateKey, []byte) {
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	k, pemKey, err := oauthtest.NewKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+	return k, pemKey
 }
 
 // The tools of an OAuth-protected server are imported and called, with

@@ -1,16 +1,13 @@
 package toolfile
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wieldhq/wield/internal/oauthtest"
 )
 
 // TestLoadConfigMCPOAuth checks mcp_servers[].oauth: read with its
@@ -18,15 +15,10 @@ import (
 // refused at its line for an unknown grant, a grant without what it needs,
 // a key that cannot be read or does not parse, or a server it cannot fit.
 func TestLoadConfigMCPOAuth(t *testing.T) {
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	_, keyPEM, err := oauthtest.NewKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 	t.Setenv("CRM_SECRET", "s3cret")
 
 	src := `mcp_servers:
