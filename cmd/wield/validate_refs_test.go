@@ -51,6 +51,40 @@ func TestValidateRefsThatStopTheOthers(t *testing.T) {
 	}
 }
 
+// TestRefsToAnOffBuiltin: an agent or a toolset naming a built-in tool that
+// a setting turns on (web_search without web_search in wield.yaml, the file
+// tools without allowed_paths) is refused by validate and list with the
+// setting that turns it on, not with "no tool file, built-in tool or MCP
+// server defines it", which sent a reader of docs/toolsets-and-agents.md
+// looking for a tool wield has. Once the setting is there, both accept it.
+func TestRefsToAnOffBuiltin(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lead.yaml"), []byte("kind: agent\nname: lead\ntools: [web_search, read_file]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantSearch := `lead.yaml:3:9: agent "lead": tool "web_search" is not defined: the built-in tool web_search is off (set web_search: {provider, api_key} in wield.yaml)`
+	wantRead := `lead.yaml:3:21: agent "lead": tool "read_file" is not defined: the built-in tool read_file is off (set allowed_paths in wield.yaml)`
+	code, out, _ := runIn(t, "", "validate", dir)
+	if code != 1 || !strings.Contains(out, wantSearch) || !strings.Contains(out, wantRead) {
+		t.Errorf("validate: exit %d\n%s\nwant exit 1 and\n%s\n%s", code, out, wantSearch, wantRead)
+	}
+	code, _, errs := runIn(t, "", "list", "--tools", dir)
+	if code != 1 || !strings.Contains(errs, wantSearch) || !strings.Contains(errs, wantRead) {
+		t.Errorf("list: exit %d\n%s\nwant exit 1 and\n%s\n%s", code, errs, wantSearch, wantRead)
+	}
+
+	cfg := filepath.Join(t.TempDir(), "wield.yaml")
+	if err := os.WriteFile(cfg, []byte("web_search: {provider: duckduckgo}\nallowed_paths: [.]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runIn(t, "", "validate", "--config", cfg, dir); code != 0 || strings.Contains(out, "is off") {
+		t.Errorf("validate with the settings: exit %d\n%s", code, out)
+	}
+	if code, out, errs := runIn(t, "", "list", "--config", cfg, "--tools", dir, "--agent", "lead"); code != 0 || !strings.Contains(out, "web_search") || !strings.Contains(out, "read_file") {
+		t.Errorf("list --agent lead with the settings: exit %d\n%s%s", code, out, errs)
+	}
+}
+
 // TestCallsLimitRange: --limit takes 1 to 1000, as its help and the REST
 // API's limit say; 0 was taken as the default 20.
 func TestCallsLimitRange(t *testing.T) {
