@@ -37,7 +37,7 @@ func (a *app) sayOff(tools []*wield.Tool, sel httpapi.ToolSelection) {
 	if a.cfg != nil {
 		envAllow = a.cfg.EnvAllow
 	}
-	groups := offGroups(envAllow)
+	groups := a.offGroups(envAllow)
 	// The file tools on a line, the other missing tools on one, the
 	// refusing ones on one.
 	var lines [3][]string
@@ -62,12 +62,18 @@ func (a *app) sayOff(tools []*wield.Tool, sel httpapi.ToolSelection) {
 }
 
 // offGroups are the built-in tools a setting turns on, with the setting.
-func offGroups(envAllow []string) []offGroup {
+// run_program's is the flag when --programs=off turned off what wield.yaml
+// may enable.
+func (a *app) offGroups(envAllow []string) []offGroup {
+	programs := "pass --programs, or set programs: {enabled: true} in wield.yaml"
+	if a.programs == "off" {
+		programs = "--programs=off turns it off"
+	}
 	return []offGroup{
 		{tools: []string{"read_file", "write_file", "list_files", "delete_file", "move_file", "get_file_info"}, setting: "set allowed_paths in wield.yaml"},
 		{tools: []string{"web_search"}, setting: "set web_search: {provider, api_key} in wield.yaml"},
 		{tools: []string{"call_subagent"}, setting: "load a tool file of kind: agent with --tools"},
-		{tools: []string{"run_program"}, setting: "pass --programs, or set programs: {enabled: true} in wield.yaml"},
+		{tools: []string{"run_program"}, setting: programs},
 		{tools: []string{"get_env", "set_env"}, setting: "set env_allow in wield.yaml", present: len(envAllow) == 0},
 	}
 }
@@ -76,8 +82,8 @@ func offGroups(envAllow []string) []offGroup {
 // until a setting turns it on, that setting; "" for any other name. The
 // loader asks only about names nothing defines, so a tool that is on is
 // never said to be off.
-func offSetting(name string) string {
-	for _, g := range offGroups(nil) {
+func (a *app) offSetting(name string) string {
+	for _, g := range a.offGroups(nil) {
 		if !g.present && slices.Contains(g.tools, name) {
 			return g.setting
 		}

@@ -58,7 +58,7 @@ warning, unless --dialect names that dialect: then it is an error.`,
 			l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs(), AgentTools: a.agentTools(),
 				// What the program offers beside the files, as setup does.
 				Known:        func(name string) bool { return programs != "" && name == program.Name },
-				KnownToolset: func(name string) bool { return programs != "" && name == programsToolset }, Off: offSetting,
+				KnownToolset: func(name string) bool { return programs != "" && name == programsToolset }, Off: a.offSetting,
 				Importable: func(name string, toolset bool) bool {
 					if toolset {
 						return programs != "" && name == programsToolset

@@ -120,3 +120,20 @@ func TestServerKeyHint(t *testing.T) {
 		t.Errorf("list --server --key unknown: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestListOffByFlag: `wield list --programs=off` with wield.yaml's programs
+// enabled says run_program is off because of the flag; it told the reader
+// to set programs: {enabled: true}, which the file already says.
+func TestListOffByFlag(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "wield.yaml")
+	if err := os.WriteFile(cfg, []byte("programs: {enabled: true}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runIn(t, "", "list", "--config", cfg, "--programs=off")
+	if want := "run_program (--programs=off turns it off)"; code != 0 || strings.Contains(out, "run_program") || !strings.Contains(errs, want) {
+		t.Errorf("list --programs=off: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 0, no run_program listed, and %q", code, out, errs, want)
+	}
+	if code, _, errs := runIn(t, "", "list"); code != 0 || !strings.Contains(errs, "run_program (pass --programs, or set programs: {enabled: true} in wield.yaml)") {
+		t.Errorf("list without programs: exit %d\nstderr:\n%s", code, errs)
+	}
+}
