@@ -90,3 +90,39 @@ tools: [web_search]
 		}
 	}
 }
+
+// TestJourneyValidateEngineYAML: docs/configuration.md's engine.yaml,
+// checked with `wield validate engine.yaml` as a newcomer would, is checked
+// as configuration: ok, exit 0 (it was read as a tool file, "tool: unknown
+// field" nine times, exit 1), and a wrong value in it is the
+// configuration's error at its line; the engine keys then work with
+// --config, strict_validation refusing a number for a string.
+func TestJourneyValidateEngineYAML(t *testing.T) {
+	u := newUser(t)
+	body := `# engine.yaml
+tools_directory: ./tools
+auto_reload: true
+reload_interval: 5
+watch_for_changes: true
+strict_validation: true
+concurrency:
+  max_concurrent: 10
+  default_timeout: 30
+  bucket_limits: {http: 5, ai: 3}
+  strategy: priority
+`
+	u.write("engine.yaml", body)
+	if v := u.wield("validate", "engine.yaml"); v.code != 0 || v.stdout != "ok\n" {
+		t.Errorf("validate engine.yaml: want exit 0 and ok:\n%s", v)
+	}
+	u.write("engine.yaml", strings.Replace(body, "max_concurrent: 10", "max_concurrent: ten", 1))
+	if v := u.wield("validate", "engine.yaml"); v.code != 1 || !strings.Contains(v.stdout, "engine.yaml:8:19:") || strings.Contains(v.stdout, "tool:") {
+		t.Errorf("validate engine.yaml with max_concurrent: ten: want exit 1 and the configuration's error at 8:19:\n%s", v)
+	}
+	u.write("engine.yaml", body)
+	u.write("tools/.keep", "")
+	r := u.wield("call", "calculator", "--config", "engine.yaml", "--args", `{"expression": 5}`)
+	if !strings.Contains(r.stdout, `"error": "invalid arguments for tool 'calculator': expression: expected string, got number 5"`) {
+		t.Errorf("strict_validation of engine.yaml: want the number refused:\n%s", r)
+	}
+}

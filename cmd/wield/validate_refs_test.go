@@ -137,3 +137,25 @@ func TestListOffByFlag(t *testing.T) {
 		t.Errorf("list without programs: exit %d\nstderr:\n%s", code, errs)
 	}
 }
+
+// TestValidateEngineYAML: docs/configuration.md's engine.yaml, given to
+// validate by its path, is checked as the configuration it is (it was read
+// as a tool file: nine errors of "tool: unknown field tools_directory" and
+// the like, exit 1); a mistake in it is reported as the configuration's.
+func TestValidateEngineYAML(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "engine.yaml")
+	body := "tools_directory: ./tools\nauto_reload: true\nreload_interval: 5\nwatch_for_changes: true\nstrict_validation: true\nconcurrency:\n  max_concurrent: 10\n  default_timeout: 30\n  bucket_limits: {http: 5, ai: 3}\n  strategy: priority\n"
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runIn(t, "", "validate", p); code != 0 || out != "ok\n" {
+		t.Errorf("validate engine.yaml: exit %d\n%s%s\nwant exit 0 and ok", code, out, errs)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(body, "strategy: priority", "strategy: lifo", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runIn(t, "", "validate", p); code != 1 || !strings.Contains(out, `engine.yaml:10:13: strategy: "lifo" is not fifo, priority or reject`) || strings.Contains(out, "tool:") {
+		t.Errorf("validate engine.yaml with strategy lifo: exit %d\n%s\nwant exit 1 and the configuration's error", code, out)
+	}
+}
