@@ -152,6 +152,13 @@ func TestJourneyListSaysWhatIsOff(t *testing.T) {
 	if !strings.Contains(r.stdout, "read_file") {
 		t.Errorf("the file tools are not listed once allowed_paths is set:\n%s", r.stdout)
 	}
+	// The file enables programs and the flag turns them off: the flag is
+	// named, not the setting the file already has.
+	u.write("wield.yaml", "programs: {enabled: true}\n")
+	r = u.must("--config", "wield.yaml", "list", "--programs=off")
+	if !strings.Contains(r.stderr, "run_program (--programs=off turns it off)") || strings.Contains(r.stdout, "run_program") {
+		t.Errorf("list --programs=off with programs enabled in wield.yaml: want run_program unlisted and the flag named on stderr:\n%s", r)
+	}
 }
 
 // confirmUser is a user whose set_env (a confirm tool) may set JOURNEY_X.

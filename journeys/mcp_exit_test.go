@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -325,5 +326,33 @@ func TestJourneyMCPExitRemoteTask(t *testing.T) {
 	res, msg := ca.rpc("tasks/result", map[string]any{"taskId": task.TaskID})
 	if msg != "" || !strings.Contains(string(res), `\"slept\":8`) {
 		t.Errorf("tasks/result asked again of the first server: %s %s, want the nap's result", res, msg)
+	}
+}
+
+// TestJourneyMCPDeafServerSaid: a stdio server that does not answer and
+// does not exit when its stdin is closed (`sleep 300`) holds `wield list`
+// for its timeout and then for the 5 s MCP's stdio transport gives it to
+// exit; the wait is said on stderr ("did not exit when its stdin was
+// closed; sending SIGTERM", naming the server), as docs/mcp.md says, where
+// it was logged at INFO, below the WARN wield's importer logs at, and the
+// person saw five silent seconds. The server does not outlive wield.
+func TestJourneyMCPDeafServerSaid(t *testing.T) {
+	u := newUser(t)
+	u.write("wield.yaml", "mcp_servers:\n  - {name: deaf, command: [sh, -c, 'echo $$ > deaf.pid; exec sleep 300'], timeout: 1s}\n")
+	r := u.wield("list", "--config", "wield.yaml")
+	if r.code != 0 || !strings.Contains(r.stderr, "did not exit when its stdin was closed; sending SIGTERM") || !strings.Contains(r.stderr, "server=deaf") {
+		t.Errorf("want exit 0 and the SIGTERM said, naming the server:\n%s", r)
+	}
+	if r.took > 15*time.Second {
+		t.Errorf("took %v; want about 6 s (1 s timeout, 5 s grace)", r.took)
+	}
+	b, err := os.ReadFile(u.path("deaf.pid"))
+	if err != nil {
+		t.Fatalf("the server did not start: %v", err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if pid > 0 && syscall.Kill(pid, 0) == nil {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the server %d outlived wield list", pid)
 	}
 }

@@ -279,3 +279,17 @@ func TestJourneyProgramsDescriptionFollowsReload(t *testing.T) {
 		t.Errorf("late_tool in a program: %+v", r)
 	}
 }
+
+// TestJourneyProgramLoadSaysWhy: docs/programs.md says `load` is not
+// allowed; a program that tries it (as a model used to Python's imports
+// would) fails with an execution_error saying a program loads no modules
+// and what it has instead, not Starlark's "load not implemented by this
+// application".
+func TestJourneyProgramLoadSaysWhy(t *testing.T) {
+	u := newUser(t)
+	r := u.wield("call", "--programs", "run_program", `code=load("math.star", "sqrt")`+"\nresult = 1")
+	if r.code != 1 || !strings.Contains(r.stdout, `a program loads no modules; the tools are its functions already`) ||
+		!strings.Contains(r.stdout, `"error_type": "execution_error"`) || strings.Contains(r.stdout, "not implemented") {
+		t.Errorf("want exit 1 and an execution_error saying a program loads no modules:\n%s", r)
+	}
+}

@@ -120,8 +120,9 @@ func (p *impProcessStdin) stop() error {
 	}
 	exited := wait()
 	if !exited {
-		// Said, so that whoever waits for wield to exit knows why.
-		p.log.Info("mcp server did not exit when its stdin was closed; sending SIGTERM", "server", p.name, "pid", pid, "waited", p.grace)
+		// Said, so that whoever waits for wield to exit knows why: at
+		// WARN, the level wield's commands log the importer at.
+		p.log.Warn("mcp server did not exit when its stdin was closed; sending SIGTERM", "server", p.name, "pid", pid, "waited", p.grace)
 		_ = procgroup.Signal(p.cmd.Process, syscall.SIGTERM)
 		exited = wait()
 	}

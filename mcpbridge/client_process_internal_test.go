@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -92,4 +93,47 @@ func TestStopSignalsNoReusedGroup(t *testing.T) {
 	if pid, _ := syscall.Wait4(other.Process.Pid, &st, syscall.WNOHANG, nil); pid != 0 {
 		t.Fatalf("the group that took the exited server's PID was ended: %v", st)
 	}
+}
+
+// TestStopSaysWhyItWaits: a stdio server that does not exit when its stdin
+// is closed holds wield's exit for the grace period (5 s), then gets
+// SIGTERM, and that is said at WARN, the level wield's importer logs at in
+// every command, so the person waiting knows why (docs/mcp.md says it is
+// logged; at INFO it never reached stderr).
+func TestStopSaysWhyItWaits(t *testing.T) {
+	var log strings.Builder
+	lw := &lockedWriter{w: &log}
+	cmd := exec.Command("sleep", "300") // does not read its stdin
+	tr := &impProcess{cmd: cmd, grace: 100 * time.Millisecond, name: "deaf",
+		log: slog.New(slog.NewTextHandler(lw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	if err := conn.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	got := lw.String()
+	if !strings.Contains(got, "level=WARN") || !strings.Contains(got, "did not exit when its stdin was closed; sending SIGTERM") || !strings.Contains(got, "server=deaf") {
+		t.Errorf("the log at WARN:\n%s\nwant the SIGTERM said, naming the server", got)
+	}
+}
+
+// lockedWriter lets the server's goroutines and the test share a log.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
 }

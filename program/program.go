@@ -176,7 +176,7 @@ func Run(ctx context.Context, code string, opts Options) (Output, error) {
 	if err != nil {
 		return Output{}, wield.Errorf(wield.ErrValidation, "the program is not valid: %s", err)
 	}
-	thread := &starlark.Thread{Name: "program", Print: r.printFn}
+	thread := &starlark.Thread{Name: "program", Print: r.printFn, Load: refuseLoad}
 	thread.SetMaxExecutionSteps(opts.MaxSteps)
 	// Inner calls end on purpose when the program ends, however it ends:
 	// an inner call waiting for approval then ends its approval rather
@@ -392,4 +392,11 @@ func decode(thread *starlark.Thread, b []byte, what string) (starlark.Value, err
 		return nil, tooDeep(what)
 	}
 	return starlark.Call(thread, starjson.Module.Members["decode"], starlark.Tuple{starlark.String(b)}, nil)
+}
+
+// refuseLoad is a program's load(): there are no modules to load, and the
+// error says what a program has instead (Starlark's own, "load not
+// implemented by this application", tells a model nothing).
+func refuseLoad(_ *starlark.Thread, module string) (starlark.StringDict, error) {
+	return nil, fmt.Errorf("load(%q): a program loads no modules; the tools are its functions already, beside call(), json and the built-ins", module)
 }

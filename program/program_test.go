@@ -148,7 +148,7 @@ func TestSandboxLimits(t *testing.T) {
 		{"no nesting", "call('run_program', {'code': '1'})\n", program.Options{}, wield.ErrPermissionDenied, "may not be called from a program"},
 		{"print flood", "for i in range(100000):\n    print('0123456789')\n", program.Options{MaxPrint: 1000}, wield.ErrExecution, "printed more than 1000 bytes"},
 		{"inner validation failure", "add(a='x')\n", program.Options{}, wield.ErrValidation, "add failed (validation_error)"},
-		{"no modules", "load('time', 'now')\n", program.Options{}, wield.ErrExecution, "load not implemented"},
+		{"no modules", "load('time', 'now')\n", program.Options{}, wield.ErrExecution, "a program loads no modules"},
 		{"no files", "open('/etc/passwd')\n", program.Options{}, wield.ErrValidation, "undefined: open"},
 		{"a tool not admitted is no function", "secret(a=1)\n", program.Options{}, wield.ErrValidation, "undefined: secret"},
 		{"positional arguments", "add(1)\n", program.Options{}, wield.ErrExecution, "keyword arguments only"},
@@ -276,5 +276,16 @@ func TestSignatureClipsOnCharacter(t *testing.T) {
 	want := "\n    x" + strings.Repeat("é", 99) + "…\n"
 	if !utf8.ValidString(got) || !strings.Contains(got, want) {
 		t.Errorf("Signature:\n%s\nwant valid UTF-8 with the line %q", got, want)
+	}
+}
+
+// TestLoadSaysWhy: a program's load() is refused saying that programs load
+// no modules and what they have instead; Starlark's own words were "load
+// not implemented by this application", which told a model nothing.
+func TestLoadSaysWhy(t *testing.T) {
+	s := newSetup(t, program.Options{})
+	res := s.run(t, "load(\"math.star\", \"sqrt\")\nresult = 1\n")
+	if res.OK || res.ErrorType != wield.ErrExecution || !strings.Contains(res.Error, `load("math.star"): a program loads no modules`) || strings.Contains(res.Error, "not implemented") {
+		t.Errorf("load: %s %s, want an execution_error saying a program loads no modules", res.ErrorType, res.Error)
 	}
 }

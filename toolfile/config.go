@@ -1382,3 +1382,51 @@ func validEnvName(s string) bool {
 	}
 	return true
 }
+
+// configOnlyKeys are the top-level keys of a configuration that no tool
+// file, toolset or agent has (tools: is both), for [LooksLikeConfig].
+var configOnlyKeys = []string{"tools_directory", "auto_reload", "reload_interval", "watch_for_changes", "reload",
+	"programs", "policy", "redis", "strict_validation", "max_output", "retry", "approval_timeout", "tool_dirs",
+	"timeout", "network_timeout", "concurrency", "allowed_paths", "allow_hard_links", "env_allow", "web_search",
+	"mcp_servers", "store", "server", "http_allow", "http_allow_hosts", "secret_names", "mcp"}
+
+// LooksLikeConfig reports whether the YAML file at path is a configuration
+// whatever its name (engine.yaml): one document, a mapping without name
+// or kind (every tool, toolset and agent has a name; a tools: list has
+// nothing else) with a tools: mapping or a key only a configuration has. A file
+// that cannot be read or parsed is not one: the tool loader reports why.
+func LooksLikeConfig(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+	default:
+		return false
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var doc map[string]any
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err != nil || doc == nil {
+		return false
+	}
+	var more any
+	if dec.Decode(&more) == nil {
+		return false // a stream: tool documents
+	}
+	if _, ok := doc["name"]; ok {
+		return false
+	}
+	if _, ok := doc["kind"]; ok {
+		return false
+	}
+	if _, ok := doc["tools"].(map[string]any); ok {
+		return true // the config.yml layout; a toolset's or a tools: list's is a list
+	}
+	for _, k := range configOnlyKeys {
+		if _, ok := doc[k]; ok {
+			return true
+		}
+	}
+	return false
+}

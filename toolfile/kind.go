@@ -54,6 +54,13 @@ type Loader struct {
 	// an error rather than a warning, since every command applying the set
 	// would stop on it (`wield validate` sets it from the configuration).
 	Importable func(name string, toolset bool) bool
+	// Off, when set, says why a built-in tool the program has turned off
+	// is not there: the setting that turns it on (web_search without
+	// web_search in the configuration), or "" for a name that is no such
+	// tool. A toolset or an agent naming one is an error saying so, not
+	// "not defined" alone, whatever Importable says: nothing defines it
+	// later, and the tool a person sees in the documentation exists.
+	Off func(name string) string
 	// AgentTools are built-in tools that exist where agents do (wield's
 	// call_subagent, which hands work to them): when the files define an
 	// agent, toolsets and agents may name them as they name the

@@ -536,8 +536,16 @@ func (s *Set) agentTool(name string) bool {
 
 // undefined reports a reference to a tool or toolset no one defines: a
 // warning, or with [Loader.Importable] an error when nothing can bring it
-// either.
+// either; a built-in tool that is off ([Loader.Off]) is an error naming the
+// setting that turns it on.
 func (s *Set) undefined(l *Loader, file string, r ref, format string, args ...any) {
+	if l.Off != nil && !r.toolset {
+		if setting := l.Off(r.name); setting != "" {
+			s.Problems = append(s.Problems, Problem{File: file, Line: r.line, Col: r.col,
+				Message: fmt.Sprintf(format, args...) + fmt.Sprintf(": the built-in tool %s is off (%s)", r.name, setting)})
+			return
+		}
+	}
 	if l.Importable == nil || l.Importable(r.name, r.toolset) {
 		s.warn(file, r.line, r.col, format, args...)
 		return

@@ -37,13 +37,7 @@ func (a *app) sayOff(tools []*wield.Tool, sel httpapi.ToolSelection) {
 	if a.cfg != nil {
 		envAllow = a.cfg.EnvAllow
 	}
-	groups := []offGroup{
-		{tools: []string{"read_file", "write_file", "list_files", "delete_file", "move_file", "get_file_info"}, setting: "set allowed_paths in wield.yaml"},
-		{tools: []string{"web_search"}, setting: "set web_search: {provider, api_key} in wield.yaml"},
-		{tools: []string{"call_subagent"}, setting: "load a tool file of kind: agent with --tools"},
-		{tools: []string{"run_program"}, setting: "pass --programs, or set programs: {enabled: true} in wield.yaml"},
-		{tools: []string{"get_env", "set_env"}, setting: "set env_allow in wield.yaml", present: len(envAllow) == 0},
-	}
+	groups := a.offGroups(envAllow)
 	// The file tools on a line, the other missing tools on one, the
 	// refusing ones on one.
 	var lines [3][]string
@@ -65,4 +59,34 @@ func (a *app) sayOff(tools []*wield.Tool, sel httpapi.ToolSelection) {
 			fmt.Fprintln(a.stderr, l[0])
 		}
 	}
+}
+
+// offGroups are the built-in tools a setting turns on, with the setting.
+// run_program's is the flag when --programs=off turned off what wield.yaml
+// may enable.
+func (a *app) offGroups(envAllow []string) []offGroup {
+	programs := "pass --programs, or set programs: {enabled: true} in wield.yaml"
+	if a.programs == "off" {
+		programs = "--programs=off turns it off"
+	}
+	return []offGroup{
+		{tools: []string{"read_file", "write_file", "list_files", "delete_file", "move_file", "get_file_info"}, setting: "set allowed_paths in wield.yaml"},
+		{tools: []string{"web_search"}, setting: "set web_search: {provider, api_key} in wield.yaml"},
+		{tools: []string{"call_subagent"}, setting: "load a tool file of kind: agent with --tools"},
+		{tools: []string{"run_program"}, setting: programs},
+		{tools: []string{"get_env", "set_env"}, setting: "set env_allow in wield.yaml", present: len(envAllow) == 0},
+	}
+}
+
+// offSetting is toolfile.Loader.Off: for a built-in tool that is missing
+// until a setting turns it on, that setting; "" for any other name. The
+// loader asks only about names nothing defines, so a tool that is on is
+// never said to be off.
+func (a *app) offSetting(name string) string {
+	for _, g := range a.offGroups(nil) {
+		if !g.present && slices.Contains(g.tools, name) {
+			return g.setting
+		}
+	}
+	return ""
 }

@@ -495,7 +495,7 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 	}
 	if len(a.tools) > 0 {
 		l := &toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: kinds, AgentTools: a.agentTools(),
-			Known: func(name string) bool { _, ok := reg.Tool(name); return ok || a.mcpNamed(name) }}
+			Known: func(name string) bool { _, ok := reg.Tool(name); return ok || a.mcpNamed(name) }, Off: a.offSetting}
 		l.MCPServerURLs = a.mcpServerURLs()
 		agents, err := a.loadToolFiles(reg, l)
 		if err != nil {

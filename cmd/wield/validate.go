@@ -32,8 +32,9 @@ func (a *app) validateCommand() *cobra.Command {
 print every problem as file:line:col: message, warnings marked "warning:" and
 notes (a file re-declaring a built-in tool) "info:". Exit code 1 if there is an
 error, 0 otherwise: warnings and notes do not count. Without paths, the folders of
---tools are checked. A file named wield.yaml, wield.yml, config.yml or config.yaml
-is checked as configuration. Toolsets and agents may name the built-in tools.
+--tools are checked. A file named wield.yaml, wield.yml, config.yml or config.yaml,
+or any YAML file of configuration keys without a name (engine.yaml), is checked
+as configuration. Toolsets and agents may name the built-in tools.
 
 The tools are also exported to the model dialects (openai, anthropic, gemini and
 mcp), and what a dialect cannot express (a name it refuses, a schema keyword it
@@ -58,7 +59,7 @@ warning, unless --dialect names that dialect: then it is an error.`,
 			l := toolfile.Loader{Builtins: toolfile.HandlersOf(defaults...), Kinds: a.fileKinds(), MCPServerURLs: a.mcpServerURLs(), AgentTools: a.agentTools(),
 				// What the program offers beside the files, as setup does.
 				Known:        func(name string) bool { return programs != "" && name == program.Name },
-				KnownToolset: func(name string) bool { return programs != "" && name == programsToolset },
+				KnownToolset: func(name string) bool { return programs != "" && name == programsToolset }, Off: a.offSetting,
 				Importable: func(name string, toolset bool) bool {
 					if toolset {
 						return programs != "" && name == programsToolset
@@ -68,7 +69,7 @@ warning, unless --dialect names that dialect: then it is an error.`,
 			var problems, notes []toolfile.Problem
 			var toolPaths []string
 			for _, p := range paths {
-				if !isConfigFile(p) {
+				if !isConfigFile(p) && !toolfile.LooksLikeConfig(p) {
 					toolPaths = append(toolPaths, p)
 					continue
 				}

@@ -51,6 +51,40 @@ func TestValidateRefsThatStopTheOthers(t *testing.T) {
 	}
 }
 
+// TestRefsToAnOffBuiltin: an agent or a toolset naming a built-in tool that
+// a setting turns on (web_search without web_search in wield.yaml, the file
+// tools without allowed_paths) is refused by validate and list with the
+// setting that turns it on, not with "no tool file, built-in tool or MCP
+// server defines it", which sent a reader of docs/toolsets-and-agents.md
+// looking for a tool wield has. Once the setting is there, both accept it.
+func TestRefsToAnOffBuiltin(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lead.yaml"), []byte("kind: agent\nname: lead\ntools: [web_search, read_file]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantSearch := `lead.yaml:3:9: agent "lead": tool "web_search" is not defined: the built-in tool web_search is off (set web_search: {provider, api_key} in wield.yaml)`
+	wantRead := `lead.yaml:3:21: agent "lead": tool "read_file" is not defined: the built-in tool read_file is off (set allowed_paths in wield.yaml)`
+	code, out, _ := runIn(t, "", "validate", dir)
+	if code != 1 || !strings.Contains(out, wantSearch) || !strings.Contains(out, wantRead) {
+		t.Errorf("validate: exit %d\n%s\nwant exit 1 and\n%s\n%s", code, out, wantSearch, wantRead)
+	}
+	code, _, errs := runIn(t, "", "list", "--tools", dir)
+	if code != 1 || !strings.Contains(errs, wantSearch) || !strings.Contains(errs, wantRead) {
+		t.Errorf("list: exit %d\n%s\nwant exit 1 and\n%s\n%s", code, errs, wantSearch, wantRead)
+	}
+
+	cfg := filepath.Join(t.TempDir(), "wield.yaml")
+	if err := os.WriteFile(cfg, []byte("web_search: {provider: duckduckgo}\nallowed_paths: [.]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runIn(t, "", "validate", "--config", cfg, dir); code != 0 || strings.Contains(out, "is off") {
+		t.Errorf("validate with the settings: exit %d\n%s", code, out)
+	}
+	if code, out, errs := runIn(t, "", "list", "--config", cfg, "--tools", dir, "--agent", "lead"); code != 0 || !strings.Contains(out, "web_search") || !strings.Contains(out, "read_file") {
+		t.Errorf("list --agent lead with the settings: exit %d\n%s%s", code, out, errs)
+	}
+}
+
 // TestCallsLimitRange: --limit takes 1 to 1000, as its help and the REST
 // API's limit say; 0 was taken as the default 20.
 func TestCallsLimitRange(t *testing.T) {
@@ -84,5 +118,44 @@ func TestServerKeyHint(t *testing.T) {
 	}
 	if code, _, errs := run(t, "list", "--server", hs.URL, "--key", "wield_nope"); code != 1 || !strings.Contains(errs, "the server does not know the key of --key") {
 		t.Errorf("list --server --key unknown: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestListOffByFlag: `wield list --programs=off` with wield.yaml's programs
+// enabled says run_program is off because of the flag; it told the reader
+// to set programs: {enabled: true}, which the file already says.
+func TestListOffByFlag(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "wield.yaml")
+	if err := os.WriteFile(cfg, []byte("programs: {enabled: true}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runIn(t, "", "list", "--config", cfg, "--programs=off")
+	if want := "run_program (--programs=off turns it off)"; code != 0 || strings.Contains(out, "run_program") || !strings.Contains(errs, want) {
+		t.Errorf("list --programs=off: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 0, no run_program listed, and %q", code, out, errs, want)
+	}
+	if code, _, errs := runIn(t, "", "list"); code != 0 || !strings.Contains(errs, "run_program (pass --programs, or set programs: {enabled: true} in wield.yaml)") {
+		t.Errorf("list without programs: exit %d\nstderr:\n%s", code, errs)
+	}
+}
+
+// TestValidateEngineYAML: docs/configuration.md's engine.yaml, given to
+// validate by its path, is checked as the configuration it is (it was read
+// as a tool file: nine errors of "tool: unknown field tools_directory" and
+// the like, exit 1); a mistake in it is reported as the configuration's.
+func TestValidateEngineYAML(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "engine.yaml")
+	body := "tools_directory: ./tools\nauto_reload: true\nreload_interval: 5\nwatch_for_changes: true\nstrict_validation: true\nconcurrency:\n  max_concurrent: 10\n  default_timeout: 30\n  bucket_limits: {http: 5, ai: 3}\n  strategy: priority\n"
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runIn(t, "", "validate", p); code != 0 || out != "ok\n" {
+		t.Errorf("validate engine.yaml: exit %d\n%s%s\nwant exit 0 and ok", code, out, errs)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(body, "strategy: priority", "strategy: lifo", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runIn(t, "", "validate", p); code != 1 || !strings.Contains(out, `engine.yaml:10:13: strategy: "lifo" is not fifo, priority or reject`) || strings.Contains(out, "tool:") {
+		t.Errorf("validate engine.yaml with strategy lifo: exit %d\n%s\nwant exit 1 and the configuration's error", code, out)
 	}
 }
