@@ -190,6 +190,10 @@ type Config struct {
 	// not stop wield (see the package doc's "A first run"), each located;
 	// show them to the user.
 	Warnings Problems
+	// MCPServersOff are the servers of mcp_servers left out because a
+	// variable they need is unset, by name: the warning of Warnings that
+	// says so.
+	MCPServersOff map[string]Problem
 }
 
 // Programs configures run_program, the tool that runs a model's
@@ -358,6 +362,7 @@ func LoadConfig(path string) (*Config, error) {
 	if len(c.problems) > 0 {
 		cfg.Warnings = Problems(c.problems)
 	}
+	cfg.MCPServersOff = c.serversOff
 	return cfg, nil
 }
 
@@ -377,6 +382,9 @@ type configDecoder struct {
 	setBy  map[string]string
 	lookup func(string) (string, bool)
 	src    []byte // for the columns of ${...} in values
+	// serversOff are the MCP servers an unset variable turned off, with
+	// the warning that says so ([Config].MCPServersOff).
+	serversOff map[string]Problem
 	// unset are the variables without a default that are not set, in file
 	// order: each setting's decoder claims those under it that it can do
 	// without; the rest are problems.
@@ -444,7 +452,7 @@ func isUnset(unset []*unsetVar, n *yaml.Node) bool {
 
 // warnOff records that what is off because of the unset variables, at the
 // first one.
-func (c *configDecoder) warnOff(unset []*unsetVar, what string) {
+func (c *configDecoder) warnOff(unset []*unsetVar, what string) Problem {
 	names := make([]string, 0, len(unset))
 	for _, u := range unset {
 		if !contains(names, u.name) {
@@ -455,6 +463,7 @@ func (c *configDecoder) warnOff(unset []*unsetVar, what string) {
 	p.Message = fmt.Sprintf("%s is off: environment variable %s %s not set (%s)", what, strings.Join(names, ", "), map[bool]string{true: "is", false: "are"}[len(names) == 1], unset[0].path)
 	p.Warning = true
 	c.problems = append(c.problems, p)
+	return p
 }
 
 func (c *configDecoder) config(src []byte, dir string) *Config {
@@ -1086,7 +1095,10 @@ func (c *configDecoder) mcpServer(n *yaml.Node, what, dir string) (MCPServer, *M
 	}
 	if len(unset) > 0 {
 		if s.Enabled && !c.failed(mark) {
-			c.warnOff(unset, "mcp server "+s.Name)
+			if c.serversOff == nil {
+				c.serversOff = map[string]Problem{}
+			}
+			c.serversOff[s.Name] = c.warnOff(unset, "mcp server "+s.Name)
 		}
 		return s, nil, where, false
 	}

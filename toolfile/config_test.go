@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,7 +52,12 @@ func warningStrings(ps Problems) []string {
 }
 
 // ignoreWarnings leaves Config.Warnings to the tests that check them.
-var ignoreWarnings = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Warnings" }, cmp.Ignore())
+// ignoreWarnings leaves the warnings out of a comparison of configs, and
+// the servers they turned off (MCPServersOff, checked against the warnings
+// by TestLoadConfigFirstRun).
+var ignoreWarnings = cmp.FilterPath(func(p cmp.Path) bool {
+	return p.Last().String() == ".Warnings" || p.Last().String() == ".MCPServersOff"
+}, cmp.Ignore())
 
 func TestLoadConfigSeed003(t *testing.T) {
 	t.Setenv("WEB_SEARCH_API_KEY", "tvly-secret")
@@ -271,6 +277,17 @@ func TestLoadConfigFirstRun(t *testing.T) {
 			got.MCPServerAt = nil
 			if diff := cmp.Diff(&tt.want, got, ignoreWarnings, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("LoadConfig mismatch (-want +got):\n%s", diff)
+			}
+			// Each server an unset variable turned off is in MCPServersOff
+			// with the warning that says so, and no other.
+			off := map[string]Problem{}
+			for _, w := range got.Warnings {
+				if name, rest, ok := strings.Cut(strings.TrimPrefix(w.Message, "mcp server "), " is off:"); ok && rest != "" && strings.HasPrefix(w.Message, "mcp server ") {
+					off[name] = w
+				}
+			}
+			if diff := cmp.Diff(off, got.MCPServersOff, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("MCPServersOff (-from the warnings +got):\n%s", diff)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,12 +51,10 @@ func (a *app) mcpLogin(ctx context.Context, name string, wait time.Duration) err
 		}
 	}
 	if s == nil {
-		// A server whose ${VAR} is unset is off, with a warning of the
-		// config's (toolfile's warnOff): say that, not that it is missing.
-		for _, w := range a.cfg.Warnings {
-			if strings.HasPrefix(w.Message, "mcp server "+name+" is off:") {
-				return fmt.Errorf("mcp login: %s", w)
-			}
+		// A server whose ${VAR} is unset is off: say that, not that it is
+		// missing.
+		if w, off := a.cfg.MCPServersOff[name]; off {
+			return fmt.Errorf("mcp login: %s", w)
 		}
 		return fmt.Errorf("mcp login: %s has no MCP server %q in mcp_servers", a.config, name)
 	}
