@@ -409,6 +409,19 @@ func (c *configDecoder) claim(n *yaml.Node) []*unsetVar {
 	if len(c.unset) == 0 {
 		return nil
 	}
+	under := nodesUnder(n)
+	var out []*unsetVar
+	for _, u := range c.unset {
+		if !u.claimed && under[u.node] {
+			u.claimed = true
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// nodesUnder is n and every node under it, aliases followed.
+func nodesUnder(n *yaml.Node) map[*yaml.Node]bool {
 	under := map[*yaml.Node]bool{}
 	var walk func(*yaml.Node)
 	walk = func(n *yaml.Node) {
@@ -422,14 +435,7 @@ func (c *configDecoder) claim(n *yaml.Node) []*unsetVar {
 		}
 	}
 	walk(n)
-	var out []*unsetVar
-	for _, u := range c.unset {
-		if !u.claimed && under[u.node] {
-			u.claimed = true
-			out = append(out, u)
-		}
-	}
-	return out
+	return under
 }
 
 // usesUnset reports whether the value n uses an unset variable, to leave

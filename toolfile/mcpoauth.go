@@ -3,6 +3,7 @@ package toolfile
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wieldhq/wield/internal/jwtkey"
@@ -72,7 +73,7 @@ func (c *configDecoder) mcpOAuth(f field, server string, unset []*unsetVar, dir 
 	var keyAt, portAt, offlineAt, secretAt *yaml.Node
 	skipped := false
 	for _, e := range fs {
-		if isUnset(unset, e.val) || len(c.claimIn(unset, e.val)) > 0 {
+		if unsetUnder(unset, e.val) {
 			skipped = true
 			continue
 		}
@@ -136,27 +137,11 @@ func (c *configDecoder) mcpOAuth(f field, server string, unset []*unsetVar, dir 
 	return o
 }
 
-// claimIn returns the unset variables under n (a list of scopes, say).
-func (c *configDecoder) claimIn(unset []*unsetVar, n *yaml.Node) []*unsetVar {
-	under := map[*yaml.Node]bool{}
-	var walk func(*yaml.Node)
-	walk = func(n *yaml.Node) {
-		if n == nil || under[n] {
-			return
-		}
-		under[n] = true
-		for _, k := range n.Content {
-			walk(k)
-		}
-	}
-	walk(unwrap(n))
-	var out []*unsetVar
-	for _, u := range unset {
-		if under[u.node] {
-			out = append(out, u)
-		}
-	}
-	return out
+// unsetUnder reports whether one of unset is at or under n (a list of
+// scopes, say), aliases followed as claim follows them.
+func unsetUnder(unset []*unsetVar, n *yaml.Node) bool {
+	under := nodesUnder(n)
+	return slices.ContainsFunc(unset, func(u *unsetVar) bool { return under[u.node] })
 }
 
 // privateKey reads a private key file, relative to dir, and checks that it
