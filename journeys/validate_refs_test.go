@@ -59,16 +59,7 @@ func TestJourneyValidateForetellsList(t *testing.T) {
 // toolkit.
 func TestJourneyOffBuiltinNamed(t *testing.T) {
 	u := newUser(t)
-	u.write("tools/seed000.yaml", `kind: agent
-name: lead
-description: Plans the research and hands parts of it to the other agents
-tools: [call_subagent, web_search, web_fetch]
----
-kind: agent
-name: search
-description: Searches the web
-tools: [web_search]
-`)
+	u.write("tools/seed000.yaml", seed000Agents)
 	u.write("wield.yaml", "tool_dirs: [tools]\nweb_search: {provider: brave, api_key: \"${BRAVE_KEY}\"}\n")
 	want := `tools/seed000.yaml:4:24: agent "lead": tool "web_search" is not defined: the built-in tool web_search is off (set web_search: {provider, api_key} in wield.yaml)`
 	v := u.wield("validate", "--config", "wield.yaml", "tools")
