@@ -14,6 +14,8 @@
 //	  backend: local                          # or redis: one limit for every server (see redis:)
 //	allowed_paths: [./data]                   # what file tools may touch; relative to the config file
 //	allow_hard_links: false                   # true: file tools use files with more than one name
+//	max_file_read: 10485760                   # bytes of a file read_file reads at most
+//	max_file_write: 10485760                  # bytes write_file writes (and move_file copies) at most
 //	env_allow: [APP_MODE, "PUBLIC_*"]         # what get_env/set_env may see (none by default)
 //	web_search: {provider: tavily, api_key: "${TAVILY_KEY}", max_results: 10}
 //	mcp_servers:
@@ -28,11 +30,12 @@
 //	store: sqlite:wield.db                    # or postgres://...
 //	server: {addr: ":8080", keys: ["${WIELD_KEY}"]}
 //	                                          # also body_timeout: 30s, max_conns_per_client: 512,
-//	                                          # allow_workflow_bypass: false, self_approval: false
+//	                                          # allow_workflow_bypass: false, self_approval: false,
+//	                                          # max_body: 8388608 (bytes of a REST or MCP request's body)
 //	http_allow: [127.0.0.1/32, 10.0.0.0/8, "127.0.0.1:8080"]   # a port: that port only
 //	http_allow_hosts: [api.internal, "localhost:8080"]
 //	secret_names: [GITHUB_TOKEN]
-//	redis: {url: "redis://127.0.0.1:6379/0", prefix: wield, lease_ttl: 10s, share_events: true}
+//	redis: {url: "redis://127.0.0.1:6379/0", prefix: wield, lease_ttl: 10s, share_events: true, poll_interval: 100ms}
 //	                                          # with concurrency.backend: redis, the limits are shared
 //	reload: {watch: true, interval: 5s}       # reload tool files on change, and/or every interval
 //	strict_validation: false                  # true: no coercion ("5" for an integer is refused)
@@ -41,7 +44,7 @@
 //	retry: {max_attempts: 3, backoff: 100ms, max_backoff: 2s}   # transient failures of idempotent tools
 //	mcp: {resources: [...], resource_templates: [...], prompts: [...]}   # see MCPConfig
 //	                                          # and session_idle: 10m, max_sessions: 5000, max_sessions_per_client: 100, request_state_ttl: 10m,
-//	                                          # task_after: 30s
+//	                                          # task_after: 30s, instructions: "..." (what initialize tells clients)
 //
 // Seed 004's ToolEngineConfig keys are accepted as written too:
 // tools_directory (a folder), auto_reload with reload_interval (seconds:
@@ -132,6 +135,11 @@ type Config struct {
 	// than one name (a hard link, which may be a file outside the allowed
 	// paths); off unless written.
 	AllowHardLinks bool
+	// MaxFileRead and MaxFileWrite bound, in bytes, the files read_file
+	// reads and the content write_file writes (and move_file copies
+	// across file systems): max_file_read and max_file_write, zero
+	// meaning builtin's defaults (10 MiB each).
+	MaxFileRead, MaxFileWrite int64
 	// EnvAllow lists the environment variables get_env and set_env may
 	// touch (a trailing * allows a prefix); none when empty.
 	EnvAllow []string
@@ -250,6 +258,11 @@ type Redis struct {
 	LeaseTTL time.Duration
 	// ShareEvents puts every server's events on each server's stream.
 	ShareEvents bool
+	// PollInterval bounds how long a call waiting for a slot of the
+	// shared limiter sleeps between two tries when no release is
+	// announced, and a waiter of a dead server is dropped after three
+	// (poll_interval; the redis package's 100 ms when zero).
+	PollInterval time.Duration
 }
 
 // Reload says when tool files are loaded again while wield runs: on change
@@ -326,6 +339,13 @@ type Server struct {
 	// decide its approval, for a single-user setup with one key; without
 	// it another key with the approve right must.
 	SelfApproval bool
+	// MaxBody bounds, in bytes, the body of a request to the REST API and
+	// to the MCP endpoints (max_body); a larger one is refused (413)
+	// naming the limit. Zero keeps each its default: 8 MiB for REST
+	// (httpapi), 4 MiB for MCP (the go-sdk's). Tool arguments up to it
+	// are accepted: the engine's own bound on them (8 MiB) is raised to a
+	// larger MaxBody.
+	MaxBody int64
 }
 
 // Guard returns the SSRF guard the configuration asks for: the default
@@ -557,6 +577,11 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 					cfg.Redis.LeaseTTL = c.dur(rf, time.Second)
 				case "share_events":
 					cfg.Redis.ShareEvents = c.boolean(rf)
+				case "poll_interval":
+					mark := len(c.problems)
+					if cfg.Redis.PollInterval = c.dur(rf, time.Second); cfg.Redis.PollInterval == 0 && !c.usesUnset(rf.val) && !c.failed(mark) {
+						c.errorf(rf.val, "redis.poll_interval: must be more than 0 (leave it out for the default, 100ms)")
+					}
 				default:
 					c.unknown(rf, "redis")
 				}
@@ -599,6 +624,10 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 			}
 		case "allow_hard_links":
 			cfg.AllowHardLinks = c.boolean(f)
+		case "max_file_read":
+			cfg.MaxFileRead = c.bytes(f, "max_file_read", "the default, 10485760")
+		case "max_file_write":
+			cfg.MaxFileWrite = c.bytes(f, "max_file_write", "the default, 10485760")
 		case "env_allow":
 			cfg.EnvAllow = c.strings(f)
 		case "web_search":
@@ -1148,6 +1177,8 @@ func (c *configDecoder) server(sf field) Server {
 			s.AllowWorkflowBypass = c.boolean(f)
 		case "self_approval":
 			s.SelfApproval = c.boolean(f)
+		case "max_body":
+			s.MaxBody = c.bytes(f, "server.max_body", "the defaults, 8388608 for REST and 4194304 for MCP")
 		default:
 			c.unknown(f, "server")
 		}
@@ -1232,6 +1263,17 @@ func (c *configDecoder) integer(f field) int {
 		return 0
 	}
 	return int(v)
+}
+
+// bytes reads a size in bytes, a positive integer: zero is refused at its
+// line, saying that leaving the key out is how to get def.
+func (c *configDecoder) bytes(f field, key, def string) int64 {
+	mark := len(c.problems)
+	n := c.integer(f)
+	if n == 0 && !c.usesUnset(f.val) && !c.failed(mark) {
+		c.errorf(f.val, "%s: must be at least 1 (bytes; leave it out for %s)", key, def)
+	}
+	return int64(n)
 }
 
 // dur reads a duration like "30s", or a number of units.
@@ -1405,7 +1447,7 @@ func validEnvName(s string) bool {
 // file, toolset or agent has (tools: is both), for [LooksLikeConfig].
 var configOnlyKeys = []string{"tools_directory", "auto_reload", "reload_interval", "watch_for_changes", "reload",
 	"programs", "policy", "redis", "strict_validation", "max_output", "retry", "approval_timeout", "tool_dirs",
-	"timeout", "network_timeout", "concurrency", "allowed_paths", "allow_hard_links", "env_allow", "web_search",
+	"timeout", "network_timeout", "concurrency", "allowed_paths", "allow_hard_links", "max_file_read", "max_file_write", "env_allow", "web_search",
 	"mcp_servers", "store", "server", "http_allow", "http_allow_hosts", "secret_names", "mcp"}
 
 // LooksLikeConfig reports whether the YAML file at path is a configuration

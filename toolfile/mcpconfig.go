@@ -52,6 +52,7 @@ import (
 //	  max_sessions_per_client: 100   # of one API key, or of one IP address without keys
 //	  request_state_ttl: 10m         # an approval asked in the protocol is answered within it
 //	  task_after: 30s                # a call of a client that speaks tasks becomes one past it (0: never)
+//	  instructions: "Use calculator for arithmetic."   # told to clients as they connect
 type MCPConfig struct {
 	Resources         []MCPResource
 	ResourceTemplates []MCPResourceTemplate
@@ -69,6 +70,10 @@ type MCPConfig struct {
 	// task (task_after): nil when the key is absent (the server's
 	// default), zero to make no such task.
 	TaskAfter *time.Duration
+	// Instructions are what the server tells clients when they connect
+	// (instructions; the result of initialize, or of server/discover):
+	// how to use its tools, for the client's model. Empty says nothing.
+	Instructions string
 }
 
 // MCPResource is one resource of [MCPConfig]: Text, Blob or File.
@@ -154,6 +159,9 @@ func (c *configDecoder) mcpConfig(mf field, dir string) MCPConfig {
 		case "task_after":
 			d := c.dur(f, time.Second)
 			out.TaskAfter = &d
+			continue
+		case "instructions":
+			out.Instructions = c.str(f)
 			continue
 		case "resources", "resource_templates", "prompts":
 		default:
