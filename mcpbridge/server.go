@@ -28,6 +28,11 @@ type ServerOptions struct {
 	Name, Version string
 	// Instructions are shown to clients at initialisation.
 	Instructions string
+	// MaxBody bounds the body of an HTTP request, in bytes; zero or less
+	// means the go-sdk's mcp.DefaultMaxRequestBodyBytes (4 MiB). A larger
+	// body is answered 413, with a JSON-RPC error naming the limit, and is
+	// not read past it.
+	MaxBody int64
 	// Toolset, when set, serves only that toolset: on /mcp and over stdio,
 	// and no other toolset has an endpoint. When empty, /mcp and stdio
 	// serve the whole registry and /mcp/{toolset} serves one toolset.
@@ -214,6 +219,9 @@ func NewServer(eng *engine.Engine, reg *wield.Registry, opts *ServerOptions) *Se
 	}
 	if s.opts.ProtocolVersions == nil {
 		s.opts.ProtocolVersions = slices.Clone(ProtocolVersions)
+	}
+	if s.opts.MaxBody <= 0 {
+		s.opts.MaxBody = mcp.DefaultMaxRequestBodyBytes
 	}
 	for _, v := range s.opts.ProtocolVersions {
 		if !slices.Contains(mcp.SupportedProtocolVersions(), v) {
@@ -485,6 +493,8 @@ func (s *Server) srvNewEndpoint(toolset string) *srvEndpoint {
 		Stateless:    s.opts.Stateless,
 		JSONResponse: s.opts.JSONResponse,
 		Logger:       srvQuiet(s.log),
+		// srvCheckEnvelope refuses a larger body before the SDK reads it.
+		MaxRequestBodyBytes: s.opts.MaxBody,
 		// No SessionTimeout: the SDK would not see the fast path's
 		// requests. srvSessions closes idle sessions instead.
 		// Handler's guard checks Host as the SDK would, and also knows

@@ -62,9 +62,10 @@ func (s *Server) srvOffersStatelessEra() bool {
 // makes for it and closes when it is answered.
 func (s *Server) srvStatelessHandler(ep *srvEndpoint) *mcp.StreamableHTTPHandler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ep.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:    true,
-		JSONResponse: s.opts.JSONResponse,
-		Logger:       srvQuiet(s.log),
+		Stateless:           true,
+		JSONResponse:        s.opts.JSONResponse,
+		Logger:              srvQuiet(s.log),
+		MaxRequestBodyBytes: s.opts.MaxBody,
 		// A request of this era is the whole call: a client cancels it
 		// by ending the request (there is no session for a
 		// notifications/cancelled to reach it through), which cancels

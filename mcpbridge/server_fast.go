@@ -90,13 +90,22 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodPost || r.Body == nil {
 		return false
 	}
-	// Read no more than the go-sdk takes: a larger body goes on unread
-	// past that, and the go-sdk refuses it (413) once it has read that
-	// much, so nothing here holds more.
-	body, err := srvReadAll(r.Body, mcp.DefaultMaxRequestBodyBytes+1, r.ContentLength)
-	if err == nil && len(body) > mcp.DefaultMaxRequestBodyBytes {
-		r.Body = newSrvBody(body, r.Body, true)
-		return false
+	// Read no more than MaxBody: a larger body is refused here (413),
+	// unread past that, so nothing holds more, and neither the fast path
+	// (which reads up to srvFastMax) nor the go-sdk sees it. A bound in
+	// front of this handler (httpapi's MaxBody, through
+	// http.MaxBytesReader) ends the read with its own limit.
+	limit := s.opts.MaxBody
+	body, err := srvReadAll(r.Body, limit+1, r.ContentLength)
+	if int64(len(body)) > limit {
+		srvTooLarge(w, limit)
+		return true
+	}
+	if err != nil {
+		if n, ok := srvOverLimit(err); ok {
+			srvTooLarge(w, n)
+			return true
+		}
 	}
 	back := newSrvBody(body, r.Body, false)
 	r.Body = back
@@ -139,6 +148,28 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 		srvNoteRPCID(r, body)
 	}
 	return false
+}
+
+// srvTooLarge answers a request whose body is over limit bytes: 413, with
+// a JSON-RPC error (-32600, Invalid Request) that names the limit. Its ID
+// is null: the body was not read to its end.
+func srvTooLarge(w http.ResponseWriter, limit int64) {
+	// The rest of the body is not worth reading: net/http closes the
+	// connection rather than read on.
+	w.Header().Set("Connection", "close")
+	srvHTTPError(w, http.StatusRequestEntityTooLarge, json.RawMessage("null"), &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		Message: fmt.Sprintf("the request body is over the limit of %d bytes", limit)})
+}
+
+// srvOverLimit reports whether err is that of an http.MaxBytesReader put in
+// front of the handler, and its limit. Apart from srvCheckEnvelope, so that
+// the target errors.As needs, which escapes, is allocated only on an error.
+func srvOverLimit(err error) (int64, bool) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return mbe.Limit, true
+	}
+	return 0, false
 }
 
 // srvReadAll is io.ReadAll of io.LimitReader(r, limit), with its first
