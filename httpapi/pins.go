@@ -126,7 +126,7 @@ func (s *Server) acceptPin(w http.ResponseWriter, r *http.Request) error {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return apiError(http.StatusRequestEntityTooLarge, CodeTooLarge, "the request body is over the limit")
+		return tooLarge(mbe)
 	case err != nil:
 		return apiError(http.StatusBadRequest, CodeBadRequest, "the request body could not be read")
 	case len(bytes.TrimSpace(body)) > 0: // the body is optional

@@ -115,7 +115,9 @@ type Options struct {
 	Agents []string
 	// Heartbeat is how often an idle event stream gets a comment (15 s).
 	Heartbeat time.Duration
-	// MaxBody bounds a request body (8 MiB).
+	// MaxBody bounds a request body, in bytes (8 MiB when zero or less),
+	// MCP's included when MCP is set; a larger one is answered 413
+	// too_large, naming the limit.
 	MaxBody int64
 }
 
@@ -456,9 +458,14 @@ var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b 
 func bodyError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return apiError(http.StatusRequestEntityTooLarge, CodeTooLarge, "the request body is over the limit")
+		return tooLarge(mbe)
 	}
 	return apiError(http.StatusBadRequest, CodeBadRequest, "the request body could not be read")
+}
+
+// tooLarge is the answer to a body over the limit (413), naming it.
+func tooLarge(mbe *http.MaxBytesError) error {
+	return apiError(http.StatusRequestEntityTooLarge, CodeTooLarge, fmt.Sprintf("the request body is over the limit of %d bytes", mbe.Limit))
 }
 
 // maxBodyHint is the largest Content-Length readBody trusts for its buffer:
