@@ -260,6 +260,7 @@ func (a *app) builtinOptions(store wield.Storage) builtin.Options {
 	if c := a.cfg; c != nil {
 		opts.Files.AllowedPaths = c.AllowedPaths
 		opts.Files.AllowHardLinks = c.AllowHardLinks
+		opts.Files.MaxReadBytes, opts.Files.MaxWriteBytes = c.MaxFileRead, c.MaxFileWrite
 		opts.Env.Allow = c.EnvAllow
 		opts.Net = builtin.NetOptions{Guard: c.Guard(), Timeout: c.NetworkTimeout, SecretNames: c.SecretNames}
 		opts.Search = builtin.SearchOptions{Provider: c.WebSearch.Provider, APIKey: c.WebSearch.APIKey, MaxResults: c.WebSearch.MaxResults, BaseURL: c.WebSearch.BaseURL, Guard: c.Guard()}
@@ -285,7 +286,7 @@ func (a *app) limiter(c *toolfile.Config) (limit.Limiter, error) {
 	if prefix == "" {
 		prefix = "wield"
 	}
-	lim, err := wredis.New(rdb, &wredis.Options{Config: c.Concurrency, Prefix: prefix + ":limit", LeaseTTL: c.Redis.LeaseTTL})
+	lim, err := wredis.New(rdb, &wredis.Options{Config: c.Concurrency, Prefix: prefix + ":limit", LeaseTTL: c.Redis.LeaseTTL, PollInterval: c.Redis.PollInterval})
 	if err != nil {
 		rdb.Close()
 		return nil, fmt.Errorf("%s: concurrency: %w", a.config, err)
@@ -515,6 +516,13 @@ func (a *app) setup(store wield.Storage) (*wield.Registry, *engine.Engine, error
 		opts.DefaultTimeout, opts.NetworkTimeout, opts.SecretNames = c.DefaultTimeout, c.NetworkTimeout, c.SecretNames
 		opts.StrictValidation = c.StrictValidation
 		opts.MaxOutput, opts.ApprovalTimeout = c.MaxOutput, c.ApprovalTimeout
+		// A client may send arguments as large as server.max_body lets
+		// it: a larger body limit raises the engine's own bound, which a
+		// smaller one leaves as it is (a CLI's or a model's arguments
+		// do not pass through it).
+		if n := c.Server.MaxBody; n > engine.DefaultMaxArguments {
+			opts.MaxArguments = int(n)
+		}
 		opts.Retry = engine.RetryPolicy{MaxAttempts: c.Retry.MaxAttempts, Backoff: c.Retry.Backoff, MaxBackoff: c.Retry.MaxBackoff}
 		lim, err := a.limiter(c)
 		if err != nil {

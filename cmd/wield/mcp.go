@@ -137,6 +137,7 @@ func (a *app) mcp(ctx context.Context, f mcpFlags) error {
 			AllowedHosts:   f.allowedHosts,
 			AllowedOrigins: f.allowedOrigins,
 			Logger:         log,
+			MaxBody:        maxBody(a.cfg),
 		}
 		if a.cfg != nil {
 			mcpOffer(mopts, a.cfg.MCP) // resources and prompts of the configuration

@@ -369,7 +369,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	mopts := &mcpbridge.ServerOptions{Calls: store, Logger: log, ClientKey: mcpClientKey}
+	mopts := &mcpbridge.ServerOptions{Calls: store, Logger: log, ClientKey: mcpClientKey, MaxBody: maxBody(a.cfg)}
 	if err := a.mcpInputRequired(mopts, observed); err != nil {
 		return err
 	}
@@ -400,7 +400,8 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	}
 	srv, err := httpapi.New(httpapi.Options{Engine: eng, Store: store, Approvals: inbox, Keys: keys,
 		Metrics: metrics, Logger: log, Agents: a.agents, Heartbeat: f.heartbeat, MCP: mcpSrv.Handler(), Imports: a.imports(),
-		AllowWorkflowBypass: a.cfg != nil && a.cfg.Server.AllowWorkflowBypass, SelfApproval: a.cfg != nil && a.cfg.Server.SelfApproval})
+		AllowWorkflowBypass: a.cfg != nil && a.cfg.Server.AllowWorkflowBypass, SelfApproval: a.cfg != nil && a.cfg.Server.SelfApproval,
+		MaxBody: maxBody(a.cfg)})
 	if err != nil {
 		return err
 	}
@@ -495,10 +496,11 @@ func (a *app) serve(ctx context.Context, f serveFlags) (err error) {
 	return nil
 }
 
-// mcpOffer passes the mcp: section of the configuration (resources,
-// templates, prompts) to the MCP server.
+// mcpOffer passes the mcp: section of the configuration (instructions,
+// resources, templates, prompts) to the MCP server.
 func mcpOffer(o *mcpbridge.ServerOptions, m toolfile.MCPConfig) {
 	o.SessionTimeout, o.MaxSessions, o.MaxSessionsPerClient = m.SessionIdle, m.MaxSessions, m.MaxSessionsPerClient
+	o.Instructions = m.Instructions
 	for _, r := range m.Resources {
 		o.Resources = append(o.Resources, mcpbridge.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description,
 			MIMEType: r.MIMEType, Text: r.Text, Blob: r.Blob, File: r.File})

@@ -28,6 +28,15 @@ func serverLimits(cfg *toolfile.Config) (bodyTimeout time.Duration, maxConns int
 	return bodyTimeout, maxConns
 }
 
+// maxBody is server.max_body: the bound on a request's body, REST and MCP
+// alike; zero (not set) leaves each its own default.
+func maxBody(cfg *toolfile.Config) int64 {
+	if cfg == nil {
+		return 0
+	}
+	return cfg.Server.MaxBody
+}
+
 // mcpClientKey names the client of an MCP request for its session bound:
 // the API key it was let in with, else (on a server without keys) nothing,
 // which counts it by its IP address.
