@@ -137,7 +137,7 @@ type Config struct {
 	AllowHardLinks bool
 	// MaxFileRead and MaxFileWrite bound, in bytes, the files read_file
 	// reads and the content write_file writes (and move_file copies
-	// across file systems): max_file_read and max_file_write, zero
+	// between allowed folders): max_file_read and max_file_write, zero
 	// meaning builtin's defaults (10 MiB each).
 	MaxFileRead, MaxFileWrite int64
 	// EnvAllow lists the environment variables get_env and set_env may
