@@ -98,12 +98,12 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 	limit := s.opts.MaxBody
 	body, err := srvReadAll(r.Body, limit+1, r.ContentLength)
 	if int64(len(body)) > limit {
-		srvTooLarge(w, limit)
+		srvTooLarge(w, r, limit)
 		return true
 	}
 	if err != nil {
 		if n, ok := srvOverLimit(err); ok {
-			srvTooLarge(w, n)
+			srvTooLarge(w, r, n)
 			return true
 		}
 	}
@@ -153,10 +153,13 @@ func (s *Server) srvCheckEnvelope(w http.ResponseWriter, r *http.Request) bool {
 // srvTooLarge answers a request whose body is over limit bytes: 413, with
 // a JSON-RPC error (-32600, Invalid Request) that names the limit. Its ID
 // is null: the body was not read to its end.
-func srvTooLarge(w http.ResponseWriter, limit int64) {
+func srvTooLarge(w http.ResponseWriter, r *http.Request, limit int64) {
 	// The rest of the body is not worth reading: net/http closes the
-	// connection rather than read on.
-	w.Header().Set("Connection", "close")
+	// connection rather than read on (HTTP/2 has no such header, and
+	// resets the stream instead).
+	if r.ProtoMajor == 1 {
+		w.Header().Set("Connection", "close")
+	}
 	srvHTTPError(w, http.StatusRequestEntityTooLarge, json.RawMessage("null"), &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 		Message: fmt.Sprintf("the request body is over the limit of %d bytes", limit)})
 }
