@@ -37,7 +37,7 @@ func TestAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &llm.ModelResponse{StopReason: "STOP", Message: llm.Message{Role: llm.RoleAssistant, Content: "It is 42.", ToolCalls: []llm.ToolCall{
-		{ID: "call_?_3", Name: "ping", Arguments: json.RawMessage(`{}`)},
+		{ID: "call_?_3", Name: "ping", Arguments: json.RawMessage(`{}`), Signature: "c2ln"},
 		{ID: "fc_9", Name: "calculator", Arguments: json.RawMessage(`{"expression":"6*7"}`)}}}}
 	id := got.Message.ToolCalls[0].ID
 	if !strings.HasPrefix(id, "call_") || !strings.HasSuffix(id, "_3") {
