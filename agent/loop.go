@@ -75,6 +75,17 @@ type LoopOptions struct {
 	// the prompt, counts as a turn (it is not a step). [Outcome.Turns] says
 	// how many turns the Run took.
 	MaxTurns int
+	// MaxHistory bounds the conversation each model request sends, in
+	// bytes (about four to a token; see [llm.HistorySize]): before each
+	// request the oldest turns are left out, as [llm.TrimHistory] leaves
+	// them, keeping the system message and the latest turns, and never a
+	// call without its result. The turn of the latest user message is
+	// always sent whole, even when it alone is over the bound. Messages
+	// left out are out of [Outcome.Messages] too, so a chat that passes
+	// Outcome.Messages back to the next Run holds no more than the bound
+	// and one turn; [Outcome.Dropped] counts them. Zero or less is no
+	// bound: every request sends the whole conversation.
+	MaxHistory int
 	// OnMessage, when set, sees each message a run adds to the conversation,
 	// once: the system message it writes (when new or changed), the model's
 	// replies, the results, and the instruction a sub-agent is handed. The
@@ -159,8 +170,12 @@ func NewLoop(inv wield.Invoker, opts *LoopOptions) *Loop {
 type Outcome struct {
 	// Answer is the model's last text.
 	Answer string
-	// Messages is the whole conversation, the given messages first.
+	// Messages is the whole conversation, the given messages first, less
+	// the older messages [LoopOptions.MaxHistory] left out.
 	Messages []llm.Message
+	// Dropped counts the messages MaxHistory left out of the
+	// conversation (of those given and those the Run added).
+	Dropped int
 	// Steps counts the model turns of the agent Run was given (each
 	// sub-agent has steps of its own, up to MaxSteps).
 	Steps int
@@ -255,6 +270,10 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 		if strategy == llm.StrategyPrompt && out.Steps > 0 && t.catalogChanged {
 			msgs[0] = llm.Message{Role: llm.RoleSystem, Content: t.system()}
 			t.catalogChanged = false
+		}
+		if kept, n := llm.TrimHistory(msgs, l.opts.MaxHistory); n > 0 {
+			msgs = kept
+			out.Dropped += n
 		}
 		req := &llm.ModelRequest{Messages: msgs}
 		if strategy == llm.StrategyNative {
