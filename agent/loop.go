@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -336,6 +337,7 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 			out.Messages = msgs
 			return out, fmt.Errorf("agent %s, step %d: %w", a.Name, out.Steps, err)
 		}
+		msgs[len(msgs)-1] = withoutRefused(msgs[len(msgs)-1], strategy, results)
 		if strategy == llm.StrategyNative {
 			for i, c := range calls {
 				m := llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Result: results[i]}
@@ -399,6 +401,54 @@ func uniqueIDs(msgs []llm.Message, calls []llm.ToolCall) []llm.ToolCall {
 		}
 	}
 	return calls
+}
+
+// maxRefusedReply bounds what the conversation keeps of a reply in the
+// prompt strategy whose call the engine refused for the size of its
+// arguments: its head, which shows the model what it wrote.
+const maxRefusedReply = 4 << 10
+
+// withoutRefused is reply as the conversation keeps it once its calls have
+// run. A call whose arguments the engine refused for their size (its
+// result's arguments_bytes, over the engine's MaxArguments) keeps {} in
+// their place, and a reply in the prompt strategy holding such a call
+// keeps its head: the result says how large they were, and without this a
+// model's 50 MB of arguments would go back to it in every request after,
+// and stay in a chat's memory. A native call whose arguments are not a
+// JSON object (its result says so) keeps {} too: Anthropic's input and
+// Gemini's args can hold nothing else, and the next request would be
+// refused for them, ending the turn.
+func withoutRefused(reply llm.Message, strategy llm.Strategy, results []*wield.Result) llm.Message {
+	refused := func(r *wield.Result) bool {
+		if r == nil || r.OK {
+			return false
+		}
+		_, ok := r.Metadata["arguments_bytes"]
+		return ok
+	}
+	if strategy != llm.StrategyNative {
+		if slices.ContainsFunc(results, refused) {
+			reply.Content = safetext.Clip(reply.Content, maxRefusedReply)
+		}
+		return reply
+	}
+	copied := false
+	for i, c := range reply.ToolCalls {
+		if i < len(results) && !refused(results[i]) && isObject(c.Arguments) {
+			continue
+		}
+		if !copied {
+			reply.ToolCalls, copied = slices.Clone(reply.ToolCalls), true
+		}
+		reply.ToolCalls[i].Arguments = json.RawMessage(`{}`)
+	}
+	return reply
+}
+
+// isObject reports whether args is a JSON object.
+func isObject(args json.RawMessage) bool {
+	t := bytes.TrimLeft(args, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && json.Valid(t)
 }
 
 // modelKey is what identifies m among the models a loop remembers: the

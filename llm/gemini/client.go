@@ -148,9 +148,12 @@ type part struct {
 }
 
 type functionCall struct {
-	ID   string         `json:"id,omitempty"`
-	Name string         `json:"name"`
-	Args map[string]any `json:"args,omitempty"`
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name"`
+	// Args is an object (a map[string]any, nil for none) in a request; in
+	// an answer, whatever the model sent: args that are not an object are
+	// the call's to fail, as its result, not the whole answer's.
+	Args any `json:"args,omitempty"`
 }
 
 type functionResponse struct {
@@ -209,7 +212,11 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 						return nil, fmt.Errorf("gemini: arguments of call %s: %w", tc.Name, err)
 					}
 				}
-				ct.Parts = append(ct.Parts, part{FunctionCall: &functionCall{ID: tc.ID, Name: tc.Name, Args: args}, ThoughtSignature: tc.Signature})
+				fc := &functionCall{ID: tc.ID, Name: tc.Name}
+				if len(args) > 0 {
+					fc.Args = args
+				}
+				ct.Parts = append(ct.Parts, part{FunctionCall: fc, ThoughtSignature: tc.Signature})
 			}
 			body.Contents = append(body.Contents, ct)
 		case llm.RoleTool:
