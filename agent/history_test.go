@@ -3,10 +3,12 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/openai"
@@ -80,4 +82,39 @@ func items(v any) []map[string]any {
 		out = append(out, x.(map[string]any))
 	}
 	return out
+}
+
+// failingInvoker fails every call as a system failure would.
+type failingInvoker struct{}
+
+func (failingInvoker) Call(context.Context, wield.Call) (*wield.Result, error) {
+	return nil, errors.New("store down")
+}
+
+// TestLoopFailedCallsLeaveNoOrphan: when the system fails running a
+// reply's calls, the run ends with the error, and the conversation it
+// returns does not hold those calls without results: a chat that goes on
+// with it is not refused by the provider on every line after.
+func TestLoopFailedCallsLeaveNoOrphan(t *testing.T) {
+	f := &fakeModel{t: t, path: "/v1/chat/completions"}
+	f.script = []func(map[string]any) string{
+		func(map[string]any) string { return openAIReply("", [3]string{"call_1", "echo", `{"message":"a"}`}) },
+		func(map[string]any) string { return openAIReply("hello") },
+	}
+	m, _ := openai.NewClient(openai.ClientOptions{Model: "gpt-test", BaseURL: serve(t, f) + "/v1", APIKey: "k", MaxRetries: -1})
+	a := &agent.Agent{Name: "failing", Model: m}
+	loop := agent.NewLoop(failingInvoker{}, nil)
+	out, err := loop.Run(context.Background(), a, "conv-failing", []llm.Message{{Role: llm.RoleUser, Content: "echo a"}})
+	if err == nil || !strings.Contains(err.Error(), "store down") {
+		t.Fatalf("err %v, want the system's failure", err)
+	}
+	history := append(out.Messages, llm.Message{Role: llm.RoleUser, Content: "hi"})
+	if _, err := loop.Run(context.Background(), a, "conv-failing", history); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range messages(f.request(1)) {
+		if m["tool_calls"] != nil {
+			t.Errorf("the next line's request holds the calls that never got results: %v", m)
+		}
+	}
 }

@@ -172,7 +172,9 @@ type Outcome struct {
 	// Answer is the model's last text.
 	Answer string
 	// Messages is the whole conversation, the given messages first, less
-	// the older messages [LoopOptions.MaxHistory] left out.
+	// the older messages [LoopOptions.MaxHistory] left out, and less a
+	// reply whose calls the system failed to run (it would be a call
+	// without its result, which providers refuse).
 	Messages []llm.Message
 	// Dropped counts the messages MaxHistory left out of the
 	// conversation (of those given and those the Run added).
@@ -334,7 +336,10 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 			}
 		}
 		if err != nil {
-			out.Messages = msgs
+			// The reply's calls got no results: the conversation is
+			// returned without them, as a provider refuses a call
+			// without its result in every request after.
+			out.Messages = msgs[:len(msgs)-1]
 			return out, fmt.Errorf("agent %s, step %d: %w", a.Name, out.Steps, err)
 		}
 		msgs[len(msgs)-1] = withoutRefused(msgs[len(msgs)-1], strategy, results)
