@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -75,6 +76,17 @@ type LoopOptions struct {
 	// the prompt, counts as a turn (it is not a step). [Outcome.Turns] says
 	// how many turns the Run took.
 	MaxTurns int
+	// MaxHistory bounds the conversation each model request sends, in
+	// bytes (about four to a token; see [llm.HistorySize]): before each
+	// request the oldest turns are left out, as [llm.TrimHistory] leaves
+	// them, keeping the system message and the latest turns, and never a
+	// call without its result. The turn of the latest user message is
+	// always sent whole, even when it alone is over the bound. Messages
+	// left out are out of [Outcome.Messages] too, so a chat that passes
+	// Outcome.Messages back to the next Run holds no more than the bound
+	// and one turn; [Outcome.Dropped] counts them. Zero or less is no
+	// bound: every request sends the whole conversation.
+	MaxHistory int
 	// OnMessage, when set, sees each message a run adds to the conversation,
 	// once: the system message it writes (when new or changed), the model's
 	// replies, the results, and the instruction a sub-agent is handed. The
@@ -159,8 +171,14 @@ func NewLoop(inv wield.Invoker, opts *LoopOptions) *Loop {
 type Outcome struct {
 	// Answer is the model's last text.
 	Answer string
-	// Messages is the whole conversation, the given messages first.
+	// Messages is the whole conversation, the given messages first, less
+	// the older messages [LoopOptions.MaxHistory] left out, and less a
+	// reply whose calls the system failed to run (it would be a call
+	// without its result, which providers refuse).
 	Messages []llm.Message
+	// Dropped counts the messages MaxHistory left out of the
+	// conversation (of those given and those the Run added).
+	Dropped int
 	// Steps counts the model turns of the agent Run was given (each
 	// sub-agent has steps of its own, up to MaxSteps).
 	Steps int
@@ -256,6 +274,10 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 			msgs[0] = llm.Message{Role: llm.RoleSystem, Content: t.system()}
 			t.catalogChanged = false
 		}
+		if kept, n := llm.TrimHistory(msgs, l.opts.MaxHistory); n > 0 {
+			msgs = kept
+			out.Dropped += n
+		}
 		req := &llm.ModelRequest{Messages: msgs}
 		if strategy == llm.StrategyNative {
 			req.Tools = t.offered
@@ -314,9 +336,13 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 			}
 		}
 		if err != nil {
-			out.Messages = msgs
+			// The reply's calls got no results: the conversation is
+			// returned without them, as a provider refuses a call
+			// without its result in every request after.
+			out.Messages = msgs[:len(msgs)-1]
 			return out, fmt.Errorf("agent %s, step %d: %w", a.Name, out.Steps, err)
 		}
+		msgs[len(msgs)-1] = withoutRefused(msgs[len(msgs)-1], strategy, results)
 		if strategy == llm.StrategyNative {
 			for i, c := range calls {
 				m := llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Result: results[i]}
@@ -380,6 +406,54 @@ func uniqueIDs(msgs []llm.Message, calls []llm.ToolCall) []llm.ToolCall {
 		}
 	}
 	return calls
+}
+
+// maxRefusedReply bounds what the conversation keeps of a reply in the
+// prompt strategy whose call the engine refused for the size of its
+// arguments: its head, which shows the model what it wrote.
+const maxRefusedReply = 4 << 10
+
+// withoutRefused is reply as the conversation keeps it once its calls have
+// run. A call whose arguments the engine refused for their size (its
+// result's arguments_bytes, over the engine's MaxArguments) keeps {} in
+// their place, and a reply in the prompt strategy holding such a call
+// keeps its head: the result says how large they were, and without this a
+// model's 50 MB of arguments would go back to it in every request after,
+// and stay in a chat's memory. A native call whose arguments are not a
+// JSON object (its result says so) keeps {} too: Anthropic's input and
+// Gemini's args can hold nothing else, and the next request would be
+// refused for them, ending the turn.
+func withoutRefused(reply llm.Message, strategy llm.Strategy, results []*wield.Result) llm.Message {
+	refused := func(r *wield.Result) bool {
+		if r == nil || r.OK {
+			return false
+		}
+		_, ok := r.Metadata["arguments_bytes"]
+		return ok
+	}
+	if strategy != llm.StrategyNative {
+		if slices.ContainsFunc(results, refused) {
+			reply.Content = safetext.Clip(reply.Content, maxRefusedReply)
+		}
+		return reply
+	}
+	copied := false
+	for i, c := range reply.ToolCalls {
+		if i < len(results) && !refused(results[i]) && isObject(c.Arguments) {
+			continue
+		}
+		if !copied {
+			reply.ToolCalls, copied = slices.Clone(reply.ToolCalls), true
+		}
+		reply.ToolCalls[i].Arguments = json.RawMessage(`{}`)
+	}
+	return reply
+}
+
+// isObject reports whether args is a JSON object.
+func isObject(args json.RawMessage) bool {
+	t := bytes.TrimLeft(args, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && json.Valid(t)
 }
 
 // modelKey is what identifies m among the models a loop remembers: the

@@ -26,6 +26,12 @@ type ToolCall struct {
 	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	// Signature is an opaque token the provider gave the call, which must
+	// go back with it: Gemini's thoughtSignature, without which a thinking
+	// model refuses the conversation. It travels in the call itself, so a
+	// call renamed or copied (the agent loop gives a repeated ID one of its
+	// own) keeps its own signature, not its namesake's.
+	Signature string `json:"signature,omitempty"`
 }
 
 // Message is one turn of a conversation in wield's provider-neutral form;

@@ -22,6 +22,7 @@ func (a *app) chatCommand() *cobra.Command {
 	var agentFile, system, conv string
 	var cm chatModel
 	var maxSteps, maxTurns int
+	var maxHistory string
 	var strat chatStrategy
 	cmd := &cobra.Command{
 		Use:   "chat --model [URL/]NAME [--provider P] [--agent FILE]",
@@ -62,6 +63,12 @@ of each agent, --max-turns those of a whole line, every agent's (a sub-agent
 that finds them spent is not asked: its call_subagent fails, saying so, and
 the lead may still answer with what it has).
 
+--max-history bounds the conversation each request sends the model (256KiB by
+default, about 64k tokens; 0 for no bound): the oldest turns are left out, and
+the chat keeps no more than that in memory, said on stderr for each line that
+leaves some out. The system prompt and the latest line's turn (its calls and
+their results) are always sent, and a call never goes without its result.
+
 Models without function calling get the tools in the prompt (the XML call
 format, docs/call-formats.md) when the agent's output_strategy allows the
 fallback, or always with --no-function-calling; --prompt-format json asks for
@@ -94,6 +101,10 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 			}
 			if maxTurns < 0 {
 				return usagef("--max-turns %d: give at least 1, or 0 for --max-steps × 3", maxTurns)
+			}
+			historyBytes, err := maxHistoryBytes(maxHistory)
+			if err != nil {
+				return err
 			}
 			// stdin is the conversation: a confirm call is announced with
 			// how to decide it from another terminal, never asked here.
@@ -153,7 +164,7 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 				// Each call shows once, in either strategy: → as it starts
 				// (a confirm tool may wait for its approval), ← with its result.
 				// A sub-agent's calls are marked with its name.
-				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, MaxTurns: maxTurns, OnCall: func(by string, c llm.ToolCall, r *wield.Result) {
+				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, MaxTurns: maxTurns, MaxHistory: historyBytes, OnCall: func(by string, c llm.ToolCall, r *wield.Result) {
 					who := ""
 					if by != ag.Name {
 						who = shown(by, shownName) + " "
@@ -187,6 +198,9 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 					out, err := loop.Run(cmd.Context(), ag, conv, history)
 					if out != nil {
 						history = out.Messages
+						if out.Dropped > 0 {
+							fmt.Fprintf(a.stderr, "wield: line %d: the conversation is over --max-history %s: its %d oldest messages are no longer sent to the model\n", n, shown(maxHistory, shownName), out.Dropped)
+						}
 					}
 					if err != nil {
 						failed = append(failed, fmt.Sprint(n))
@@ -222,6 +236,7 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 	cmd.Flags().StringVar(&cm.keyEnv, "api-key-env", "", "environment variable that holds the API key (default: the provider's usual ones)")
 	cmd.Flags().BoolVar(&cm.noFC, "no-function-calling", false, "the model has no native function calling: describe tools in the prompt")
 	cmd.Flags().IntVar(&maxSteps, "max-steps", 10, "model turns per message at most, of each agent (the lead, each sub-agent)")
+	cmd.Flags().StringVar(&maxHistory, "max-history", defaultMaxHistory, "the conversation sent to the model at most, in bytes (256KiB, 2MB, 100000; about 4 bytes a token): the oldest turns are left out, the system prompt and the latest line's turn kept; 0 for no bound")
 	cmd.Flags().IntVar(&maxTurns, "max-turns", 0, "model turns per message at most, every agent's together (default --max-steps × 3, the agents of one chain of hand-offs)")
 	strat.flags(cmd)
 	cmd.Flags().StringVar(&conv, "conversation", "", "the conversation the calls are recorded under (default: a new chat_ID, printed on stderr)")

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm"
@@ -76,17 +75,7 @@ type Client struct {
 	url   string
 	opts  ClientOptions
 	tools llm.ToolCache
-
-	mu sync.Mutex
-	// sigs are the thought signatures of the calls the model made, by
-	// call ID, to go back with them (see Generate).
-	sigs map[string]string
 }
-
-// maxSignatures bounds the thought signatures a client keeps: many more
-// than the calls of one agent run, whose current turn is what Gemini
-// checks.
-const maxSignatures = 4096
 
 // NewClient returns a client on the Gemini API. It fails when opts.Model
 // is empty or names no model, and when there is no API key.
@@ -159,9 +148,12 @@ type part struct {
 }
 
 type functionCall struct {
-	ID   string         `json:"id,omitempty"`
-	Name string         `json:"name"`
-	Args map[string]any `json:"args,omitempty"`
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name"`
+	// Args is an object (a map[string]any, nil for none) in a request; in
+	// an answer, whatever the model sent: args that are not an object are
+	// the call's to fail, as its result, not the whole answer's.
+	Args any `json:"args,omitempty"`
 }
 
 type functionResponse struct {
@@ -191,9 +183,10 @@ type generateResponse struct {
 //
 // A call the model made with a thought signature goes back with it, as
 // Gemini 3 models require of the calls of the current turn (a 400
-// "Function call is missing a thought_signature" otherwise): the client
-// keeps the signatures of the calls it read, by call ID, and calls
-// without an ID from Gemini get one unique to them.
+// "Function call is missing a thought_signature" otherwise): a call read
+// keeps its signature in [llm.ToolCall.Signature], which goes back with
+// it whatever its ID becomes, and calls without an ID from Gemini get one
+// unique to them.
 func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.ModelResponse, error) {
 	var body generateRequest
 	body.GenerationConfig.MaxOutputTokens = max(req.MaxTokens, 0)
@@ -219,7 +212,11 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 						return nil, fmt.Errorf("gemini: arguments of call %s: %w", tc.Name, err)
 					}
 				}
-				ct.Parts = append(ct.Parts, part{FunctionCall: &functionCall{ID: tc.ID, Name: tc.Name, Args: args}, ThoughtSignature: c.signature(tc.ID)})
+				fc := &functionCall{ID: tc.ID, Name: tc.Name}
+				if len(args) > 0 {
+					fc.Args = args
+				}
+				ct.Parts = append(ct.Parts, part{FunctionCall: fc, ThoughtSignature: tc.Signature})
 			}
 			body.Contents = append(body.Contents, ct)
 		case llm.RoleTool:
@@ -266,34 +263,13 @@ func (c *Client) Generate(ctx context.Context, req *llm.ModelRequest) (*llm.Mode
 				// this call from every other, for its signature.
 				id = fmt.Sprintf("call_%s_%d", wield.NewID(), i)
 			}
-			c.remember(id, p.ThoughtSignature)
-			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: id, Name: p.FunctionCall.Name, Arguments: args})
+			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: id, Name: p.FunctionCall.Name, Arguments: args, Signature: p.ThoughtSignature})
 		case p.Text != "":
 			text = append(text, p.Text)
 		}
 	}
 	out.Message.Content = strings.Join(text, "")
 	return out, nil
-}
-
-// remember keeps the thought signature of call id.
-func (c *Client) remember(id, sig string) {
-	if sig == "" {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.sigs == nil || len(c.sigs) >= maxSignatures {
-		c.sigs = make(map[string]string)
-	}
-	c.sigs[id] = sig
-}
-
-// signature is the thought signature of call id, or "".
-func (c *Client) signature(id string) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.sigs[id]
 }
 
 // responseOf is a tool result as Gemini wants it: an object, with the

@@ -37,7 +37,7 @@ func TestAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &llm.ModelResponse{StopReason: "STOP", Message: llm.Message{Role: llm.RoleAssistant, Content: "It is 42.", ToolCalls: []llm.ToolCall{
-		{ID: "call_?_3", Name: "ping", Arguments: json.RawMessage(`{}`)},
+		{ID: "call_?_3", Name: "ping", Arguments: json.RawMessage(`{}`), Signature: "c2ln"},
 		{ID: "fc_9", Name: "calculator", Arguments: json.RawMessage(`{"expression":"6*7"}`)}}}}
 	id := got.Message.ToolCalls[0].ID
 	if !strings.HasPrefix(id, "call_") || !strings.HasSuffix(id, "_3") {
@@ -158,5 +158,24 @@ func TestOptions(t *testing.T) {
 	r := srv.Requests()
 	if r[0].Path != "/v1beta/tunedModels/mine:generateContent" || r[0].Header.Get("X-Goog-Api-Key") != "gk" || r[1].Header.Get("X-Goog-Api-Key") != "goog" {
 		t.Errorf("requests %+v", r)
+	}
+}
+
+// TestArgsNotObject: a call whose args are not an object (a hostile or
+// broken server's) is read as it came, for the engine to refuse as that
+// call's result, not the whole answer's failure.
+func TestArgsNotObject(t *testing.T) {
+	body := `{"candidates":[{"content":{"role":"model","parts":[
+		{"functionCall":{"id":"a","name":"echo","args":[1,2]}},
+		{"functionCall":{"id":"b","name":"echo","args":{"message":"hi"}}}]},"finishReason":"STOP"}]}`
+	srv := modeltest.Serve(t, modeltest.Reply{Body: body})
+	c, _ := gemini.NewClient(context.Background(), gemini.ClientOptions{Model: "m", BaseURL: srv.URL, APIKey: "k"})
+	got, err := c.Generate(context.Background(), &llm.ModelRequest{Messages: hi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.ToolCall{{ID: "a", Name: "echo", Arguments: json.RawMessage(`[1,2]`)}, {ID: "b", Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)}}
+	if diff := cmp.Diff(want, got.Message.ToolCalls); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
