@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsonenc"
@@ -78,7 +79,41 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	sub, exact := bus.SubscribeAfter(last, filter)
 	defer sub.Close()
 
+	ctx, cancel := context.WithCancel(r.Context())
 	rc := http.NewResponseController(w)
+	// Close ends the stream at once, a write under way included: a write
+	// to a client that reads nothing would wait for its deadline, and
+	// http.Server.Shutdown for the stream. The watcher is done before the
+	// handler returns, so that it never sets the deadline of a connection
+	// that has gone on to another request.
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-s.done:
+			cancel()
+			_ = rc.SetWriteDeadline(time.Now())
+		case <-ctx.Done():
+		}
+	}()
+	defer func() {
+		cancel()
+		<-watched
+	}()
+	// send writes b within streamWriteTimeout, and reports whether the
+	// stream goes on. The deadline is set before ctx is looked at: once
+	// Close has set its own (now), a later one is never written under.
+	send := func(b []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		if ctx.Err() != nil {
+			return false
+		}
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -90,22 +125,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	if !exact {
 		open += ": lost\n\n"
 	}
-	if _, err := w.Write([]byte(open)); err != nil {
+	if !send([]byte(open)) {
 		return nil
 	}
-	if err := rc.Flush(); err != nil {
-		return nil
-	}
-
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	go func() {
-		select {
-		case <-s.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	var lost int64
 	buf := make([]byte, 0, 512)
 	for {
@@ -137,11 +159,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 		default: // the heartbeat's time is up
 			buf = append(buf, ": ping\n\n"...)
 		}
-		if _, err := w.Write(buf); err != nil {
-			return nil
-		}
-		if err := rc.Flush(); err != nil {
+		if !send(buf) {
 			return nil
 		}
 	}
 }
+
+// streamWriteTimeout bounds one write to an event stream: a client that
+// takes nothing for this long (its connection's buffers full, a few MiB)
+// loses the stream, and with it the connection, the goroutines and the
+// subscription it held. A var for the tests.
+var streamWriteTimeout = 30 * time.Second
