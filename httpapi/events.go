@@ -148,9 +148,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 				return nil // an event always marshals
 			}
 			buf = append(buf, "id: "...)
-			buf = append(buf, e.ID...)
-			buf = append(buf, "\nevent: "...)
-			buf = append(buf, e.Type...)
+			buf = append(buf, e.ID...) // the bus's own: letters and digits
+			// A type is one line, or none: an event relayed from another
+			// server (redis share_events) has the type the channel gave
+			// it, and one holding a line break would write lines of its
+			// own into the stream. Its data says what it was.
+			if !strings.ContainsAny(string(e.Type), "\r\n") {
+				buf = append(buf, "\nevent: "...)
+				buf = append(buf, e.Type...)
+			}
 			buf = append(buf, "\ndata: "...)
 			buf = append(buf, data...)
 			buf = append(buf, "\n\n"...)
