@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -120,6 +121,45 @@ func TestJourneyAttackWebStalledStream(t *testing.T) {
 	}
 	if strings.Contains(s.stderr.String(), "canceling the calls still in flight") {
 		t.Errorf("the shutdown canceled calls still in flight, of which there were none:\n%s", tail(s.stderr.String(), 5))
+	}
+}
+
+// TestJourneyAttackWebUnreadAnswers: a client sends 3,000 requests on one
+// connection (HTTP/1.1 pipelining, 140 MiB of answers) and reads none of
+// the answers. The server once wrote to it for ever, a goroutine and the
+// connection held, and made every shutdown wait its whole grace period;
+// now a write that goes nowhere for 30 s ends the connection. Read then,
+// the connection gives what its buffers held (a few MiB) and ends.
+func TestJourneyAttackWebUnreadAnswers(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
+	u := newUser(t)
+	u.write("tools/echo.yaml", echoTool)
+	s := u.serve("--tools", "tools")
+	host := strings.TrimPrefix(s.url, "http://")
+	c, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := "GET /openapi.json HTTP/1.1\r\nHost: " + host + "\r\n\r\n"
+	if _, err := c.Write([]byte(strings.Repeat(req, 3000))); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(36 * time.Second) // the stall's 30 s and some
+	if code, _ := s.do("GET", "/healthz", ""); code != 200 {
+		t.Errorf("GET /healthz beside the stalled connection: %d", code)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	n, err := io.Copy(io.Discard, io.LimitReader(c, 32<<20))
+	if n >= 32<<20 {
+		t.Fatalf("the server still wrote to a client that had read nothing for 36 s (read %d MiB on)", n>>20)
+	}
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the stalled connection neither ended nor went on (%d bytes read): %v", n, err)
+	}
+	_, took := s.stop(syscall.SIGTERM, 25*time.Second)
+	if took > 10*time.Second {
+		t.Errorf("wield serve took %v to stop after the stalled connection; stderr:\n%s", took, tail(s.stderr.String(), 5))
 	}
 }
 
