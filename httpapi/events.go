@@ -3,9 +3,13 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wieldhq/wield"
@@ -76,6 +80,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 			(e.Tool == "" || inScope(scope, e.Tool)) &&
 			(shown == nil || shown(e))
 	}
+	release, err := s.streams.hold(r)
+	if err != nil {
+		return err
+	}
+	defer release()
 	sub, exact := bus.SubscribeAfter(last, filter)
 	defer sub.Close()
 
@@ -176,3 +185,50 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 // loses the stream, and with it the connection, the goroutines and the
 // subscription it held. A var for the tests.
 var streamWriteTimeout = 30 * time.Second
+
+// DefaultMaxStreamsPerClient is how many event streams one client holds
+// open at once when [Options.MaxStreamsPerClient] is zero: a console tab
+// holds one. Every stream costs every event published its own filtering,
+// encoding and write: 500 from one client made each call some 100 times
+// slower (2 shared cores).
+const DefaultMaxStreamsPerClient = 32
+
+// streamBound counts the event streams each client holds.
+type streamBound struct {
+	max  int // no bound when negative
+	mu   sync.Mutex
+	open map[string]int
+}
+
+// hold takes a place for a stream of r's client, and returns what gives it
+// back; past the bound it is a 429 that says so.
+func (b *streamBound) hold(r *http.Request) (release func(), err error) {
+	if b.max < 0 {
+		return func() {}, nil
+	}
+	who, what := "", "address"
+	if k := KeyFrom(r.Context()); k != nil {
+		who, what = "key:"+k.ID, "API key"
+	} else if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		if ip, err := netip.ParseAddr(host); err == nil {
+			who = ip.Unmap().String()
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.open[who] >= b.max {
+		return nil, apiError(http.StatusTooManyRequests, CodeTooManyStreams, fmt.Sprintf(
+			"this %s has %d event streams open, the most allowed: close one (each console tab holds one)", what, b.max))
+	}
+	if b.open == nil {
+		b.open = map[string]int{}
+	}
+	b.open[who]++
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.open[who]--; b.open[who] <= 0 {
+			delete(b.open, who)
+		}
+	}, nil
+}
