@@ -163,6 +163,60 @@ func TestJourneyAttackWebUnreadAnswers(t *testing.T) {
 	}
 }
 
+// TestJourneyAttackWebStreamFlood: one client opens 40 event streams on a
+// server without keys. Each stream costs every event its own filtering,
+// encoding and write (500 made each call some 100 times slower): the
+// first 32 open, the others are refused with 429 too_many_streams saying
+// how many are open, and a stream closed gives its place back.
+func TestJourneyAttackWebStreamFlood(t *testing.T) {
+	t.Parallel() // waits on its programs for seconds: see waitBound
+	u := newUser(t)
+	u.write("tools/echo.yaml", echoTool)
+	s := u.serve("--tools", "tools")
+	host := strings.TrimPrefix(s.url, "http://")
+	open := func() (net.Conn, string) {
+		c, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := c.Write([]byte("GET /v1/events HTTP/1.1\r\nHost: " + host + "\r\n\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, 4096)
+		n, err := c.Read(b)
+		if err != nil {
+			t.Fatalf("GET /v1/events: %v", err)
+		}
+		return c, string(b[:n])
+	}
+	var held []net.Conn
+	refused := 0
+	for i := range 40 {
+		c, answer := open()
+		switch {
+		case strings.HasPrefix(answer, "HTTP/1.1 200 "):
+			held = append(held, c)
+		case strings.HasPrefix(answer, "HTTP/1.1 429 ") && strings.Contains(answer, `"code":"too_many_streams"`) &&
+			strings.Contains(answer, "this address has 32 event streams open"):
+			refused++
+		default:
+			t.Fatalf("stream %d answered:\n%s", i+1, answer)
+		}
+	}
+	if len(held) != 32 || refused != 8 {
+		t.Fatalf("of 40 streams from one client %d opened and %d were refused, want 32 and 8", len(held), refused)
+	}
+	held[0].Close()
+	if !eventually(10*time.Second, func() bool {
+		_, answer := open()
+		return strings.HasPrefix(answer, "HTTP/1.1 200 ")
+	}) {
+		t.Error("a closed stream's place was not given back within 10 s")
+	}
+}
+
 // TestJourneyAttackWebRelayedType: with redis share_events, what another
 // server puts on the channel reaches every stream. An event whose type
 // holds line breaks once wrote lines of its own into the stream (here a
