@@ -108,6 +108,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	defer func() {
 		cancel()
 		<-watched
+		select {
+		case <-s.done: // the connection's writes stay cut
+		default:
+			// A stream that ended otherwise leaves its connection, which
+			// may serve another request, without its deadline.
+			_ = rc.SetWriteDeadline(time.Time{})
+		}
 	}()
 	// send writes b within streamWriteTimeout, and reports whether the
 	// stream goes on. The deadline is set before ctx is looked at: once
