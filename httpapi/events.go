@@ -145,6 +145,37 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	var lost int64
+	// appendEvent appends e to buf as the stream writes it, after a note
+	// of the events the subscription lost before it.
+	appendEvent := func(buf []byte, e *wield.Event) []byte {
+		if n := sub.Lost(); n > lost {
+			buf = append(buf, ": lost "...)
+			buf = strconv.AppendInt(buf, n-lost, 10)
+			buf = append(buf, "\n\n"...)
+			lost = n
+		}
+		data, err := jsonenc.Marshal(e)
+		if err != nil {
+			return buf // an event always marshals
+		}
+		buf = append(buf, "id: "...)
+		buf = append(buf, e.ID...) // the bus's own: letters and digits
+		// A type is one line, or none: an event relayed from another
+		// server (redis share_events) has the type the channel gave it,
+		// and one holding a line break would write lines of its own into
+		// the stream. Its data says what it was.
+		if !strings.ContainsAny(string(e.Type), "\r\n") {
+			buf = append(buf, "\nevent: "...)
+			buf = append(buf, e.Type...)
+		}
+		buf = append(buf, "\ndata: "...)
+		buf = append(buf, data...)
+		return append(buf, "\n\n"...)
+	}
+	// now is a context already done: Next with it returns an event the
+	// subscription has at hand, and waits for none.
+	now, stop := context.WithCancel(context.Background())
+	stop()
 	buf := make([]byte, 0, 512)
 	for {
 		hctx, hcancel := context.WithTimeout(ctx, s.heartbeat)
@@ -153,29 +184,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 		buf = buf[:0]
 		switch {
 		case err == nil:
-			if n := sub.Lost(); n > lost {
-				buf = append(buf, ": lost "...)
-				buf = strconv.AppendInt(buf, n-lost, 10)
-				buf = append(buf, "\n\n"...)
-				lost = n
+			buf = appendEvent(buf, &e)
+			// The events at hand go in the same write: a burst costs each
+			// stream a write, not one per event (a call publishes two or
+			// more at once).
+			for len(buf) < sseBatch {
+				e, err := sub.Next(now)
+				if err != nil {
+					break
+				}
+				buf = appendEvent(buf, &e)
 			}
-			data, merr := jsonenc.Marshal(e)
-			if merr != nil {
-				return nil // an event always marshals
-			}
-			buf = append(buf, "id: "...)
-			buf = append(buf, e.ID...) // the bus's own: letters and digits
-			// A type is one line, or none: an event relayed from another
-			// server (redis share_events) has the type the channel gave
-			// it, and one holding a line break would write lines of its
-			// own into the stream. Its data says what it was.
-			if !strings.ContainsAny(string(e.Type), "\r\n") {
-				buf = append(buf, "\nevent: "...)
-				buf = append(buf, e.Type...)
-			}
-			buf = append(buf, "\ndata: "...)
-			buf = append(buf, data...)
-			buf = append(buf, "\n\n"...)
 		case ctx.Err() != nil, errors.Is(err, wield.ErrClosed):
 			return nil
 		default: // the heartbeat's time is up
@@ -186,6 +205,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 }
+
+// sseBatch is how much of the events at hand an event stream gathers
+// into one write.
+const sseBatch = 32 << 10
 
 // streamWriteTimeout bounds one write to an event stream: a client that
 // takes nothing for this long (its connection's buffers full, a few MiB)

@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"bufio"
+	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,11 +19,15 @@ import (
 // http.ResponseController reach the connection's writer.
 type countedWriter struct {
 	http.ResponseWriter
-	n *atomic.Int64
+	n      *atomic.Int64
+	writes *atomic.Int64 // nil: not counted
 }
 
 func (w countedWriter) Write(b []byte) (int, error) {
 	w.n.Add(int64(len(b)))
+	if w.writes != nil {
+		w.writes.Add(1)
+	}
 	return w.ResponseWriter.Write(b)
 }
 
@@ -41,7 +48,7 @@ func stalledStream(t *testing.T, s *Server) <-chan struct{} {
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/events" {
 			defer close(returned)
-			w = countedWriter{w, &written}
+			w = countedWriter{w, &written, nil}
 		}
 		h.ServeHTTP(w, r)
 	}))
@@ -104,5 +111,49 @@ func TestEventsStalledClientLetGo(t *testing.T) {
 	case <-returned:
 	case <-time.After(10 * time.Second):
 		t.Fatalf("the event stream of a client that reads nothing still runs 10 s on (write timeout %v)", streamWriteTimeout)
+	}
+}
+
+// TestEventsBurstOneWrite: the events a stream has at hand go out in one
+// write, not one each: 200 events published at once (a busy bus: a call
+// publishes two or more) reach the client whole, in order, in far fewer
+// writes. Each write is a system call per stream, the most of what a
+// stream cost each event.
+func TestEventsBurstOneWrite(t *testing.T) {
+	s, _ := newTestServer(t, nil)
+	var written, writes atomic.Int64
+	h := s.Handler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(countedWriter{w, &written, &writes}, r)
+	}))
+	t.Cleanup(hs.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", hs.URL+"/v1/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	opened := writes.Load()
+	bus := s.eng.Bus()
+	for i := range 200 {
+		bus.Publish(wield.Event{Type: wield.EventToolUpdated, Tool: fmt.Sprint("t", i)})
+	}
+	sc := bufio.NewScanner(resp.Body)
+	next := 0
+	for next < 200 && sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), `"tool":"`); ok {
+			if want := fmt.Sprint("t", next); !strings.HasPrefix(rest, want+`"`) {
+				t.Fatalf("event %d is %q, want %s", next, sc.Text(), want)
+			}
+			next++
+		}
+	}
+	if next != 200 {
+		t.Fatalf("the stream ended after %d events: %v", next, sc.Err())
+	}
+	if n := writes.Load() - opened; n > 50 {
+		t.Errorf("200 events at hand took %d writes", n)
 	}
 }
