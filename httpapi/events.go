@@ -43,7 +43,8 @@ var eventTypes = map[wield.EventType]bool{
 // ID from before a restart, from another server, older than the bus keeps,
 // or not an event ID): the stream then goes on with the held events that
 // came after that ID, then live ones. An idle stream gets a ": ping"
-// comment every heartbeat.
+// comment every heartbeat. A client holds at most MaxStreamsPerClient
+// streams, and loses one it takes nothing of for streamWriteTimeout.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	bus := s.eng.Bus()
 	if bus == nil {
