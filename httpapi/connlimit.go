@@ -22,6 +22,14 @@ const DefaultMaxConnsPerClient = 512
 // reads anything from it: a client cannot hold the server's connections
 // (and their goroutines) by opening them faster than they time out.
 // Refusals are logged to log (nil: none) at most once a minute per address.
+//
+// A write to a connection that goes nowhere for 30 s (the client reads
+// nothing of what the connection holds, a few MiB) fails, and the
+// connection closes: a client that sends requests and reads none
+// of the answers cannot hold its connection, nor the goroutine writing to
+// it (nor a server's Shutdown, which waits for that goroutine). A deadline
+// set on the connection (http.ResponseController.SetWriteDeadline) holds
+// when it is earlier. A negative bound leaves writes unbounded too.
 func LimitListener(ln net.Listener, max int, log *slog.Logger) net.Listener {
 	if max == 0 {
 		max = DefaultMaxConnsPerClient
@@ -100,12 +108,66 @@ func refuseConn(c net.Conn, max int) {
 	c.Close()
 }
 
-// limitConn gives its place back once, however often it is closed.
+// limitConn gives its place back once, however often it is closed, and
+// bounds each write by writeStall.
 type limitConn struct {
 	net.Conn
 	l    *limitListener
 	ip   netip.Addr
 	once sync.Once
+
+	mu       sync.Mutex // serializes the setting of the write deadline
+	deadline time.Time  // the write deadline set on the connection; zero: none
+}
+
+// stallChunk is how much of a write goes within one writeStall: the bound
+// is on a write that goes nowhere, not on a long answer to a client that
+// reads on.
+const stallChunk = 64 << 10
+
+// Write writes b a stallChunk at a time, each within writeStall or the
+// deadline set on the connection if that comes first. The deadline is set
+// under mu, so that one set meanwhile (Close's "now" for an event stream)
+// is never put back.
+func (c *limitConn) Write(b []byte) (n int, err error) {
+	for len(b) > 0 {
+		p := b[:min(len(b), stallChunk)]
+		c.stall()
+		m, err := c.Conn.Write(p)
+		n += m
+		if err != nil {
+			return n, err
+		}
+		b = b[m:]
+	}
+	return n, nil
+}
+
+func (c *limitConn) stall() {
+	d := time.Now().Add(writeStall)
+	c.mu.Lock()
+	if !c.deadline.IsZero() && c.deadline.Before(d) {
+		d = c.deadline
+	}
+	_ = c.Conn.SetWriteDeadline(d)
+	c.mu.Unlock()
+}
+
+// SetWriteDeadline sets the deadline that bounds writes besides writeStall.
+func (c *limitConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.deadline = t
+	return c.Conn.SetWriteDeadline(t)
+}
+
+// SetDeadline sets the read deadline and the deadline that bounds writes
+// besides writeStall.
+func (c *limitConn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.deadline = t
+	return c.Conn.SetDeadline(t)
 }
 
 func (c *limitConn) Close() error {
@@ -117,6 +179,7 @@ func (c *limitConn) Close() error {
 // ReadFrom passes on the connection's own, which the HTTP server uses to
 // send a file with sendfile(2).
 func (c *limitConn) ReadFrom(r io.Reader) (int64, error) {
+	c.stall() // for the whole copy: the console's files are small
 	if rf, ok := c.Conn.(io.ReaderFrom); ok {
 		return rf.ReadFrom(r)
 	}
@@ -131,3 +194,8 @@ func (c *limitConn) CloseWrite() error {
 	}
 	return nil
 }
+
+// writeStall bounds one write to a connection of [LimitListener]: a client
+// that takes nothing for this long (the connection's buffers full, a few
+// MiB) loses the connection. A var for the tests.
+var writeStall = 30 * time.Second

@@ -26,6 +26,7 @@ const (
 	CodeCallIDTaken      = "call_id_taken"      // 409: another call has the call's chosen ID; nothing ran
 	CodeTooLarge         = "too_large"          // 413: the body is over the limit
 	CodeUnprocessable    = "unprocessable"      // 422: an artifact fragment not found or ambiguous
+	CodeTooManyStreams   = "too_many_streams"   // 429: the client holds the most event streams allowed
 	CodeUnavailable      = "unavailable"        // 503: shutting down, or the store is unreachable
 	CodeInternal         = "internal"           // 500: the server failed; the message says no more
 )

@@ -3,9 +3,14 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsonenc"
@@ -38,7 +43,8 @@ var eventTypes = map[wield.EventType]bool{
 // ID from before a restart, from another server, older than the bus keeps,
 // or not an event ID): the stream then goes on with the held events that
 // came after that ID, then live ones. An idle stream gets a ": ping"
-// comment every heartbeat.
+// comment every heartbeat. A client holds at most MaxStreamsPerClient
+// streams, and loses one it takes nothing of for streamWriteTimeout.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	bus := s.eng.Bus()
 	if bus == nil {
@@ -75,10 +81,56 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 			(e.Tool == "" || inScope(scope, e.Tool)) &&
 			(shown == nil || shown(e))
 	}
+	release, err := s.streams.hold(r)
+	if err != nil {
+		return err
+	}
+	defer release()
 	sub, exact := bus.SubscribeAfter(last, filter)
 	defer sub.Close()
 
+	ctx, cancel := context.WithCancel(r.Context())
 	rc := http.NewResponseController(w)
+	// Close ends the stream at once, a write under way included: a write
+	// to a client that reads nothing would wait for its deadline, and
+	// http.Server.Shutdown for the stream. The watcher is done before the
+	// handler returns, so that it never sets the deadline of a connection
+	// that has gone on to another request.
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-s.done:
+			cancel()
+			_ = rc.SetWriteDeadline(time.Now())
+		case <-ctx.Done():
+		}
+	}()
+	defer func() {
+		cancel()
+		<-watched
+		select {
+		case <-s.done: // the connection's writes stay cut
+		default:
+			// A stream that ended otherwise leaves its connection, which
+			// may serve another request, without its deadline.
+			_ = rc.SetWriteDeadline(time.Time{})
+		}
+	}()
+	// send writes b within streamWriteTimeout, and reports whether the
+	// stream goes on. The deadline is set before ctx is looked at: once
+	// Close has set its own (now), a later one is never written under.
+	send := func(b []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		if ctx.Err() != nil {
+			return false
+		}
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -90,23 +142,41 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	if !exact {
 		open += ": lost\n\n"
 	}
-	if _, err := w.Write([]byte(open)); err != nil {
+	if !send([]byte(open)) {
 		return nil
 	}
-	if err := rc.Flush(); err != nil {
-		return nil
-	}
-
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	go func() {
-		select {
-		case <-s.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	var lost int64
+	// appendEvent appends e to buf as the stream writes it, after a note
+	// of the events the subscription lost before it.
+	appendEvent := func(buf []byte, e *wield.Event) []byte {
+		if n := sub.Lost(); n > lost {
+			buf = append(buf, ": lost "...)
+			buf = strconv.AppendInt(buf, n-lost, 10)
+			buf = append(buf, "\n\n"...)
+			lost = n
+		}
+		data, err := jsonenc.Marshal(e)
+		if err != nil {
+			return buf // an event always marshals
+		}
+		buf = append(buf, "id: "...)
+		buf = append(buf, e.ID...) // the bus's own: letters and digits
+		// A type is one line, or none: an event relayed from another
+		// server (redis share_events) has the type the channel gave it,
+		// and one holding a line break would write lines of its own into
+		// the stream. Its data says what it was.
+		if !strings.ContainsAny(string(e.Type), "\r\n") {
+			buf = append(buf, "\nevent: "...)
+			buf = append(buf, e.Type...)
+		}
+		buf = append(buf, "\ndata: "...)
+		buf = append(buf, data...)
+		return append(buf, "\n\n"...)
+	}
+	// now is a context already done: Next with it returns an event the
+	// subscription has at hand, and waits for none.
+	now, stop := context.WithCancel(context.Background())
+	stop()
 	buf := make([]byte, 0, 512)
 	for {
 		hctx, hcancel := context.WithTimeout(ctx, s.heartbeat)
@@ -115,33 +185,81 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 		buf = buf[:0]
 		switch {
 		case err == nil:
-			if n := sub.Lost(); n > lost {
-				buf = append(buf, ": lost "...)
-				buf = strconv.AppendInt(buf, n-lost, 10)
-				buf = append(buf, "\n\n"...)
-				lost = n
+			buf = appendEvent(buf, &e)
+			// The events at hand go in the same write: a burst costs each
+			// stream a write, not one per event (a call publishes two or
+			// more at once).
+			for len(buf) < sseBatch {
+				e, err := sub.Next(now)
+				if err != nil {
+					break
+				}
+				buf = appendEvent(buf, &e)
 			}
-			data, merr := jsonenc.Marshal(e)
-			if merr != nil {
-				return nil // an event always marshals
-			}
-			buf = append(buf, "id: "...)
-			buf = append(buf, e.ID...)
-			buf = append(buf, "\nevent: "...)
-			buf = append(buf, e.Type...)
-			buf = append(buf, "\ndata: "...)
-			buf = append(buf, data...)
-			buf = append(buf, "\n\n"...)
 		case ctx.Err() != nil, errors.Is(err, wield.ErrClosed):
 			return nil
 		default: // the heartbeat's time is up
 			buf = append(buf, ": ping\n\n"...)
 		}
-		if _, err := w.Write(buf); err != nil {
-			return nil
-		}
-		if err := rc.Flush(); err != nil {
+		if !send(buf) {
 			return nil
 		}
 	}
+}
+
+// sseBatch is how much of the events at hand an event stream gathers
+// into one write.
+const sseBatch = 32 << 10
+
+// streamWriteTimeout bounds one write to an event stream: a client that
+// takes nothing for this long (its connection's buffers full, a few MiB)
+// loses the stream, and with it the connection, the goroutines and the
+// subscription it held. A var for the tests.
+var streamWriteTimeout = 30 * time.Second
+
+// DefaultMaxStreamsPerClient is how many event streams one client holds
+// open at once when [Options.MaxStreamsPerClient] is zero: a console tab
+// holds one. Every stream costs every event published its own filtering,
+// encoding and write: 500 from one client made each call some 100 times
+// slower (2 shared cores).
+const DefaultMaxStreamsPerClient = 32
+
+// streamBound counts the event streams each client holds.
+type streamBound struct {
+	max  int // no bound when negative
+	mu   sync.Mutex
+	open map[string]int
+}
+
+// hold takes a place for a stream of r's client, and returns what gives it
+// back; past the bound it is a 429 that says so.
+func (b *streamBound) hold(r *http.Request) (release func(), err error) {
+	if b.max < 0 {
+		return func() {}, nil
+	}
+	who, what := "", "address"
+	if k := KeyFrom(r.Context()); k != nil {
+		who, what = "key:"+k.ID, "API key"
+	} else if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		if ip, err := netip.ParseAddr(host); err == nil {
+			who = ip.Unmap().String()
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.open[who] >= b.max {
+		return nil, apiError(http.StatusTooManyRequests, CodeTooManyStreams, fmt.Sprintf(
+			"this %s has %d event streams open, the most allowed: close one (each console tab holds one)", what, b.max))
+	}
+	if b.open == nil {
+		b.open = map[string]int{}
+	}
+	b.open[who]++
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.open[who]--; b.open[who] <= 0 {
+			delete(b.open, who)
+		}
+	}, nil
 }

@@ -119,6 +119,11 @@ type Options struct {
 	// MCP's included when MCP is set; a larger one is answered 413
 	// too_large, naming the limit.
 	MaxBody int64
+	// MaxStreamsPerClient bounds the event streams (GET /v1/events) one
+	// client holds open at once: one API key, or without keys one IP
+	// address ([DefaultMaxStreamsPerClient] when zero, no bound when
+	// negative). One more is refused (429, [CodeTooManyStreams]).
+	MaxStreamsPerClient int
 }
 
 // Server is the HTTP face of an engine. It is safe for concurrent use.
@@ -138,6 +143,7 @@ type Server struct {
 	selfOK    bool // Options.SelfApproval
 	heartbeat time.Duration
 	maxBody   int64
+	streams   streamBound
 	mux       *http.ServeMux
 	handler   http.Handler
 	callRoute http.Handler // POST /v1/tools/{name}/call, wrapped: see serveHTTP
@@ -222,6 +228,10 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = 8 << 20
+	}
+	s.streams.max = opts.MaxStreamsPerClient
+	if s.streams.max == 0 {
+		s.streams.max = DefaultMaxStreamsPerClient
 	}
 	if s.keys != nil && s.keys.Empty() {
 		s.keys = nil
