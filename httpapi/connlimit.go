@@ -118,6 +118,7 @@ type limitConn struct {
 
 	mu       sync.Mutex // serializes the setting of the write deadline
 	deadline time.Time  // the write deadline set on the connection; zero: none
+	set      time.Time  // the write deadline the connection has now; zero: none
 }
 
 // stallChunk is how much of a write goes within one writeStall: the bound
@@ -143,13 +144,21 @@ func (c *limitConn) Write(b []byte) (n int, err error) {
 	return n, nil
 }
 
+// stall puts the write deadline writeStall ahead (or the connection's own,
+// if earlier). A deadline already at most a thirtieth of writeStall short
+// of that is left as it is: each answer of a keep-alive connection would
+// otherwise move the runtime's timer, and a write that goes nowhere still
+// fails within 29 to 30 s.
 func (c *limitConn) stall() {
 	d := time.Now().Add(writeStall)
 	c.mu.Lock()
 	if !c.deadline.IsZero() && c.deadline.Before(d) {
 		d = c.deadline
 	}
-	_ = c.Conn.SetWriteDeadline(d)
+	if c.set.IsZero() || d.Before(c.set) || d.Sub(c.set) >= writeStall/30 {
+		c.set = d
+		_ = c.Conn.SetWriteDeadline(d)
+	}
 	c.mu.Unlock()
 }
 
@@ -157,7 +166,7 @@ func (c *limitConn) stall() {
 func (c *limitConn) SetWriteDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.deadline = t
+	c.deadline, c.set = t, t
 	return c.Conn.SetWriteDeadline(t)
 }
 
@@ -166,7 +175,7 @@ func (c *limitConn) SetWriteDeadline(t time.Time) error {
 func (c *limitConn) SetDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.deadline = t
+	c.deadline, c.set = t, t
 	return c.Conn.SetDeadline(t)
 }
 

@@ -127,3 +127,49 @@ func TestLimitListenerSlowReader(t *testing.T) {
 		t.Errorf("a client reading 64 KiB every 10 ms got %d bytes of %d", got, size)
 	}
 }
+
+// deadlineCounter is a net.Conn that counts the write deadlines set on it.
+type deadlineCounter struct {
+	net.Conn
+	sets int
+	last time.Time
+}
+
+func (c *deadlineCounter) Write(b []byte) (int, error) { return len(b), nil }
+func (c *deadlineCounter) SetWriteDeadline(t time.Time) error {
+	c.sets++
+	c.last = t
+	return nil
+}
+
+// TestLimitConnDeadlineKept: the answers of a keep-alive connection, one
+// write each, do not each move the write deadline (a timer of the
+// runtime's, on the serving path of every call): one set covers the
+// writes of a thirtieth of writeStall, and a deadline the handler sets
+// still comes first.
+func TestLimitConnDeadlineKept(t *testing.T) {
+	dc := &deadlineCounter{}
+	c := &limitConn{Conn: dc}
+	for range 1000 {
+		if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\n\r\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if dc.sets != 1 {
+		t.Fatalf("1,000 answers set the write deadline %d times, want 1", dc.sets)
+	}
+	if d := time.Until(dc.last); d < writeStall-time.Minute/60 || d > writeStall {
+		t.Fatalf("the write deadline is %v ahead, want about %v", d, writeStall)
+	}
+	soon := time.Now().Add(time.Second)
+	c.SetWriteDeadline(soon)
+	c.Write([]byte("x"))
+	if !dc.last.Equal(soon) {
+		t.Fatalf("after the handler's deadline %v a write set %v", soon, dc.last)
+	}
+	c.SetWriteDeadline(time.Time{})
+	c.Write([]byte("x"))
+	if dc.last.IsZero() || time.Until(dc.last) < writeStall-time.Second {
+		t.Fatalf("with the handler's deadline cleared a write set %v", dc.last)
+	}
+}
