@@ -8,11 +8,13 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wieldhq/wield/internal/jsonscan"
+	"github.com/wieldhq/wield/internal/safetext"
 )
 
 // Error is a strict decoding's refusal. Its message names the key or value
@@ -40,7 +42,7 @@ func describe(data []byte, err error) error {
 		text := syn.Err.Error()
 		switch {
 		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
-			e.Msg = fmt.Sprintf("duplicate key %q%s: each key may appear once", ptr.LastToken(), in(ptr.Parent()))
+			e.Msg = fmt.Sprintf("duplicate key %q%s: each key may appear once", safetext.Clip(ptr.LastToken(), maxShown), in(ptr.Parent()))
 		case strings.Contains(text, "invalid UTF-8"):
 			e.Msg = fmt.Sprintf("a string%s is not valid UTF-8", at(ptr))
 		case strings.Contains(text, "surrogate"):
@@ -49,6 +51,9 @@ func describe(data []byte, err error) error {
 			e.Msg = "no JSON value"
 		case errors.Is(syn.Err, io.ErrUnexpectedEOF):
 			e.Msg = fmt.Sprintf("the JSON ends too early, at byte %d", syn.ByteOffset)
+		case strings.Contains(text, "exceeded max depth"):
+			// Its path would be a "/0" or a key for each level.
+			e.Msg = fmt.Sprintf("the JSON nests arrays and objects more than %d deep, at byte %d", maxDepth, syn.ByteOffset)
 		default:
 			e.Msg = fmt.Sprintf("invalid JSON at byte %d%s: %s", syn.ByteOffset, at(ptr), text)
 		}
@@ -59,7 +64,7 @@ func describe(data []byte, err error) error {
 		switch {
 		case errors.Is(sem.Err, jsonv2.ErrUnknownName):
 			key := ptr.LastToken()
-			e.Msg = fmt.Sprintf("unknown key %q%s", key, in(ptr.Parent()))
+			e.Msg = fmt.Sprintf("unknown key %q%s", safetext.Clip(key, maxShown), in(ptr.Parent()))
 			if near := nearName(sem.GoType, key); near != "" {
 				e.Msg += fmt.Sprintf(" (keys are case-sensitive: did you mean %q?)", near)
 			}
@@ -84,7 +89,7 @@ func in(parent jsontext.Pointer) string {
 	if parent == "" {
 		return ""
 	}
-	return " in " + strings.TrimPrefix(string(parent), "/")
+	return " in " + shownPath(parent)
 }
 
 // at says where a value is, below the top level.
@@ -92,7 +97,7 @@ func at(ptr jsontext.Pointer) string {
 	if ptr == "" {
 		return ""
 	}
-	return " at " + strings.TrimPrefix(string(ptr), "/")
+	return " at " + shownPath(ptr)
 }
 
 // fieldName names a value by its path: "timeout_ms", "calls/0/timeout_ms".
@@ -100,7 +105,26 @@ func fieldName(ptr jsontext.Pointer) string {
 	if ptr == "" {
 		return "the body"
 	}
-	return strings.TrimPrefix(string(ptr), "/")
+	return shownPath(ptr)
+}
+
+// maxShown bounds a key or a path as an error message shows it: the
+// message goes back to the client whole, and a body's key can be as long
+// as the body, its path as long as its nesting is deep.
+const maxShown = 200
+
+// shownPath is a path as a message shows it, without its leading "/";
+// over maxShown bytes, its start and its end with "…" between them.
+func shownPath(ptr jsontext.Pointer) string {
+	s := strings.TrimPrefix(string(ptr), "/")
+	if len(s) <= maxShown {
+		return s
+	}
+	end := len(s) - maxShown/2
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end++
+	}
+	return strings.TrimSuffix(safetext.Clip(s, maxShown/2), "…") + "…" + s[end:]
 }
 
 // nearName returns the name of t's field that key spells in another

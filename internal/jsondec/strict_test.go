@@ -214,3 +214,35 @@ func TestDecodeInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictErrorsBounded: what a message quotes of the input is bounded.
+// A body nested 10,001 deep was refused with a path of a "/0" per level
+// (20 KB sent back as the error), as "invalid JSON"; a key as long as the
+// body was quoted whole.
+func TestStrictErrorsBounded(t *testing.T) {
+	type call struct {
+		Tool      string          `json:"tool"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	deep := `{"arguments":{"message":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}`
+	longKey := `{"tool":"a","` + strings.Repeat("k", 50000) + `":1}`
+	badUTF8 := "{\"arguments\":{\"message\":" + strings.Repeat("[", 500) + "\"\xff\"" + strings.Repeat("]", 500) + "}}"
+	for _, tt := range []struct{ in, want string }{
+		{deep, "the JSON nests arrays and objects more than 10000 deep, at byte "},
+		{longKey, `unknown key "kkkk`},
+		{badUTF8, "a string at arguments/message/0/0/"},
+	} {
+		var c call
+		err := DecodeStrict([]byte(tt.in), &c)
+		if err == nil {
+			t.Fatalf("%.40q…: no error", tt.in)
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, tt.want) {
+			t.Errorf("%.40q…: error %.300q, want it to begin %q", tt.in, msg, tt.want)
+		}
+		if len(msg) > 2*maxShown+100 {
+			t.Errorf("%.40q…: error of %d bytes: %.300q…", tt.in, len(msg), msg)
+		}
+	}
+}
