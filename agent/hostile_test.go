@@ -99,8 +99,10 @@ func TestHostileDuplicateCallIDs(t *testing.T) {
 }
 
 // TestHostileManyCalls: a reply of 10,000 calls is answered, one result
-// for each call: those beyond the engine's capacity and queue are refused
-// ("Too many tool calls are running"), not run.
+// for each call, and only the first DefaultMaxCallsPerReply run: each
+// one past them is answered "not run" (before, all 10,000 went to the
+// engine at once, a goroutine and a record each, those beyond its
+// capacity and queue refused).
 func TestHostileManyCalls(t *testing.T) {
 	reg, e := newWorld(t)
 	const n = 10000
@@ -121,18 +123,28 @@ func TestHostileManyCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, ran := 0, 0
+	results, ran, unrun := 0, 0, 0
 	for _, m := range messages(f.request(1)) {
 		if m["role"] == "tool" {
 			results++
-			if strings.Contains(m["content"].(string), `"result":2`) {
+			content := m["content"].(string)
+			if strings.Contains(content, `"result":2`) {
 				ran++
+			}
+			if strings.Contains(content, "not run: one reply may ask for at most 64 calls, and this one asked for 10000") {
+				unrun++
 			}
 		}
 	}
-	t.Logf("results sent back: %d, %d of them run; answer %q", results, ran, out.Answer)
-	if results != n || ran == 0 || ran == n || out.Answer != "done" {
-		t.Errorf("%d results for %d calls, answer %q", results, n, out.Answer)
+	t.Logf("results sent back: %d, %d of them run, %d not run; answer %q", results, ran, unrun, out.Answer)
+	if results != n || ran == 0 || ran > agent.DefaultMaxCallsPerReply || out.Answer != "done" {
+		t.Errorf("%d results for %d calls, %d run, answer %q", results, n, ran, out.Answer)
+	}
+	if unrun != n-agent.DefaultMaxCallsPerReply || out.Unrun != unrun {
+		t.Errorf("%d results say not run, Outcome.Unrun %d; want %d", unrun, out.Unrun, n-agent.DefaultMaxCallsPerReply)
+	}
+	if got := out.Summary.TotalCalls; got > agent.DefaultMaxCallsPerReply {
+		t.Errorf("the agent's summary has %d calls; only %d may have run", got, agent.DefaultMaxCallsPerReply)
 	}
 }
 

@@ -87,6 +87,15 @@ type LoopOptions struct {
 	// and one turn; [Outcome.Dropped] counts them. Zero or less is no
 	// bound: every request sends the whole conversation.
 	MaxHistory int
+	// MaxCallsPerReply bounds the calls one model reply may have run
+	// ([DefaultMaxCallsPerReply] when zero; negative: no bound). The
+	// first ones, up to the bound, run; each call past it is answered,
+	// without running, with a rejected result that says so, and counted in
+	// [Outcome.Unrun]: a reply is bounded only by the size of a model's
+	// answer, and a model told to (a prompt injection) could otherwise ask
+	// for hundreds of thousands of calls at once, a goroutine and a record
+	// each. [LoopOptions.OnCall] sees only the calls that run.
+	MaxCallsPerReply int
 	// OnMessage, when set, sees each message a run adds to the conversation,
 	// once: the system message it writes (when new or changed), the model's
 	// replies, the results, and the instruction a sub-agent is handed. The
@@ -164,8 +173,14 @@ func NewLoop(inv wield.Invoker, opts *LoopOptions) *Loop {
 	if l.opts.MaxTurns <= 0 {
 		l.opts.MaxTurns = l.opts.MaxSteps * l.opts.MaxDepth
 	}
+	if l.opts.MaxCallsPerReply == 0 {
+		l.opts.MaxCallsPerReply = DefaultMaxCallsPerReply
+	}
 	return l
 }
+
+// DefaultMaxCallsPerReply is [LoopOptions.MaxCallsPerReply] when zero.
+const DefaultMaxCallsPerReply = 64
 
 // Outcome is what a [Loop.Run] produced.
 type Outcome struct {
@@ -179,6 +194,9 @@ type Outcome struct {
 	// Dropped counts the messages MaxHistory left out of the
 	// conversation (of those given and those the Run added).
 	Dropped int
+	// Unrun counts the calls the agent's replies asked for past
+	// [LoopOptions.MaxCallsPerReply]: answered as rejected, not run.
+	Unrun int
 	// Steps counts the model turns of the agent Run was given (each
 	// sub-agent has steps of its own, up to MaxSteps).
 	Steps int
@@ -326,6 +344,11 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 			out.Answer, out.Messages = reply.Content, msgs
 			return out, nil
 		}
+		all := calls
+		if max := l.opts.MaxCallsPerReply; max > 0 && len(calls) > max {
+			calls = calls[:max]
+			out.Unrun += len(all) - max
+		}
 		for _, c := range calls {
 			l.called(a, c, nil)
 		}
@@ -334,6 +357,10 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 			for i, c := range calls {
 				l.called(a, c, results[i])
 			}
+			for _, c := range all[len(calls):] {
+				results = append(results, unrun(c, len(all), len(calls)))
+			}
+			calls = all
 		}
 		if err != nil {
 			// The reply's calls got no results: the conversation is
@@ -368,6 +395,16 @@ func (l *Loop) run(ctx context.Context, a *Agent, conv string, messages []llm.Me
 	}
 	out.Messages = msgs
 	return out, fmt.Errorf("agent %s: %w (%d steps)", a.Name, ErrMaxSteps, l.opts.MaxSteps)
+}
+
+// unrun is the result of call c, one of a reply's total calls, past the
+// max one reply may have run: it did not run.
+func unrun(c llm.ToolCall, total, max int) *wield.Result {
+	return &wield.Result{
+		Tool:      safetext.Clip(c.Name, maxCallName),
+		ErrorType: wield.ErrRejected,
+		Error:     fmt.Sprintf("not run: one reply may ask for at most %d calls, and this one asked for %d; ask for this call again in a later reply if it is still needed", max, total),
+	}
 }
 
 // uniqueIDs returns calls, with an ID of its own given to each call whose

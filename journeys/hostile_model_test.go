@@ -8,6 +8,7 @@ package journeys
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -111,5 +112,60 @@ func TestJourneyHostileModelDuplicateIDs(t *testing.T) {
 		if n != 1 || strings.Count(results[id], `"type"`) != 1 {
 			t.Errorf("tool_use %s: sent %d times, answered by %s", id, n, results[id])
 		}
+	}
+}
+
+// TestJourneyHostileModelManyCalls: a reply asking for 300 calls at once
+// (a prompt-injected model) has only --max-calls-per-reply of them run
+// (5 here; 64 by default): the others are answered "not run", each call
+// still gets its tool_result as the Messages API requires, stderr says
+// how many were not run, and only those that ran are recorded.
+func TestJourneyHostileModelManyCalls(t *testing.T) {
+	u := newUser(t)
+	for _, kv := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"} {
+		u.setenv(kv, "")
+	}
+	const n, max = 300, 5
+	calls := make([][2]string, n)
+	for i := range calls {
+		calls[i] = [2]string{"echo", fmt.Sprintf(`{"message":"m%d"}`, i)}
+	}
+	model, _ := newFakeProvider(t, wireAnthropic, "k", "", reply(anthropicMessage("", calls...)), reply(anthropicMessage("Done.")))
+	u.setenv("ANTHROPIC_API_KEY", "k")
+	r := u.wieldIn("hi\n", "chat", "--model", model.srv.URL+"/v1/claude-journey", "--conversation", "many1", "--max-calls-per-reply", fmt.Sprint(max))
+	bodies := model.bodies(t)
+	if r.code != 0 || r.stdout != "Done.\n" || len(bodies) != 2 {
+		t.Fatalf("want the answer after two requests:\n%.3000s", r)
+	}
+	if !strings.Contains(r.stderr, "wield: line 1: 295 calls were not run, past the 5 one reply may ask for (--max-calls-per-reply)") {
+		t.Errorf("stderr does not say how many calls were not run:\n%.3000s", r.stderr)
+	}
+	if got := strings.Count(r.stderr, "→ echo"); got != max {
+		t.Errorf("stderr shows %d calls starting, want the %d that ran", got, max)
+	}
+	results, notRun := 0, 0
+	for _, m := range bodies[1]["messages"].([]any) {
+		blocks, _ := m.(map[string]any)["content"].([]any)
+		for _, b := range blocks {
+			bm := b.(map[string]any)
+			if bm["type"] == "tool_result" {
+				results++
+				text, _ := json.Marshal(bm["content"])
+				if strings.Contains(string(text), "not run: one reply may ask for at most 5 calls, and this one asked for 300") {
+					notRun++
+				}
+			}
+		}
+	}
+	if results != n || notRun != n-max {
+		t.Errorf("the next request answers %d calls, %d of them \"not run\"; want %d and %d", results, notRun, n, n-max)
+	}
+	rec := u.must("calls", "--conversation", "many1", "--json")
+	var recs struct {
+		Records []json.RawMessage `json:"records"`
+	}
+	if err := json.Unmarshal([]byte(rec.stdout), &recs); err != nil || len(recs.Records) != max {
+		got := len(recs.Records)
+		t.Errorf("%d calls recorded, want the %d that ran:\n%.2000s", got, max, rec.stdout)
 	}
 }

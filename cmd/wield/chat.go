@@ -21,7 +21,7 @@ import (
 func (a *app) chatCommand() *cobra.Command {
 	var agentFile, system, conv string
 	var cm chatModel
-	var maxSteps, maxTurns int
+	var maxSteps, maxTurns, maxCalls int
 	var maxHistory string
 	var strat chatStrategy
 	cmd := &cobra.Command{
@@ -61,7 +61,9 @@ the named one, which runs on the same model with its own toolkit and output
 strategy, and its answer is the call's result. --max-steps bounds the model turns
 of each agent, --max-turns those of a whole line, every agent's (a sub-agent
 that finds them spent is not asked: its call_subagent fails, saying so, and
-the lead may still answer with what it has).
+the lead may still answer with what it has). --max-calls-per-reply bounds the
+calls one reply may have run (64): each call past it is answered "not run",
+without running, and stderr says how many.
 
 --max-history bounds the conversation each request sends the model (256KiB by
 default, about 64k tokens; 0 for no bound): the oldest turns are left out, and
@@ -101,6 +103,9 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 			}
 			if maxTurns < 0 {
 				return usagef("--max-turns %d: give at least 1, or 0 for --max-steps × 3", maxTurns)
+			}
+			if maxCalls < 1 {
+				return usagef("--max-calls-per-reply %d: give at least 1", maxCalls)
 			}
 			historyBytes, err := maxHistoryBytes(maxHistory)
 			if err != nil {
@@ -164,7 +169,7 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 				// Each call shows once, in either strategy: → as it starts
 				// (a confirm tool may wait for its approval), ← with its result.
 				// A sub-agent's calls are marked with its name.
-				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, MaxTurns: maxTurns, MaxHistory: historyBytes, OnCall: func(by string, c llm.ToolCall, r *wield.Result) {
+				loop := agent.NewLoop(eng, &agent.LoopOptions{MaxSteps: maxSteps, MaxTurns: maxTurns, MaxHistory: historyBytes, MaxCallsPerReply: maxCalls, OnCall: func(by string, c llm.ToolCall, r *wield.Result) {
 					who := ""
 					if by != ag.Name {
 						who = shown(by, shownName) + " "
@@ -200,6 +205,9 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 						history = out.Messages
 						if out.Dropped > 0 {
 							fmt.Fprintf(a.stderr, "wield: line %d: the conversation is over --max-history %s: its %d oldest messages are no longer sent to the model\n", n, shown(maxHistory, shownName), out.Dropped)
+						}
+						if out.Unrun > 0 {
+							fmt.Fprintf(a.stderr, "wield: line %d: %d calls were not run, past the %d one reply may ask for (--max-calls-per-reply); the model was told\n", n, out.Unrun, maxCalls)
 						}
 					}
 					if err != nil {
@@ -237,6 +245,7 @@ model could not be reached, the step limit or the line's turns ran out): stderr 
 	cmd.Flags().BoolVar(&cm.noFC, "no-function-calling", false, "the model has no native function calling: describe tools in the prompt")
 	cmd.Flags().IntVar(&maxSteps, "max-steps", 10, "model turns per message at most, of each agent (the lead, each sub-agent)")
 	cmd.Flags().StringVar(&maxHistory, "max-history", defaultMaxHistory, "the conversation sent to the model at most, in bytes (256KiB, 2MB, 100000; about 4 bytes a token): the oldest turns are left out, the system prompt and the latest line's turn kept; 0 for no bound")
+	cmd.Flags().IntVar(&maxCalls, "max-calls-per-reply", agent.DefaultMaxCallsPerReply, "calls one model reply may have run; each one past them is answered \"not run\"")
 	cmd.Flags().IntVar(&maxTurns, "max-turns", 0, "model turns per message at most, every agent's together (default --max-steps × 3, the agents of one chain of hand-offs)")
 	strat.flags(cmd)
 	cmd.Flags().StringVar(&conv, "conversation", "", "the conversation the calls are recorded under (default: a new chat_ID, printed on stderr)")
