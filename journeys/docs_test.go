@@ -1,0 +1,387 @@
+//go:build unix
+
+package journeys
+
+// Journeys that run the reference pages' examples (docs/*.md) as they are
+// written there, read out of the page itself, so that a page cannot drift
+// from what the binary does.
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// docPage is the text of docs/NAME.
+func docPage(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "docs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// docCommand is one "$ " line of a console block of a page, with the lines
+// printed after it.
+type docCommand struct {
+	line  int    // 1-based, in the page
+	block int    // which console block of the page, from 0
+	cmd   string // without the "$ "
+	out   []string
+}
+
+// docCommands returns the commands of the page's console blocks, in order.
+func docCommands(text string) []docCommand {
+	var out []docCommand
+	in, block := false, -1
+	for i, line := range strings.Split(text, "\n") {
+		switch {
+		case !in && strings.HasPrefix(line, "```console"):
+			in = true
+			block++
+		case in && strings.HasPrefix(line, "```"):
+			in = false
+		case in && strings.HasPrefix(line, "$ "):
+			out = append(out, docCommand{line: i + 1, block: block, cmd: line[2:]})
+		case in && len(out) > 0 && out[len(out)-1].block == block:
+			out[len(out)-1].out = append(out[len(out)-1].out, line)
+		}
+	}
+	return out
+}
+
+// docNamedRe is a line that names the file of the block after it: it
+// begins with the file's path in backquotes and ends with a colon
+// ("`tools/web_search.yaml`:").
+var docNamedRe = regexp.MustCompile("^`([^`]+)`.*:$")
+
+// docFiles returns the files a page gives: each fenced block right after a
+// line that names it (docNamedRe), and what a `cat FILE` command prints.
+func docFiles(text string) map[string]string {
+	files := map[string]string{}
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		m := docNamedRe.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+			j++
+		}
+		if j >= len(lines) || !strings.HasPrefix(lines[j], "```") {
+			continue
+		}
+		var body []string
+		for j++; j < len(lines) && !strings.HasPrefix(lines[j], "```"); j++ {
+			body = append(body, lines[j])
+		}
+		files[m[1]] = strings.Join(body, "\n") + "\n"
+		i = j
+	}
+	for _, c := range docCommands(text) {
+		if name, ok := strings.CutPrefix(c.cmd, "cat "); ok {
+			files[name] = strings.Join(c.out, "\n") + "\n"
+		}
+	}
+	return files
+}
+
+// shellWords splits a command line as a POSIX shell does for the forms the
+// pages use: words separated by blanks, 'single quotes' kept literally,
+// "double quotes" with \" \\ \$ escapes, and $NAME expanded from vars (in
+// bare words and double quotes) to its value, or to "" when it has none.
+func shellWords(line string, vars map[string]string) []string {
+	var words []string
+	var cur strings.Builder
+	have := false
+	expand := func(s string, i int) int { // s[i] == '$': expand, return the index after the name
+		j := i + 1
+		for j < len(s) && (s[j] == '_' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= '0' && s[j] <= '9') {
+			j++
+		}
+		if j == i+1 {
+			cur.WriteByte('$')
+			return j
+		}
+		cur.WriteString(vars[s[i+1:j]])
+		return j
+	}
+	for i := 0; i < len(line); {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if have {
+				words = append(words, cur.String())
+				cur.Reset()
+				have = false
+			}
+			i++
+		case c == '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				end = len(line) - i - 1
+			}
+			cur.WriteString(line[i+1 : i+1+end])
+			have = true
+			i += end + 2
+		case c == '"':
+			have = true
+			for i++; i < len(line) && line[i] != '"'; {
+				switch {
+				case line[i] == '\\' && i+1 < len(line) && strings.IndexByte(`"\$`, line[i+1]) >= 0:
+					cur.WriteByte(line[i+1])
+					i += 2
+				case line[i] == '$':
+					i = expand(line, i)
+				default:
+					cur.WriteByte(line[i])
+					i++
+				}
+			}
+			i++
+		case c == '$':
+			have = true
+			i = expand(line, i)
+		default:
+			have = true
+			cur.WriteByte(c)
+			i++
+		}
+	}
+	if have {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// TestJourneyDocsCallFormats runs every command of docs/call-formats.md
+// through the binary, with the files the page gives, and holds its output
+// (stdout, then stderr) and exit code to what the page prints.
+func TestJourneyDocsCallFormats(t *testing.T) {
+	text := docPage(t, "call-formats.md")
+	u := newUser(t)
+	files := docFiles(text)
+	for _, want := range []string{"tool_call.xml", "in_nested.txt", "in.txt", "in_jsonfmt.txt", "tools/save_file.yaml", "tools/web_search.yaml", "tools/research.toolset.yaml", "in_cut.txt"} {
+		if _, ok := files[want]; !ok {
+			t.Fatalf("docs/call-formats.md no longer gives %s (a line \"`%s`:\" before its block, or `cat %s`)", want, want, want)
+		}
+	}
+	for name, content := range files {
+		u.write(name, content)
+	}
+	cmds := docCommands(text)
+	if len(cmds) < 15 {
+		t.Fatalf("docs/call-formats.md has %d commands; it had 22", len(cmds))
+	}
+	pipeRe := regexp.MustCompile(`^echo '([^']*)' \| wield (.*)$`)
+	last := -1
+	for _, c := range cmds {
+		var stdin string
+		var args []string
+		switch {
+		case strings.HasPrefix(c.cmd, "cat "):
+			continue // its output is the file, written above
+		case c.cmd == "echo $?":
+			if want := strings.Join(c.out, "\n"); want != strconv.Itoa(last) {
+				t.Errorf("docs/call-formats.md:%d: the page says the exit code was %s, it was %d", c.line, want, last)
+			}
+			continue
+		case pipeRe.MatchString(c.cmd):
+			m := pipeRe.FindStringSubmatch(c.cmd)
+			stdin, args = m[1]+"\n", shellWords(m[2], nil)
+		case strings.HasPrefix(c.cmd, "wield "):
+			cmd, in, redirected := strings.Cut(strings.TrimPrefix(c.cmd, "wield "), " < ")
+			args = shellWords(cmd, nil)
+			if redirected {
+				content, ok := files[in]
+				if !ok {
+					t.Fatalf("docs/call-formats.md:%d: %s reads %s, which the page does not give", c.line, c.cmd, in)
+				}
+				stdin = content
+			}
+		default:
+			t.Fatalf("docs/call-formats.md:%d: %q is a command this journey does not know how to run: teach it, so that the example is run", c.line, c.cmd)
+		}
+		r := u.wieldIn(stdin, args...)
+		last = r.code
+		got := strings.TrimSuffix(r.stdout+r.stderr, "\n")
+		if want := strings.Join(c.out, "\n"); got != want {
+			t.Errorf("docs/call-formats.md:%d: $ %s\nthe page prints:\n%s\nthe binary printed:\n%s", c.line, c.cmd, want, got)
+		}
+		if r.code != 0 && r.code != 1 {
+			t.Errorf("docs/call-formats.md:%d: $ %s: exit %d\n%s", c.line, c.cmd, r.code, r)
+		}
+	}
+}
+
+// docKeyRe and docWhenRe are what differs between two runs of the keys
+// example: key IDs, where the keys file is, when a key was made.
+var (
+	docKeyRe  = regexp.MustCompile(`key_[0-9a-f]{12}`)
+	docFileRe = regexp.MustCompile(` in \S+keys\.json;`)
+	docWhenRe = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d`)
+)
+
+func docSameRun(s string) string {
+	s = docKeyRe.ReplaceAllString(s, "key_ID")
+	s = docFileRe.ReplaceAllString(s, " in KEYS;")
+	return docWhenRe.ReplaceAllString(s, "WHEN")
+}
+
+// docCurl runs a curl command of a page (-s, -i, -H, -X, -d and the URL;
+// $NAME expanded from vars) against s instead of the page's address, and
+// returns what curl prints: the body, or with -i the status line and the
+// body (the pages cut headers with sed).
+func docCurl(t *testing.T, s *server, line string, vars map[string]string) (status int, printed string) {
+	t.Helper()
+	words := shellWords(line, vars)
+	if len(words) == 0 || words[0] != "curl" {
+		t.Fatalf("not a curl command: %s", line)
+	}
+	method, body, url := "GET", "", ""
+	var headers []string
+	for i := 1; i < len(words); i++ {
+		switch w := words[i]; w {
+		case "-s", "-i":
+		case "-H":
+			i++
+			headers = append(headers, words[i])
+		case "-X":
+			i++
+			method = words[i]
+		case "-d":
+			i++
+			body = words[i]
+			if method == "GET" {
+				method = "POST"
+			}
+		default:
+			if strings.HasPrefix(w, "-") {
+				t.Fatalf("curl option %s is one this journey does not know: %s", w, line)
+			}
+			url = w
+		}
+	}
+	_, path, ok := strings.Cut(strings.TrimPrefix(url, "http://"), "/")
+	if !ok {
+		t.Fatalf("no path in %s", line)
+	}
+	req := []string{}
+	hasType := false
+	for _, h := range headers {
+		if strings.HasPrefix(strings.ToLower(h), "content-type:") {
+			hasType = true
+		}
+		req = append(req, h)
+	}
+	if body != "" && !hasType {
+		// curl -d sends a form's type; the pages always say
+		// application/json, which s.do sets.
+		t.Fatalf("a body without Content-Type: %s", line)
+	}
+	code, b := s.do(method, "/"+path, body, req...)
+	return code, strings.TrimSuffix(string(b), "\n")
+}
+
+// TestJourneyDocsFirstKey follows docs/rest-api.md's keys example with the
+// page's own commands: a server started without keys, then the page's
+// `wield keys create` lines, whose first says (on stderr, as the page
+// prints it) that such a server goes on answering without keys until it is
+// restarted, which it does; Ctrl-C ends it at once, and once started again
+// it asks for a key, answering the page's curl commands as the page says.
+func TestJourneyDocsFirstKey(t *testing.T) {
+	text := docPage(t, "rest-api.md")
+	u := newUser(t)
+	for _, f := range []string{"say.json", "utc_date.yaml", "word_count.yaml", "basics.toolset.yaml", "helper.agent.yaml"} {
+		b, err := os.ReadFile(filepath.Join("..", "examples", "tools", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.write(filepath.Join("tools", f), string(b))
+	}
+	b, err := os.ReadFile(filepath.Join("..", "examples", "wield.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.write("wield.yaml", string(b))
+
+	s := u.serve("--config", "wield.yaml")
+
+	// The keys block: the commands up to the restart.
+	var keysBlock, afterBlock []docCommand
+	cmds := docCommands(text)
+	for i, c := range cmds {
+		if c.cmd == "AG=$(wield keys create --name agent --rights call)" {
+			for _, d := range cmds[i:] {
+				if d.block == c.block {
+					keysBlock = append(keysBlock, d)
+				} else if d.block == c.block+1 {
+					afterBlock = append(afterBlock, d)
+				}
+			}
+			break
+		}
+	}
+	if len(keysBlock) < 4 || len(afterBlock) < 5 {
+		t.Fatalf("docs/rest-api.md: the keys example is not where it was (%d commands, then %d)", len(keysBlock), len(afterBlock))
+	}
+	assignRe := regexp.MustCompile(`^(\w+)=\$\(wield (.*)\)$`)
+	vars := map[string]string{}
+	for _, c := range keysBlock {
+		var args []string
+		name := ""
+		if m := assignRe.FindStringSubmatch(c.cmd); m != nil {
+			name, args = m[1], shellWords(m[2], vars)
+		} else if rest, ok := strings.CutPrefix(c.cmd, "wield "); ok {
+			args = shellWords(rest, vars)
+		} else {
+			t.Fatalf("docs/rest-api.md:%d: %q is not a wield command", c.line, c.cmd)
+		}
+		r := u.wield(args...)
+		if r.code != 0 {
+			t.Fatalf("docs/rest-api.md:%d: $ %s\n%s", c.line, c.cmd, r)
+		}
+		got := r.stdout
+		if name != "" {
+			vars[name] = strings.TrimSpace(r.stdout)
+			got = r.stderr // the secret is the variable's; the terminal shows stderr
+		}
+		if want := docSameRun(strings.Join(c.out, "\n")); docSameRun(strings.TrimSuffix(got, "\n")) != want {
+			t.Errorf("docs/rest-api.md:%d: $ %s\nthe page prints:\n%s\nthe binary printed:\n%s", c.line, c.cmd, strings.Join(c.out, "\n"), got)
+		}
+	}
+	// What the first key's notice says: the server started without keys
+	// still answers without one.
+	if code, body := s.do("GET", "/v1/tools", ""); code != 200 {
+		t.Errorf("a server started without keys, keys made since: GET /v1/tools without a key = %d %s; want 200, as the notice says", code, body)
+	}
+	if code, took := s.stop(syscall.SIGINT, 10*time.Second); code != 0 || took > 5*time.Second {
+		t.Errorf("Ctrl-C: exit %d after %v; want 0 within 5 s\n%s", code, took, s.stderr)
+	}
+
+	s = u.serve("--config", "wield.yaml")
+	ran := 0
+	for _, c := range afterBlock {
+		if !strings.HasPrefix(c.cmd, "curl ") || strings.Contains(c.cmd, "|") {
+			continue // pipes through jq, grep: the plain commands say enough
+		}
+		_, got := docCurl(t, s, c.cmd, vars)
+		ran++
+		if want := strings.Join(c.out, "\n"); got != want {
+			t.Errorf("docs/rest-api.md:%d: $ %s\nthe page prints:\n%s\nthe server answered:\n%s", c.line, c.cmd, want, got)
+		}
+	}
+	if ran < 4 {
+		t.Errorf("ran %d of the page's curl commands after the restart; want at least 4", ran)
+	}
+	if code, took := s.stop(syscall.SIGINT, 10*time.Second); code != 0 || took > 5*time.Second {
+		t.Errorf("Ctrl-C: exit %d after %v; want 0 within 5 s\n%s", code, took, s.stderr)
+	}
+}
