@@ -385,3 +385,59 @@ func TestJourneyDocsFirstKey(t *testing.T) {
 		t.Errorf("Ctrl-C: exit %d after %v; want 0 within 5 s\n%s", code, took, s.stderr)
 	}
 }
+
+// TestJourneyDocsDeferredRefusal: docs/call-formats.md says deferred
+// loading is refused (exit 2, 400) for a format whose provider has no tool
+// search, and namespaces for Anthropic. The refusal names the format asked
+// and the formats to use instead, each of which `wield list --format`
+// then takes (it named openai-responses, a dialect's name, under an "llm:"
+// prefix); over REST the 400 says the same.
+func TestJourneyDocsDeferredRefusal(t *testing.T) {
+	u := newUser(t)
+	suggested := func(r *run) []string {
+		t.Helper()
+		_, after, ok := strings.Cut(r.stderr, "use ")
+		if !ok {
+			t.Fatalf("the refusal suggests no format:\n%s", r)
+		}
+		var out []string
+		for _, f := range regexp.MustCompile(`[a-z][a-z-]+`).FindAllString(after, -1) {
+			if f != "or" {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"list", "--format", "openai", "--deferred"}, []string{"anthropic", "anthropic-strict", "responses", "responses-strict"}},
+		{[]string{"list", "--format", "anthropic", "--deferred", "--namespaces"}, []string{"responses", "responses-strict"}},
+	} {
+		r := u.wield(c.args...)
+		if r.code != 2 || strings.Contains(r.stderr, "llm:") || strings.Contains(r.stderr, "openai-responses") || !strings.Contains(r.stderr, `"`+c.args[2]+`"`) {
+			t.Errorf("want exit 2 naming the format %q and formats a user gives:\n%s", c.args[2], r)
+			continue
+		}
+		got := suggested(r)
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("%v suggests %v, want %v", c.args, got, c.want)
+		}
+		for _, f := range got {
+			args := append([]string{}, c.args...)
+			args[2] = f
+			if r := u.wield(args...); r.code != 0 {
+				t.Errorf("the suggested format %s is refused too:\n%s", f, r)
+			}
+		}
+	}
+	s := u.serve()
+	code, body := s.do("GET", "/v1/tools?format=openai&deferred=true", "")
+	if code != 400 || !strings.Contains(string(body), `format \"openai\" has no deferred loading`) || strings.Contains(string(body), "openai-responses") {
+		t.Errorf("GET /v1/tools?format=openai&deferred=true = %d %s; want 400 naming the format and the formats to use", code, body)
+	}
+	if code, took := s.stop(syscall.SIGINT, 10*time.Second); code != 0 || took > 5*time.Second {
+		t.Errorf("Ctrl-C: exit %d after %v; want 0 within 5 s\n%s", code, took, s.stderr)
+	}
+}
