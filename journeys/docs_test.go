@@ -7,6 +7,9 @@ package journeys
 // from what the binary does.
 
 import (
+	"bufio"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -439,5 +442,129 @@ func TestJourneyDocsDeferredRefusal(t *testing.T) {
 	}
 	if code, took := s.stop(syscall.SIGINT, 10*time.Second); code != 0 || took > 5*time.Second {
 		t.Errorf("Ctrl-C: exit %d after %v; want 0 within 5 s\n%s", code, took, s.stderr)
+	}
+}
+
+// docDataOf returns the -d body of a page's curl command.
+func docDataOf(t *testing.T, line string, vars map[string]string) string {
+	t.Helper()
+	words := shellWords(line, vars)
+	for i, w := range words {
+		if w == "-d" && i+1 < len(words) {
+			return words[i+1]
+		}
+	}
+	t.Fatalf("no -d in %s", line)
+	return ""
+}
+
+// TestJourneyDocsElicitShutdown: docs/mcp.md's approval by elicitation,
+// with the page's own requests (its initialize declaring elicitation, its
+// tools/call of the confirm tool restart_service) and its configuration:
+// the question reaches the client; Ctrl-C then stops wield serve within
+// seconds, and the call's stream ends with a result saying the server shut
+// down (it said the MCP client left, which it had not).
+func TestJourneyDocsElicitShutdown(t *testing.T) {
+	text := docPage(t, "mcp.md")
+	u := newUser(t)
+	for _, f := range []string{"say.json", "utc_date.yaml", "word_count.yaml", "basics.toolset.yaml", "helper.agent.yaml"} {
+		b, err := os.ReadFile(filepath.Join("..", "examples", "tools", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.write(filepath.Join("tools", f), string(b))
+	}
+	u.write("tools/restart_service.yaml", `name: restart_service
+description: Restart a service
+permission: confirm
+parameters:
+  - {name: service, type: string}
+entry: {type: command, command: ["echo", "restarted", "{service}"]}
+`)
+	u.write("README.md", "# Notes\n")
+	_, rest, ok := strings.Cut(text, "With this configuration (`examples/tools/` plus a `confirm` tool `restart_service` in `tools/`):")
+	if !ok {
+		t.Fatal("docs/mcp.md: the streamable HTTP configuration is not where it was")
+	}
+	_, rest, _ = strings.Cut(rest, "```yaml\n")
+	config, _, _ := strings.Cut(rest, "```")
+	u.write("wield.yaml", config)
+
+	var initialize, call string
+	for _, c := range docCommands(text) {
+		switch {
+		case initialize == "" && strings.Contains(c.cmd, `"method":"initialize"`) && strings.Contains(c.cmd, `"elicitation":{}`):
+			initialize = docDataOf(t, c.cmd, nil)
+		case strings.Contains(c.cmd, "curl -s -N $H ") && strings.Contains(c.cmd, `"name":"restart_service"`):
+			call = docDataOf(t, c.cmd, nil)
+		}
+	}
+	if initialize == "" || call == "" {
+		t.Fatalf("docs/mcp.md: the session's initialize (%q) or the elicitation example's call (%q) is not where it was", initialize, call)
+	}
+
+	s := u.serve("--config", "wield.yaml")
+	post := func(body, session string) *http.Response {
+		req, err := http.NewRequest("POST", s.url+"/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		}
+		resp, err := (&http.Client{Timeout: commandLimit}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post(initialize, "")
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || sid == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
+	}
+	resp = post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid)
+	resp.Body.Close()
+
+	resp = post(call, sid)
+	defer resp.Body.Close()
+	lines := make(chan string, 64)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	next := func(want string) string {
+		t.Helper()
+		deadline := time.After(30 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the call's stream ended before %q", want)
+				}
+				if strings.Contains(l, want) {
+					return l
+				}
+			case <-deadline:
+				t.Fatalf("no %q on the call's stream within 30 s\n%s", want, s.stderr)
+			}
+		}
+	}
+	next(`"method":"elicitation/create"`)
+	if code, took := s.stop(syscall.SIGINT, 10*time.Second); code != 0 || took > 5*time.Second {
+		t.Errorf("Ctrl-C while the question is open: exit %d after %v; want 0 within 5 s\n%s", code, took, s.stderr)
+	}
+	got := next(`"id":2`)
+	if !strings.Contains(got, "the server shut down") || strings.Contains(got, "client left") {
+		t.Errorf("the call's answer after Ctrl-C: %s\nwant it to say the server shut down", got)
 	}
 }
