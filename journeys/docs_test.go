@@ -568,3 +568,90 @@ entry: {type: command, command: ["echo", "restarted", "{service}"]}
 		t.Errorf("the call's answer after Ctrl-C: %s\nwant it to say the server shut down", got)
 	}
 }
+
+// docYAMLByComment returns the YAML blocks of a page whose first line is a
+// comment naming their file ("# tools/research.yaml"), by that name; a
+// name given twice keeps its first block.
+func docYAMLByComment(text string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(text, "```yaml\n")[1:] {
+		block, _, _ := strings.Cut(part, "```")
+		first, _, _ := strings.Cut(block, "\n")
+		name, ok := strings.CutPrefix(first, "# ")
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, " ")
+		if _, seen := out[name]; !seen || name != "wield.yaml" {
+			out[name] = block
+		}
+	}
+	return out
+}
+
+// TestJourneyDocsResearchAgents: docs/toolsets-and-agents.md's research
+// agents and their wield.yaml, copied whole from the page (the comment
+// naming the file included): without BRAVE_KEY, `wield validate` exits 1
+// with the error the page quotes, at the line and column it gives (it gave
+// the line of the file without its comment); with the key, the page's
+// commands print what it prints.
+func TestJourneyDocsResearchAgents(t *testing.T) {
+	text := docPage(t, "toolsets-and-agents.md")
+	u := newUser(t)
+	blocks := docYAMLByComment(text)
+	agents, ok := blocks["tools/research.yaml"]
+	if !ok {
+		t.Fatal("docs/toolsets-and-agents.md: no block \"# tools/research.yaml\"")
+	}
+	u.write("tools/research.yaml", agents)
+	var config string
+	for _, part := range strings.Split(text, "```yaml\n# wield.yaml\n")[1:] {
+		if block, _, _ := strings.Cut(part, "```"); strings.Contains(block, "web_search:") {
+			config = "# wield.yaml\n" + block
+		}
+	}
+	if config == "" {
+		t.Fatal("docs/toolsets-and-agents.md: no wield.yaml with web_search")
+	}
+	u.write("wield.yaml", config)
+
+	quoted := regexp.MustCompile("(?s)refuse the agents\\s+that name it \\(exit 1\\): `([^`]+)`").FindStringSubmatch(text)
+	if quoted == nil {
+		t.Fatal("docs/toolsets-and-agents.md: the quoted error of web_search off is not where it was")
+	}
+	want := strings.Join(strings.Fields(quoted[1]), " ")
+	r := u.wield("validate", "--config", "wield.yaml", "tools")
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, want+"\n") {
+		t.Errorf("without BRAVE_KEY: want exit 1 and the page's line\n%s\n%s", want, r)
+	}
+
+	from := strings.Count(text[:strings.Index(text, "# tools/research.yaml")], "\n") + 1
+	ran := 0
+	for _, c := range docCommands(text) {
+		if c.line < from {
+			continue
+		}
+		if v, ok := strings.CutPrefix(c.cmd, "export BRAVE_KEY="); ok {
+			u.setenv("BRAVE_KEY", v)
+			continue
+		}
+		rest, ok := strings.CutPrefix(c.cmd, "wield ")
+		if !ok || strings.Contains(c.cmd, "|") || strings.Contains(c.cmd, "--model") {
+			continue
+		}
+		if !strings.Contains(rest, "--config wield.yaml") {
+			continue
+		}
+		r := u.wield(shellWords(rest, nil)...)
+		ran++
+		if got, want := strings.TrimSuffix(r.stdout, "\n"), strings.Join(c.out, "\n"); r.code != 0 || got != want {
+			t.Errorf("docs/toolsets-and-agents.md:%d: $ %s\nthe page prints:\n%s\nthe binary printed:\n%s", c.line, c.cmd, want, r)
+		}
+		if ran == 2 {
+			break
+		}
+	}
+	if ran != 2 {
+		t.Errorf("ran %d of the page's commands with BRAVE_KEY set; want its validate and list", ran)
+	}
+}
