@@ -72,8 +72,11 @@ func (e *Engine) approve(ctx context.Context, k *call) bool {
 		actx = context.WithValue(actx, wield.ProgressKey, innerReports{outer.state()})
 	}
 	// A server that shuts down ends the wait (EndApprovalWaits), as a
-	// caller that leaves would: the approval stays pending.
-	unhook := context.AfterFunc(e.ending, cancel)
+	// caller that leaves would: the approval stays pending. The approver
+	// can tell the two apart by the cause, ErrApprovalWaitEnded.
+	actx, endWait := context.WithCancelCause(actx)
+	defer endWait(nil)
+	unhook := context.AfterFunc(e.ending, func() { endWait(ErrApprovalWaitEnded) })
 	var d wield.Decision
 	var err error
 	if !wield.Protect(e.log, wield.CallbackApprover, func() { d, err = e.approver.Approve(actx, req) }) {

@@ -388,6 +388,11 @@ func (k *call) fail(t wield.ErrorType, msg string) bool {
 // needs approval after it is refused at once. Calls that run go on.
 func (e *Engine) EndApprovalWaits() { e.endWaits() }
 
+// ErrApprovalWaitEnded is the cause ([context.Cause]) of the end of an
+// approver's context when [Engine.EndApprovalWaits] ended the wait: the
+// server shuts down, the caller did not leave.
+var ErrApprovalWaitEnded = errors.New("engine: the server is shutting down and no longer waits for approvals")
+
 // Close refuses new calls, lets the idle goroutines that run handlers go, and
 // waits for the calls in flight to finish, or for ctx to end.
 func (e *Engine) Close(ctx context.Context) error {

@@ -150,6 +150,14 @@ func ExportToolsWith(format string, tools []*wield.Tool, opts ExportOptions) (*E
 		return &Export{Format: format, ContentType: textType, Body: []byte(prompt(tools))}, nil
 	}
 	if opts.Deferred {
+		// Refused here, in the names a user gives: llm's own words name its
+		// dialects (openai-responses), which no list of formats shows.
+		if !slices.Contains(deferredFormats, name) {
+			return nil, &formatError{err: llm.ErrNoDeferredLoading, msg: fmt.Sprintf("format %q has no deferred loading of tools (its provider has no tool search of its own): use %s", format, strings.Join(deferredFormats, ", "))}
+		}
+		if opts.Namespaces != nil && !slices.Contains(namespaceFormats, name) {
+			return nil, &formatError{err: llm.ErrNoNamespaces, msg: fmt.Sprintf("format %q has no namespaces of tools: namespaces are the Responses API's, use %s", format, strings.Join(namespaceFormats, " or "))}
+		}
 		vs, ps, err := llm.ExportDeferredIn(exportDialects[name], tools, func(t *wield.Tool) bool { return slices.Contains(opts.Load, t.Name) }, opts.Namespaces)
 		if err != nil {
 			return nil, err
@@ -176,6 +184,24 @@ func exportDocument(format string, vs []any, ps []llm.Problem) (*Export, error) 
 	}
 	return &Export{Format: format, ContentType: "application/json", Body: append(body, '\n'), Problems: ps}, nil
 }
+
+// deferredFormats are the formats whose provider runs a tool search of its
+// own, and so take deferred loading; namespaceFormats those that also
+// group deferred tools in namespaces.
+var (
+	deferredFormats  = []string{"anthropic", "anthropic-strict", "responses", "responses-strict"}
+	namespaceFormats = []string{"responses", "responses-strict"}
+)
+
+// formatError is an option the format asked lacks, said in the names of
+// the formats; it wraps llm's error for it.
+type formatError struct {
+	err error
+	msg string
+}
+
+func (e *formatError) Error() string { return e.msg }
+func (e *formatError) Unwrap() error { return e.err }
 
 // OptionError is an export option that cannot apply: the client's mistake.
 type OptionError struct{ Message string }

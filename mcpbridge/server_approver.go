@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/engine"
 )
 
 // NewApprover returns the [wield.Approver] for an engine that serves MCP
@@ -73,6 +74,11 @@ func (a *srvApprover) Approve(ctx context.Context, req *wield.ApprovalRequest) (
 	by := srvClientID(r.session)
 	content, action, err := Elicit(ctx, srvApprovalMessage(req), srvApprovalSchema)
 	switch {
+	case err != nil && errors.Is(context.Cause(ctx), engine.ErrApprovalWaitEnded):
+		// The server shuts down (the client may still be reading the
+		// question): nothing durable waits, so the call is denied and
+		// recorded, saying so.
+		return wield.Decision{Approved: false, By: by, Reason: "the server shut down before the MCP client answered; the call did not run"}, nil
 	case err != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// The client went away: nobody will answer, and nothing durable
 		// waits, so the call is denied (and recorded) rather than parked.

@@ -41,7 +41,8 @@ func (a *app) keysCommand() *cobra.Command {
 		Short: "Manage the API keys of 'wield serve'",
 		Long: `Manage the API keys of 'wield serve'. The keys file keeps only the SHA-256 of
 each key: a key is shown once, when it is made. A running server reads the
-file again when it changes.`,
+file again when it changes; one started without keys goes on answering
+without them until it is restarted.`,
 	}
 	cmd.PersistentFlags().StringVar(&file, "keys", defaultKeysFile(), "the keys file (env WIELD_KEYS)")
 
@@ -93,6 +94,7 @@ offers run_program: a name none defines is refused.`,
 			if err := a.checkToolsets(cmd.Context(), toolsets); err != nil {
 				return err
 			}
+			first := a.keylessFile(file)
 			secret, k, err := httpapi.CreateKey(file, name, list[0], toolsets, list[1:]...)
 			if errors.Is(err, httpapi.ErrKeyNameTaken) {
 				return usagef("--name: %s", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "create key: "), ": "+httpapi.ErrKeyNameTaken.Error()))
@@ -106,6 +108,11 @@ offers run_program: a name none defines is refused.`,
 			}
 			fmt.Fprintf(a.stderr, "created key %s (%s on %s) in %s; it is shown once:\n", k.ID, rightList(&k), scope, file)
 			fmt.Fprintln(a.stdout, secret)
+			if first {
+				// A server started without keys listens open to local
+				// clients and does not take keys up while it runs.
+				fmt.Fprintln(a.stderr, "the first key: a wield serve started without keys goes on answering without them; restart it to require keys")
+			}
 			return nil
 		},
 	}
@@ -248,4 +255,24 @@ func rightList(k *httpapi.Key) string {
 		names = append(names, string(r))
 	}
 	return strings.Join(names, ",")
+}
+
+// keylessFile reports whether a server reading the keys file (and the
+// configuration's server.keys) would have no key: the state of a server
+// started before the key about to be made. A file that cannot be read
+// counts as having keys (nothing is claimed about it).
+func (a *app) keylessFile(file string) bool {
+	if a.cfg != nil && len(a.cfg.Server.Keys) > 0 {
+		return false
+	}
+	keys, err := httpapi.ReadKeys(file)
+	if err != nil {
+		return false
+	}
+	for _, k := range keys {
+		if !k.Revoked {
+			return false
+		}
+	}
+	return true
 }
