@@ -132,6 +132,10 @@ one conversation's; --brief prints the totals only.`,
 					if asJSON {
 						return a.printJSON(sum)
 					}
+					if sum.TotalCalls == 0 {
+						fmt.Fprintf(a.stdout, "conversation %s: no calls recorded\n", safetext.Line(conversation))
+						return nil
+					}
 					fmt.Fprintf(a.stdout, "conversation %s: %d calls, %d ok, %d failed (%.1f%% success)\n",
 						safetext.Line(conversation), sum.TotalCalls, sum.SuccessfulCalls, sum.FailedCalls, sum.SuccessRate)
 					for _, tool := range sortedKeys(sum.ToolUsage) {
@@ -194,6 +198,10 @@ func (a *app) callerStats(ctx context.Context, caller, conversation string, brie
 	who := "caller " + caller
 	if sum.ParentAgentID != "" {
 		who += " (parent " + sum.ParentAgentID + ")"
+	}
+	if sum.TotalCalls == 0 {
+		fmt.Fprintf(a.stdout, "%s: no calls recorded\n", safetext.Line(who))
+		return nil
 	}
 	if brief {
 		b := sum.Brief()

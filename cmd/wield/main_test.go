@@ -213,6 +213,13 @@ func TestCallsAndStats(t *testing.T) {
 	if code, out, _ := run(t, "stats"); code != 0 || !strings.Contains(out, "calculator") || !strings.Contains(out, "(all)") {
 		t.Errorf("stats: exit %d\n%s", code, out)
 	}
+	// An ID with no calls (a typo, most often) is said to have none, not
+	// "0 calls (0.0% success)".
+	for _, args := range [][]string{{"stats", "--conversation", "c9"}, {"stats", "--caller", "nobody"}, {"stats", "--caller", "nobody", "--brief"}} {
+		if code, out, _ := run(t, args...); code != 0 || !strings.Contains(out, ": no calls recorded") || strings.Contains(out, "success") {
+			t.Errorf("%v: exit %d\n%s", args, code, out)
+		}
+	}
 	for _, bad := range [][]string{{"calls", "--status", "meh"}, {"calls", "--since", "yesterday"}, {"calls", "--limit", "5000"}, {"calls", "--db", "mysql://x"}} {
 		if code, _, _ := run(t, bad...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", bad, code)
