@@ -223,13 +223,13 @@ description: Reads web pages and PDFs
 tools: [web_fetch]
 `
 
-// TestJourneySubagentSeed000: seed 000's lead, search and crawl agents,
+// TestJourneySubagentResearch: seed 000's lead, search and crawl agents,
 // written as agent documents, validate and list; in wield chat --agent
 // lead, the lead's call_subagent hands the task to the search agent, which
 // runs on the model with its own toolkit (web_search alone) and searches;
 // its answer is the call's result the lead reads, and the records show
 // each agent's calls under its name.
-func TestJourneySubagentSeed000(t *testing.T) {
+func TestJourneySubagentResearch(t *testing.T) {
 	brave, err := os.ReadFile(filepath.Join("..", "builtin", "testdata", "search", "brave.json"))
 	if err != nil {
 		t.Fatal(err)
