@@ -108,9 +108,9 @@ func (l *Loader) folderProblem(dir string, err error) Problem {
 	if at, ok := l.DirAt[dir]; ok {
 		p.File, p.Line, p.Col = at.File, at.Line, at.Col
 		if missing {
-			p.Message = fmt.Sprintf("tool folder %s does not exist (yet): no tools loaded from it", dir)
+			p.Message = fmt.Sprintf("tool folder \"%s\" does not exist (yet): no tools loaded from it", dir)
 		} else {
-			p.Message = fmt.Sprintf("tool folder %s: %v", dir, err)
+			p.Message = fmt.Sprintf("tool folder \"%s\": %v", dir, err)
 		}
 	}
 	return p

@@ -53,7 +53,7 @@ func TestLoadDirsConfigsAndPlaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	engine, gone := filepath.Join(dir, "engine.yaml"), filepath.Join(dir, "gone")
-	missing := Problem{File: cfgPath, Line: 3, Col: 5, Warning: true, Message: "tool folder " + gone + " does not exist (yet): no tools loaded from it"}
+	missing := Problem{File: cfgPath, Line: 3, Col: 5, Warning: true, Message: "tool folder \"" + gone + "\" does not exist (yet): no tools loaded from it"}
 	for _, tt := range []struct {
 		name string
 		l    Loader

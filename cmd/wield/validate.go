@@ -31,10 +31,13 @@ func (a *app) validateCommand() *cobra.Command {
 		Long: `Check tool files, toolsets and agent files (folders are searched recursively) and
 print every problem as file:line:col: message, warnings marked "warning:" and
 notes (a file re-declaring a built-in tool) "info:". Exit code 1 if there is an
-error, 0 otherwise: warnings and notes do not count. Without paths, the folders of
---tools are checked. A file named wield.yaml, wield.yml, config.yml or config.yaml,
-or any YAML file of configuration keys without a name (engine.yaml), is checked
-as configuration. Toolsets and agents may name the built-in tools.
+error, 0 otherwise: warnings and notes do not count; the count on stderr is of
+the errors and warnings printed. Without paths, the folders of --tools and of
+--config are checked; the --config file's own problems are printed and counted
+with the others. A file named wield.yaml, wield.yml, config.yml or config.yaml (without a
+name or kind), or any YAML file of configuration keys without a name
+(engine.yaml), given or found in a folder, is checked as configuration. Toolsets
+and agents may name the built-in tools.
 
 The tools are also exported to the model dialects (openai, anthropic, gemini and
 mcp), and what a dialect cannot express (a name it refuses, a schema keyword it

@@ -108,7 +108,7 @@ func TestMissingToolFolderAtItsKey(t *testing.T) {
 		"tools/a.yaml": "name: a\ndescription: d\nentry: {type: command, command: [echo]}\n",
 	})
 	cfg, engine := filepath.Join(dir, "wield.yaml"), filepath.Join(dir, "engine.yaml")
-	want := cfg + ":4:5: warning: tool folder " + filepath.Join(dir, "missing") + " does not exist (yet): no tools loaded from it"
+	want := cfg + ":4:5: warning: tool folder \"" + filepath.Join(dir, "missing") + "\" does not exist (yet): no tools loaded from it"
 	code, out, errs := run(t, "validate", "--config", cfg)
 	if code != 0 || !strings.Contains(out, want+"\n") || strings.Contains(out, "missing:1:1") || errs != "1 warning\n" {
 		t.Errorf("validate: exit %d, stderr %q\n%s\nwant %s", code, errs, out, want)
@@ -117,7 +117,7 @@ func TestMissingToolFolderAtItsKey(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, want+"\n") {
 		t.Errorf("list: exit %d\n%s\nwant %s", code, errs, want)
 	}
-	want = engine + ":1:18: warning: tool folder " + filepath.Join(dir, "gone") + " does not exist (yet)"
+	want = engine + ":1:18: warning: tool folder \"" + filepath.Join(dir, "gone") + "\" does not exist (yet)"
 	if code, out, _ := run(t, "validate", "--config", engine); code != 0 || !strings.Contains(out, want) {
 		t.Errorf("validate engine.yaml: exit %d\n%s\nwant %s", code, out, want)
 	}
