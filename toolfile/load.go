@@ -286,7 +286,9 @@ func (l *Loader) load(ctx context.Context, set *Set, name string, src []byte) {
 				}
 			}
 		}
-		if err := t.Check(); err != nil {
+		if def.Name == "" {
+			// Said once: "tool: missing name".
+		} else if err := t.Check(); err != nil {
 			d.problems = append(d.problems, Problem{File: def.File, Line: def.Line, Col: def.Col, Message: err.Error()})
 		} else if _, err := schema.Compile(t.InputSchema); err != nil {
 			d.problems = append(d.problems, Problem{File: def.File, Line: def.Line, Col: def.Col, Message: "input schema: " + err.Error()})
@@ -368,10 +370,16 @@ func (d *decoder) document(n *yaml.Node, set *Set) {
 				d.unknown(f, "tool list")
 			}
 		}
+	// A toolset or an agent without a name is that one error: it is
+	// neither checked nor defined.
 	case "toolset":
-		set.Toolsets = append(set.Toolsets, d.toolset(n, fs))
+		if ts := d.toolset(n, fs); ts.Name != "" {
+			set.Toolsets = append(set.Toolsets, ts)
+		}
 	case "agent":
-		set.Agents = append(set.Agents, d.agent(n, fs))
+		if a := d.agent(n, fs); a.Name != "" {
+			set.Agents = append(set.Agents, a)
+		}
 	default:
 		d.errorf(has["kind"].val, "kind %q is not tool, tools, toolset or agent", kind)
 	}
@@ -449,7 +457,7 @@ func (d *decoder) toolset(n *yaml.Node, fs []field) *Toolset {
 		}
 	}
 	if ts.Name == "" {
-		d.errorf(start(n, fs), "toolset: missing name")
+		d.errorf(start(n, fs), "toolset: missing name (expected name, description and tools, the names of its tools)")
 	}
 	return ts
 }
@@ -498,7 +506,7 @@ func (d *decoder) agent(n *yaml.Node, fs []field) *Agent {
 		}
 	}
 	if a.Name == "" {
-		d.errorf(start(n, fs), "agent: missing name")
+		d.errorf(start(n, fs), "agent: missing name (expected name, description, tools and tool_sets)")
 	}
 	return a
 }
