@@ -123,7 +123,7 @@ var configNames = []string{"wield.yaml", "wield.yml", "config.yml", "config.yaml
 // configuration rather than a tool file: one [LooksLikeConfig] takes for
 // one, or one named wield.yaml, wield.yml, config.yml or config.yaml that
 // is not written as a tool file (a list, a stream of documents, a mapping
-// with a name or a kind).
+// with a name, a kind or a tools: list of tools).
 func IsConfig(path string, src []byte) bool {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".yaml", ".yml":
@@ -151,6 +151,11 @@ func IsConfig(path string, src []byte) bool {
 	}
 	_, name := doc["name"]
 	_, kind := doc["kind"]
+	if list, ok := doc["tools"].([]any); ok && len(list) > 0 {
+		if _, tool := list[0].(map[string]any); tool {
+			return false // a tools: list of tools
+		}
+	}
 	return !name && !kind
 }
 
