@@ -18,7 +18,7 @@ func TestIsConfig(t *testing.T) {
 		{"engine.yaml", "tools:\n  timeout: 5000\n", true},
 		{"anything.yml", "store: sqlite:x.db\n", true},
 		{"wield.yaml", "", true},
-		{"wield.yaml", "bogus_key: 1\n", true}, // by its name: the configuration says the key is unknown
+		{"wield.yaml", "bogus_key: 1\n", true},      // by its name: the configuration says the key is unknown
 		{"config.yml", "tools:\n  - tools\n", true}, // a mistaken configuration: it says tool folders go in tool_dirs
 		{"config.yaml", "tools:\n  - {name: a, description: d, entry: {type: builtin, handler: echo}}\n", false},
 		{"config.yaml", "name: config\ndescription: d\nentry: {type: builtin, handler: echo}\n", false},
