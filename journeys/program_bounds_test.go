@@ -25,7 +25,7 @@ func TestJourneyProgramBounds(t *testing.T) {
 		}
 	}
 	u.write("bad.yaml", "programs: {enabled: true, max_steps: 0}\n")
-	if r := u.wield("validate", "--config", "bad.yaml"); r.code == 0 || !strings.Contains(r.stderr, "bad.yaml:1:38: programs.max_steps: must be at least 1") {
+	if r := u.wield("validate", "--config", "bad.yaml"); r.code == 0 || !strings.Contains(r.stdout+r.stderr, "bad.yaml:1:38: programs.max_steps: must be at least 1") {
 		t.Errorf("validate of max_steps: 0:\n%s", r)
 	}
 }

@@ -64,7 +64,7 @@ func TestJourneyOffBuiltinNamed(t *testing.T) {
 	want := `tools/seed000.yaml:4:24: agent "lead": tool "web_search" is not defined: the built-in tool web_search is off (set web_search: {provider, api_key} in wield.yaml)`
 	v := u.wield("validate", "--config", "wield.yaml", "tools")
 	if v.code != 1 || !strings.Contains(v.stdout, want) || strings.Contains(v.stdout, "no tool file, built-in tool") ||
-		!strings.Contains(v.stderr, "environment variable BRAVE_KEY is not set") {
+		!strings.Contains(v.stdout, "wield.yaml:2:41: warning: web_search is off: environment variable BRAVE_KEY is not set") || v.stderr != "2 errors, 1 warning\n" {
 		t.Errorf("validate without BRAVE_KEY: want exit 1, %s, and the warning naming BRAVE_KEY:\n%s", want, v)
 	}
 	if r := u.wield("list", "--config", "wield.yaml", "--agent", "lead"); r.code != 1 || !strings.Contains(r.stderr, want) {

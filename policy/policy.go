@@ -238,7 +238,8 @@ func Check(paths ...string) (files int, problems []*FileError, err error) {
 	return len(names), problems, nil
 }
 
-// find lists the policy files under paths, sorted within each folder, and
+// find lists the policy files under paths (regular files: a named pipe
+// named like one is left out), sorted within each folder, and
 // the name of each in the IDs of its unnamed policies (see parseFile).
 func find(paths []string) ([]string, map[string]string, error) {
 	var out []string
@@ -252,7 +253,7 @@ func find(paths []string) ([]string, map[string]string, error) {
 			return nil, nil, fmt.Errorf("read policies %s: %w", p, err)
 		}
 		if !st.IsDir() {
-			if filepath.Ext(p) == Ext {
+			if filepath.Ext(p) == Ext && st.Mode().IsRegular() {
 				out = append(out, p)
 				names[p] = filepath.Base(p)
 			}
@@ -262,7 +263,7 @@ func find(paths []string) ([]string, map[string]string, error) {
 			if err != nil {
 				return err
 			}
-			if !e.IsDir() && filepath.Ext(path) == Ext {
+			if !e.IsDir() && filepath.Ext(path) == Ext && regular(path, e) {
 				out = append(out, path)
 				rel, rerr := filepath.Rel(p, path)
 				if rerr != nil {
@@ -277,6 +278,16 @@ func find(paths []string) ([]string, map[string]string, error) {
 		}
 	}
 	return out, names, nil
+}
+
+// regular reports whether the entry at path is a regular file (a link, one
+// to a regular file): a named pipe would hold the read until a writer came.
+func regular(path string, e fs.DirEntry) bool {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return e.Type().IsRegular()
+	}
+	st, err := os.Stat(path)
+	return err != nil || st.Mode().IsRegular() // a broken link: reading it says why
 }
 
 // source is the policy files under some paths as read, not yet parsed.

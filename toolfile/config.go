@@ -117,6 +117,10 @@ type Config struct {
 	// ToolDirs are the folders scanned for tool files, in order; relative
 	// paths are resolved against the config file's folder.
 	ToolDirs []string
+	// ToolDirAt says where each of ToolDirs is written (its tool_dirs
+	// item, tools_directory's value), by folder: [Loader.DirAt] reports a
+	// folder that does not exist there.
+	ToolDirAt map[string]Position
 	// DefaultTimeout bounds a tool call; NetworkTimeout bounds a call of a
 	// network tool (http, mcp, remote).
 	DefaultTimeout time.Duration
@@ -369,7 +373,7 @@ var webSearchProviders = []string{"tavily", "brave", "bing", "google", "bocha", 
 // wrapping the os error. A file with warnings only loads, with them in
 // [Config.Warnings].
 func LoadConfig(path string) (*Config, error) {
-	src, err := os.ReadFile(path)
+	src, err := readRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("load config: %w", err)
 	}
@@ -528,6 +532,7 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 		case "tools_directory": // seed 004
 			if c.set(f, "tools_directory", "tool folders") {
 				cfg.ToolDirs = resolve(dir, []string{c.str(f)})
+				c.toolDirAt(cfg, f.val)
 			}
 		case "auto_reload": // seed 004: off means no interval reloads
 			autoOff = !c.boolean(f)
@@ -610,6 +615,11 @@ func (c *configDecoder) config(src []byte, dir string) *Config {
 				}
 				cfg.ToolDirs = append(cfg.ToolDirs, d)
 			}
+			if list, ok := seq(f.val); ok {
+				for _, v := range list {
+					c.toolDirAt(cfg, v)
+				}
+			}
 		case "timeout":
 			if c.set(f, "timeout", "default timeout") {
 				cfg.DefaultTimeout = c.dur(f, time.Second)
@@ -674,6 +684,10 @@ func resolve(dir string, paths []string) []string {
 
 // seedTools decodes seed 003's `tools:` mapping.
 func (c *configDecoder) seedTools(tf field, cfg *Config, dir string) {
+	if _, ok := seq(tf.val); ok {
+		c.errorf(tf.val, "tools: expected a mapping, got list (tools: holds settings such as timeout and allowedPaths; tool folders are listed under tool_dirs)")
+		return
+	}
 	fs, ok := c.mapping(tf.val, "tools")
 	if !ok {
 		return
@@ -1461,10 +1475,15 @@ func LooksLikeConfig(path string) bool {
 	default:
 		return false
 	}
-	src, err := os.ReadFile(path)
+	src, err := readRegular(path)
 	if err != nil {
 		return false
 	}
+	return looksLikeConfig(src)
+}
+
+// looksLikeConfig is LooksLikeConfig of a file's contents.
+func looksLikeConfig(src []byte) bool {
 	var doc map[string]any
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&doc); err != nil || doc == nil {

@@ -18,6 +18,7 @@ func TestLoadConfigSeed004(t *testing.T) {
 	}
 	want := &Config{
 		ToolDirs:         []string{filepath.Join("testdata", "config", "tools")},
+		ToolDirAt:        map[string]Position{filepath.Join("testdata", "config", "tools"): {File: "testdata/config/seed004.yaml", Line: 2, Col: 18}},
 		DefaultTimeout:   30 * time.Second,
 		Concurrency:      limit.Config{MaxConcurrent: 10, QueueSize: 100, Strategy: limit.FIFO, Buckets: map[string]limit.Bucket{"http": {Limit: 5, Weight: 1}, "ai": {Limit: 2, Weight: 1}}},
 		Reload:           Reload{Interval: 5 * time.Second},

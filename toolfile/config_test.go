@@ -93,7 +93,12 @@ func TestLoadConfigWield(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Config{
-		ToolDirs:       []string{filepath.Join("testdata", "config", "tools", "native"), "/opt/wield/tools"},
+		ToolDirs: []string{filepath.Join("testdata", "config", "tools", "native"), "/opt/wield/tools"},
+		// Where each is named, for a folder that does not exist.
+		ToolDirAt: map[string]Position{
+			filepath.Join("testdata", "config", "tools", "native"): {File: "testdata/config/wield.yaml", Line: 2, Col: 13},
+			"/opt/wield/tools": {File: "testdata/config/wield.yaml", Line: 2, Col: 27},
+		},
 		DefaultTimeout: 30 * time.Second,
 		NetworkTimeout: 90 * time.Second,
 		Concurrency: limit.Config{

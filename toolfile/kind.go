@@ -74,6 +74,22 @@ type Loader struct {
 	// names, so that a tool written with the short keys' mcp_server_url
 	// runs on the server of that URL (an mcp entry; see docs/tool-files.md).
 	MCPServerURLs map[string]string
+	// DirAt says where each folder given to LoadDirs or Watch is named (a
+	// configuration's tool_dirs item: [Config.ToolDirAt]), by the path as
+	// given: a folder that does not exist, or cannot be read, is reported
+	// there rather than at the folder's own path, which is no place in a
+	// file.
+	DirAt map[string]Position
+	// ConfigFile is the configuration in use (wield's --config): found in
+	// a scanned folder, it is left out of the tool files without a word.
+	// Any other configuration file found there ([IsConfig]) is left out
+	// with a warning naming it, or checked with CheckConfigs.
+	ConfigFile string
+	// CheckConfigs has the configuration files found in the scanned
+	// folders, but ConfigFile, checked as configurations, their problems
+	// reported in place of the warning that they are left out (`wield
+	// validate`).
+	CheckConfigs bool
 }
 
 // handler makes the handler of a definition. A nil handler with a nil error

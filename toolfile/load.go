@@ -2,7 +2,6 @@ package toolfile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -121,31 +120,33 @@ type cachedFile struct {
 func (l *Loader) loadDirs(ctx context.Context, dirs []string, cache fileCache) (*Set, error) {
 	set := &Set{}
 	var paths []string
+	var named []bool // paths[i] was given, not found in a folder
 	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		root := walkRoot(dir)
+		err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
 			if err != nil {
-				// A tool folder that does not exist yet is ordinary on a
-				// first run (the configuration names it before anyone has
-				// put a tool there): a warning, and a reload finds it once
-				// it exists.
-				missing := path == dir && errors.Is(err, fs.ErrNotExist)
-				msg := err.Error()
-				if missing {
-					msg = "tool folder does not exist (yet): no tools loaded from it"
+				if path == root {
+					set.Problems = append(set.Problems, l.folderProblem(dir, err))
+				} else {
+					set.Problems = append(set.Problems, Problem{File: path, Line: 1, Col: 1, Message: err.Error()})
 				}
-				set.Problems = append(set.Problems, Problem{File: path, Line: 1, Col: 1, Message: msg, Warning: missing})
 				return nil
 			}
-			if path != dir && strings.HasPrefix(e.Name(), ".") {
+			if path != root && strings.HasPrefix(e.Name(), ".") {
 				if e.IsDir() {
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			if e.IsDir() || !isToolFile(path) && path != dir {
+			if e.IsDir() || !isToolFile(path) && path != root {
 				return nil
 			}
-			paths = append(paths, path)
+			if t := e.Type(); path != root && !t.IsRegular() && t&fs.ModeSymlink == 0 {
+				// A named pipe would hold the load until a writer came.
+				set.Problems = append(set.Problems, unreadableFile(path, false, &notRegularError{path: path, mode: t}))
+				return nil
+			}
+			paths, named = append(paths, path), append(named, path == root)
 			return nil
 		})
 		if err != nil {
@@ -172,10 +173,13 @@ func (l *Loader) loadDirs(ctx context.Context, dirs []string, cache fileCache) (
 					}
 				}
 				part := &Set{}
-				src, err := os.ReadFile(paths[i])
-				if err != nil {
-					part.Problems = append(part.Problems, Problem{File: paths[i], Line: 1, Col: 1, Message: err.Error()})
-				} else {
+				src, err := readRegular(paths[i])
+				switch {
+				case err != nil:
+					part.Problems = append(part.Problems, unreadableFile(paths[i], named[i], err))
+				case IsConfig(paths[i], src):
+					l.config(part, paths[i], src)
+				default:
 					l.load(ctx, part, paths[i], src)
 				}
 				parts[i] = part
@@ -260,7 +264,11 @@ func (s *Set) err() error {
 
 func (l *Loader) load(ctx context.Context, set *Set, name string, src []byte) {
 	d := &decoder{file: name, builtins: l.Builtins, kinds: l.Kinds, mcpURLs: l.MCPServerURLs}
-	for _, doc := range d.parse(src) {
+	docs := d.parse(src)
+	if len(docs) == 0 && len(d.problems) == 0 {
+		d.problems = append(d.problems, Problem{File: name, Line: 1, Col: 1, Warning: true, Message: "empty file: no tool, toolset or agent in it"})
+	}
+	for _, doc := range docs {
 		d.document(doc, set)
 	}
 	for _, def := range set.Defs[len(set.Tools):] {
@@ -278,7 +286,9 @@ func (l *Loader) load(ctx context.Context, set *Set, name string, src []byte) {
 				}
 			}
 		}
-		if err := t.Check(); err != nil {
+		if def.Name == "" {
+			// Said once: "tool: missing name".
+		} else if err := t.Check(); err != nil {
 			d.problems = append(d.problems, Problem{File: def.File, Line: def.Line, Col: def.Col, Message: err.Error()})
 		} else if _, err := schema.Compile(t.InputSchema); err != nil {
 			d.problems = append(d.problems, Problem{File: def.File, Line: def.Line, Col: def.Col, Message: "input schema: " + err.Error()})
@@ -322,6 +332,11 @@ func (d *decoder) document(n *yaml.Node, set *Set) {
 		_, strategy := has["output_strategy"]
 		tools, listed := has["tools"]
 		switch {
+		case !slices.ContainsFunc(fs, func(f field) bool { return slices.Contains(documentKeys, f.name) }):
+			// None of what makes a tool, a toolset or an agent: one
+			// error saying what was expected, not each key unknown.
+			d.errorf(start(n, fs), "not a tool, toolset or agent: expected name with entry (a tool), with tools (a toolset) or with tool_sets (an agent); found %s", keyNames(fs))
+			return
 		case params || entry:
 			kind = "tool"
 		case sets || strategy:
@@ -355,13 +370,39 @@ func (d *decoder) document(n *yaml.Node, set *Set) {
 				d.unknown(f, "tool list")
 			}
 		}
+	// A toolset or an agent without a name is that one error: it is
+	// neither checked nor defined.
 	case "toolset":
-		set.Toolsets = append(set.Toolsets, d.toolset(n, fs))
+		if ts := d.toolset(n, fs); ts.Name != "" {
+			set.Toolsets = append(set.Toolsets, ts)
+		}
 	case "agent":
-		set.Agents = append(set.Agents, d.agent(n, fs))
+		if a := d.agent(n, fs); a.Name != "" {
+			set.Agents = append(set.Agents, a)
+		}
 	default:
 		d.errorf(has["kind"].val, "kind %q is not tool, tools, toolset or agent", kind)
 	}
+}
+
+// documentKeys are the keys that tell a tool, a toolset or an agent: a
+// document with none of them is none of them.
+var documentKeys = []string{"name", "description", "entry", "parameters", "input_schema", "tools", "tool_sets", "output_strategy", "api_url", "mcp_server_url"}
+
+// keyNames lists a mapping's keys for a message, the first few.
+func keyNames(fs []field) string {
+	const most = 6
+	if len(fs) == 0 {
+		return "no key"
+	}
+	names := make([]string, 0, most)
+	for _, f := range fs[:min(len(fs), most)] {
+		names = append(names, f.name)
+	}
+	if len(fs) > most {
+		names = append(names, fmt.Sprintf("and %d more", len(fs)-most))
+	}
+	return strings.Join(names, ", ")
 }
 
 func firstIsMapping(n *yaml.Node) bool {
@@ -416,7 +457,7 @@ func (d *decoder) toolset(n *yaml.Node, fs []field) *Toolset {
 		}
 	}
 	if ts.Name == "" {
-		d.errorf(start(n, fs), "toolset: missing name")
+		d.errorf(start(n, fs), "toolset: missing name (expected name, description and tools, the names of its tools)")
 	}
 	return ts
 }
@@ -465,7 +506,7 @@ func (d *decoder) agent(n *yaml.Node, fs []field) *Agent {
 		}
 	}
 	if a.Name == "" {
-		d.errorf(start(n, fs), "agent: missing name")
+		d.errorf(start(n, fs), "agent: missing name (expected name, description, tools and tool_sets)")
 	}
 	return a
 }

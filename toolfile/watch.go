@@ -110,14 +110,15 @@ func (l *Loader) Watch(ctx context.Context, reg *wield.Registry, dirs []string, 
 	return w, nil
 }
 
-// add watches dir and every folder under it, skipping hidden ones as
-// LoadDirs does.
+// add watches dir and every folder under it, skipping hidden ones and
+// following a root that is a symbolic link as LoadDirs does.
 func (w *Watcher) add(dir string) {
-	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+	root := walkRoot(dir)
+	_ = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
 		if err != nil || !e.IsDir() {
 			return nil
 		}
-		if path != dir && strings.HasPrefix(e.Name(), ".") {
+		if path != root && strings.HasPrefix(e.Name(), ".") {
 			return filepath.SkipDir
 		}
 		if err := w.fsw.Add(path); err != nil {

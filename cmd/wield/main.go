@@ -153,6 +153,10 @@ type app struct {
 	config         string   // --config
 	server, key    string   // --server, --key: talk to a running server
 	cfg            *toolfile.Config
+	// configProblems are the --config file's problems, which a command
+	// annotated tellsConfigProblems (validate) tells and counts with its
+	// own; other commands write its warnings as it loads.
+	configProblems toolfile.Problems
 	importer       *mcpbridge.Importer // the configured MCP servers' tools, once setup ran
 	agents         []string            // the agents the tool files define, once setup ran
 	closers        []func() error      // run when the command ends
@@ -218,6 +222,13 @@ func (a *app) command() *cobra.Command {
 		}
 		cfg, err := toolfile.LoadConfig(a.config)
 		var ps toolfile.Problems
+		tells := cmd.Annotations[tellsConfigProblems] != ""
+		if tells && errors.As(err, &ps) {
+			// validate tells the configuration's problems with the
+			// others, and counts them.
+			a.configProblems = ps
+			return nil
+		}
 		if errors.As(err, &ps) {
 			// The warnings first, as warnings; the error is the rest.
 			var errs, warnings toolfile.Problems
@@ -234,7 +245,11 @@ func (a *app) command() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		writeProblems(a.stderr, cfg.Warnings, nil)
+		if tells {
+			a.configProblems = cfg.Warnings
+		} else {
+			writeProblems(a.stderr, cfg.Warnings, nil)
+		}
 		a.cfg = cfg
 		a.tools = append(cfg.ToolDirs, a.tools...)
 		if !cmd.Flags().Changed("db") && cfg.Store != "" {

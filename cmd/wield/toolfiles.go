@@ -20,6 +20,10 @@ import (
 // answer, leaves out the toolsets and agents naming a tool not found, with
 // a warning, instead of failing. It returns the agents the files define.
 func (a *app) loadToolFiles(reg *wield.Registry, l *toolfile.Loader) ([]string, error) {
+	// The configuration in use may be in a tool folder (tool_dirs: [.]):
+	// it is no tool file. A folder it names that is missing is told at
+	// its entry.
+	l.ConfigFile, l.DirAt = a.config, a.toolDirAt()
 	if l.KnownToolset == nil {
 		// The toolsets reg has before the files load (programs, with
 		// --programs) are there for agents to name.
@@ -174,4 +178,13 @@ func (a *app) warnLate(err error) {
 	if err != nil {
 		a.warnUndefined(nil, err)
 	}
+}
+
+// toolDirAt says where the configuration names each of its tool folders
+// (see toolfile.Loader.DirAt); nil without a configuration.
+func (a *app) toolDirAt() map[string]toolfile.Position {
+	if a.cfg == nil {
+		return nil
+	}
+	return a.cfg.ToolDirAt
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
+	"os"
 	"slices"
 	"strings"
 
@@ -31,22 +31,26 @@ func (a *app) validateCommand() *cobra.Command {
 		Long: `Check tool files, toolsets and agent files (folders are searched recursively) and
 print every problem as file:line:col: message, warnings marked "warning:" and
 notes (a file re-declaring a built-in tool) "info:". Exit code 1 if there is an
-error, 0 otherwise: warnings and notes do not count. Without paths, the folders of
---tools are checked. A file named wield.yaml, wield.yml, config.yml or config.yaml,
-or any YAML file of configuration keys without a name (engine.yaml), is checked
-as configuration. Toolsets and agents may name the built-in tools.
+error, 0 otherwise: warnings and notes do not count; the count on stderr is of
+the errors and warnings printed. Without paths, the folders of --tools and of
+--config are checked; the --config file's own problems are printed and counted
+with the others. A file named wield.yaml, wield.yml, config.yml or config.yaml (without a
+name or kind), or any YAML file of configuration keys without a name
+(engine.yaml), given or found in a folder, is checked as configuration. Toolsets
+and agents may name the built-in tools.
 
 The tools are also exported to the model dialects (openai, anthropic, gemini and
 mcp), and what a dialect cannot express (a name it refuses, a schema keyword it
 lacks whose loss would change the tool's meaning, a published limit) is listed at
 the tool's line: that tool would be left out of that dialect's tool list. It is a
 warning, unless --dialect names that dialect: then it is an error.`,
+		Annotations: map[string]string{tellsConfigProblems: "yes"},
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			if len(paths) == 0 {
 				paths = a.tools
 			}
-			if len(paths) == 0 {
-				return usagef("validate: name the files or folders to check (or give --tools)")
+			if len(paths) == 0 && a.config == "" {
+				return usagef("validate: name the files or folders to check (or give --tools or --config)")
 			}
 			defaults, err := builtin.All(a.builtinOptions(nil))
 			if err != nil {
@@ -60,29 +64,18 @@ warning, unless --dialect names that dialect: then it is an error.`,
 				// What the program offers beside the files, as setup does.
 				Known:        func(name string) bool { return programs != "" && name == program.Name },
 				KnownToolset: func(name string) bool { return programs != "" && name == programsToolset }, Off: a.offSetting,
+				// Configuration files among the paths are checked as
+				// such; --config's own problems are told below.
+				CheckConfigs: true, ConfigFile: a.config, DirAt: a.toolDirAt(),
 				Importable: func(name string, toolset bool) bool {
 					if toolset {
 						return programs != "" && name == programsToolset
 					}
 					return a.importable(name)
 				}}
-			var problems, notes []toolfile.Problem
-			var toolPaths []string
-			for _, p := range paths {
-				if !isConfigFile(p) && !toolfile.LooksLikeConfig(p) {
-					toolPaths = append(toolPaths, p)
-					continue
-				}
-				if _, err := toolfile.LoadConfig(p); err != nil {
-					var ps toolfile.Problems
-					if !errors.As(err, &ps) {
-						return err
-					}
-					problems = append(problems, ps...)
-				}
-			}
-			if len(toolPaths) > 0 {
-				set, _ := l.LoadDirs(cmd.Context(), toolPaths...) // the error is set.Problems'
+			problems, notes := slices.Clone(a.configProblems), []toolfile.Problem(nil)
+			if len(paths) > 0 {
+				set, _ := l.LoadDirs(cmd.Context(), paths...) // the error is set.Problems'
 				problems, notes = append(problems, set.Problems...), set.Notes
 				ps, err := dialectProblems(set, dialects, cmd.Flags().Changed("dialect"))
 				if err != nil {
@@ -90,8 +83,15 @@ warning, unless --dialect names that dialect: then it is an error.`,
 				}
 				problems = append(problems, ps...)
 			}
-			// Cedar policy files (*.cedar) beside the tool files.
-			_, pps, err := policy.Check(toolPaths...)
+			// Cedar policy files (*.cedar) beside the tool files; a path
+			// that cannot be read is the loader's problem, told above.
+			var policyPaths []string
+			for _, p := range paths {
+				if _, err := os.Stat(p); err == nil {
+					policyPaths = append(policyPaths, p)
+				}
+			}
+			_, pps, err := policy.Check(policyPaths...)
 			if err != nil {
 				return err
 			}
@@ -236,11 +236,6 @@ func (a *app) fileKinds() map[string]toolfile.Kind {
 		"content": mcpbridge.ContentKind(), "mcp_client": mcpbridge.ClientKind()}
 }
 
-// isConfigFile tells configuration from tool files by name.
-func isConfigFile(path string) bool {
-	switch filepath.Base(path) {
-	case "wield.yaml", "wield.yml", "config.yml", "config.yaml":
-		return true
-	}
-	return false
-}
+// tellsConfigProblems annotates a command that tells the --config file's
+// problems with its own (see app.configProblems).
+const tellsConfigProblems = "tells-config-problems"
