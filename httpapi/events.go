@@ -96,21 +96,32 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	// http.Server.Shutdown for the stream. The watcher is done before the
 	// handler returns, so that it never sets the deadline of a connection
 	// that has gone on to another request.
-	watched := make(chan struct{})
+	// The stream ends cleanly when it can: the handler returns at once,
+	// and the server writes the stream's last chunk; only a write still
+	// under way after streamCloseGrace (a client that reads nothing) is
+	// cut.
+	watched, returned := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(watched)
 		select {
 		case <-s.done:
 			cancel()
-			_ = rc.SetWriteDeadline(time.Now())
+			t := time.NewTimer(streamCloseGrace)
+			defer t.Stop()
+			select {
+			case <-returned:
+			case <-t.C:
+				_ = rc.SetWriteDeadline(time.Now())
+			}
 		case <-ctx.Done():
 		}
 	}()
 	defer func() {
 		cancel()
+		close(returned)
 		<-watched
 		select {
-		case <-s.done: // the connection's writes stay cut
+		case <-s.done: // the connection closes once the stream has ended
 		default:
 			// A stream that ended otherwise leaves its connection, which
 			// may serve another request, without its deadline.
@@ -216,6 +227,11 @@ const sseBatch = 32 << 10
 // loses the stream, and with it the connection, the goroutines and the
 // subscription it held. A var for the tests.
 var streamWriteTimeout = 30 * time.Second
+
+// streamCloseGrace is how long Close lets a stream's write under way go
+// on before it cuts it: time to end the stream cleanly with its last
+// chunk, where the client reads.
+const streamCloseGrace = 500 * time.Millisecond
 
 // DefaultMaxStreamsPerClient is how many event streams one client holds
 // open at once when [Options.MaxStreamsPerClient] is zero: a console tab
