@@ -153,18 +153,51 @@ func (c ServerConfig) clone() ServerConfig {
 	return c
 }
 
-// impHeaderTransport adds the configured headers to every request.
+// impHeaderTransport adds the configured headers to every request to the
+// configured server. They are credentials (a bearer token, an API key),
+// and the transport sees every request the client makes, so a request to
+// another host does not get them: one that a server's redirect sends
+// elsewhere, or the messages endpoint a legacy SSE server names on
+// another host. The same host over https (a redirect from http) gets them,
+// as its first request carried them already.
 type impHeaderTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	home    *url.URL // the configured URL; nil: no request gets the headers
 }
 
 func (t *impHeaderTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !impSameServer(t.home, r.URL) {
+		return t.base.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	for k, v := range t.headers {
 		r.Header.Set(k, v)
 	}
 	return t.base.RoundTrip(r)
+}
+
+// impSameServer reports whether u is on the configured server home: the
+// same scheme, host and port, or the same host over https.
+func impSameServer(home, u *url.URL) bool {
+	if home == nil || u == nil || !strings.EqualFold(home.Hostname(), u.Hostname()) {
+		return false
+	}
+	if strings.EqualFold(u.Scheme, "https") && !strings.EqualFold(home.Scheme, "https") {
+		return true // upgraded to TLS: it carried them in the clear already
+	}
+	return strings.EqualFold(home.Scheme, u.Scheme) && impPort(home) == impPort(u)
+}
+
+// impPort is u's port, the scheme's default when it names none.
+func impPort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }
 
 // impLimitTransport bounds what one message of an HTTP server may cost.
@@ -323,7 +356,8 @@ func (s *impServer) impTransport(bad *atomic.Pointer[string], info *impTaskInfo,
 			base = http.DefaultTransport
 		}
 		if len(cfg.Headers) > 0 {
-			base = &impHeaderTransport{base: base, headers: cfg.Headers}
+			home, _ := url.Parse(cfg.URL) // Check has parsed it
+			base = &impHeaderTransport{base: base, headers: cfg.Headers, home: home}
 		}
 		c.Transport = &impLimitTransport{base: base, max: int64(max), bad: bad, info: info}
 		hc = &c
