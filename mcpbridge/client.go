@@ -281,7 +281,7 @@ func (t *impLimitTransport) read(resp *http.Response) (*impChunks, error) {
 }
 
 func (t *impLimitTransport) over() {
-	why := fmt.Sprintf("a message over the %d-byte limit (max_response)", t.max)
+	why := fmt.Sprintf("a message over the %d-byte limit (max_response), which wield could not read", t.max)
 	t.bad.CompareAndSwap(nil, &why)
 }
 
@@ -426,7 +426,8 @@ func (s *impServer) impDial(ctx context.Context) (*impSession, error) {
 		if bind != nil {
 			bind(cs)
 		}
-		return &impSession{cs: cs, cancel: cancel, bad: bad, relays: relays, raw: raw, tasks: info}, nil
+		frames, _ := tr.(*impFrameTransport)
+		return &impSession{cs: cs, cancel: cancel, bad: bad, relays: relays, raw: raw, tasks: info, frames: frames}, nil
 	}
 	cancel()
 	switch {
@@ -454,6 +455,8 @@ type impSession struct {
 	// server's tasks (client_tasks.go).
 	raw   impRawCaller
 	tasks *impTaskInfo
+	// frames is a stdio server's transport, nil for HTTP.
+	frames *impFrameTransport
 }
 
 // badFrame is why the server's last message could not be read, or "".
@@ -472,6 +475,7 @@ type impFrameTransport struct {
 	bad  *atomic.Pointer[string]
 	raw  *impRawStdio
 	info *impTaskInfo
+	conn atomic.Pointer[impFrameConn] // once connected
 }
 
 func (t *impFrameTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -479,12 +483,40 @@ func (t *impFrameTransport) Connect(ctx context.Context) (mcp.Connection, error)
 	if err != nil {
 		return nil, err
 	}
-	fc := &impFrameConn{Connection: c, bad: t.bad, raw: t.raw, info: t.info, dead: make(chan struct{})}
+	fc := &impFrameConn{Connection: c, bad: t.bad, raw: t.raw, info: t.info, dead: make(chan struct{}), asked: map[jsonrpc.ID]int{}}
+	if p, ok := t.Transport.(*impProcess); ok {
+		fc.abort = p.abort
+	}
 	if t.raw != nil {
 		t.raw.conn = fc
 	}
+	t.conn.Store(fc)
 	return fc, nil
 }
+
+// abort stops the server of a connection that can no longer be read, so
+// that the go-sdk's writes to it, which nothing else interrupts, fail
+// instead of waiting for it to read them (see impFrameConn.abort).
+func (t *impFrameTransport) abort() {
+	if fc := t.conn.Load(); fc != nil && fc.abort != nil {
+		select {
+		case <-fc.dead:
+			fc.abort()
+		default:
+		}
+	}
+}
+
+// The most requests of a server's own (ping, roots/list, elicitation) that
+// may await wield's answers at once, and the most bytes of their params:
+// the go-sdk runs each on a goroutine of its own, holding the request,
+// until its answer is written, and a server that does not read its stdin
+// lets no answer be written. Past either the server's connection is
+// reset, as for a message wield cannot read.
+const (
+	impMaxAsked      = 64
+	impMaxAskedBytes = 32 << 20
+)
 
 // impFrameConn is also where the requests of tasks are made beside the
 // go-sdk's (raw), and their answers taken out (client_tasks.go).
@@ -495,11 +527,22 @@ type impFrameConn struct {
 	info     *impTaskInfo
 	dead     chan struct{} // closed once a read has failed
 	deadOnce sync.Once
+	// abort stops the server (its stdin closed, then signals as when the
+	// connection closes), at once and in the background; nil when the
+	// transport has no process.
+	abort func()
+
+	mu         sync.Mutex
+	asked      map[jsonrpc.ID]int // the server's requests awaiting an answer: their params' bytes
+	askedBytes int
 }
 
 func (c *impFrameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		m, err := c.Connection.Read(ctx)
+		if err == nil {
+			err = c.ask(m)
+		}
 		if err != nil {
 			if why := impFrameProblem(err); why != "" {
 				c.bad.CompareAndSwap(nil, &why)
@@ -514,32 +557,81 @@ func (c *impFrameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// ask counts a request of the server's until its answer is written, and
+// fails past impMaxAsked requests or impMaxAskedBytes: the server is then
+// stopped, which fails the go-sdk's writes of the answers still waiting
+// (its connection cannot close while they wait).
+func (c *impFrameConn) ask(m jsonrpc.Message) error {
+	req, ok := m.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return nil
+	}
+	c.mu.Lock()
+	n := len(req.Params)
+	if prev, ok := c.asked[req.ID]; ok {
+		c.askedBytes -= prev // the go-sdk answers a repeated ID with an error
+	}
+	over := len(c.asked) >= impMaxAsked || c.askedBytes+n > impMaxAskedBytes
+	if !over {
+		c.asked[req.ID] = n
+		c.askedBytes += n
+	}
+	c.mu.Unlock()
+	if !over {
+		return nil
+	}
+	why := fmt.Sprintf("more than %d requests of its own (or %d MiB of them) without waiting for wield's answers", impMaxAsked, impMaxAskedBytes>>20)
+	c.bad.CompareAndSwap(nil, &why)
+	if c.abort != nil {
+		c.abort()
+	}
+	return errImpAsked
+}
+
+// errImpAsked is the failed read of a server that asks too much at once.
+var errImpAsked = errors.New("the mcp server sent too many requests without waiting for their answers")
+
 func (c *impFrameConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if c.raw != nil {
 		c.raw.wrote(m)
 	}
-	return c.Connection.Write(ctx, m)
+	err := c.Connection.Write(ctx, m)
+	if resp, ok := m.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		if n, ok := c.asked[resp.ID]; ok {
+			delete(c.asked, resp.ID)
+			c.askedBytes -= n
+		}
+		c.mu.Unlock()
+	}
+	return err
 }
 
-// impFrameProblem names what was wrong with a message that could not be
-// read, in words for a model, or "" when the read failed for another
-// reason (the connection closed).
+// impFrameProblem says what was wrong with a message that could not be
+// read, in words for a model after "the server sent", or "" when the read
+// failed for another reason (the connection closed).
 func impFrameProblem(err error) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch msg := err.Error(); {
 	case strings.Contains(msg, "exceeded the configured maximum line length"):
-		return fmt.Sprintf("a message over %d MiB", mcp.DefaultMaxLineLength>>20)
+		return fmt.Sprintf("a message over %d MiB, which wield could not read", mcp.DefaultMaxLineLength>>20)
 	case errors.As(err, &syn), strings.Contains(msg, "invalid trailing data"), strings.Contains(msg, "invalid character"):
-		return "a line that is not JSON"
+		return "a line that is not JSON, which wield could not read"
 	case errors.As(err, &typ):
-		return "JSON that is not a JSON-RPC message"
+		return "JSON that is not a JSON-RPC message, which wield could not read"
 	}
 	return ""
 }
 
 func (x *impSession) close() {
 	x.once.Do(func() {
+		if x.frames != nil {
+			// A connection that can no longer be read may have answers
+			// waiting to be written to a server that does not read them:
+			// the go-sdk's Close waits for those writes.
+			x.frames.abort()
+		}
 		_ = x.cs.Close()
 		x.cancel()
 	})

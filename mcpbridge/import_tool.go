@@ -241,7 +241,7 @@ func (s *impServer) callFailed(ctx context.Context, sess *impSession, tool strin
 		s.im.log.Warn("mcp server sent a message that could not be read; its connection is reset", "server", s.cfg.Name, "tool", tool, "problem", why, "error", err)
 		s.markBroken(sess)
 		return &wield.Error{Type: wield.ErrExecution, Err: err,
-			Message: fmt.Sprintf("MCP server %q sent %s, which wield could not read, so its connection was reset; the call of %q did not complete. The server is misbehaving: calling it again is unlikely to help", s.cfg.Name, why, tool)}
+			Message: fmt.Sprintf("MCP server %q sent %s, so its connection was reset; the call of %q did not complete. The server is misbehaving: calling it again is unlikely to help", s.cfg.Name, why, tool)}
 	}
 	// The SDK reports some local transport failures as JSON-RPC errors too
 	// (code -32005, "rejected by transport", wrapping the network error), so
