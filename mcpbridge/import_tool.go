@@ -34,6 +34,9 @@ func (s *impServer) impConvertTool(r *mcp.Tool) (*wield.Tool, error) {
 	if in == nil {
 		return nil, errors.New("input schema: missing")
 	}
+	if err := impObjectSchema(in); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
 	out, err := impSchema(r.OutputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
@@ -141,6 +144,21 @@ func impTags(meta mcp.Meta, extra []string) []string {
 		}
 	}
 	return out
+}
+
+// impObjectSchema refuses an input schema whose type says its instances
+// are not objects: MCP's inputSchema is an object schema, and a model's
+// provider refuses a request whose tool takes anything else (the whole
+// request, with every other tool). A schema naming no type, or object
+// among others, is let be.
+func impObjectSchema(s *jsonschema.Schema) error {
+	switch {
+	case s.Type != "" && s.Type != "object":
+		return fmt.Errorf("its type is %q, not object: an MCP tool takes an object of arguments", s.Type)
+	case len(s.Types) > 0 && !slices.Contains(s.Types, "object"):
+		return fmt.Errorf("its type is %q, not object: an MCP tool takes an object of arguments", s.Types)
+	}
+	return nil
 }
 
 // impSchema reads a schema as the SDK decoded it (a map), or nil for none.
