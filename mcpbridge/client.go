@@ -216,6 +216,9 @@ type impLimitTransport struct {
 	// info, when set, learns from the answers to initialize and
 	// tools/list which tools run as tasks (client_tasks.go).
 	info *impTaskInfo
+	// answering counts wield's answers to the server's own requests
+	// being posted (see impMaxAsked).
+	answering atomic.Int64
 }
 
 func (t *impLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -223,6 +226,23 @@ func (t *impLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	var fresh bool
 	if t.info != nil && r.Method == http.MethodPost && r.GetBody != nil && r.ContentLength <= 64<<10 {
 		method, fresh = impPeekBody(r)
+	}
+	if r.Method == http.MethodPost && r.GetBody != nil && r.ContentLength > 0 && r.ContentLength <= 64<<10 && impIsAnswer(r) {
+		// The go-sdk posts each answer on a goroutine of its own, which
+		// holds the server's request until the server takes the answer,
+		// and its connection does not close while one waits: at most
+		// impMaxAsked wait at once, each at most impAnswerTimeout. Past
+		// either the answer is not delivered (the go-sdk's connection
+		// lives on: a post that fails is taken as not sent).
+		if t.answering.Add(1) > impMaxAsked {
+			t.answering.Add(-1)
+			t.asked()
+			return nil, errImpAsked
+		}
+		defer t.answering.Add(-1)
+		ctx, cancel := context.WithTimeout(r.Context(), impAnswerTimeout)
+		defer cancel() // the answer's body, if any, is read before RoundTrip returns
+		r = r.WithContext(ctx)
 	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || resp.Body == nil {
@@ -249,6 +269,24 @@ func (t *impLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	resp.Body, resp.ContentLength = body, int64(body.n)
 	return resp, nil
+}
+
+// impIsAnswer reports whether a request posts a JSON-RPC response: wield's
+// answer to a request of the server's.
+func impIsAnswer(r *http.Request) bool {
+	b, err := r.GetBody()
+	if err != nil {
+		return false
+	}
+	defer b.Close()
+	var m struct {
+		Method *string         `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.NewDecoder(io.LimitReader(b, 64<<10)).Decode(&m) != nil {
+		return false
+	}
+	return m.Method == nil && len(m.ID) > 0
 }
 
 // read reads a whole body of at most max bytes.
@@ -279,6 +317,15 @@ func (t *impLimitTransport) read(resp *http.Response) (*impChunks, error) {
 		size = min(2*size, 1<<20, int(t.max)+1-c.n)
 	}
 }
+
+func (t *impLimitTransport) asked() {
+	why := fmt.Sprintf("more than %d requests of its own without taking wield's answers", impMaxAsked)
+	t.bad.CompareAndSwap(nil, &why)
+}
+
+// impAnswerTimeout bounds how long an HTTP server may take to take
+// wield's answer to a request of its own.
+const impAnswerTimeout = 10 * time.Second
 
 func (t *impLimitTransport) over() {
 	why := fmt.Sprintf("a message over the %d-byte limit (max_response), which wield could not read", t.max)
