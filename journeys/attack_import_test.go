@@ -136,3 +136,40 @@ func TestJourneyAttackImportRequestFlood(t *testing.T) {
 		t.Errorf("the server (pid %d) still runs after wield exited", pid)
 	}
 }
+
+// schemaScript is a stdio MCP server, in sh, listing a tool whose
+// arguments are a string (its inputSchema's type) beside a proper one.
+const schemaScript = `#!/bin/sh
+while IFS= read -r line; do
+  id=$(printf '%s\n' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  [ -z "$id" ] && continue
+  case "$line" in
+  *'"method":"initialize"'*)
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}\n' "$id" ;;
+  *'"method":"tools/list"'*)
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"word","description":"Takes a bare string.","inputSchema":{"type":"string"}},{"name":"fine","description":"Takes an object.","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+  *)
+    printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id" ;;
+  esac
+done
+`
+
+// TestJourneyAttackImportSchemaType: an MCP server lists a tool whose
+// inputSchema is not an object schema. wield list leaves it out, saying
+// which tool and why, and lists the server's other tool; before, it was
+// imported, and a model's provider refuses any request carrying it.
+func TestJourneyAttackImportSchemaType(t *testing.T) {
+	u := newUser(t)
+	u.write("schema.sh", schemaScript)
+	u.write("wield.yaml", `mcp_servers:
+  - {name: s, command: [sh, schema.sh]}
+`)
+	r := u.must("--config", "wield.yaml", "list")
+	if got := listedMCP(r); strings.Join(got, " ") != "s__fine" {
+		t.Errorf("mcp tools listed %v, want [s__fine]:\n%s", got, r)
+	}
+	want := `tool=word error="input schema: its type is \"string\", not object: an MCP tool takes an object of arguments"`
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %s:\n%s", want, r)
+	}
+}
