@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -277,6 +278,13 @@ func (s *impServer) callFailed(ctx context.Context, sess *impSession, tool strin
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		perr := sess.cs.Ping(pctx, nil)
 		cancel()
+		if what := impUnreadableResult(err); perr == nil && what != "" {
+			// It answered, with a result the go-sdk could not decode: the
+			// model is told what was wrong in words, not the decoder's.
+			s.im.log.Warn("mcp server answered a call with a result that could not be read", "server", s.cfg.Name, "tool", tool, "error", err)
+			return &wield.Error{Type: wield.ErrExecution, Err: err,
+				Message: fmt.Sprintf("MCP server %q answered the call of %q with %s, which wield could not read. The server is misbehaving: calling it again is unlikely to help", s.cfg.Name, tool, what)}
+		}
 		if perr == nil {
 			return &wield.Error{Type: wield.ErrExecution, Err: err,
 				Message: fmt.Sprintf("The call of %q on MCP server %q failed", tool, s.cfg.Name)}
@@ -303,6 +311,23 @@ const (
 	impCodeClientClosing = -32003
 	impCodeRejected      = -32005
 )
+
+// impUnreadableResult says what was wrong with a tools/call result the
+// go-sdk could not decode, in words for a model, or "" for another error.
+func impUnreadableResult(err error) string {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	var b64 base64.CorruptInputError
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "unrecognized content type"):
+		return "content of a type MCP does not define"
+	case errors.As(err, &b64):
+		return "content whose data is not base64"
+	case errors.As(err, &typ), errors.As(err, &syn):
+		return "a result that is not a tools/call result"
+	}
+	return ""
+}
 
 func impConnectionError(err error) bool {
 	var ue *url.Error
