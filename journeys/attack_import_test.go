@@ -137,9 +137,11 @@ func TestJourneyAttackImportRequestFlood(t *testing.T) {
 	}
 }
 
-// schemaScript is a stdio MCP server, in sh, listing a tool whose
-// arguments are a string (its inputSchema's type) beside a proper one.
-const schemaScript = `#!/bin/sh
+// cannedServer is a stdio MCP server, in sh, whose tools/list result is
+// {"tools": tools} and whose every tools/call is answered with the member
+// call ("result":… or "error":…).
+func cannedServer(tools, call string) string {
+	return `#!/bin/sh
 while IFS= read -r line; do
   id=$(printf '%s\n' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
   [ -z "$id" ] && continue
@@ -147,12 +149,15 @@ while IFS= read -r line; do
   *'"method":"initialize"'*)
     printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}\n' "$id" ;;
   *'"method":"tools/list"'*)
-    printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"word","description":"Takes a bare string.","inputSchema":{"type":"string"}},{"name":"fine","description":"Takes an object.","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":%s}}\n' "$id" '` + tools + `' ;;
+  *'"method":"tools/call"'*)
+    printf '{"jsonrpc":"2.0","id":%s,%s}\n' "$id" '` + call + `' ;;
   *)
     printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id" ;;
   esac
 done
 `
+}
 
 // TestJourneyAttackImportSchemaType: an MCP server lists a tool whose
 // inputSchema is not an object schema. wield list leaves it out, saying
@@ -160,7 +165,7 @@ done
 // imported, and a model's provider refuses any request carrying it.
 func TestJourneyAttackImportSchemaType(t *testing.T) {
 	u := newUser(t)
-	u.write("schema.sh", schemaScript)
+	u.write("schema.sh", cannedServer(`[{"name":"word","description":"Takes a bare string.","inputSchema":{"type":"string"}},{"name":"fine","description":"Takes an object.","inputSchema":{"type":"object"}}]`, `"result":{}`))
 	u.write("wield.yaml", `mcp_servers:
   - {name: s, command: [sh, schema.sh]}
 `)
@@ -171,5 +176,25 @@ func TestJourneyAttackImportSchemaType(t *testing.T) {
 	want := `tool=word error="input schema: its type is \"string\", not object: an MCP tool takes an object of arguments"`
 	if !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %s:\n%s", want, r)
+	}
+}
+
+// TestJourneyAttackImportUnreadable: an MCP server answers a call with
+// content of a type MCP does not define. wield call fails saying so in
+// words, without the decoder's text, and not inviting a retry.
+func TestJourneyAttackImportUnreadable(t *testing.T) {
+	u := newUser(t)
+	u.write("s.sh", cannedServer(`[{"name":"film","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]`,
+		`"result":{"content":[{"type":"video","uri":"file:///x"}]}`))
+	u.write("wield.yaml", `mcp_servers:
+  - {name: s, command: [sh, s.sh]}
+`)
+	r := u.wield("--config", "wield.yaml", "call", "s__film")
+	want := `MCP server \"s\" answered the call of \"film\" with content of a type MCP does not define, which wield could not read. The server is misbehaving: calling it again is unlikely to help`
+	if r.code == 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("want a failed call saying %s:\n%s", want, r)
+	}
+	if strings.Contains(r.stdout, "unrecognized content type") {
+		t.Errorf("the result carries the decoder's text:\n%s", r)
 	}
 }
