@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsonenc"
+	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/internal/schemadec"
 )
 
@@ -54,7 +56,7 @@ func (s *impServer) impConvertTool(r *mcp.Tool) (*wield.Tool, error) {
 		Annotations:  ann,
 		Permission:   ImportPermission(cmp.Or(s.cfg.Permission, s.im.opts.Permission), ann, r.Meta),
 		Source:       "mcp:" + s.cfg.Name,
-		Handler:      &impHandler{s: s, remote: r.Name},
+		Handler:      &impHandler{s: s, remote: r.Name, out: out},
 	}, nil
 }
 
@@ -182,6 +184,36 @@ func impSameTool(a, b *wield.Tool) bool {
 type impHandler struct {
 	s      *impServer
 	remote string
+	// out is the tool's outputSchema, nil for none; it is resolved at the
+	// first result that needs it (outV is nil when it does not resolve:
+	// the results are then taken as they are).
+	out     *jsonschema.Schema
+	outOnce sync.Once
+	outV    *jsonschema.Resolved
+}
+
+// checkStructured refuses structuredContent that does not match the
+// tool's outputSchema, as MCP asks clients to: a model, a program or
+// another MCP client would otherwise be given what the schema says cannot
+// be.
+//
+// The check is JSON Schema's (members the schema does not name are
+// allowed unless it says otherwise), not the stricter one wield gives a
+// tool's arguments.
+func (h *impHandler) checkStructured(res *mcp.CallToolResult) error {
+	if h.out == nil || res.IsError || res.StructuredContent == nil {
+		return nil
+	}
+	h.outOnce.Do(func() { h.outV, _ = h.out.Resolve(nil) })
+	if h.outV == nil {
+		return nil
+	}
+	err := h.outV.Validate(res.StructuredContent)
+	if err == nil {
+		return nil
+	}
+	return &wield.Error{Type: wield.ErrExecution, Message: fmt.Sprintf("MCP server %q answered the call of %q with structuredContent that does not match the tool's outputSchema (%s). The server is misbehaving: calling it again is unlikely to help",
+		h.s.cfg.Name, h.remote, safetext.Line(safetext.Clip(err.Error(), 300)))}
 }
 
 // ValidJSONOutput tells the engine the output needs no second check: it is
@@ -245,7 +277,14 @@ func (h *impHandler) Handle(ctx context.Context, args json.RawMessage) (json.Raw
 	if err != nil {
 		return nil, s.callFailed(ctx, sess, h.remote, err)
 	}
-	return ImportResult(res)
+	out, err := ImportResult(res)
+	if err == nil {
+		err = h.checkStructured(res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // callFailed turns a failed tools/call into the error the model sees, and
