@@ -198,3 +198,21 @@ func TestJourneyAttackImportUnreadable(t *testing.T) {
 		t.Errorf("the result carries the decoder's text:\n%s", r)
 	}
 }
+
+// TestJourneyAttackImportOutputLies: an MCP server's tool declares an
+// outputSchema (n, a number) and answers with structuredContent whose n is
+// a string. wield call fails saying the result does not match the
+// schema, where, instead of printing it as the tool's output.
+func TestJourneyAttackImportOutputLies(t *testing.T) {
+	u := newUser(t)
+	u.write("s.sh", cannedServer(`[{"name":"count","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]},"annotations":{"readOnlyHint":true}}]`,
+		`"result":{"content":[{"type":"text","text":"{\"n\":\"many\"}"}],"structuredContent":{"n":"many"}}`))
+	u.write("wield.yaml", `mcp_servers:
+  - {name: s, command: [sh, s.sh]}
+`)
+	r := u.wield("--config", "wield.yaml", "call", "s__count")
+	want := `MCP server \"s\" answered the call of \"count\" with structuredContent that does not match the tool's outputSchema (`
+	if r.code == 0 || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, `/properties/n`) {
+		t.Errorf("want a failed call saying %s…/properties/n…:\n%s", want, r)
+	}
+}
