@@ -7,6 +7,8 @@ package journeys
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -214,5 +216,75 @@ func TestJourneyAttackImportOutputLies(t *testing.T) {
 	want := `MCP server \"s\" answered the call of \"count\" with structuredContent that does not match the tool's outputSchema (`
 	if r.code == 0 || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, `/properties/n`) {
 		t.Errorf("want a failed call saying %s…/properties/n…:\n%s", want, r)
+	}
+}
+
+// TestJourneyAttackImportHTTPRequestFlood: a streamable HTTP MCP server
+// answers a call with an event stream of 4000 pings of its own and never
+// takes wield's answers (their posts hang). wield call ends at its
+// --timeout and exits, with at most 64 answers posted at once; before,
+// it posted one per ping, all waiting, and never exited.
+func TestJourneyAttackImportHTTPRequestFlood(t *testing.T) {
+	pad := strings.Repeat("x", 4<<10)
+	var mu sync.Mutex
+	waiting, peak := 0, 0
+	port := serveLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "no stream", http.StatusMethodNotAllowed)
+			return
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		switch {
+		case m.Method == "": // an answer of wield's: never taken
+			mu.Lock()
+			waiting++
+			peak = max(peak, waiting)
+			mu.Unlock()
+			<-r.Context().Done()
+			mu.Lock()
+			waiting--
+			mu.Unlock()
+			return
+		case m.ID == nil:
+			w.WriteHeader(http.StatusAccepted)
+			return
+		case m.Method == "tools/call":
+			w.Header().Set("Content-Type", "text/event-stream")
+			for i := range 4000 {
+				fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"q%d\",\"method\":\"ping\",\"params\":{\"_meta\":{\"pad\":%q}}}\n\n", i, pad)
+			}
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		result := `{}`
+		switch m.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"asker","version":"1"}}`
+		case "tools/list":
+			result = `{"tools":[{"name":"ask","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result)
+	}))
+	u := newUser(t)
+	u.write("wield.yaml", `mcp_servers:
+  - {name: q, url: "http://127.0.0.1:`+port+`/mcp"}
+`)
+	r := u.wield("--config", "wield.yaml", "call", "q__ask", "--timeout", "3s")
+	if r.code == 0 || !strings.Contains(r.stdout, `"timeout"`) {
+		t.Errorf("want the call to end at its timeout:\n%s", r)
+	}
+	if r.took > 30*time.Second {
+		t.Errorf("wield call took %v", r.took)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if peak > 64 {
+		t.Errorf("%d of wield's answers were posted at once, waiting", peak)
 	}
 }
