@@ -153,18 +153,51 @@ func (c ServerConfig) clone() ServerConfig {
 	return c
 }
 
-// impHeaderTransport adds the configured headers to every request.
+// impHeaderTransport adds the configured headers to every request to the
+// configured server. They are credentials (a bearer token, an API key),
+// and the transport sees every request the client makes, so a request to
+// another host does not get them: one that a server's redirect sends
+// elsewhere, or the messages endpoint a legacy SSE server names on
+// another host. The same host over https (a redirect from http) gets them,
+// as its first request carried them already.
 type impHeaderTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	home    *url.URL // the configured URL; nil: no request gets the headers
 }
 
 func (t *impHeaderTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !impSameServer(t.home, r.URL) {
+		return t.base.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	for k, v := range t.headers {
 		r.Header.Set(k, v)
 	}
 	return t.base.RoundTrip(r)
+}
+
+// impSameServer reports whether u is on the configured server home: the
+// same scheme, host and port, or the same host over https.
+func impSameServer(home, u *url.URL) bool {
+	if home == nil || u == nil || !strings.EqualFold(home.Hostname(), u.Hostname()) {
+		return false
+	}
+	if strings.EqualFold(u.Scheme, "https") && !strings.EqualFold(home.Scheme, "https") {
+		return true // upgraded to TLS: it carried them in the clear already
+	}
+	return strings.EqualFold(home.Scheme, u.Scheme) && impPort(home) == impPort(u)
+}
+
+// impPort is u's port, the scheme's default when it names none.
+func impPort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }
 
 // impLimitTransport bounds what one message of an HTTP server may cost.
@@ -183,6 +216,9 @@ type impLimitTransport struct {
 	// info, when set, learns from the answers to initialize and
 	// tools/list which tools run as tasks (client_tasks.go).
 	info *impTaskInfo
+	// answering counts wield's answers to the server's own requests
+	// being posted (see impMaxAsked).
+	answering atomic.Int64
 }
 
 func (t *impLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -190,6 +226,23 @@ func (t *impLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	var fresh bool
 	if t.info != nil && r.Method == http.MethodPost && r.GetBody != nil && r.ContentLength <= 64<<10 {
 		method, fresh = impPeekBody(r)
+	}
+	if r.Method == http.MethodPost && r.GetBody != nil && r.ContentLength > 0 && r.ContentLength <= 64<<10 && impIsAnswer(r) {
+		// The go-sdk posts each answer on a goroutine of its own, which
+		// holds the server's request until the server takes the answer,
+		// and its connection does not close while one waits: at most
+		// impMaxAsked wait at once, each at most impAnswerTimeout. Past
+		// either the answer is not delivered (the go-sdk's connection
+		// lives on: a post that fails is taken as not sent).
+		if t.answering.Add(1) > impMaxAsked {
+			t.answering.Add(-1)
+			t.asked()
+			return nil, errImpAsked
+		}
+		defer t.answering.Add(-1)
+		ctx, cancel := context.WithTimeout(r.Context(), impAnswerTimeout)
+		defer cancel() // the answer's body, if any, is read before RoundTrip returns
+		r = r.WithContext(ctx)
 	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || resp.Body == nil {
@@ -216,6 +269,24 @@ func (t *impLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	resp.Body, resp.ContentLength = body, int64(body.n)
 	return resp, nil
+}
+
+// impIsAnswer reports whether a request posts a JSON-RPC response: wield's
+// answer to a request of the server's.
+func impIsAnswer(r *http.Request) bool {
+	b, err := r.GetBody()
+	if err != nil {
+		return false
+	}
+	defer b.Close()
+	var m struct {
+		Method *string         `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.NewDecoder(io.LimitReader(b, 64<<10)).Decode(&m) != nil {
+		return false
+	}
+	return m.Method == nil && len(m.ID) > 0
 }
 
 // read reads a whole body of at most max bytes.
@@ -247,8 +318,17 @@ func (t *impLimitTransport) read(resp *http.Response) (*impChunks, error) {
 	}
 }
 
+func (t *impLimitTransport) asked() {
+	why := fmt.Sprintf("more than %d requests of its own without taking wield's answers", impMaxAsked)
+	t.bad.CompareAndSwap(nil, &why)
+}
+
+// impAnswerTimeout bounds how long an HTTP server may take to take
+// wield's answer to a request of its own.
+const impAnswerTimeout = 10 * time.Second
+
 func (t *impLimitTransport) over() {
-	why := fmt.Sprintf("a message over the %d-byte limit (max_response)", t.max)
+	why := fmt.Sprintf("a message over the %d-byte limit (max_response), which wield could not read", t.max)
 	t.bad.CompareAndSwap(nil, &why)
 }
 
@@ -323,7 +403,8 @@ func (s *impServer) impTransport(bad *atomic.Pointer[string], info *impTaskInfo,
 			base = http.DefaultTransport
 		}
 		if len(cfg.Headers) > 0 {
-			base = &impHeaderTransport{base: base, headers: cfg.Headers}
+			home, _ := url.Parse(cfg.URL) // Check has parsed it
+			base = &impHeaderTransport{base: base, headers: cfg.Headers, home: home}
 		}
 		c.Transport = &impLimitTransport{base: base, max: int64(max), bad: bad, info: info}
 		hc = &c
@@ -392,7 +473,8 @@ func (s *impServer) impDial(ctx context.Context) (*impSession, error) {
 		if bind != nil {
 			bind(cs)
 		}
-		return &impSession{cs: cs, cancel: cancel, bad: bad, relays: relays, raw: raw, tasks: info}, nil
+		frames, _ := tr.(*impFrameTransport)
+		return &impSession{cs: cs, cancel: cancel, bad: bad, relays: relays, raw: raw, tasks: info, frames: frames}, nil
 	}
 	cancel()
 	switch {
@@ -420,6 +502,8 @@ type impSession struct {
 	// server's tasks (client_tasks.go).
 	raw   impRawCaller
 	tasks *impTaskInfo
+	// frames is a stdio server's transport, nil for HTTP.
+	frames *impFrameTransport
 }
 
 // badFrame is why the server's last message could not be read, or "".
@@ -438,6 +522,7 @@ type impFrameTransport struct {
 	bad  *atomic.Pointer[string]
 	raw  *impRawStdio
 	info *impTaskInfo
+	conn atomic.Pointer[impFrameConn] // once connected
 }
 
 func (t *impFrameTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -445,12 +530,40 @@ func (t *impFrameTransport) Connect(ctx context.Context) (mcp.Connection, error)
 	if err != nil {
 		return nil, err
 	}
-	fc := &impFrameConn{Connection: c, bad: t.bad, raw: t.raw, info: t.info, dead: make(chan struct{})}
+	fc := &impFrameConn{Connection: c, bad: t.bad, raw: t.raw, info: t.info, dead: make(chan struct{}), asked: map[jsonrpc.ID]int{}}
+	if p, ok := t.Transport.(*impProcess); ok {
+		fc.abort = p.abort
+	}
 	if t.raw != nil {
 		t.raw.conn = fc
 	}
+	t.conn.Store(fc)
 	return fc, nil
 }
+
+// abort stops the server of a connection that can no longer be read, so
+// that the go-sdk's writes to it, which nothing else interrupts, fail
+// instead of waiting for it to read them (see impFrameConn.abort).
+func (t *impFrameTransport) abort() {
+	if fc := t.conn.Load(); fc != nil && fc.abort != nil {
+		select {
+		case <-fc.dead:
+			fc.abort()
+		default:
+		}
+	}
+}
+
+// The most requests of a server's own (ping, roots/list, elicitation) that
+// may await wield's answers at once, and the most bytes of their params:
+// the go-sdk runs each on a goroutine of its own, holding the request,
+// until its answer is written, and a server that does not read its stdin
+// lets no answer be written. Past either the server's connection is
+// reset, as for a message wield cannot read.
+const (
+	impMaxAsked      = 64
+	impMaxAskedBytes = 32 << 20
+)
 
 // impFrameConn is also where the requests of tasks are made beside the
 // go-sdk's (raw), and their answers taken out (client_tasks.go).
@@ -461,11 +574,22 @@ type impFrameConn struct {
 	info     *impTaskInfo
 	dead     chan struct{} // closed once a read has failed
 	deadOnce sync.Once
+	// abort stops the server (its stdin closed, then signals as when the
+	// connection closes), at once and in the background; nil when the
+	// transport has no process.
+	abort func()
+
+	mu         sync.Mutex
+	asked      map[jsonrpc.ID]int // the server's requests awaiting an answer: their params' bytes
+	askedBytes int
 }
 
 func (c *impFrameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		m, err := c.Connection.Read(ctx)
+		if err == nil {
+			err = c.ask(m)
+		}
 		if err != nil {
 			if why := impFrameProblem(err); why != "" {
 				c.bad.CompareAndSwap(nil, &why)
@@ -480,32 +604,81 @@ func (c *impFrameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// ask counts a request of the server's until its answer is written, and
+// fails past impMaxAsked requests or impMaxAskedBytes: the server is then
+// stopped, which fails the go-sdk's writes of the answers still waiting
+// (its connection cannot close while they wait).
+func (c *impFrameConn) ask(m jsonrpc.Message) error {
+	req, ok := m.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return nil
+	}
+	c.mu.Lock()
+	n := len(req.Params)
+	if prev, ok := c.asked[req.ID]; ok {
+		c.askedBytes -= prev // the go-sdk answers a repeated ID with an error
+	}
+	over := len(c.asked) >= impMaxAsked || c.askedBytes+n > impMaxAskedBytes
+	if !over {
+		c.asked[req.ID] = n
+		c.askedBytes += n
+	}
+	c.mu.Unlock()
+	if !over {
+		return nil
+	}
+	why := fmt.Sprintf("more than %d requests of its own (or %d MiB of them) without waiting for wield's answers", impMaxAsked, impMaxAskedBytes>>20)
+	c.bad.CompareAndSwap(nil, &why)
+	if c.abort != nil {
+		c.abort()
+	}
+	return errImpAsked
+}
+
+// errImpAsked is the failed read of a server that asks too much at once.
+var errImpAsked = errors.New("the mcp server sent too many requests without waiting for their answers")
+
 func (c *impFrameConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if c.raw != nil {
 		c.raw.wrote(m)
 	}
-	return c.Connection.Write(ctx, m)
+	err := c.Connection.Write(ctx, m)
+	if resp, ok := m.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		if n, ok := c.asked[resp.ID]; ok {
+			delete(c.asked, resp.ID)
+			c.askedBytes -= n
+		}
+		c.mu.Unlock()
+	}
+	return err
 }
 
-// impFrameProblem names what was wrong with a message that could not be
-// read, in words for a model, or "" when the read failed for another
-// reason (the connection closed).
+// impFrameProblem says what was wrong with a message that could not be
+// read, in words for a model after "the server sent", or "" when the read
+// failed for another reason (the connection closed).
 func impFrameProblem(err error) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch msg := err.Error(); {
 	case strings.Contains(msg, "exceeded the configured maximum line length"):
-		return fmt.Sprintf("a message over %d MiB", mcp.DefaultMaxLineLength>>20)
+		return fmt.Sprintf("a message over %d MiB, which wield could not read", mcp.DefaultMaxLineLength>>20)
 	case errors.As(err, &syn), strings.Contains(msg, "invalid trailing data"), strings.Contains(msg, "invalid character"):
-		return "a line that is not JSON"
+		return "a line that is not JSON, which wield could not read"
 	case errors.As(err, &typ):
-		return "JSON that is not a JSON-RPC message"
+		return "JSON that is not a JSON-RPC message, which wield could not read"
 	}
 	return ""
 }
 
 func (x *impSession) close() {
 	x.once.Do(func() {
+		if x.frames != nil {
+			// A connection that can no longer be read may have answers
+			// waiting to be written to a server that does not read them:
+			// the go-sdk's Close waits for those writes.
+			x.frames.abort()
+		}
 		_ = x.cs.Close()
 		x.cancel()
 	})

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,6 +35,16 @@ type impProcess struct {
 	grace time.Duration // each of the two waits
 	name  string        // the server's, for the log
 	log   *slog.Logger
+	stdin atomic.Pointer[impProcessStdin] // once started
+}
+
+// abort stops the server now, in the background, as closing its
+// connection would once the go-sdk's work on it ended: for a server whose
+// connection cannot end because the go-sdk waits to write to its stdin.
+func (t *impProcess) abort() {
+	if p := t.stdin.Load(); p != nil {
+		go p.Close()
+	}
 }
 
 // impPipeDelay is how long Wait waits for a server's pipes to close once
@@ -56,6 +67,7 @@ func (t *impProcess) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	p := &impProcessStdin{WriteCloser: stdin, cmd: cmd, grace: t.grace, name: t.name, log: t.log, exited: make(chan struct{})}
+	t.stdin.Store(p)
 	go p.reap()
 	// Closing the connection closes the server's stdin, not its stdout:
 	// what it still writes is read until it exits (as the go-sdk's

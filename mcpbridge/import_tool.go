@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsonenc"
+	"github.com/wieldhq/wield/internal/safetext"
 	"github.com/wieldhq/wield/internal/schemadec"
 )
 
@@ -33,6 +36,9 @@ func (s *impServer) impConvertTool(r *mcp.Tool) (*wield.Tool, error) {
 	}
 	if in == nil {
 		return nil, errors.New("input schema: missing")
+	}
+	if err := impObjectSchema(in); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	out, err := impSchema(r.OutputSchema)
 	if err != nil {
@@ -50,7 +56,7 @@ func (s *impServer) impConvertTool(r *mcp.Tool) (*wield.Tool, error) {
 		Annotations:  ann,
 		Permission:   ImportPermission(cmp.Or(s.cfg.Permission, s.im.opts.Permission), ann, r.Meta),
 		Source:       "mcp:" + s.cfg.Name,
-		Handler:      &impHandler{s: s, remote: r.Name},
+		Handler:      &impHandler{s: s, remote: r.Name, out: out},
 	}, nil
 }
 
@@ -143,6 +149,21 @@ func impTags(meta mcp.Meta, extra []string) []string {
 	return out
 }
 
+// impObjectSchema refuses an input schema whose type says its instances
+// are not objects: MCP's inputSchema is an object schema, and a model's
+// provider refuses a request whose tool takes anything else (the whole
+// request, with every other tool). A schema naming no type, or object
+// among others, is let be.
+func impObjectSchema(s *jsonschema.Schema) error {
+	switch {
+	case s.Type != "" && s.Type != "object":
+		return fmt.Errorf("its type is %q, not object: an MCP tool takes an object of arguments", s.Type)
+	case len(s.Types) > 0 && !slices.Contains(s.Types, "object"):
+		return fmt.Errorf("its type is %q, not object: an MCP tool takes an object of arguments", s.Types)
+	}
+	return nil
+}
+
 // impSchema reads a schema as the SDK decoded it (a map), or nil for none.
 func impSchema(v any) (*jsonschema.Schema, error) {
 	// schemadec, not json.Unmarshal: jsonschema-go decodes a schema again
@@ -163,6 +184,36 @@ func impSameTool(a, b *wield.Tool) bool {
 type impHandler struct {
 	s      *impServer
 	remote string
+	// out is the tool's outputSchema, nil for none; it is resolved at the
+	// first result that needs it (outV is nil when it does not resolve:
+	// the results are then taken as they are).
+	out     *jsonschema.Schema
+	outOnce sync.Once
+	outV    *jsonschema.Resolved
+}
+
+// checkStructured refuses structuredContent that does not match the
+// tool's outputSchema, as MCP asks clients to: a model, a program or
+// another MCP client would otherwise be given what the schema says cannot
+// be.
+//
+// The check is JSON Schema's (members the schema does not name are
+// allowed unless it says otherwise), not the stricter one wield gives a
+// tool's arguments.
+func (h *impHandler) checkStructured(res *mcp.CallToolResult) error {
+	if h.out == nil || res.IsError || res.StructuredContent == nil {
+		return nil
+	}
+	h.outOnce.Do(func() { h.outV, _ = h.out.Resolve(nil) })
+	if h.outV == nil {
+		return nil
+	}
+	err := h.outV.Validate(res.StructuredContent)
+	if err == nil {
+		return nil
+	}
+	return &wield.Error{Type: wield.ErrExecution, Message: fmt.Sprintf("MCP server %q answered the call of %q with structuredContent that does not match the tool's outputSchema (%s). The server is misbehaving: calling it again is unlikely to help",
+		h.s.cfg.Name, h.remote, safetext.Line(safetext.Clip(err.Error(), 300)))}
 }
 
 // ValidJSONOutput tells the engine the output needs no second check: it is
@@ -226,7 +277,14 @@ func (h *impHandler) Handle(ctx context.Context, args json.RawMessage) (json.Raw
 	if err != nil {
 		return nil, s.callFailed(ctx, sess, h.remote, err)
 	}
-	return ImportResult(res)
+	out, err := ImportResult(res)
+	if err == nil {
+		err = h.checkStructured(res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // callFailed turns a failed tools/call into the error the model sees, and
@@ -241,7 +299,7 @@ func (s *impServer) callFailed(ctx context.Context, sess *impSession, tool strin
 		s.im.log.Warn("mcp server sent a message that could not be read; its connection is reset", "server", s.cfg.Name, "tool", tool, "problem", why, "error", err)
 		s.markBroken(sess)
 		return &wield.Error{Type: wield.ErrExecution, Err: err,
-			Message: fmt.Sprintf("MCP server %q sent %s, which wield could not read, so its connection was reset; the call of %q did not complete. The server is misbehaving: calling it again is unlikely to help", s.cfg.Name, why, tool)}
+			Message: fmt.Sprintf("MCP server %q sent %s, so its connection was reset; the call of %q did not complete. The server is misbehaving: calling it again is unlikely to help", s.cfg.Name, why, tool)}
 	}
 	// The SDK reports some local transport failures as JSON-RPC errors too
 	// (code -32005, "rejected by transport", wrapping the network error), so
@@ -259,6 +317,13 @@ func (s *impServer) callFailed(ctx context.Context, sess *impSession, tool strin
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		perr := sess.cs.Ping(pctx, nil)
 		cancel()
+		if what := impUnreadableResult(err); perr == nil && what != "" {
+			// It answered, with a result the go-sdk could not decode: the
+			// model is told what was wrong in words, not the decoder's.
+			s.im.log.Warn("mcp server answered a call with a result that could not be read", "server", s.cfg.Name, "tool", tool, "error", err)
+			return &wield.Error{Type: wield.ErrExecution, Err: err,
+				Message: fmt.Sprintf("MCP server %q answered the call of %q with %s, which wield could not read. The server is misbehaving: calling it again is unlikely to help", s.cfg.Name, tool, what)}
+		}
 		if perr == nil {
 			return &wield.Error{Type: wield.ErrExecution, Err: err,
 				Message: fmt.Sprintf("The call of %q on MCP server %q failed", tool, s.cfg.Name)}
@@ -285,6 +350,23 @@ const (
 	impCodeClientClosing = -32003
 	impCodeRejected      = -32005
 )
+
+// impUnreadableResult says what was wrong with a tools/call result the
+// go-sdk could not decode, in words for a model, or "" for another error.
+func impUnreadableResult(err error) string {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	var b64 base64.CorruptInputError
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "unrecognized content type"):
+		return "content of a type MCP does not define"
+	case errors.As(err, &b64):
+		return "content whose data is not base64"
+	case errors.As(err, &typ), errors.As(err, &syn):
+		return "a result that is not a tools/call result"
+	}
+	return ""
+}
 
 func impConnectionError(err error) bool {
 	var ue *url.Error
