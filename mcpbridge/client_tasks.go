@@ -537,6 +537,7 @@ func (v *impTaskView) check(want string) string {
 
 // impTaskCall is one call that runs as a task on its server.
 type impTaskCall struct {
+	h      *impHandler
 	s      *impServer
 	sess   *impSession
 	raw    impRawCaller
@@ -557,7 +558,7 @@ const taskMaxQuestions = taskMaxInputRounds * 8
 
 // callTask calls the tool as a task and waits for its result.
 func (h *impHandler) callTask(ctx context.Context, sess *impSession, params *mcp.CallToolParams, ext bool, relay *impRelay) (json.RawMessage, error) {
-	tc := &impTaskCall{s: h.s, sess: sess, raw: sess.raw, tool: h.remote, ext: ext, relay: relay}
+	tc := &impTaskCall{h: h, s: h.s, sess: sess, raw: sess.raw, tool: h.remote, ext: ext, relay: relay}
 	p := map[string]any{"name": params.Name, "arguments": params.Arguments}
 	meta := map[string]any{}
 	for k, v := range params.Meta {
@@ -759,7 +760,7 @@ func (tc *impTaskCall) result(raw json.RawMessage) (json.RawMessage, error) {
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, tc.bad("a tool result that does not read as one", "")
 	}
-	return ImportResult(&res)
+	return tc.h.result(&res)
 }
 
 // answer gives the task the input it asks for (tasks/update): an

@@ -113,6 +113,8 @@ type taskPeer struct {
 	// notifications before the answer.
 	flood   int
 	updates []json.RawMessage // inputResponses of tasks/update
+	// outputSchema is the tool "long"'s, nil for none.
+	outputSchema map[string]any
 }
 
 type jsonrpcError struct {
@@ -179,9 +181,13 @@ func (p *taskPeer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "ping":
 		result = map[string]any{}
 	case "tools/list":
+		long := map[string]any{"name": "long", "inputSchema": map[string]any{"type": "object"}, "execution": map[string]any{"taskSupport": "required"},
+			"annotations": map[string]any{"readOnlyHint": true}}
+		if p.outputSchema != nil {
+			long["outputSchema"] = p.outputSchema
+		}
 		result = map[string]any{"tools": []any{
-			map[string]any{"name": "long", "inputSchema": map[string]any{"type": "object"}, "execution": map[string]any{"taskSupport": "required"},
-				"annotations": map[string]any{"readOnlyHint": true}},
+			long,
 			map[string]any{"name": "plain", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
 		}}
 	case "tools/call":
@@ -643,4 +649,31 @@ func TestImportTaskAsksBounded(t *testing.T) {
 		t.Errorf("the importer's person was asked %d questions, want at most 128", n)
 	}
 	impEventually(t, "the task is canceled", func() bool { return len(q.canceled()) == 1 })
+}
+
+// TestImportTaskStructuredContent: the result of a tool run as a task is
+// checked against the tool's outputSchema as a call's is (one conversion
+// of both): a structuredContent that contradicts it is an execution_error,
+// one that fits is the output. Before, a task's result was taken as it was.
+func TestImportTaskStructuredContent(t *testing.T) {
+	structured := func(v any) func(string) (any, *jsonrpcError) {
+		return func(string) (any, *jsonrpcError) {
+			return map[string]any{"content": []any{}, "structuredContent": v}, nil
+		}
+	}
+	p := &taskPeer{t: t, caps: true,
+		outputSchema: map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "number"}}, "required": []any{"n"}},
+		task:         func() map[string]any { return taskOf("t-1", "working", 10) },
+		get:          func(id string, _ int) map[string]any { return taskOf(id, "completed", 10) },
+		result:       structured(map[string]any{"n": "not a number"}),
+	}
+	e := taskPeerStart(t, p, mcpbridge.ServerConfig{})
+	got := impOutcomeOf(impCall(t, e, "peer__long", `{}`))
+	if got.ErrorType != wield.ErrExecution || !strings.Contains(got.Error, `answered the call of "long" with structuredContent that does not match the tool's outputSchema`) {
+		t.Errorf("a task's result that contradicts the outputSchema = %+v", got)
+	}
+	p.result = structured(map[string]any{"n": 42})
+	if diff := cmp.Diff(impOutcome{OK: true, Output: `{"n":42}`}, impOutcomeOf(impCall(t, e, "peer__long", `{}`))); diff != "" {
+		t.Errorf("a task's result that fits (-want +got):\n%s", diff)
+	}
 }

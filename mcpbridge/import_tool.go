@@ -277,6 +277,13 @@ func (h *impHandler) Handle(ctx context.Context, args json.RawMessage) (json.Raw
 	if err != nil {
 		return nil, s.callFailed(ctx, sess, h.remote, err)
 	}
+	return h.result(res)
+}
+
+// result is the tool's output from its result, the one conversion of a
+// call's answer and of a task's: ImportResult, with structuredContent
+// checked against the tool's outputSchema.
+func (h *impHandler) result(res *mcp.CallToolResult) (json.RawMessage, error) {
 	out, err := ImportResult(res)
 	if err == nil {
 		err = h.checkStructured(res)
