@@ -125,13 +125,19 @@ var impStrictness = map[wield.Permission]int{wield.PermissionAuto: 1, wield.Perm
 
 // impTags returns the tool's own tags (FastMCP's _meta._fastmcp.tags, as seed
 // 001 §7.1 reads them, a plain _meta.tags, or another wield's
-// [MetaTags]) and then the configured ones, without repeats.
+// [MetaTags]) and then the configured ones, without repeats. The server's
+// are bounded: the first impMaxTags of at most impMaxTag bytes each (a
+// longer one is left out, not cut into another tag a policy might name);
+// a list of 100,000 tags cost a comparison with each before.
 func impTags(meta mcp.Meta, extra []string) []string {
 	var out []string
 	add := func(v any) {
 		list, _ := v.([]any)
 		for _, x := range list {
-			if tag, ok := x.(string); ok && tag != "" && !slices.Contains(out, tag) {
+			if len(out) >= impMaxTags {
+				return
+			}
+			if tag, ok := x.(string); ok && tag != "" && len(tag) <= impMaxTag && !slices.Contains(out, tag) {
 				out = append(out, tag)
 			}
 		}
@@ -148,6 +154,12 @@ func impTags(meta mcp.Meta, extra []string) []string {
 	}
 	return out
 }
+
+// Bounds on the tags a server gives one tool.
+const (
+	impMaxTags = 32
+	impMaxTag  = 64
+)
 
 // impObjectSchema refuses an input schema whose type says its instances
 // are not objects: MCP's inputSchema is an object schema, and a model's
