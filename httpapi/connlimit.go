@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +31,13 @@ const DefaultMaxConnsPerClient = 512
 // it (nor a server's Shutdown, which waits for that goroutine). A deadline
 // set on the connection (http.ResponseController.SetWriteDeadline) holds
 // when it is earlier. A negative bound leaves writes unbounded too.
+//
+// Once the listener is closed (http.Server's Shutdown closes it first), the
+// bound is a second ([shutdownStall]): a write already waiting on a client
+// that stopped reading, and any later one that goes nowhere, fails within
+// it, so that Shutdown, which waits for the connection's handler, is not
+// held for 30 s. A handler still at work is not cut: its answer, written
+// later, goes as long as the client reads it.
 func LimitListener(ln net.Listener, max int, log *slog.Logger) net.Listener {
 	if max == 0 {
 		max = DefaultMaxConnsPerClient
@@ -37,7 +45,8 @@ func LimitListener(ln net.Listener, max int, log *slog.Logger) net.Listener {
 	if max < 0 {
 		return ln
 	}
-	return &limitListener{Listener: ln, max: max, log: log, open: map[netip.Addr]int{}, warned: map[netip.Addr]time.Time{}}
+	return &limitListener{Listener: ln, max: max, log: log, open: map[netip.Addr]int{}, warned: map[netip.Addr]time.Time{},
+		conns: map[*limitConn]struct{}{}}
 }
 
 type limitListener struct {
@@ -48,6 +57,9 @@ type limitListener struct {
 	mu     sync.Mutex
 	open   map[netip.Addr]int
 	warned map[netip.Addr]time.Time
+	conns  map[*limitConn]struct{} // open, for Close to shorten their writes
+
+	closed atomic.Bool // writes are bounded by shutdownStall
 }
 
 // Accept returns the next connection within the bound, refusing the others
@@ -76,17 +88,47 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		if len(l.warned) > 1024 {
 			clear(l.warned) // bounded, whatever the addresses
 		}
+		lc := &limitConn{Conn: c, l: l, ip: ip}
+		l.conns[lc] = struct{}{}
 		l.mu.Unlock()
-		return &limitConn{Conn: c, l: l, ip: ip}, nil
+		return lc, nil
 	}
 }
 
-func (l *limitListener) release(ip netip.Addr) {
+func (l *limitListener) release(c *limitConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.open[ip]--; l.open[ip] <= 0 {
-		delete(l.open, ip)
+	delete(l.conns, c)
+	if l.open[c.ip]--; l.open[c.ip] <= 0 {
+		delete(l.open, c.ip)
 	}
+}
+
+// Close closes the listener and bounds the writes of its connections by
+// shutdownStall from now on, a write already waiting included.
+func (l *limitListener) Close() error {
+	err := l.Listener.Close()
+	l.closed.Store(true)
+	l.mu.Lock()
+	conns := make([]*limitConn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		c.shorten(time.Now().Add(shutdownStall))
+	}
+	return err
+}
+
+// stallBound is how long one write may go nowhere: writeStall, or
+// shutdownStall once the listener is closed (a connection of none: the
+// former).
+func (l *limitListener) stallBound() time.Duration {
+	if l != nil && l.closed.Load() {
+		return min(shutdownStall, writeStall)
+	}
+	return writeStall
 }
 
 // connIP is the remote IP address of c (IPv4 in IPv6 unmapped), or the
@@ -145,21 +187,35 @@ func (c *limitConn) Write(b []byte) (n int, err error) {
 }
 
 // stall puts the write deadline writeStall ahead (or the connection's own,
-// if earlier). A deadline already at most a thirtieth of writeStall short
-// of that is left as it is: each answer of a keep-alive connection would
-// otherwise move the runtime's timer, and a write that goes nowhere still
-// fails within 29 to 30 s.
+// if earlier; shutdownStall once the listener is closed). A deadline
+// already at most a thirtieth of the bound short of that is left as it
+// is: each answer of a keep-alive connection would otherwise move the
+// runtime's timer, and a write that goes nowhere still fails within 29 to
+// 30 s.
 func (c *limitConn) stall() {
-	d := time.Now().Add(writeStall)
+	bound := c.l.stallBound()
+	d := time.Now().Add(bound)
 	c.mu.Lock()
 	if !c.deadline.IsZero() && c.deadline.Before(d) {
 		d = c.deadline
 	}
-	if c.set.IsZero() || d.Before(c.set) || d.Sub(c.set) >= writeStall/30 {
+	if c.set.IsZero() || d.Before(c.set) || d.Sub(c.set) >= bound/30 {
 		c.set = d
 		_ = c.Conn.SetWriteDeadline(d)
 	}
 	c.mu.Unlock()
+}
+
+// shorten brings the write deadline the connection has now forward to t
+// when it is later: a write waiting on it fails by t. With none set, no
+// write is under way; the next one's stall sets its own.
+func (c *limitConn) shorten(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.set.IsZero() && c.set.After(t) {
+		c.set = t
+		_ = c.Conn.SetWriteDeadline(t)
+	}
 }
 
 // SetWriteDeadline sets the deadline that bounds writes besides writeStall.
@@ -181,7 +237,7 @@ func (c *limitConn) SetDeadline(t time.Time) error {
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(func() { c.l.release(c.ip) })
+	c.once.Do(func() { c.l.release(c) })
 	return err
 }
 
@@ -208,3 +264,8 @@ func (c *limitConn) CloseWrite() error {
 // that takes nothing for this long (the connection's buffers full, a few
 // MiB) loses the connection. A var for the tests.
 var writeStall = 30 * time.Second
+
+// shutdownStall bounds one write once the listener is closed: the server
+// shuts down, and a client that stopped reading must not hold it for
+// writeStall. A reading client gets a stallChunk well within it.
+const shutdownStall = time.Second

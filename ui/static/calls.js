@@ -1,37 +1,126 @@
 // Calls: the live feed of calls as they happen (the event stream), the
 // history with filters and paging, and one call's full record.
 
-import { api, qs } from "./api.js";
+import { api, authHeaders, qs } from "./api.js";
 import { h, clear, codeBlock, empty, errorBox, fmtMS, timeEl, statusPill, fmtTime } from "./dom.js";
 import { onEvent, onState } from "./events.js";
 import { PREFILL } from "./tools.js";
 
-// The live feed keeps what it saw since the console opened, across pages.
-const live = { running: new Map(), done: [], max: 200 };
+// The live feed keeps what it saw since the console opened, across pages:
+// the calls running (at most runningMax, the oldest dropped past it) and
+// the newest max finished.
+const live = { running: new Map(), done: [], max: 200, runningMax: 1000 };
+
+// A call's end event can miss the console: the stream drops the events of
+// a subscriber that falls behind (saying so in a comment EventSource does
+// not show), and a reconnect can miss some. So a call shown running for
+// STALE_MS is looked up (GET /v1/calls/{id}: a record exists once it has
+// ended, 404 while it runs); one that has a record moves to the finished
+// calls with its real status, one that has none is looked up again later,
+// twice as late each time up to RECHECK_MAX. Every CHECK_EVERY at most
+// CHECKS_AT_ONCE calls are looked up, the longest due first, while the
+// page is visible and no lookup of the round before is still out.
+const STALE_MS = 15000;
+const CHECK_EVERY = 5000;
+const CHECKS_AT_ONCE = 4;
+const RECHECK_MAX = 5 * 60 * 1000;
+const checks = new Map(); // call_id → { at: when to look it up, wait: how long after the last miss }
+const changeListeners = new Set(); // told when a lookup changed the feed
+
+// showRunning sets a call's running row, keeping the list within its bound.
+function showRunning(id, e) {
+  live.running.set(id, e);
+  if (id && !checks.has(id)) checks.set(id, { at: Date.now() + STALE_MS, wait: STALE_MS });
+  for (const old of live.running.keys()) {
+    if (live.running.size <= live.runningMax) break;
+    live.running.delete(old);
+    checks.delete(old);
+  }
+}
+
+// finished takes a call off the running list and puts its end in the
+// finished list, newest first.
+function finished(e) {
+  live.running.delete(e.call_id);
+  checks.delete(e.call_id);
+  // A call that fails validation is told twice (validation_error,
+  // then execution_failed): one row, with what both said.
+  const i = e.call_id ? live.done.findIndex((d) => d.call_id === e.call_id) : -1;
+  if (i >= 0) {
+    const prev = live.done[i];
+    live.done[i] = { ...prev, ...e, type: e.type === "validation_error" ? prev.type : e.type, error_type: prev.error_type || e.error_type };
+    return;
+  }
+  // An end told late (found by a lookup) goes where its time puts it.
+  const t = Date.parse(e.time);
+  const at = e.looked_up && Number.isFinite(t) ? live.done.findIndex((d) => !(Date.parse(d.time) > t)) : 0;
+  live.done.splice(at < 0 ? live.done.length : at, 0, { ...e });
+  if (live.done.length > live.max) live.done.length = live.max;
+}
+
+// endOf is the end event a call's record stands for.
+function endOf(id, rec, st) {
+  const r = rec.result || {};
+  const c = rec.call || {};
+  const caller = c.caller || {};
+  return {
+    type: r.ok ? "execution_completed" : "execution_failed", call_id: id, tool: c.tool || st.tool,
+    caller_id: caller.id || st.caller_id, conversation_id: caller.conversation_id || st.conversation_id,
+    time: r.finished_at || st.time, duration_ms: r.duration_ms, attempts: r.attempts,
+    error: r.error, error_type: r.error_type, looked_up: true,
+  };
+}
+
+// lookUp asks for the record of a call shown running: found, the call
+// moves to the finished ones; not found (or not answered), it is looked
+// up again later. The request is a plain fetch: a lookup in the
+// background never asks the person for a key.
+async function lookUp(id, c) {
+  let rec = null;
+  try {
+    const resp = await fetch(`/v1/calls/${encodeURIComponent(id)}`, { headers: { Accept: "application/json", ...authHeaders() }, cache: "no-store" });
+    if (resp.ok) rec = await resp.json();
+  } catch {
+    rec = null;
+  }
+  const st = live.running.get(id);
+  if (!st) return; // its end came meanwhile, or it was dropped
+  if (!rec || typeof rec !== "object") {
+    c.wait = Math.min(c.wait * 2, RECHECK_MAX);
+    c.at = Date.now() + c.wait;
+    return;
+  }
+  finished(endOf(id, rec, st));
+  changeListeners.forEach((f) => f());
+}
+
+let lookingUp = false;
+async function reconcile() {
+  if (lookingUp || document.hidden || !checks.size) return;
+  const now = Date.now();
+  const due = [...checks].filter(([, c]) => c.at <= now).sort((a, b) => a[1].at - b[1].at).slice(0, CHECKS_AT_ONCE);
+  if (!due.length) return;
+  lookingUp = true;
+  try {
+    await Promise.all(due.map(([id, c]) => lookUp(id, c)));
+  } finally {
+    lookingUp = false;
+  }
+}
+setInterval(reconcile, CHECK_EVERY);
 
 onEvent((e) => {
   switch (e.type) {
     case "execution_started":
-      live.running.set(e.call_id, e);
+      showRunning(e.call_id, e);
       break;
     case "execution_completed":
     case "execution_failed":
-    case "validation_error": {
-      live.running.delete(e.call_id);
-      // A call that fails validation is told twice (validation_error,
-      // then execution_failed): one row, with what both said.
-      const i = e.call_id ? live.done.findIndex((d) => d.call_id === e.call_id) : -1;
-      if (i >= 0) {
-        const prev = live.done[i];
-        live.done[i] = { ...prev, ...e, type: e.type === "validation_error" ? prev.type : e.type, error_type: prev.error_type || e.error_type };
-        break;
-      }
-      live.done.unshift({ ...e });
-      if (live.done.length > live.max) live.done.length = live.max;
+    case "validation_error":
+      finished(e);
       break;
-    }
     case "permission_requested":
-      live.running.set(e.call_id, { ...e, waiting: true });
+      showRunning(e.call_id, { ...e, waiting: true });
       break;
     case "permission_decided": {
       const st = live.running.get(e.call_id);
@@ -179,6 +268,11 @@ export function livePage(main, params = new URLSearchParams()) {
         : empty("No call finished yet", "Try a tool, or let an agent work: each call shows up here as it ends."));
   }
   draw();
+  // A burst of events (hundreds come in one read) is one draw.
+  let soon = null;
+  const drawSoon = () => {
+    if (!soon) soon = setTimeout(() => { soon = null; if (!paused) draw(); }, 50);
+  };
   const offE = onEvent((e) => {
     if (!/^(execution_|validation_error|permission_)/.test(e.type)) return;
     if (paused) {
@@ -187,12 +281,16 @@ export function livePage(main, params = new URLSearchParams()) {
       showPause();
       return;
     }
-    draw();
+    drawSoon();
   });
+  // A call moved by a lookup (its end event never came) shows at once,
+  // unless the page is paused.
+  const onChange = () => { if (!paused) drawSoon(); };
+  changeListeners.add(onChange);
   const offS = onState((s) => {
     stateEl.textContent = s === "live" ? "Connected to the event stream." : s === "down" ? "The event stream is down; trying again." : "Connecting to the event stream…";
   });
-  return { close() { offE(); offS(); main.classList.remove("paused"); } };
+  return { close() { offE(); offS(); changeListeners.delete(onChange); clearTimeout(soon); main.classList.remove("paused"); } };
 }
 
 // short is the end of an ID: engine IDs are time-ordered, so their
