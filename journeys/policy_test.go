@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"syscall"
@@ -384,5 +385,29 @@ func hiddenMCP2026(t *testing.T, s *server, alice, bob string) {
 				t.Errorf("bob's 2026-07-28 call of %s hidden from him (client capabilities %s): %d %s; want what a tool that does not exist gets, %d %s", name, caps, code, b, ucode, ub)
 			}
 		}
+	}
+}
+
+// TestJourneyPoliciesThroughLink: a tool folder given through a symbolic
+// link (a shared folder linked into the project) has its policies in
+// force, as its tool files are: the forbid there holds for wield call.
+// Before, the link alone was visited: the folder's tool files loaded and
+// its policies were silently left out.
+func TestJourneyPoliciesThroughLink(t *testing.T) {
+	u := newUser(t)
+	u.write("shared/policies.cedar", `@id("everyone")
+permit(principal, action == Action::"call", resource);
+
+@id("no-echo")
+forbid(principal, action, resource == Tool::"echo");
+`)
+	if err := os.Symlink(u.path("shared"), u.path("tools")); err != nil {
+		t.Fatal(err)
+	}
+	if r := u.wield("call", "--tools", "tools", "echo", "message=hi"); r.code == 0 || strings.Contains(r.stdout, `"hi"`) {
+		t.Errorf("echo, forbidden by the linked folder's policy, ran:\n%s", r)
+	}
+	if r := u.wield("call", "--tools", "tools", "calculator", "expression=1+1"); r.code != 0 || !strings.Contains(r.stdout, "2") {
+		t.Errorf("calculator, permitted, did not run:\n%s", r)
 	}
 }

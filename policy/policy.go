@@ -55,6 +55,7 @@ import (
 
 	"github.com/cedar-policy/cedar-go"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/walkroot"
 )
 
 // Mode says what a denial does.
@@ -259,7 +260,7 @@ func find(paths []string) ([]string, map[string]string, error) {
 			}
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
+		err = filepath.WalkDir(walkroot.Of(p), func(path string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}

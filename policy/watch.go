@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/wieldhq/wield/internal/walkroot"
 )
 
 // settle is how long a burst of file changes is let end before the files
@@ -98,7 +99,7 @@ func addTree(w *fsnotify.Watcher, p string) {
 		_ = w.Add(filepath.Dir(p))
 		return
 	}
-	_ = filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(walkroot.Of(p), func(path string, e fs.DirEntry, err error) error {
 		if err == nil && e.IsDir() {
 			_ = w.Add(path)
 		}

@@ -81,19 +81,6 @@ func unreadableFile(path string, named bool, err error) Problem {
 	return p
 }
 
-// walkRoot is the root to walk for dir: a folder given through a symbolic
-// link is walked as the folder it names (filepath.WalkDir follows no link,
-// the root's included), with the link's name in the paths.
-func walkRoot(dir string) string {
-	if li, err := os.Lstat(dir); err != nil || li.Mode()&fs.ModeSymlink == 0 {
-		return dir
-	}
-	if st, err := os.Stat(dir); err == nil && st.IsDir() && !strings.HasSuffix(dir, string(filepath.Separator)) {
-		return dir + string(filepath.Separator)
-	}
-	return dir
-}
-
 // folderProblem is the problem of a folder given to the loader that cannot
 // be walked, at the place that names it when l.DirAt knows one.
 func (l *Loader) folderProblem(dir string, err error) Problem {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/walkroot"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/schema"
 	"go.yaml.in/yaml/v3"
@@ -122,7 +123,7 @@ func (l *Loader) loadDirs(ctx context.Context, dirs []string, cache fileCache) (
 	var paths []string
 	var named []bool // paths[i] was given, not found in a folder
 	for _, dir := range dirs {
-		root := walkRoot(dir)
+		root := walkroot.Of(dir)
 		err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
 			if err != nil {
 				if path == root {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/wieldhq/wield"
+	"github.com/wieldhq/wield/internal/walkroot"
 )
 
 // DefaultDebounce is how long a [Watcher] waits after the last change before
@@ -113,7 +114,7 @@ func (l *Loader) Watch(ctx context.Context, reg *wield.Registry, dirs []string, 
 // add watches dir and every folder under it, skipping hidden ones and
 // following a root that is a symbolic link as LoadDirs does.
 func (w *Watcher) add(dir string) {
-	root := walkRoot(dir)
+	root := walkroot.Of(dir)
 	_ = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
 		if err != nil || !e.IsDir() {
 			return nil
