@@ -28,8 +28,13 @@ browser, and listens on 127.0.0.1 (oauth.redirect_port, else a free port) for
 the browser's return (RFC 8252). It then exchanges the code for tokens and
 keeps them in ` + "`$XDG_STATE_HOME/wield/mcp-tokens.json`" + ` (mode 0600), where
 'wield serve', 'wield call' and 'wield list' find them; a refresh token, when
-the server gives one (oauth.offline_access), renews them. No browser is
-started. Ctrl-C ends the wait, and so does --wait. See docs/mcp.md#oauth.`,
+the server gives one (oauth.offline_access), renews them. Without
+oauth.client_id, wield registers itself once and keeps that client in
+` + "`mcp-clients.json`" + ` beside the tokens, for the next login; it registers again
+when the authorization server or the redirect URL changes, or the server
+refuses the client. A running 'wield serve' picks the login up without a
+restart. No browser is started. Ctrl-C ends the wait, and so does --wait.
+See docs/mcp.md#oauth.`,
 		Example: `  wield mcp login notes --config wield.yaml`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
