@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/oauthtest"
@@ -95,5 +96,64 @@ func TestConfigImportsOAuthServer(t *testing.T) {
 	code, out, errs = runIn(t, "", "--config", cfg, "call", "p__whoami")
 	if code == 0 || !strings.Contains(errs, "mcp server p: the server refused the stored token, and it could not be refreshed (oauth grant authorization_code): run `wield mcp login p") {
 		t.Errorf("call with a revoked token: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestServePicksUpLogin: a wield serve started before `wield mcp login`
+// imports the server once the login is kept, without a restart, and says
+// so on its log; so it does when a login replaces a token the server
+// refused and that could not be refreshed.
+func TestServePicksUpLogin(t *testing.T) {
+	a := oauthtest.New(nil)
+	t.Cleanup(a.Close) // after serve stops: its connections end first
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "wield.yaml")
+	if err := os.WriteFile(cfg, []byte("mcp_servers:\n  - {name: notes, url: \""+a.MCPURL()+"\", timeout: 5s, oauth: {grant: authorization_code, offline_access: true}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := launchServe(t, []string{"--config", cfg, "serve", "--addr", "127.0.0.1:0", "--db", "sqlite:" + filepath.Join(dir, "w.db"),
+		"--keys", filepath.Join(dir, "keys.json")})
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if ok() {
+				return
+			}
+		}
+		t.Fatalf("%s: not within 20 s\n%s", what, s.stderr)
+	}
+	waitFor("the warning of no login", func() bool {
+		return strings.Contains(s.stderr.String(), "mcp server notes: no authorization yet") &&
+			strings.Contains(s.stderr.String(), "this process imports it again once the login is kept")
+	})
+	called := func() bool {
+		code, body := s.request(t, "POST", "/v1/tools/notes__whoami/call", "", `{"arguments":{}}`)
+		return code == http.StatusOK && strings.Contains(string(body), "authorized")
+	}
+	if called() {
+		t.Fatal("called before the login")
+	}
+
+	if code, out, errs := loginAsBrowser(t, cfg, "notes"); code != 0 {
+		t.Fatalf("login: exit %d\n%s\n%s", code, out, errs)
+	}
+	waitFor("the call after the login", called)
+	if !strings.Contains(s.stderr.String(), "mcp server notes: a login was kept in "+tokensFile()+": importing the server again with it") ||
+		!strings.Contains(s.stderr.String(), "mcp server notes: imported with the login: its tools are callable") {
+		t.Errorf("serve's log does not tell the login:\n%s", s.stderr)
+	}
+
+	// The tokens are revoked: the call is refused until a login again.
+	a.Revoke()
+	if called() {
+		t.Fatal("called with revoked tokens")
+	}
+	if code, out, errs := loginAsBrowser(t, cfg, "notes"); code != 0 {
+		t.Fatalf("login: exit %d\n%s\n%s", code, out, errs)
+	}
+	waitFor("the call after the second login", called)
+	if n := strings.Count(s.stderr.String(), "imported with the login"); n != 2 {
+		t.Errorf("%d imports with a login, want 2:\n%s", n, s.stderr)
 	}
 }

@@ -2,7 +2,8 @@
 // that requires its tokens, both on loopback, for tests of wield's importer
 // (mcpbridge's own and the journeys of the binary): the MCP server's
 // protected resource metadata names the authorization server, which
-// registers clients (dynamic client registration), approves authorization
+// registers clients (dynamic client registration: "registered", then
+// "registered-2" and on, counted by [Server.Registrations]), approves authorization
 // requests at once (redirecting to the client's redirect URL with a code,
 // PKCE S256 required) and issues tokens for codes, refresh tokens and
 // client credentials (a client secret in Basic auth, or an ES256 client
@@ -54,6 +55,8 @@ type Server struct {
 	n          int
 	redirect   string   // the one redirect URL accepted, when set
 	registered []string // redirect URLs registered dynamically
+	clients    int      // clients registered dynamically
+	forgotten  map[string]bool
 	presented  []string // bearer tokens the MCP server was sent
 	// noRegistration refuses dynamic client registration.
 	noRegistration bool
@@ -63,7 +66,7 @@ type Server struct {
 // client assertions of the client credentials grant. Close them with
 // [Server.Close].
 func New(key *ecdsa.PublicKey) *Server {
-	a := &Server{key: key, issued: map[string]bool{}, codes: map[string]string{}, refreshes: map[string]bool{}}
+	a := &Server{key: key, issued: map[string]bool{}, codes: map[string]string{}, refreshes: map[string]bool{}, forgotten: map[string]bool{}}
 	asMux := http.NewServeMux()
 	asMux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{
@@ -88,8 +91,13 @@ func New(key *ecdsa.PublicKey) *Server {
 		_ = json.NewDecoder(r.Body).Decode(&meta)
 		a.mu.Lock()
 		a.registered = append(a.registered, meta.RedirectURIs...)
+		a.clients++
+		id := "registered" // the first; then registered-2, registered-3 ...
+		if a.clients > 1 {
+			id = fmt.Sprintf("registered-%d", a.clients)
+		}
 		a.mu.Unlock()
-		writeJSON(w, http.StatusCreated, map[string]any{"client_id": "registered", "redirect_uris": meta.RedirectURIs,
+		writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": meta.RedirectURIs,
 			"token_endpoint_auth_method": "none"})
 	})
 	asMux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
@@ -175,6 +183,29 @@ func (a *Server) RefuseRegistration() {
 	a.noRegistration = true
 }
 
+// Registrations counts the clients registered dynamically so far.
+func (a *Server) Registrations() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.clients
+}
+
+// ForgetClients makes every client registered dynamically so far unknown:
+// the token endpoint answers invalid_client to its code and refresh
+// token requests (the authorization endpoint still redirects, as one
+// that checks only the redirect URL does).
+func (a *Server) ForgetClients() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for n := 1; n <= a.clients; n++ {
+		id := "registered"
+		if n > 1 {
+			id = fmt.Sprintf("registered-%d", n)
+		}
+		a.forgotten[id] = true
+	}
+}
+
 // Revoke makes every token issued so far, access and refresh, unknown.
 func (a *Server) Revoke() {
 	a.mu.Lock()
@@ -195,6 +226,14 @@ func (a *Server) token(w http.ResponseWriter, r *http.Request) {
 	a.grants = append(a.grants, grant)
 	fail := func(why string) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": why})
+	}
+	id := r.PostForm.Get("client_id")
+	if u, _, ok := r.BasicAuth(); ok {
+		id = u
+	}
+	if (grant == "authorization_code" || grant == "refresh_token") && a.forgotten[id] {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": "unknown client " + id})
+		return
 	}
 	switch grant {
 	case "authorization_code":
