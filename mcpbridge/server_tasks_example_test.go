@@ -38,7 +38,9 @@ func ExampleServer_DrainTasks() {
 	}
 	defer store.Close(ctx)
 
+	running := make(chan struct{})
 	export := wield.Func("export", "Export a table (slow)", func(ctx context.Context, in exportIn) (string, error) {
+		close(running)
 		<-ctx.Done() // a long job, cut short here
 		return "", ctx.Err()
 	})
@@ -72,6 +74,7 @@ func ExampleServer_DrainTasks() {
 	}
 	fmt.Println(answer.Result.ResultType, answer.Result.Status)
 
+	<-running // the task's call has started (a drain sooner finds it waiting for capacity)
 	grace, over := context.WithCancelCause(ctx)
 	over(&wield.Error{Type: wield.ErrCanceled, Message: "the server shut down"}) // no grace left
 	srv.DrainTasks(grace)
